@@ -1,0 +1,127 @@
+//! Line stepping over a byte buffer with `memchr`: 1-based line numbers,
+//! `\n` or `\r\n` endings, lossy UTF-8 and ANSI escape stripping on demand.
+
+use std::borrow::Cow;
+
+/// One input line without its line ending.
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'a> {
+    /// 1-based line number.
+    pub no: usize,
+    /// The bytes of the line, without `\n` / `\r\n`.
+    pub bytes: &'a [u8],
+}
+
+impl<'a> Line<'a> {
+    /// The line as text: borrowed when valid UTF-8, lossily decoded otherwise.
+    pub fn text(&self) -> Cow<'a, str> {
+        String::from_utf8_lossy(self.bytes)
+    }
+
+    /// The line as text with ANSI escapes removed.
+    pub fn clean_text(&self) -> Cow<'a, str> {
+        strip_ansi(self.text())
+    }
+
+    /// True when the line holds only whitespace.
+    pub fn is_blank(&self) -> bool {
+        self.bytes.iter().all(|b| b.is_ascii_whitespace())
+    }
+}
+
+/// Iterator over the lines of a buffer (see [`Line`]).
+#[derive(Debug, Clone)]
+pub struct Lines<'a> {
+    rest: &'a [u8],
+    no: usize,
+}
+
+impl<'a> Lines<'a> {
+    /// Starts at the beginning of `input`.
+    pub fn new(input: &'a [u8]) -> Self {
+        Lines { rest: input, no: 0 }
+    }
+
+    /// The line number of the last line returned (0 before the first).
+    pub fn line_no(&self) -> usize {
+        self.no
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        self.no += 1;
+        let (mut line, rest) = match memchr::memchr(b'\n', self.rest) {
+            Some(i) => (&self.rest[..i], &self.rest[i + 1..]),
+            None => (self.rest, &self.rest[self.rest.len()..]),
+        };
+        if let [head @ .., b'\r'] = line {
+            line = head;
+        }
+        self.rest = rest;
+        Some(Line { no: self.no, bytes: line })
+    }
+}
+
+/// Counts lines the way [`Lines`] does (a last line without `\n` counts).
+pub fn count_lines(input: &[u8]) -> usize {
+    let n = memchr::memchr_iter(b'\n', input).count();
+    if input.last().is_some_and(|&b| b != b'\n') { n + 1 } else { n }
+}
+
+/// Removes ANSI CSI escapes (`ESC [ params letter`) and lone ESC bytes.
+///
+/// dool writes colours even into files: `\x1b[0;0m 19\x1b[7l\x1b[0;0m`.
+pub fn strip_ansi(s: Cow<'_, str>) -> Cow<'_, str> {
+    if !s.contains('\x1b') {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                while let Some(&n) = chars.peek() {
+                    chars.next();
+                    if n.is_ascii_alphabetic() || n == '@' || n == '~' {
+                        break;
+                    }
+                }
+            } else if chars.peek().is_some() {
+                // ESC + one char (e.g. `ESC (B` charset selection): drop both.
+                let n = chars.next();
+                if n == Some('(') || n == Some(')') {
+                    chars.next();
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crlf_and_last_line() {
+        let v: Vec<_> = Lines::new(b"a\r\nb\n\nc").map(|l| (l.no, l.text().into_owned())).collect();
+        assert_eq!(v, vec![(1, "a".into()), (2, "b".into()), (3, "".into()), (4, "c".into())]);
+        assert_eq!(count_lines(b"a\r\nb\n\nc"), 4);
+        assert_eq!(count_lines(b"a\n"), 1);
+    }
+
+    #[test]
+    fn ansi_is_stripped() {
+        let s = strip_ansi(Cow::Borrowed("\x1b[0;0m 19\x1b[7l\x1b[0;0m|x"));
+        assert_eq!(s, " 19|x");
+    }
+}

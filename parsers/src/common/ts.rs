@@ -1,0 +1,74 @@
+//! pt-stalk `TS` framing lines: `TS <epoch>[.<ns>] [YYYY-MM-DD HH:MM:SS]`,
+//! written by `date +"TS %s.%N %F %T"` before each snapshot (after it in old
+//! bundles). The epoch is authoritative; the date is the capturing host's
+//! local time, so the gap between the two gives its UTC offset.
+
+use chrono::NaiveDateTime;
+
+/// One `TS` line.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct TsLine {
+    /// Epoch seconds (with nanoseconds when printed).
+    pub epoch: f64,
+    /// The local date and time printed after it, if any.
+    #[serde(serialize_with = "ser_local")]
+    pub local: Option<NaiveDateTime>,
+}
+
+fn ser_local<S: serde::Serializer>(v: &Option<NaiveDateTime>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(n) => s.serialize_some(&n.format("%Y-%m-%dT%H:%M:%S").to_string()),
+        None => s.serialize_none(),
+    }
+}
+
+impl TsLine {
+    /// The UTC offset of the capturing host in seconds (local - UTC), rounded to
+    /// the quarter hour, when the line carries a local time.
+    pub fn utc_offset_s(&self) -> Option<i32> {
+        let local = self.local?;
+        let utc = super::time::epoch_to_utc(self.epoch.floor())?.naive_utc();
+        let diff = (local - utc).num_seconds();
+        let q = ((diff as f64) / 900.0).round() as i32 * 900;
+        (q.abs() <= 14 * 3600).then_some(q)
+    }
+}
+
+/// Parses a `TS` line; `None` when the line is not one.
+///
+/// `TS 1795981039.666693755 2026-11-29 19:37:19`, `TS 1795981039`, `TS 1795981039.666693755`
+pub fn parse_ts_line(line: &str) -> Option<TsLine> {
+    let rest = line.strip_prefix("TS ")?;
+    let mut it = rest.split_whitespace();
+    let e = it.next()?;
+    if !e.bytes().all(|b| b.is_ascii_digit() || b == b'.') || e.is_empty() || e.len() > 24 {
+        return None;
+    }
+    let epoch: f64 = e.parse().ok()?;
+    let local = match (it.next(), it.next()) {
+        (Some(d), Some(t)) => {
+            Some(NaiveDateTime::parse_from_str(&format!("{d} {t}"), "%Y-%m-%d %H:%M:%S").ok()?)
+        }
+        (None, None) => None,
+        _ => return None,
+    };
+    if it.next().is_some() {
+        return None;
+    }
+    Some(TsLine { epoch, local })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ts_forms() {
+        let t = parse_ts_line("TS 1795981039.666693755 2026-11-29 19:37:19").unwrap();
+        assert!((t.epoch - 1795981039.666693755).abs() < 1e-6);
+        assert_eq!(t.utc_offset_s(), Some(0));
+        assert_eq!(parse_ts_line("TS 1795981039").unwrap().local, None);
+        assert!(parse_ts_line("TSX 1").is_none());
+        assert!(parse_ts_line("TS abc").is_none());
+    }
+}

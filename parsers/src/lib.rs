@@ -1,0 +1,35 @@
+//! Parsers for the files of Linux and MySQL I/O incident captures.
+//!
+//! One module per format (ids of the iosift contract), each implementing
+//! [`common::Format`]: a content sniffer and a parser from bytes to a typed
+//! value plus line-numbered diagnostics. No I/O beyond `&[u8]`, no panics on
+//! any input, so every parser can be fuzzed. [`registry`] lists them all.
+
+pub mod common;
+pub mod registry;
+
+pub mod binlogsum;
+pub mod dstat_csv;
+pub mod dstat_text;
+pub mod iostat;
+pub mod iostat_json;
+pub mod mounts;
+pub mod mysql_threads;
+pub mod mysql_variables;
+pub mod mysqladmin_ext;
+pub mod mysqlbinlog;
+pub mod perf_script;
+pub mod pidstat;
+pub mod pidstat_json;
+pub mod proc_diskstats;
+pub mod proc_meminfo;
+pub mod proc_vmstat;
+pub mod sections;
+pub mod smaps;
+pub mod sysctl;
+pub mod sysfs;
+pub mod uname;
+pub mod vmstat;
+
+pub use common::{DiagKind, Diagnostic, Format, Parsed, Sniff, Stamp, Summary};
+pub use registry::{Data, Detected, FORMATS, FormatInfo, by_id, detect};

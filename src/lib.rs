@@ -1,0 +1,1 @@
+//! iosift: analyzer for Linux and MySQL I/O incident captures.

@@ -1,0 +1,2 @@
+//! The `iosift` command line.
+fn main() {}

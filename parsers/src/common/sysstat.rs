@@ -266,12 +266,11 @@ pub fn parse_stamp_line(line: &str) -> Option<Stamp> {
     for k in 1..=3.min(toks.len().saturating_sub(1)) {
         let date_text = toks[..k].join(" ");
         let d = parse_date(&date_text);
-        if let Some(date) = d.date {
-            if let Some((tod, used)) = parse_time_of_day(&toks[k..]) {
-                if k + used == toks.len() {
-                    return Some(Stamp::Local(date.and_time(tod)));
-                }
-            }
+        if let Some(date) = d.date
+            && let Some((tod, used)) = parse_time_of_day(&toks[k..])
+            && k + used == toks.len()
+        {
+            return Some(Stamp::Local(date.and_time(tod)));
         }
     }
     None

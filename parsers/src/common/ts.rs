@@ -65,7 +65,7 @@ mod tests {
     #[test]
     fn ts_forms() {
         let t = parse_ts_line("TS 1795981039.666693755 2026-11-29 19:37:19").unwrap();
-        assert!((t.epoch - 1795981039.666693755).abs() < 1e-6);
+        assert!((t.epoch - 1_795_981_039.666_694).abs() < 1e-6);
         assert_eq!(t.utc_offset_s(), Some(0));
         assert_eq!(parse_ts_line("TS 1795981039").unwrap().local, None);
         assert!(parse_ts_line("TSX 1").is_none());

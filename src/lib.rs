@@ -1,1 +1,9 @@
 //! iosift: analyzer for Linux and MySQL I/O incident captures.
+//!
+//! Pipeline: [`bundle`] (discover and read inputs) -> `iosift_parsers`
+//! (parse each file) -> clock (one UTC timeline) -> tables (polars) ->
+//! analysis -> rules -> report.
+
+pub mod bundle;
+pub mod clock;
+pub mod inspect;

@@ -1,0 +1,262 @@
+//! Reading directories, tar (plain or gzip), zip and gzip inputs in place.
+//! Entries with absolute paths, `..` components or links are never followed
+//! or written anywhere: they are only read as data, and links are skipped
+//! with a problem note.
+
+use super::{BundleError, InputFile, Limits, Problem};
+use iosift_parsers::common::decode::{DecodeError, is_gzip, maybe_gunzip};
+use std::io::Read;
+use std::path::Path;
+
+/// Files and problems collected so far, with the limits being enforced.
+pub(super) struct Accumulator<'l> {
+    pub files: Vec<InputFile>,
+    pub problems: Vec<Problem>,
+    limits: &'l Limits,
+    total: u64,
+}
+
+impl<'l> Accumulator<'l> {
+    pub fn new(limits: &'l Limits) -> Self {
+        Accumulator { files: Vec::new(), problems: Vec::new(), limits, total: 0 }
+    }
+
+    fn remaining(&self) -> u64 {
+        self.limits.max_total_bytes.saturating_sub(self.total)
+    }
+
+    fn problem(&mut self, name: &str, message: impl Into<String>) {
+        self.problems.push(Problem { name: name.to_string(), message: message.into() });
+    }
+
+    /// Adds raw bytes found under `name`: decompresses gzip, descends into archives.
+    fn add(&mut self, name: &str, raw: Vec<u8>, depth: usize) -> Result<(), BundleError> {
+        if self.files.len() >= self.limits.max_files {
+            return Err(BundleError::Limit(format!(
+                "more than {} files in the bundle (raise with --max-files)",
+                self.limits.max_files
+            )));
+        }
+        let (data, gzipped) = if is_gzip(&raw) {
+            match maybe_gunzip(&raw, self.remaining()) {
+                Ok(d) => (d.into_owned(), true),
+                Err(DecodeError::TooLarge { limit }) => {
+                    return Err(BundleError::Limit(format!(
+                        "{name}: decompressing would pass the total size limit ({limit} bytes left of {}; raise with --max-bytes)",
+                        self.limits.max_total_bytes
+                    )));
+                }
+                Err(e @ DecodeError::Corrupt { .. }) => {
+                    self.problem(name, format!("{e}; the part before the damage is analyzed"));
+                    // Keep what decoded: re-run with a reader that stops at the error.
+                    (partial_gunzip(&raw, self.remaining()), true)
+                }
+            }
+        } else {
+            (raw, false)
+        };
+        if is_tar(&data) {
+            return self.add_tar(name, &data, depth);
+        }
+        if data.starts_with(b"PK\x03\x04") {
+            return self.add_zip(name, &data, depth);
+        }
+        self.total += data.len() as u64;
+        if self.total > self.limits.max_total_bytes {
+            return Err(BundleError::Limit(format!(
+                "the bundle is larger than {} bytes decompressed (raise with --max-bytes)",
+                self.limits.max_total_bytes
+            )));
+        }
+        self.files.push(InputFile { name: name.to_string(), data, gzipped });
+        Ok(())
+    }
+
+    fn nested(&mut self, name: &str, depth: usize) -> bool {
+        if depth >= self.limits.max_depth {
+            self.problem(
+                name,
+                format!(
+                    "archive nested deeper than {} levels: not opened (raise with --max-depth)",
+                    self.limits.max_depth
+                ),
+            );
+            return false;
+        }
+        true
+    }
+
+    fn add_tar(&mut self, name: &str, data: &[u8], depth: usize) -> Result<(), BundleError> {
+        if !self.nested(name, depth) {
+            return Ok(());
+        }
+        let mut ar = tar::Archive::new(data);
+        let entries = match ar.entries() {
+            Ok(e) => e,
+            Err(e) => {
+                self.problem(name, format!("unreadable tar archive: {e}"));
+                return Ok(());
+            }
+        };
+        for entry in entries {
+            let mut entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    self.problem(name, format!("tar archive damaged, later entries lost: {e}"));
+                    break;
+                }
+            };
+            let inner = entry.path().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+            let label = format!("{name}!{}", clean_member(&inner));
+            match entry.header().entry_type() {
+                tar::EntryType::Regular | tar::EntryType::Continuous => {}
+                tar::EntryType::Directory => continue,
+                tar::EntryType::Symlink | tar::EntryType::Link => {
+                    self.problem(&label, "link entry skipped (links in archives are never followed)");
+                    continue;
+                }
+                other => {
+                    self.problem(&label, format!("tar entry of type {other:?} skipped"));
+                    continue;
+                }
+            }
+            let size = entry.size();
+            if size > self.remaining() {
+                return Err(BundleError::Limit(format!(
+                    "{label}: {size} bytes would pass the total size limit of {} bytes (raise with --max-bytes)",
+                    self.limits.max_total_bytes
+                )));
+            }
+            let mut buf = Vec::with_capacity(size as usize);
+            if let Err(e) = entry.read_to_end(&mut buf) {
+                self.problem(&label, format!("cut short: {e}; the part read is analyzed"));
+            }
+            self.add(&label, buf, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    fn add_zip(&mut self, name: &str, data: &[u8], depth: usize) -> Result<(), BundleError> {
+        if !self.nested(name, depth) {
+            return Ok(());
+        }
+        let mut z = match zip::ZipArchive::new(std::io::Cursor::new(data)) {
+            Ok(z) => z,
+            Err(e) => {
+                self.problem(name, format!("unreadable zip archive: {e}"));
+                return Ok(());
+            }
+        };
+        for i in 0..z.len() {
+            let mut f = match z.by_index(i) {
+                Ok(f) => f,
+                Err(e) => {
+                    self.problem(name, format!("zip entry {i} unreadable: {e}"));
+                    continue;
+                }
+            };
+            if f.is_dir() {
+                continue;
+            }
+            let label = format!("{name}!{}", clean_member(f.name()));
+            if f.is_symlink() {
+                self.problem(&label, "link entry skipped (links in archives are never followed)");
+                continue;
+            }
+            let remaining = self.remaining();
+            let mut buf = Vec::new();
+            let res = (&mut f).take(remaining.saturating_add(1)).read_to_end(&mut buf);
+            if buf.len() as u64 > remaining {
+                return Err(BundleError::Limit(format!(
+                    "{label}: decompressing would pass the total size limit of {} bytes (raise with --max-bytes)",
+                    self.limits.max_total_bytes
+                )));
+            }
+            if let Err(e) = res {
+                self.problem(&label, format!("cut short: {e}; the part read is analyzed"));
+            }
+            drop(f);
+            self.add(&label, buf, depth + 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// Decodes as much of a damaged gzip stream as possible.
+fn partial_gunzip(raw: &[u8], limit: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut dec = flate2::read::MultiGzDecoder::new(raw).take(limit);
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        match dec.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+    out
+}
+
+/// A ustar/gnu tar header has `ustar` at offset 257.
+fn is_tar(data: &[u8]) -> bool {
+    data.len() >= 512 && &data[257..262] == b"ustar"
+}
+
+/// Member names are display labels only: strip leading `/` and `..` parts.
+fn clean_member(inner: &str) -> String {
+    inner
+        .split(['/', '\\'])
+        .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Reads a directory tree (sorted, no symlinks followed outside files).
+pub(super) fn read_dir(root: &Path, dir: &Path, acc: &mut Accumulator<'_>) -> Result<(), BundleError> {
+    let mut entries: Vec<_> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd.filter_map(Result::ok).collect(),
+        Err(e) => {
+            acc.problem(&dir.display().to_string(), format!("cannot list directory: {e}"));
+            return Ok(());
+        }
+    };
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let p = e.path();
+        let ft = match e.file_type() {
+            Ok(t) => t,
+            Err(_) => continue,
+        };
+        let rel = p.strip_prefix(root).unwrap_or(&p).to_string_lossy().into_owned();
+        if ft.is_symlink() {
+            acc.problem(&rel, "symbolic link skipped");
+        } else if ft.is_dir() {
+            read_dir(root, &p, acc)?;
+        } else if ft.is_file() {
+            read_path(&p, &rel, 0, acc)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads one file from disk into the accumulator.
+pub(super) fn read_path(
+    p: &Path,
+    label: &str,
+    depth: usize,
+    acc: &mut Accumulator<'_>,
+) -> Result<(), BundleError> {
+    let len = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    if len > acc.remaining() {
+        return Err(BundleError::Limit(format!(
+            "{label}: {len} bytes would pass the total size limit of {} bytes (raise with --max-bytes)",
+            acc.limits.max_total_bytes
+        )));
+    }
+    match std::fs::read(p) {
+        Ok(raw) => acc.add(label, raw, depth),
+        Err(e) => {
+            acc.problem(label, format!("cannot read: {e}"));
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Capture bundles: what the user points iosift at (a directory, `.tar`,
+//! `.tar.gz`/`.tgz`, `.zip`, single `.gz` files or loose files) turned into
+//! named in-memory files. Archives are read in place, never extracted to
+//! disk; limits on total bytes, file count and archive nesting keep hostile
+//! input (bombs, millions of entries) from exhausting the machine.
+
+mod archive;
+mod limits;
+
+pub use limits::Limits;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// One input file of a bundle, decompressed.
+#[derive(Debug, Clone)]
+pub struct InputFile {
+    /// Path as shown to the user: relative to the bundle root, or `archive.tgz!inner/path`.
+    pub name: String,
+    /// The decompressed bytes.
+    pub data: Vec<u8>,
+    /// True when the file was gzip-compressed.
+    pub gzipped: bool,
+}
+
+impl InputFile {
+    /// The last path component of the name (inside archives too).
+    pub fn base_name(&self) -> &str {
+        let n = self.name.rsplit(['/', '!']).next().unwrap_or(&self.name);
+        n.strip_suffix(".gz").unwrap_or(n)
+    }
+}
+
+/// A file or archive member that could not be read, with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Which input.
+    pub name: String,
+    /// What went wrong, in words a user can act on.
+    pub message: String,
+}
+
+/// The files of one capture.
+#[derive(Debug, Clone, Default)]
+pub struct Bundle {
+    /// Display name (directory or archive name, sanitised for use as a folder name).
+    pub name: String,
+    /// Files read, in stable (sorted) order.
+    pub files: Vec<InputFile>,
+    /// Inputs that could not be read.
+    pub problems: Vec<Problem>,
+}
+
+/// Why nothing could be loaded.
+#[derive(Debug)]
+pub enum BundleError {
+    /// A path given on the command line does not exist or cannot be read.
+    Unreadable { path: PathBuf, error: std::io::Error },
+    /// A limit was hit (the message names the limit and the flag that raises it).
+    Limit(String),
+}
+
+impl fmt::Display for BundleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BundleError::Unreadable { path, error } => write!(f, "cannot read {}: {error}", path.display()),
+            BundleError::Limit(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for BundleError {}
+
+/// Loads every path into one bundle (directories recursively, archives in place).
+pub fn load(paths: &[PathBuf], limits: &Limits) -> Result<Bundle, BundleError> {
+    let mut acc = archive::Accumulator::new(limits);
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(|e| BundleError::Unreadable { path: p.clone(), error: e })?;
+        if meta.is_dir() {
+            archive::read_dir(p, p, &mut acc)?;
+        } else {
+            let label = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            archive::read_path(p, &label, 0, &mut acc)?;
+        }
+    }
+    let mut files = acc.files;
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Bundle { name: bundle_name(paths), files, problems: acc.problems })
+}
+
+/// A bundle's name from its paths: the directory or archive name, sanitised.
+pub fn bundle_name(paths: &[PathBuf]) -> String {
+    let raw = match paths {
+        [one] => one
+            .canonicalize()
+            .ok()
+            .and_then(|c| c.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| one.to_string_lossy().into_owned()),
+        _ => "bundle".to_string(),
+    };
+    let raw = ["tar.gz", "tgz", "tar", "zip", "gz"]
+        .iter()
+        .find_map(|ext| raw.strip_suffix(&format!(".{ext}")))
+        .unwrap_or(&raw)
+        .to_string();
+    sanitize_file_name(&raw)
+}
+
+/// Turns untrusted text into a safe single path component: only
+/// `[A-Za-z0-9._-]`, no leading dot, at most 80 bytes, never empty.
+pub fn sanitize_file_name(raw: &str) -> String {
+    let mut s: String = raw
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+        .take(80)
+        .collect();
+    while s.starts_with('.') {
+        s.replace_range(0..1, "_");
+    }
+    if s.is_empty() { "unnamed".to_string() } else { s }
+}
+
+/// Reads a single path as files (used by `inspect`, which lists every file).
+pub fn load_one(path: &Path, limits: &Limits) -> Result<Bundle, BundleError> {
+    load(&[path.to_path_buf()], limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitize_blocks_traversal_and_markup() {
+        assert_eq!(sanitize_file_name("../../etc/passwd"), "_._.._etc_passwd");
+        assert_eq!(sanitize_file_name("<script>"), "_script_");
+        assert_eq!(sanitize_file_name(""), "unnamed");
+        assert_eq!(sanitize_file_name(".hidden"), "_hidden");
+    }
+}

@@ -1,0 +1,254 @@
+//! One clock for the whole bundle: turns every [`Stamp`] a parser produced
+//! into a UTC instant (epoch seconds) and records how it was anchored and
+//! how sure we are.
+//!
+//! The time zone of the capturing host is decided once per bundle, in this
+//! order: `--tz`; the gap between pt-stalk `TS` epochs and their local dates;
+//! `vmstat -t` headers; ISO offsets in iostat; dstat's `Date:` zone; else UTC
+//! with a warning in the report.
+
+mod zone;
+
+pub use zone::{parse_tz, zone_abbreviation_offset};
+
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
+use iosift_parsers::Stamp;
+use serde::Serialize;
+
+/// How a record's time was anchored (contract values of `anchored_by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Anchoring {
+    /// Epoch seconds in the file.
+    Epoch,
+    /// A wall-clock time with its UTC offset.
+    IsoWithZone,
+    /// A local date and time plus the bundle's time zone.
+    LocalDateTime,
+    /// The banner date plus a time of day (with day rollover) plus the zone.
+    BannerDateTimeOfDay,
+    /// A time without a year plus the year of the file's `Date:` line.
+    DateLineYear,
+    /// pt-stalk file-name prefix plus report index times the interval.
+    PtStalkPrefixInterval,
+    /// perf time plus the clock data recorded with it.
+    PerfClockData,
+    /// perf time aligned by matching events against another source.
+    PerfAligned,
+    /// Reports without any time: placed at the bundle's start, index times the interval.
+    BundleStartInterval,
+}
+
+impl Anchoring {
+    /// The contract string (`banner-date+time-of-day`, `pt-stalk-prefix+interval`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Anchoring::Epoch => "epoch",
+            Anchoring::IsoWithZone => "iso-with-zone",
+            Anchoring::LocalDateTime => "local-date-time+tz",
+            Anchoring::BannerDateTimeOfDay => "banner-date+time-of-day",
+            Anchoring::DateLineYear => "date-line-year+day-time",
+            Anchoring::PtStalkPrefixInterval => "pt-stalk-prefix+interval",
+            Anchoring::PerfClockData => "perf-clock-data",
+            Anchoring::PerfAligned => "perf-aligned",
+            Anchoring::BundleStartInterval => "bundle-start+interval",
+        }
+    }
+}
+
+/// The bundle's time zone and where it came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Zone {
+    /// Offset of local time from UTC, in seconds (local = UTC + offset).
+    pub offset_s: i32,
+    /// A readable name (`UTC`, `+02:00`, `CET`).
+    pub name: String,
+    /// Where the zone came from (`--tz`, `pt-stalk TS epoch vs local time`, ...).
+    pub source: String,
+    /// True when nothing in the capture told us (UTC assumed).
+    pub assumed: bool,
+}
+
+impl Zone {
+    /// UTC, assumed for lack of evidence.
+    pub fn assumed_utc() -> Self {
+        Zone {
+            offset_s: 0,
+            name: "UTC".into(),
+            source: "assumed (no time zone found in the capture)".into(),
+            assumed: true,
+        }
+    }
+
+    /// Epoch seconds of a local wall-clock time.
+    pub fn local_to_epoch(&self, n: NaiveDateTime) -> f64 {
+        let utc = n.and_utc();
+        utc.timestamp() as f64 + f64::from(utc.timestamp_subsec_nanos()) / 1e9 - f64::from(self.offset_s)
+    }
+
+    /// Formats an offset as `+HH:MM`.
+    pub fn offset_text(offset_s: i32) -> String {
+        let sign = if offset_s < 0 { '-' } else { '+' };
+        let a = offset_s.abs();
+        format!("{sign}{:02}:{:02}", a / 3600, (a % 3600) / 60)
+    }
+}
+
+/// Candidate evidence of the zone, gathered from the files.
+#[derive(Debug, Clone, Default)]
+pub struct ZoneEvidence {
+    /// `--tz` given by the user (already parsed).
+    pub cli: Option<(i32, String)>,
+    /// Offsets seen in pt-stalk TS lines (epoch vs local date).
+    pub ts_offsets: Vec<i32>,
+    /// Zone abbreviations from `vmstat -t` headers.
+    pub vmstat_zones: Vec<String>,
+    /// Offsets of ISO stamps with zone.
+    pub iso_offsets: Vec<i32>,
+    /// Zone abbreviations of dstat `Date:` lines.
+    pub dstat_zones: Vec<String>,
+}
+
+impl ZoneEvidence {
+    /// Decides the zone in the documented order of precedence.
+    pub fn decide(&self) -> Zone {
+        if let Some((off, name)) = &self.cli {
+            return Zone { offset_s: *off, name: name.clone(), source: "--tz".into(), assumed: false };
+        }
+        if let Some(off) = mode(&self.ts_offsets) {
+            return Zone {
+                offset_s: off,
+                name: Zone::offset_text(off),
+                source: "pt-stalk TS epoch vs local time".into(),
+                assumed: false,
+            };
+        }
+        for z in &self.vmstat_zones {
+            if let Some(off) = zone_abbreviation_offset(z) {
+                return Zone {
+                    offset_s: off,
+                    name: z.clone(),
+                    source: "vmstat -t header".into(),
+                    assumed: false,
+                };
+            }
+        }
+        if let Some(off) = mode(&self.iso_offsets) {
+            return Zone {
+                offset_s: off,
+                name: Zone::offset_text(off),
+                source: "ISO time stamps with offset".into(),
+                assumed: false,
+            };
+        }
+        for z in &self.dstat_zones {
+            if let Some(off) = zone_abbreviation_offset(z) {
+                return Zone {
+                    offset_s: off,
+                    name: z.clone(),
+                    source: "dstat Date: line".into(),
+                    assumed: false,
+                };
+            }
+        }
+        Zone::assumed_utc()
+    }
+}
+
+fn mode(v: &[i32]) -> Option<i32> {
+    let mut counts: std::collections::BTreeMap<i32, usize> = Default::default();
+    for x in v {
+        *counts.entry(*x).or_default() += 1;
+    }
+    counts.into_iter().max_by_key(|(_, c)| *c).map(|(v, _)| v)
+}
+
+/// Anchors a time-of-day series on a start date, rolling over to the next day
+/// whenever the time goes backwards by more than `rollover_slack_s` (pidstat rows).
+pub struct DayRoller {
+    date: NaiveDate,
+    last: Option<NaiveTime>,
+}
+
+impl DayRoller {
+    /// Starts on `date`.
+    pub fn new(date: NaiveDate) -> Self {
+        DayRoller { date, last: None }
+    }
+
+    /// The full local date-time of the next time of day.
+    pub fn next(&mut self, t: NaiveTime) -> NaiveDateTime {
+        if let Some(last) = self.last
+            && t < last
+            && (last - t).num_seconds() > 12 * 3600
+        {
+            self.date = self.date.succ_opt().unwrap_or(self.date);
+        }
+        self.last = Some(t);
+        self.date.and_time(t)
+    }
+}
+
+/// The local start time encoded in a pt-stalk file name prefix
+/// (`2026_11_29_19_37_19-iostat`).
+pub fn pt_stalk_prefix(base_name: &str) -> Option<NaiveDateTime> {
+    let p = base_name.get(..19)?;
+    if base_name.as_bytes().get(19) != Some(&b'-') {
+        return None;
+    }
+    NaiveDateTime::parse_from_str(p, "%Y_%m_%d_%H_%M_%S").ok()
+}
+
+/// Converts a stamp that determines its instant alone or with the zone
+/// (epoch, zoned, local date-time); other kinds need context and give `None`.
+pub fn simple_epoch(stamp: &Stamp, zone: &Zone) -> Option<(f64, Anchoring)> {
+    match stamp {
+        Stamp::Epoch(e) => Some((*e, Anchoring::Epoch)),
+        Stamp::Zoned(d) => {
+            Some((d.timestamp() as f64 + f64::from(d.timestamp_subsec_nanos()) / 1e9, Anchoring::IsoWithZone))
+        }
+        Stamp::Local(n) => Some((zone.local_to_epoch(*n), Anchoring::LocalDateTime)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zone_precedence() {
+        let mut ev = ZoneEvidence {
+            dstat_zones: vec!["UTC".into()],
+            vmstat_zones: vec!["CET".into()],
+            ..Default::default()
+        };
+        assert_eq!(ev.decide().offset_s, 3600);
+        ev.ts_offsets = vec![7200, 7200, 3600];
+        let z = ev.decide();
+        assert_eq!(z.offset_s, 7200);
+        assert_eq!(z.source, "pt-stalk TS epoch vs local time");
+        ev.cli = Some((-18000, "-05:00".into()));
+        assert_eq!(ev.decide().offset_s, -18000);
+        assert!(ZoneEvidence::default().decide().assumed);
+    }
+
+    #[test]
+    fn rollover_and_prefix() {
+        let d = NaiveDate::from_ymd_opt(2026, 11, 29).unwrap();
+        let mut r = DayRoller::new(d);
+        r.next(NaiveTime::from_hms_opt(23, 59, 59).unwrap());
+        let n = r.next(NaiveTime::from_hms_opt(0, 0, 1).unwrap());
+        assert_eq!(n.date(), d.succ_opt().unwrap());
+        let p = pt_stalk_prefix("2026_11_29_19_37_19-meminfo").unwrap();
+        assert_eq!(p.to_string(), "2026-11-29 19:37:19");
+        assert!(pt_stalk_prefix("iostat.txt").is_none());
+    }
+
+    #[test]
+    fn local_to_epoch_uses_offset() {
+        let z = Zone { offset_s: 3600, name: "CET".into(), source: String::new(), assumed: false };
+        let n = NaiveDate::from_ymd_opt(2026, 11, 29).unwrap().and_hms_opt(20, 37, 19).unwrap();
+        assert_eq!(z.local_to_epoch(n), 1_795_981_039.0);
+    }
+}

@@ -332,3 +332,33 @@ fn pcp_dstat_samples_do_not_break() {
     assert_eq!(r.rows[1].get(r.column("net/total:recv").unwrap()), Some(455.0));
     assert_eq!(r.rows[1].get(r.column("dsk/total:writ").unwrap()), Some(235.0 * 1024.0));
 }
+
+#[test]
+fn cut_and_mangled_inputs_never_panic() {
+    let mut inputs = vec![
+        corpus("generated__dool_tcdngy.txt"),
+        corpus("generated__dstat_t_D.txt"),
+        corpus("generated__dool_epoch_Dvda.csv"),
+        corpus("pcp-qa__1856.out.txt"),
+        fixture("dool_tty_narrow.txt"),
+        fixture("dool_append.csv"),
+        fixture("dstat_diskutil_stderr.txt"),
+    ];
+    inputs.push(read(&format!("{SHARED}/bundles/s1_mmap_writeback/dool.csv"))[..4000].to_vec());
+    for b in &inputs {
+        for cut in (0..b.len()).step_by(5) {
+            let part = &b[..cut];
+            let _ = dstat_csv::Fmt::parse(part);
+            let _ = dstat_text::Fmt::parse(part);
+            let _ = dstat_text::Fmt::sniff(part);
+            let _ = dstat_csv::Fmt::sniff(part);
+        }
+        // Swap bytes around: quotes, separators, box characters cut in half.
+        let mut m = b.clone();
+        for i in (0..m.len()).step_by(11) {
+            m[i] = [b'"', b',', b'|', b':', 0xe2, b'-', b'\r', b'9'][i % 8];
+        }
+        let _ = dstat_csv::Fmt::parse(&m);
+        let _ = dstat_text::Fmt::parse(&m);
+    }
+}

@@ -2,7 +2,7 @@
 //! time range and diagnostics (the JSON contract of DESIGN.md).
 
 use crate::bundle::InputFile;
-use iosift_parsers::{Diagnostic, detect};
+use iosift_parsers::{Detected, Diagnostic, detect};
 use serde::Serialize;
 
 /// How many diagnostics per file the report lists (the total is always given).
@@ -35,12 +35,45 @@ pub struct FileReport {
     pub gzipped: bool,
 }
 
+/// Tools whose output may be empty (a run killed before its first line, or whose
+/// stdout went to `--output`): an empty file with such a name is that tool's output.
+const NAME_HINTS: &[(&str, &str)] = &[
+    ("dstat", "dstat_text"),
+    ("dool", "dstat_text"),
+    ("iostat", "iostat"),
+    ("pidstat", "pidstat"),
+    ("vmstat", "vmstat"),
+    ("perf", "perf_script"),
+    ("binlog", "mysqlbinlog"),
+];
+
+/// Detects a file's format from its content; an empty (or whitespace and
+/// ANSI-only) file falls back to a hint in its name.
+pub fn detect_file(f: &InputFile) -> Option<(Detected, bool)> {
+    if let Some(d) = detect(&f.data) {
+        return Some((d, false));
+    }
+    let text = String::from_utf8_lossy(&f.data);
+    let clean = iosift_parsers::common::lines::strip_ansi(text);
+    if !clean.trim().is_empty() {
+        return None;
+    }
+    let base = f.base_name().to_ascii_lowercase();
+    let (_, id) = NAME_HINTS.iter().find(|(hint, _)| base.contains(hint))?;
+    let format = iosift_parsers::by_id(id)?;
+    Some((Detected { format, parsed: format.parse(&f.data) }, true))
+}
+
 /// Inspects one in-memory file.
 pub fn inspect_file(f: &InputFile) -> FileReport {
     let lines = iosift_parsers::common::lines::count_lines(&f.data);
-    match detect(&f.data) {
-        Some(d) => {
+    match detect_file(f) {
+        Some((d, by_name)) => {
             let s = d.parsed.value.summary();
+            let mut variant = s.variant();
+            if by_name {
+                variant.insert("detected_by", "file name (the file has no content)".into());
+            }
             let range = s.time_range();
             let total = d.parsed.diagnostics.len();
             let mut diagnostics = d.parsed.diagnostics;
@@ -48,7 +81,7 @@ pub fn inspect_file(f: &InputFile) -> FileReport {
             FileReport {
                 path: f.name.clone(),
                 format: Some(d.format.id),
-                variant: s.variant(),
+                variant,
                 records: s.records(),
                 lines: d.parsed.lines,
                 skipped_lines: d.parsed.skipped_lines,

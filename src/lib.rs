@@ -4,6 +4,7 @@
 //! (parse each file) -> clock (one UTC timeline) -> tables (polars) ->
 //! analysis -> rules -> report.
 
+pub mod analysis;
 pub mod bundle;
 pub mod clock;
 pub mod inspect;

@@ -1,0 +1,7 @@
+//! Analysis kernels on the 1 s timeline: robust statistics, burst
+//! detection, periodicity (autocorrelation, periodogram, burst intervals) and
+//! lagged cross-correlation.
+
+pub mod bursts;
+pub mod period;
+pub mod stats;

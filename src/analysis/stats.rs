@@ -1,0 +1,98 @@
+//! Robust statistics on series with gaps (`None` = no data, never zero):
+//! median, MAD, quantiles, Pearson correlation over the shared points.
+
+/// Median of the present values (`None` when there are none).
+pub fn median(v: &[f64]) -> Option<f64> {
+    quantile(v, 0.5)
+}
+
+/// Quantile `q` in [0, 1] with linear interpolation.
+pub fn quantile(v: &[f64], q: f64) -> Option<f64> {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if s.is_empty() {
+        return None;
+    }
+    s.sort_by(f64::total_cmp);
+    let pos = q.clamp(0.0, 1.0) * (s.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    Some(s[lo] + (s[hi] - s[lo]) * (pos - lo as f64))
+}
+
+/// Median absolute deviation, scaled to estimate a standard deviation (x 1.4826).
+pub fn mad(v: &[f64]) -> Option<f64> {
+    let m = median(v)?;
+    let dev: Vec<f64> = v.iter().filter(|x| x.is_finite()).map(|x| (x - m).abs()).collect();
+    median(&dev).map(|d| d * 1.4826)
+}
+
+/// Mean of the present values.
+pub fn mean(v: &[f64]) -> Option<f64> {
+    let (s, n) = v.iter().filter(|x| x.is_finite()).fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
+    (n > 0).then(|| s / n as f64)
+}
+
+/// The present values of an optional series.
+pub fn present(v: &[Option<f64>]) -> Vec<f64> {
+    v.iter().flatten().copied().filter(|x| x.is_finite()).collect()
+}
+
+/// Pearson correlation of `a[i]` and `b[i + lag]` over indices where both are present.
+/// Returns the coefficient and the number of pairs (`None` below 8 pairs or zero variance).
+pub fn lagged_pearson(a: &[Option<f64>], b: &[Option<f64>], lag: isize) -> Option<(f64, usize)> {
+    let mut n = 0usize;
+    let (mut sa, mut sb, mut saa, mut sbb, mut sab) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for (i, x) in a.iter().enumerate() {
+        let j = i as isize + lag;
+        if j < 0 || j as usize >= b.len() {
+            continue;
+        }
+        if let (Some(x), Some(y)) = (x, b[j as usize]) {
+            if !x.is_finite() || !y.is_finite() {
+                continue;
+            }
+            n += 1;
+            sa += x;
+            sb += y;
+            saa += x * x;
+            sbb += y * y;
+            sab += x * y;
+        }
+    }
+    if n < 8 {
+        return None;
+    }
+    let nf = n as f64;
+    let cov = sab - sa * sb / nf;
+    let va = saa - sa * sa / nf;
+    let vb = sbb - sb * sb / nf;
+    if va <= 1e-12 || vb <= 1e-12 {
+        return None;
+    }
+    Some(((cov / (va.sqrt() * vb.sqrt())).clamp(-1.0, 1.0), n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn robust_stats() {
+        let v = [1.0, 2.0, 3.0, 4.0, 100.0];
+        assert_eq!(median(&v), Some(3.0));
+        assert!((mad(&v).unwrap() - 1.4826).abs() < 1e-9);
+        assert_eq!(quantile(&v, 1.0), Some(100.0));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn lag_finds_shift() {
+        let a: Vec<Option<f64>> = (0..100).map(|i| Some(((i * 7919) % 13) as f64)).collect();
+        let mut b = vec![Some(0.0); 3];
+        b.extend(a.iter().copied());
+        let (r, _) = lagged_pearson(&a, &b, 3).unwrap();
+        assert!(r > 0.999);
+        let (r0, _) = lagged_pearson(&a, &b, 0).unwrap();
+        assert!(r0 < 0.5);
+    }
+}

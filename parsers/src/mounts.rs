@@ -233,7 +233,8 @@ enum Col {
 
 fn col_of(name: &str) -> Col {
     match name {
-        "TARGET" | "Mountpoint" | "MOUNTPOINT" => Col::Target,
+        // (lsblk's `MOUNTPOINT` is not taken: lsblk lists no options.)
+        "TARGET" | "Mountpoint" => Col::Target,
         "SOURCE" | "Filesystem" => Col::Source,
         "FSTYPE" | "Type" => Col::Fstype,
         "OPTIONS" | "VFS-OPTIONS" | "FS-OPTIONS" | "Opts" => Col::Options,

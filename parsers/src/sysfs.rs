@@ -141,8 +141,11 @@ fn parse_attr_line(line: &str) -> Option<(&str, &str)> {
     ok.then_some((a, v.trim()))
 }
 
-/// pt-summary: `         hda | [cfq] 128`, `        dm-0 | UNREADABLE`.
-fn parse_pt_summary(line: &str) -> Option<(&str, Option<&str>, Option<&str>)> {
+/// pt-summary: `         hda | [cfq] 128`, `        dm-0 | 128`, `        dm-0 | UNREADABLE`
+/// -> (device, scheduler, nr_requests); both `None` for `UNREADABLE`.
+type PtRow<'a> = (&'a str, Option<&'a str>, Option<&'a str>);
+
+fn parse_pt_summary(line: &str) -> Option<PtRow<'_>> {
     let (dev, rest) = line.split_once(" | ")?;
     let dev = dev.trim();
     if dev.is_empty() || dev.contains(char::is_whitespace) {
@@ -152,13 +155,15 @@ fn parse_pt_summary(line: &str) -> Option<(&str, Option<&str>, Option<&str>)> {
     if rest == "UNREADABLE" {
         return Some((dev, None, None));
     }
-    let (sched, nr) = match rest.rfind(' ') {
-        Some(i) if rest.get(i + 1..)?.bytes().all(|b| b.is_ascii_digit()) => {
-            (rest.get(..i)?.trim(), rest.get(i + 1..))
-        }
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if digits(rest) {
+        return Some((dev, None, Some(rest)));
+    }
+    let (sched, nr) = match rest.rsplit_once(' ') {
+        Some((s, n)) if digits(n) => (s.trim(), Some(n)),
         _ => (rest, None),
     };
-    if !sched.contains('[') && nr.is_none() {
+    if !sched.contains('[') {
         return None;
     }
     Some((dev, Some(sched), nr))
@@ -257,14 +262,14 @@ impl Format for Fmt {
                         value: value.to_string(),
                     })
                 };
-                match (sched, nr) {
-                    (None, _) => d.note(l.no, DiagKind::ToolMessage, t),
-                    (Some(s), nr) => {
-                        push("scheduler", s);
-                        if let Some(n) = nr {
-                            push("nr_requests", n);
-                        }
-                    }
+                if let Some(s) = sched {
+                    push("scheduler", s);
+                }
+                if let Some(n) = nr {
+                    push("nr_requests", n);
+                }
+                if sched.is_none() && nr.is_none() {
+                    d.note(l.no, DiagKind::ToolMessage, t);
                 }
             } else {
                 d.skip(l.no, DiagKind::Malformed, t);
@@ -284,7 +289,7 @@ mod tests {
             b"/sys/block/vda/queue/read_ahead_kb:8192\n/sys/block/vda/queue/scheduler: none [mq-deadline] kyber bfq \n\
 grep: /sys/block/zram0/queue/scheduler: No such file or directory\n== zram0\nread_ahead_kb: 128\n\
 cat: /sys/block/zram0/queue/iosched/fifo_batch: No such file or directory\niosched/fifo_batch: \n\
-         hda | [cfq] 128\n        dm-0 | UNREADABLE\n",
+         hda | [cfq] 128\n        dm-0 | UNREADABLE\n        dm-1 | 128\n",
         );
         let s = &p.value;
         assert_eq!(s.get("vda", "read_ahead_kb"), Some("8192"));
@@ -292,6 +297,7 @@ cat: /sys/block/zram0/queue/iosched/fifo_batch: No such file or directory\niosch
         assert_eq!(s.get("zram0", "read_ahead_kb"), Some("128"));
         assert_eq!(s.get("zram0", "iosched/fifo_batch"), Some(""));
         assert_eq!(s.get("hda", "nr_requests"), Some("128"));
+        assert_eq!(s.get("dm-1", "nr_requests"), Some("128"));
         assert_eq!(s.get("hda", "scheduler").and_then(active_choice), Some("cfq"));
         let kinds: Vec<_> = p.diagnostics.iter().map(|d| (d.line, d.kind)).collect();
         assert_eq!(

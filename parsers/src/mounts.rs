@@ -250,6 +250,9 @@ struct Header {
 }
 
 fn parse_header(t: &str) -> Option<Header> {
+    if !(t.contains("TARGET") || t.contains("Mountpoint")) {
+        return None;
+    }
     let mut cols = Vec::new();
     let mut in_tok = false;
     let mut start = 0;

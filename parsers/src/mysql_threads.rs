@@ -5,12 +5,12 @@
 //! Real sample (`bundles/s2a_mariadb_durable/mariadb-threads.tsv`, made by
 //! `SELECT THREAD_ID, NAME, TYPE, PROCESSLIST_ID, PROCESSLIST_USER,
 //! PROCESSLIST_COMMAND, THREAD_OS_ID FROM performance_schema.threads` in batch
-//! mode without column names, after a pt-stalk `TS` line):
+//! mode without column names, after a pt-stalk `TS` line; `\t` marks a TAB):
 //!
 //! ```text
 //! TS 1795981346.272971029 2026-11-29 19:42:26
-//! 38	thread/sql/one_connection	FOREGROUND	22	bench	Sleep	19879
-//! 4	thread/innodb/page_cleaner_thread	BACKGROUND	NULL	NULL	NULL	30199
+//! 38\tthread/sql/one_connection\tFOREGROUND\t22\tbench\tSleep\t19879
+//! 4\tthread/innodb/page_cleaner_thread\tBACKGROUND\tNULL\tNULL\tNULL\t30199
 //! ```
 //!
 //! Also read: the same with a header line (`THREAD_ID<TAB>NAME<TAB>...`), the
@@ -310,10 +310,10 @@ impl Format for Fmt {
                 map = ColMap::new(&cells);
                 continue;
             }
-            if map.is_none() || piped.is_none() && map.as_ref().is_some_and(|m| m.n != cells.len()) {
-                if let Some(m) = headerless_map(&cells) {
-                    map = Some(m);
-                }
+            if (map.is_none() || piped.is_none() && map.as_ref().is_some_and(|m| m.n != cells.len()))
+                && let Some(m) = headerless_map(&cells)
+            {
+                map = Some(m);
             }
             let Some(m) = &map else {
                 d.skip(l.no, DiagKind::NoHeader, t);

@@ -2,13 +2,13 @@
 //! (tabular, `\G`, tab-separated batch output, with or without a `###` title
 //! line), `mysqladmin variables` and pt-stalk `-variables` files.
 //!
-//! Real sample (`bundles/s2a_mariadb_durable/mariadb-variables.txt`):
+//! Real sample (`bundles/s2a_mariadb_durable/mariadb-variables.txt`; `\t` marks a TAB):
 //!
 //! ```text
 //! ### SHOW GLOBAL VARIABLES (selected)
-//! binlog_commit_wait_count	0
-//! innodb_flush_log_at_trx_commit	1
-//! sync_binlog	1
+//! binlog_commit_wait_count\t0
+//! innodb_flush_log_at_trx_commit\t1
+//! sync_binlog\t1
 //! ```
 //!
 //! The other layouts, as the `mysql`/`mariadb` client prints them:

@@ -3,13 +3,13 @@
 //!
 //! Real samples (`corpus/context/generated__ctx_sysctl_vm_dirty.txt`,
 //! `generated__ctx_proc_sys_vm_dirty.txt`, `jc__centos-7.7_sysctl-a.txt`,
-//! `tests/fixtures/context/sysctl-a-nonroot.txt`):
+//! `tests/fixtures/context/sysctl-a-nonroot.txt`; `\t` marks a TAB):
 //!
 //! ```text
 //! vm.dirty_expire_centisecs = 3000
-//! vm.lowmem_reserve_ratio = 256	256	32	0	0
+//! vm.lowmem_reserve_ratio = 256\t256\t32\t0\t0
 //! /proc/sys/vm/dirty_ratio = 20
-//! dev.cdrom.info = drive name:		sr0
+//! dev.cdrom.info = drive name:\t\tsr0
 //! sysctl: permission denied on key 'kernel.cad_pid'
 //! ```
 //!

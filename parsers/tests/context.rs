@@ -388,3 +388,66 @@ fn pt_summary_sections() {
     assert_eq!(f.get("dm-0", "nr_requests"), Some("128"));
     assert_eq!(f.get("nvme0n1", "nr_requests"), Some("1023"));
 }
+
+/// Every parser of this helper on every corpus file (and cut copies of it):
+/// must not panic, and every diagnostic must point at a real line.
+#[test]
+fn every_parser_survives_the_corpus() {
+    use iosift_parsers::{
+        mounts, mysql_threads, mysql_variables, mysqladmin_ext, sections, sysctl, sysfs, uname,
+    };
+    fn check<F: Format>(input: &[u8], what: &str) {
+        let _ = F::sniff(&input[..input.len().min(1024)]);
+        let p = F::parse(input);
+        assert!(p.diagnostics.iter().all(|d| d.line >= 1 && d.line <= p.lines.max(1)), "{} on {what}", F::ID);
+        assert!(p.skipped_lines <= p.lines, "{} on {what}", F::ID);
+    }
+    let mut files = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from(format!("{SHARED}/corpus"))];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() > 300);
+    for f in files {
+        let input = read(f.to_str().unwrap());
+        let what = f.display().to_string();
+        for cut in
+            [&input[..], &input[..input.len() / 2], &input[..input.len().min(777)], &input[input.len() / 3..]]
+        {
+            check::<uname::Fmt>(cut, &what);
+            check::<mounts::Fmt>(cut, &what);
+            check::<sysctl::Fmt>(cut, &what);
+            check::<sysfs::Fmt>(cut, &what);
+            check::<sections::Fmt>(cut, &what);
+            check::<mysql_variables::Fmt>(cut, &what);
+            check::<mysql_threads::Fmt>(cut, &what);
+            check::<mysqladmin_ext::Fmt>(cut, &what);
+        }
+    }
+    let junk: &[&[u8]] = &[
+        b"### \n### x\n\xff\xfe\n# ####\n# a ####\n",
+        b"== \n==\n== /proc/fs/ext4//options\n\\0\\x\\07\n",
+        b"| \n|\n||\n+-\n+--+\n*** . row ***\n*************************** 1. row ***************************\n:\n",
+        b"TARGET\n\xe2\x94\x9c\xe2\x94\x80\n\xe2\x94\x9c\n TARGET SOURCE\n\xe2\x94\x9c\xe2\x94\x80/a b c d e f\n",
+        b"TS 1\nVariable_name\tValue\n\tx\nA\t\nTHREAD_ID\tNAME\n1\t\n",
+        b"x on  type  ()\n on  type x (\n1 2 3:4 - \n1 2 3:4 a b c - \n/sys/:\n:\n",
+        b"Linux\nLinux a 1.2\n1.\n.1\n99999999999999999999.1\n",
+    ];
+    for j in junk {
+        check::<uname::Fmt>(j, "junk");
+        check::<mounts::Fmt>(j, "junk");
+        check::<sysctl::Fmt>(j, "junk");
+        check::<sysfs::Fmt>(j, "junk");
+        check::<sections::Fmt>(j, "junk");
+        check::<mysql_variables::Fmt>(j, "junk");
+        check::<mysql_threads::Fmt>(j, "junk");
+        check::<mysqladmin_ext::Fmt>(j, "junk");
+    }
+}

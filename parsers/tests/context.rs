@@ -418,9 +418,13 @@ fn every_parser_survives_the_corpus() {
     for f in files {
         let input = read(f.to_str().unwrap());
         let what = f.display().to_string();
-        for cut in
-            [&input[..], &input[..input.len() / 2], &input[..input.len().min(777)], &input[input.len() / 3..]]
-        {
+        // Cut copies start or end mid-line (and mid-character); big files are checked whole only.
+        let cuts: Vec<&[u8]> = if input.len() > 256 * 1024 {
+            vec![&input[..]]
+        } else {
+            vec![&input[..], &input[..input.len().min(777)], &input[input.len() / 3..]]
+        };
+        for cut in cuts {
             check::<uname::Fmt>(cut, &what);
             check::<mounts::Fmt>(cut, &what);
             check::<sysctl::Fmt>(cut, &what);

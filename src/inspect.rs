@@ -45,6 +45,7 @@ const NAME_HINTS: &[(&str, &str)] = &[
     ("vmstat", "vmstat"),
     ("perf", "perf_script"),
     ("binlog", "mysqlbinlog"),
+    ("sysctl", "sysctl"),
 ];
 
 /// Detects a file's format from its content; an empty (or whitespace and

@@ -262,15 +262,10 @@ fn parse_section(title: String, line: usize, body: &[u8], offset: usize, ctx: &m
     if chosen.is_none() {
         chosen = detect_body(body);
     }
+    // A section no parser recognises (`### date`, `### lsblk`) is the tool's own
+    // output, not an error: it is kept as text and listed in the variant
+    // (`text_sections`), so the report still says what was not interpreted.
     let Some((id, mut parsed)) = chosen else {
-        let n = Lines::new(body).filter(|l| !l.is_blank()).count();
-        let d = Diagnostic::new(
-            line.max(1),
-            DiagKind::Unsupported,
-            format!("section `{}` ({n} lines) kept as text: no parser recognises it", sec.title),
-        );
-        sec.diagnostics.push(d.clone());
-        ctx.diags.push(d);
         return sec;
     };
     if offset > 0 && !shift_data(&mut parsed.value, offset) {
@@ -324,6 +319,15 @@ impl Summary for Sections {
         ids.dedup();
         v.insert("formats", ids.join(","));
         v.insert("parsed", self.sections.iter().filter(|s| s.format.is_some()).count().to_string());
+        let text: Vec<&str> = self
+            .sections
+            .iter()
+            .filter(|s| s.format.is_none() && s.body_lines > 0 && !s.title.is_empty())
+            .map(|s| s.title.as_str())
+            .collect();
+        if !text.is_empty() {
+            v.insert("text_sections", text.join("; "));
+        }
         v
     }
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
@@ -432,7 +436,7 @@ mod tests {
         assert_eq!(m.entries[0].line, 12);
         assert!(m.entries[0].has_option("relatime"));
         let lines: Vec<_> = p.diagnostics.iter().map(|d| (d.line, d.kind)).collect();
-        assert_eq!(lines, vec![(1, DiagKind::Unsupported), (7, DiagKind::Malformed)]);
+        assert_eq!(lines, vec![(7, DiagKind::Malformed)]);
         assert_eq!(p.skipped_lines, 1);
     }
 

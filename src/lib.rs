@@ -8,3 +8,4 @@ pub mod analysis;
 pub mod bundle;
 pub mod clock;
 pub mod inspect;
+pub mod table;

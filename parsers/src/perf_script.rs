@@ -3,14 +3,15 @@
 //! stacks identical to what `inferno-collapse-perf` produces.
 //!
 //! A sample is a header line, optionally followed by call-chain frames
-//! (leaf first) and a blank line (FORMATS.md §9), e.g. from
+//! (leaf first, indented by a TAB, shown as spaces here) and a blank line
+//! (FORMATS.md §9), e.g. from
 //! `bundles/s1_mmap_writeback/perf-workload.script.txt` (perf 6.1, `-g`):
 //!
 //! ```text
 //! redo_sim 15546  1065.348856:   10101010 cpu-clock:pppH:
-//! 	ffffffff817acd56 ext4_sync_file+0x226 ([kernel.kallsyms])
-//! 	ffffffff8171200f __x64_sys_fsync+0xf ([kernel.kallsyms])
-//! 	           fec20 fsync+0x10 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+//!     ffffffff817acd56 ext4_sync_file+0x226 ([kernel.kallsyms])
+//!     ffffffff8171200f __x64_sys_fsync+0xf ([kernel.kallsyms])
+//!                fec20 fsync+0x10 (/usr/lib/x86_64-linux-gnu/libc.so.6)
 //!
 //! ```
 //!
@@ -374,11 +375,16 @@ fn is_fsync_symbol(sym: &str) -> bool {
         "blkdev_issue_flush",
         "__x64_sys_fsync",
     ];
+    static PREFILTER: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
+        std::sync::LazyLock::new(|| {
+            [
+                memchr::memmem::Finder::new("sync"),
+                memchr::memmem::Finder::new("jbd2"),
+                memchr::memmem::Finder::new("flush"),
+            ]
+        });
     let b = sym.as_bytes();
-    if memchr::memmem::find(b, b"sync").is_none()
-        && memchr::memmem::find(b, b"jbd2").is_none()
-        && memchr::memmem::find(b, b"flush").is_none()
-    {
+    if PREFILTER.iter().all(|f| f.find(b).is_none()) {
         return false;
     }
     PATTERNS.iter().any(|p| sym.contains(p))
@@ -771,10 +777,10 @@ impl Collector {
         }
         // Strip a `+0x<hex>` symbol offset.
         let mut func = raw;
-        if let Some(i) = func.rfind("+0x") {
-            if func.get(i + 3..).is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit())) {
-                func = func.get(..i).unwrap_or(func);
-            }
+        if let Some(i) = func.rfind("+0x")
+            && func.get(i + 3..).is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            func = func.get(..i).unwrap_or(func);
         }
         if func.starts_with('(') {
             return true;
@@ -783,11 +789,16 @@ impl Collector {
         fix_rust_symbol(func, &mut self.scratch);
         let java = c.comm.starts_with("java");
         let start = c.buf.len();
-        for (n, part) in self.scratch.split("->").enumerate() {
-            if n > 0 {
-                c.buf.push(';');
+        if memchr::memchr(b'>', self.scratch.as_bytes()).is_none() {
+            push_func(&mut c.buf, &self.scratch, module, java, false);
+        } else {
+            // Java inlining: `a->b->c`, the callees after the first get `_[i]`.
+            for (n, part) in self.scratch.split("->").enumerate() {
+                if n > 0 {
+                    c.buf.push(';');
+                }
+                push_func(&mut c.buf, part, module, java, n > 0);
             }
-            push_func(&mut c.buf, part, module, java, n > 0);
         }
         c.units.push((start, c.buf.len()));
         true
@@ -917,6 +928,18 @@ fn block_payload(p: &str) -> (&str, u64) {
     (rwbs, b)
 }
 
+impl Summary for Box<PerfScript> {
+    fn records(&self) -> usize {
+        self.as_ref().records()
+    }
+    fn variant(&self) -> Variant {
+        self.as_ref().variant()
+    }
+    fn time_range(&self) -> Option<(Stamp, Stamp)> {
+        self.as_ref().time_range()
+    }
+}
+
 impl Summary for PerfScript {
     fn records(&self) -> usize {
         self.samples as usize
@@ -969,7 +992,7 @@ impl Summary for PerfScript {
 pub struct Fmt;
 
 impl Format for Fmt {
-    type Output = PerfScript;
+    type Output = Box<PerfScript>;
     const ID: &'static str = "perf_script";
     const SAMPLE: &'static str = "redo_sim 15546  1065.348856:   10101010 cpu-clock:pppH: ";
     const DESCRIPTION: &'static str = "perf script output (samples, call chains, tracepoints, --header)";
@@ -1007,16 +1030,8 @@ impl Format for Fmt {
         if unsure { Sniff::Unsure } else { Sniff::No }
     }
 
-    fn parse(input: &[u8]) -> Parsed<PerfScript> {
-        let mut c = Collector::new();
-        let mut n = 0;
-        for l in Lines::new(input) {
-            n = l.no;
-            c.feed_line(l.no, l.bytes);
-        }
-        let mut p = c.finish();
-        p.lines = n;
-        p
+    fn parse(input: &[u8]) -> Parsed<Box<PerfScript>> {
+        parse_with(input, CollapseOptions::default()).map(Box::new)
     }
 }
 
@@ -1037,9 +1052,9 @@ pub fn parse_with(input: &[u8], opts: CollapseOptions) -> Parsed<PerfScript> {
 mod tests {
     use super::*;
 
-    fn hdr(
-        s: &str,
-    ) -> Option<(String, Option<String>, String, Option<String>, Option<u64>, Option<String>, String)> {
+    type Hdr = (String, Option<String>, String, Option<String>, Option<u64>, Option<String>, String);
+
+    fn hdr(s: &str) -> Option<Hdr> {
         let mut t = Vec::new();
         parse_header(s, &mut t).map(|h| {
             (

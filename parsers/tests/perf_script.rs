@@ -28,7 +28,7 @@ fn bundle(b: &str, name: &str) -> Vec<u8> {
 }
 
 fn parse(input: &[u8]) -> Parsed<PerfScript> {
-    Fmt::parse(input)
+    Fmt::parse(input).map(|b| *b)
 }
 
 fn inferno_fold(input: &[u8], pid: bool, tid: bool) -> BTreeMap<String, u64> {
@@ -207,6 +207,14 @@ fn s2a_connection_threads_fsync() {
         .map(|t| t.fsync_samples)
         .sum();
     assert!(mariadbd > 0, "{:?}", with_fsync);
+    // TRUTH.md: connection threads 19879-19882 (comm `mariadbd`) write and fsync redo + binlog.
+    for tid in 19879..=19882 {
+        let t = v.threads.iter().find(|t| t.tid == Some(tid)).unwrap();
+        assert_eq!(t.comm, "mariadbd");
+        assert!(t.samples > 1000 && t.fsync_share() > 0.2 && t.fsync_share() < 0.4, "{t:?}");
+    }
+    assert_eq!(v.threads[0].tid, Some(19879));
+    assert_eq!((v.threads[0].samples, v.threads[0].fsync_samples), (1249, 342));
     assert!(fsync_total >= mariadbd);
 }
 

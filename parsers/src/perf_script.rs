@@ -1,20 +1,990 @@
-//! `perf_script`: placeholder until its parser lands (sniffs nothing, parses nothing).
+//! `perf_script`: the text `perf script` prints, streamed line by line into
+//! per-thread, per-event and per-second aggregates plus collapsed ("folded")
+//! stacks identical to what `inferno-collapse-perf` produces.
+//!
+//! A sample is a header line, optionally followed by call-chain frames
+//! (leaf first, indented by a TAB, shown as spaces here) and a blank line
+//! (FORMATS.md §9), e.g. from
+//! `bundles/s1_mmap_writeback/perf-workload.script.txt` (perf 6.1, `-g`):
+//!
+//! ```text
+//! redo_sim 15546  1065.348856:   10101010 cpu-clock:pppH:
+//!     ffffffff817acd56 ext4_sync_file+0x226 ([kernel.kallsyms])
+//!     ffffffff8171200f __x64_sys_fsync+0xf ([kernel.kallsyms])
+//!                fec20 fsync+0x10 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+//!
+//! ```
+//!
+//! Without call chains the ip, symbol and dso follow the event on the header
+//! line, and tracepoints carry their payload there instead:
+//!
+//! ```text
+//!        sha256sum 11774   896.954534:    1001001 cpu-clock:pppH:  ffffffff8158e3e1 next_uptodate_folio+0xc1 ([kernel.kallsyms])
+//!              sed 15395 [000]  1052.278526:        block:block_rq_issue: 254,0 RA 4096 () 12931792 + 8 0x2,0,4 [sed]
+//!  kworker/u8:3-ev 11414 [001]  1053.636102:   writeback:writeback_start: bdi 254:0: sb_dev 0:0 nr_pages=107216 sync_mode=0 kupdate=1 range_cyclic=1 background=0 reason=periodic cgroup_ino=1
+//! ```
+//!
+//! `perf script --header` prepends a `# ========` block; with
+//! `perf record -k mono|realtime` perf ≥ 5.x adds the clock data that maps
+//! perf time to wall time:
+//!
+//! ```text
+//! # clockid: monotonic (1)
+//! # reference time: 2026-11-29 20:56:39.542709 = 1795985799.542709 (TOD) = 496.880904846 (monotonic)
+//! ```
+//!
+//! Memory: [`Collector`] keeps only aggregates (distinct stacks, threads,
+//! per-second tracepoint counts) and the current sample, so a multi-GB file
+//! never needs its size in memory.
+//!
+//! Collapsing follows `inferno-collapse-perf` with default options (only the
+//! first event type is folded, stacks are weighted by the sample period when
+//! the header has a time stamp, `+0x` offsets and argument lists are removed,
+//! `[unknown]` symbols fall back to `[dso-basename]`, Java `->` inlines get
+//! `_[i]`). Deliberate divergences, all on malformed input: a header that
+//! directly follows the frames of the previous sample (no blank line) starts
+//! a new sample instead of being swallowed, frames separated from their
+//! header by a blank line stay with it, and tracepoint payloads are never
+//! taken for frames.
 
-use crate::common::{Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines};
+use std::collections::{BTreeMap, HashMap};
 
-/// Parsed content (placeholder).
-#[derive(Debug, Clone, Default)]
-pub struct Output;
+use crate::common::{DiagKind, Diagnostic, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
-impl Summary for Output {
+/// Most diagnostics kept (later ones are only counted in `skipped_lines`).
+const MAX_DIAGS: usize = 1000;
+
+/// Everything learned from one `perf script` output.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PerfScript {
+    /// The `--header` metadata (empty without `--header`).
+    pub header: PerfHeader,
+    /// Number of samples (header lines).
+    pub samples: u64,
+    /// Samples per event name as printed without the final `:` (`cpu-clock:pppH`, `block:block_rq_issue`).
+    pub events: BTreeMap<String, u64>,
+    /// First sample time stamp (perf clock seconds).
+    pub first_ts: Option<f64>,
+    /// Last sample time stamp (perf clock seconds).
+    pub last_ts: Option<f64>,
+    /// Folded stacks `comm;root;...;leaf` -> weight, equal to `inferno-collapse-perf`
+    /// (weight = sum of sample periods when printed with a time stamp, else sample count).
+    pub collapsed: BTreeMap<String, u64>,
+    /// The event kind folded into `collapsed` (inferno keeps only the first one seen).
+    pub collapse_event: Option<String>,
+    /// Per-thread sample counts and fsync share, most samples first.
+    pub threads: Vec<ThreadStat>,
+    /// Tracepoint counts per (second, event, comm, rwbs), in that order.
+    pub tracepoints: Vec<TraceSecond>,
+    /// `writeback:*` tracepoints per (second, event, reason).
+    pub writeback: Vec<WritebackSecond>,
+    /// Per perf-clock second: samples whose stack is in an fsync-like path plus
+    /// `syscalls:sys_enter_fsync`/`fdatasync` tracepoints.
+    pub fsync_per_sec: BTreeMap<i64, u64>,
+    /// Epoch seconds = perf time stamp + this offset, from the header clock data.
+    pub wall_offset: Option<f64>,
+    /// Samples that had at least one call-chain frame on its own line.
+    pub callchain_samples: u64,
+    /// How the sample headers looked (fields present), for `inspect`.
+    pub layout: Layout,
+}
+
+/// Which optional fields the sample headers carried (counts of samples).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Layout {
+    /// Headers with `pid/tid`.
+    pub pid_tid: u64,
+    /// Headers with `[cpu]`.
+    pub cpu: u64,
+    /// Headers with a time stamp.
+    pub time: u64,
+    /// Headers with 9 fractional digits (`--ns`).
+    pub time_ns: u64,
+    /// Headers with a period.
+    pub period: u64,
+    /// Headers with an inline `ip sym (dso)`.
+    pub inline_ip: u64,
+}
+
+/// The `# ========` block of `perf script --header`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PerfHeader {
+    /// `# hostname : vm`.
+    pub hostname: Option<String>,
+    /// `# os release : 6.18.44-fc-v669`.
+    pub os_release: Option<String>,
+    /// `# perf version : 6.1.187`.
+    pub perf_version: Option<String>,
+    /// `# cmdline : /usr/bin/perf record ...`.
+    pub cmdline: Option<String>,
+    /// `# captured on    : Sun Nov 29 19:34:45 2026` (local time of the capturing host, as printed).
+    pub captured_on: Option<String>,
+    /// Event names from `# event : name = cpu-clock:pppH, ...`.
+    pub events: Vec<String>,
+    /// Clock data (`# clockid:` / `# reference time:`), perf ≥ 5.x with `-k`.
+    pub clock: Option<ClockData>,
+    /// Every `# key : value` line in order (lines without `:` have an empty value).
+    pub raw: Vec<(String, String)>,
+}
+
+/// The clock of the recording and its reference to wall time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClockData {
+    /// `monotonic`, `realtime`, ... (from `# clockid: monotonic (1)`).
+    pub clockid: Option<String>,
+    /// The numeric clock id (`1` = CLOCK_MONOTONIC).
+    pub clockid_num: Option<i32>,
+    /// `# clockid frequency: 1000 MHz`.
+    pub frequency: Option<String>,
+    /// Epoch seconds of the reference (the `(TOD)` value).
+    pub tod_epoch: Option<f64>,
+    /// The local date/time text of the reference (`2026-11-29 20:56:39.542709`).
+    pub tod_text: Option<String>,
+    /// Perf-clock seconds of the same reference instant.
+    pub perf_time: Option<f64>,
+}
+
+/// Samples of one thread.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ThreadStat {
+    /// The pid, when printed as `pid/tid`.
+    pub pid: Option<u32>,
+    /// The tid (a lone number in the header is the tid).
+    pub tid: Option<u32>,
+    /// Command name as printed (truncated to 15 chars by the kernel).
+    pub comm: String,
+    /// Samples.
+    pub samples: u64,
+    /// Samples whose stack contains a frame of an fsync-like path
+    /// (fsync, fdatasync, sync_file_range, jbd2, ext4_sync_file, xfs_file_fsync, blkdev_issue_flush).
+    pub fsync_samples: u64,
+}
+
+impl ThreadStat {
+    /// `fsync_samples / samples` (0 without samples).
+    pub fn fsync_share(&self) -> f64 {
+        if self.samples == 0 { 0.0 } else { self.fsync_samples as f64 / self.samples as f64 }
+    }
+}
+
+/// Tracepoint hits in one perf-clock second.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TraceSecond {
+    /// Floor of the perf time stamp.
+    pub sec: i64,
+    /// Event name (`block:block_rq_issue`).
+    pub event: String,
+    /// The comm of the task that hit the tracepoint.
+    pub comm: String,
+    /// Hits.
+    pub count: u64,
+    /// Bytes of block requests (payload bytes field, else nr_sectors × 512).
+    pub bytes: u64,
+    /// The `rwbs` flags of block tracepoints (`W`, `WS`, `RA`, ...); empty for others.
+    pub rwbs: String,
+}
+
+/// `writeback:*` tracepoint hits in one perf-clock second.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WritebackSecond {
+    /// Floor of the perf time stamp.
+    pub sec: i64,
+    /// Event name (`writeback:writeback_start`).
+    pub event: String,
+    /// The `reason=` value (`periodic`, `background`, `sync`, ...; empty when absent).
+    pub reason: String,
+    /// Hits.
+    pub count: u64,
+    /// Sum of `nr_pages=`.
+    pub nr_pages: u64,
+}
+
+/// Options of the folding, like `inferno-collapse-perf --pid` / `--tid`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CollapseOptions {
+    /// Root frame `comm-pid` (pid is `?` when the header has no `pid/tid`).
+    pub pid: bool,
+    /// Root frame `comm-pid/tid` (implies `pid`).
+    pub tid: bool,
+}
+
+/// A parsed sample header.
+#[derive(Debug, Clone, Copy)]
+struct Header<'a> {
+    comm: &'a str,
+    pid: Option<&'a str>,
+    tid: &'a str,
+    cpu: bool,
+    time: Option<&'a str>,
+    period: Option<u64>,
+    /// Event as printed without the final `:`.
+    event: Option<&'a str>,
+    /// What follows the event (inline frame or tracepoint payload), trimmed.
+    rest: &'a str,
+}
+
+/// The event kind inferno compares to pick the events it folds.
+fn inferno_event_key<'a>(h: &Header<'a>) -> Option<&'a str> {
+    let ev = h.event?;
+    if h.time.is_some() {
+        Some(ev.split(':').next().unwrap_or(ev))
+    } else {
+        // No time stamp: inferno's first `:` is the event's own one.
+        Some(ev.split(':').nth(1).unwrap_or(""))
+    }
+}
+
+fn is_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn is_hex(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 16 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// `977`, `977/977`.
+fn split_pid(tok: &str) -> Option<(Option<&str>, &str)> {
+    match tok.split_once('/') {
+        Some((p, t)) if is_digits(p) && is_digits(t) => Some((Some(p), t)),
+        None if is_digits(tok) => Some((None, tok)),
+        _ => None,
+    }
+}
+
+/// `7628263.042515:` -> `7628263.042515`.
+fn time_tok(tok: &str) -> Option<&str> {
+    let t = tok.strip_suffix(':')?;
+    let (a, b) = t.split_once('.')?;
+    (is_digits(a) && is_digits(b)).then_some(t)
+}
+
+fn is_cpu_tok(tok: &str) -> bool {
+    tok.strip_prefix('[').and_then(|t| t.strip_suffix(']')).is_some_and(is_digits)
+}
+
+fn event_tok(tok: &str) -> Option<&str> {
+    let e = tok.strip_suffix(':')?;
+    (!e.is_empty() && !is_digits(e) && !e.starts_with('[')).then_some(e)
+}
+
+/// Parses a sample header line (already right-trimmed); `None` when the line is not one.
+///
+/// `perf   977/977   [000] 7628263.042515: cycles:`,
+/// `dd 29776 666709.771979:   10101010 cpu-clock:`, `func_ab 15294 cpu-clock:`,
+/// `emulator  4152 75695.008865:          1 cycles:u:`.
+fn parse_header<'a>(line: &'a str, toks: &mut Vec<(usize, usize)>) -> Option<Header<'a>> {
+    toks.clear();
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() && toks.len() < 64 {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let s = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i > s {
+            toks.push((s, i));
+        }
+    }
+    let tok = |k: usize| toks.get(k).and_then(|&(s, e)| line.get(s..e));
+    for p in 0..toks.len().min(48) {
+        let Some((pid, tid)) = tok(p).and_then(split_pid) else { continue };
+        let mut j = p + 1;
+        let cpu = tok(j).is_some_and(is_cpu_tok);
+        if cpu {
+            j += 1;
+        }
+        let time = tok(j).and_then(time_tok);
+        if time.is_some() {
+            j += 1;
+        }
+        let mut period = None;
+        if time.is_some() && tok(j).is_some_and(is_digits) && tok(j + 1).and_then(event_tok).is_some() {
+            period = tok(j).and_then(|t| t.parse().ok());
+            j += 1;
+        }
+        let event = tok(j).and_then(event_tok);
+        if event.is_some() {
+            j += 1;
+        }
+        if time.is_none() && event.is_none() {
+            continue;
+        }
+        let start = toks.first().map_or(0, |t| t.0);
+        let comm_end = toks.get(p).map_or(0, |t| t.0);
+        let comm = line.get(start..comm_end).unwrap_or("").trim_end();
+        let rest_start = match j.checked_sub(1).and_then(|k| toks.get(k)) {
+            Some(&(_, e)) => e,
+            None => line.len(),
+        };
+        let rest = line.get(rest_start..).unwrap_or("").trim();
+        return Some(Header { comm, pid, tid, cpu, time, period, event, rest });
+    }
+    None
+}
+
+/// True for `block:block_rq_issue`-like names (as opposed to `cycles:u` modifiers).
+fn is_tracepoint(event: &str) -> bool {
+    match event.split_once(':') {
+        Some((_, m)) => !m.is_empty() && !m.bytes().all(|c| b"ukhIGHpPSDWeb".contains(&c)),
+        None => false,
+    }
+}
+
+/// A call-chain frame split the way inferno splits it: `(pc, rawfunc, module)`.
+///
+/// `ffffffff8168eb8f mod_memcg_state+0xf ([kernel.kallsyms])`,
+/// `7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)` (empty symbol),
+/// `ffffffff81000c82 asm_exc_page_fault` (`-F ip,sym`: no dso).
+fn frame_parts(line: &str) -> Option<(&str, &str, Option<&str>)> {
+    let s = line.trim_start();
+    let (pc, rest) = s.split_once(' ')?;
+    let pc = pc.trim_end();
+    if !is_hex(pc) {
+        return None;
+    }
+    match rest.rsplit_once(' ') {
+        Some((func, m)) if m.len() >= 2 && m.starts_with('(') && m.ends_with(')') => {
+            let func = match func.trim() {
+                "" => " ",
+                f => f,
+            };
+            Some((pc, func, m.get(1..m.len() - 1)))
+        }
+        _ => {
+            let r = rest.trim();
+            if r.is_empty() || (r.starts_with('(') && r.ends_with(')')) {
+                return None;
+            }
+            Some((pc, r, None))
+        }
+    }
+}
+
+/// Frame symbols that put a sample on an fsync-like path.
+fn is_fsync_symbol(sym: &str) -> bool {
+    const PATTERNS: [&str; 8] = [
+        "fsync",
+        "fdatasync",
+        "sync_file_range",
+        "jbd2",
+        "ext4_sync_file",
+        "xfs_file_fsync",
+        "blkdev_issue_flush",
+        "__x64_sys_fsync",
+    ];
+    static PREFILTER: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
+        std::sync::LazyLock::new(|| {
+            [
+                memchr::memmem::Finder::new("sync"),
+                memchr::memmem::Finder::new("jbd2"),
+                memchr::memmem::Finder::new("flush"),
+            ]
+        });
+    let b = sym.as_bytes();
+    if PREFILTER.iter().all(|f| f.find(b).is_none()) {
+        return false;
+    }
+    PATTERNS.iter().any(|p| sym.contains(p))
+}
+
+/// Undoes the partial demangling perf leaves on Rust symbols
+/// (`..` -> `::`, `$LT$` -> `<`, trailing `::h<16 hex>` removed).
+fn fix_rust_symbol(sym: &str, out: &mut String) {
+    const HASH: usize = 17;
+    let tail = sym.len().checked_sub(HASH).and_then(|i| sym.get(i..));
+    let hashed = tail.is_some_and(|t| t.starts_with('h') && t.bytes().skip(1).all(|c| c.is_ascii_hexdigit()));
+    if !hashed {
+        out.push_str(sym);
+        return;
+    }
+    let mut rest = sym.get(..sym.len() - HASH).unwrap_or("");
+    rest = rest.strip_suffix("::").unwrap_or(rest);
+    if rest.starts_with("_$") {
+        rest = rest.get(1..).unwrap_or("");
+    }
+    const TABLE: [(&str, &str); 20] = [
+        ("$SP$", "@"),
+        ("$BP$", "*"),
+        ("$RF$", "&"),
+        ("$LT$", "<"),
+        ("$GT$", ">"),
+        ("$LP$", "("),
+        ("$RP$", ")"),
+        ("$C$", ","),
+        ("$u7e$", "~"),
+        ("$u20$", " "),
+        ("$u27$", "'"),
+        ("$u3d$", "="),
+        ("$u5b$", "["),
+        ("$u5d$", "]"),
+        ("$u7b$", "{"),
+        ("$u7d$", "}"),
+        ("$u3b$", ";"),
+        ("$u2b$", "+"),
+        ("$u21$", "!"),
+        ("$u22$", "\""),
+    ];
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("..") {
+            out.push_str("::");
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix('.') {
+            out.push('.');
+            rest = r;
+        } else if rest.starts_with('$') {
+            match TABLE.iter().find(|(k, _)| rest.starts_with(k)) {
+                Some((k, v)) => {
+                    out.push_str(v);
+                    rest = rest.get(k.len()..).unwrap_or("");
+                }
+                None => {
+                    out.push_str(rest);
+                    break;
+                }
+            }
+        } else {
+            let n = rest.find(['$', '.']).unwrap_or(rest.len());
+            out.push_str(rest.get(..n).unwrap_or(""));
+            rest = rest.get(n..).unwrap_or("");
+        }
+    }
+}
+
+/// Length of `func` without its top-level argument list, keeping Go
+/// `pkg.(*T).M` receivers and C++ `(anonymous namespace)`.
+fn without_args(func: &str) -> usize {
+    let b = func.as_bytes();
+    let mut depth: i64 = 0;
+    let mut after_dot = None;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'<' | b'{' | b'[' => depth += 1,
+            b'>' | b'}' | b']' | b')' => depth -= 1,
+            b'(' => {
+                if depth == 0 {
+                    let go = after_dot == Some(i);
+                    let anon = func.get(i..).is_some_and(|r| r.starts_with("(anonymous namespace)"));
+                    if !go && !anon {
+                        return i;
+                    }
+                }
+                depth += 1;
+            }
+            b'.' => after_dot = Some(i + 1),
+            _ => {}
+        }
+    }
+    b.len()
+}
+
+/// Appends one folded function name for `func` of a frame in `module` to `out`.
+fn push_func(out: &mut String, func: &str, module: Option<&str>, java: bool, inlined: bool) {
+    let start = out.len();
+    if func == "[unknown]" {
+        match module {
+            Some(m) if m != "[unknown]" => {
+                out.push('[');
+                out.push_str(m.rsplit('/').next().unwrap_or(m));
+                out.push(']');
+            }
+            _ => out.push_str(func),
+        }
+    } else {
+        out.push_str(func);
+    }
+    if out.as_bytes().get(start..).is_some_and(|s| s.contains(&b';')) {
+        let fixed = out.get(start..).unwrap_or("").replace(';', ":");
+        out.truncate(start);
+        out.push_str(&fixed);
+    }
+    let keep = without_args(out.get(start..).unwrap_or(""));
+    out.truncate(start + keep);
+    if java && out.as_bytes().get(start) == Some(&b'L') && out.get(start..).is_some_and(|s| s.contains('/')) {
+        out.remove(start);
+    }
+    if inlined && !out.get(start..).is_some_and(|s| s.contains("_[i]")) {
+        out.push_str("_[i]");
+    }
+}
+
+/// The sample being read.
+#[derive(Debug, Default)]
+struct Current {
+    active: bool,
+    /// A blank line came after the header and before any frame.
+    blank_seen: bool,
+    comm: String,
+    pid: Option<u32>,
+    tid: Option<u32>,
+    ts: Option<f64>,
+    weight: u64,
+    fold: bool,
+    fsync: bool,
+    frames: usize,
+    /// Frames came on their own lines (a call chain, not an inline ip).
+    chain: bool,
+    /// Folded frame units, leaf first, each `a;b_[i]` for one frame line.
+    buf: String,
+    units: Vec<(usize, usize)>,
+}
+
+/// Streaming parser: feed lines, then [`Collector::finish`]. Memory is bounded
+/// by distinct stacks, threads and tracepoint seconds, not by samples.
+#[derive(Debug, Default)]
+pub struct Collector {
+    opts: CollapseOptions,
+    out: PerfScript,
+    cur: Current,
+    toks: Vec<(usize, usize)>,
+    scratch: String,
+    key: String,
+    stacks: HashMap<String, u64>,
+    threads: HashMap<(Option<u32>, Option<u32>), Vec<ThreadStat>>,
+    tp: BTreeMap<(i64, String, String, String), (u64, u64)>,
+    wb: BTreeMap<(i64, String, String), (u64, u64)>,
+    in_preamble: bool,
+    seen_sample: bool,
+    lines: usize,
+    diags: Vec<Diagnostic>,
+    skipped: usize,
+}
+
+impl Collector {
+    /// A collector with default (inferno default) folding options.
+    pub fn new() -> Self {
+        Self::with_options(CollapseOptions::default())
+    }
+
+    /// A collector folding with `opts` (`--pid` / `--tid` root frames).
+    pub fn with_options(opts: CollapseOptions) -> Self {
+        Collector { opts, in_preamble: true, ..Default::default() }
+    }
+
+    fn skip(&mut self, line_no: usize, kind: DiagKind, text: &str) {
+        self.skipped += 1;
+        if self.diags.len() < MAX_DIAGS {
+            self.diags.push(Diagnostic::new(line_no, kind, text));
+        }
+    }
+
+    /// Feeds one line (without its `\n`; a trailing `\r` is ignored).
+    pub fn feed_line(&mut self, line_no: usize, line: &[u8]) {
+        self.lines = self.lines.max(line_no);
+        let text = String::from_utf8_lossy(line);
+        let is_comment = text.starts_with('#');
+        let t = text.trim_end();
+        if t.is_empty() {
+            if self.cur.active {
+                if self.cur.frames > 0 {
+                    self.finish_sample();
+                } else {
+                    self.cur.blank_seen = true;
+                }
+            }
+            return;
+        }
+        if is_comment {
+            if self.in_preamble {
+                self.header_line(t);
+            }
+            return;
+        }
+        self.in_preamble = false;
+        let sample_open = self.cur.active;
+        // Frames end with `(dso)`; try them first so a frame is never read as a header.
+        if sample_open && t.ends_with(')') && self.try_frame(t) {
+            return;
+        }
+        let mut toks = std::mem::take(&mut self.toks);
+        let header = parse_header(t, &mut toks);
+        if let Some(h) = header {
+            self.finish_sample();
+            self.start_sample(&h);
+        }
+        self.toks = toks;
+        if header.is_some() {
+            return;
+        }
+        if sample_open && self.try_frame(t) {
+            return;
+        }
+        if frame_parts(t).is_some() {
+            self.skip(line_no, DiagKind::NoHeader, t);
+        } else {
+            self.skip(line_no, DiagKind::Malformed, t);
+        }
+    }
+
+    /// `# hostname : vm`, `# reference time: ... = 1795985799.542709 (TOD) = 496.880904846 (monotonic)`.
+    fn header_line(&mut self, t: &str) {
+        let body = t.trim_start_matches('#').trim();
+        if body.is_empty() || body.bytes().all(|b| b == b'=') {
+            return;
+        }
+        let (k, v) = match body.split_once(':') {
+            Some((k, v)) => (k.trim(), v.trim()),
+            None => (body, ""),
+        };
+        let h = &mut self.out.header;
+        match k {
+            "hostname" => h.hostname = Some(v.to_string()),
+            "os release" => h.os_release = Some(v.to_string()),
+            "perf version" => h.perf_version = Some(v.to_string()),
+            "cmdline" => h.cmdline = Some(v.to_string()),
+            "captured on" => h.captured_on = Some(v.to_string()),
+            "event" => {
+                if let Some(n) = v.strip_prefix("name = ") {
+                    h.events.push(n.split(',').next().unwrap_or(n).trim().to_string());
+                }
+            }
+            "clockid" => {
+                let c = h.clock.get_or_insert_with(Default::default);
+                let mut it = v.split_whitespace();
+                c.clockid = it.next().map(str::to_string);
+                c.clockid_num = it.next().and_then(|n| n.trim_matches(['(', ')']).parse().ok());
+            }
+            "clockid frequency" => {
+                h.clock.get_or_insert_with(Default::default).frequency = Some(v.to_string());
+            }
+            "reference time" | "clock reference" => {
+                // `2026-11-29 20:56:39.542709 = 1795985799.542709 (TOD) = 496.880904846 (monotonic)`
+                let c = h.clock.get_or_insert_with(Default::default);
+                let mut parts = v.split(" = ");
+                c.tod_text = parts.next().map(|s| s.trim().to_string());
+                for p in parts {
+                    let mut w = p.split_whitespace();
+                    let num = w.next().and_then(|n| n.parse::<f64>().ok()).filter(|n| n.is_finite());
+                    match w.next() {
+                        Some("(TOD)") => c.tod_epoch = num,
+                        Some(_) => c.perf_time = num,
+                        None => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        h.raw.push((k.to_string(), v.to_string()));
+    }
+
+    fn start_sample(&mut self, h: &Header<'_>) {
+        let out = &mut self.out;
+        out.samples += 1;
+        self.seen_sample = true;
+        let event = h.event.unwrap_or("");
+        match out.events.get_mut(event) {
+            Some(n) => *n += 1,
+            None => {
+                out.events.insert(event.to_string(), 1);
+            }
+        }
+        let ts = h.time.and_then(|t| t.parse::<f64>().ok()).filter(|t| t.is_finite());
+        if let Some(t) = ts {
+            out.first_ts = Some(out.first_ts.map_or(t, |f| f.min(t)));
+            out.last_ts = Some(out.last_ts.map_or(t, |l| l.max(t)));
+        }
+        let l = &mut out.layout;
+        l.pid_tid += u64::from(h.pid.is_some());
+        l.cpu += u64::from(h.cpu);
+        l.time += u64::from(h.time.is_some());
+        l.time_ns += u64::from(h.time.and_then(|t| t.split_once('.')).is_some_and(|(_, f)| f.len() >= 9));
+        l.period += u64::from(h.period.is_some());
+
+        // inferno's choice of the folded event kind.
+        let mut fold = true;
+        if let Some(k) = inferno_event_key(h) {
+            match &out.collapse_event {
+                Some(e) => fold = e == k,
+                None => out.collapse_event = Some(k.to_string()),
+            }
+        }
+        let c = &mut self.cur;
+        c.active = true;
+        c.blank_seen = false;
+        c.comm.clear();
+        c.comm.push_str(h.comm);
+        c.pid = h.pid.and_then(|p| p.parse().ok());
+        c.tid = h.tid.parse().ok();
+        c.ts = ts;
+        c.weight = if h.time.is_some() { h.period.unwrap_or(1) } else { 1 };
+        c.fold = fold;
+        c.fsync = false;
+        c.frames = 0;
+        c.chain = false;
+        c.buf.clear();
+        c.units.clear();
+
+        let tracepoint = is_tracepoint(event);
+        if tracepoint {
+            self.tracepoint(h, event, ts);
+        } else if !h.rest.is_empty() {
+            // `cpu-clock:pppH:  ffffffff8158e3e1 next_uptodate_folio+0xc1 ([kernel.kallsyms])`
+            self.out.layout.inline_ip += 1;
+            if self.add_frame(h.rest) {
+                self.finish_sample();
+            }
+        }
+    }
+
+    /// Aggregates a tracepoint hit (payload on the header line).
+    fn tracepoint(&mut self, h: &Header<'_>, event: &str, ts: Option<f64>) {
+        let name = event.split_once(':').map_or(event, |(_, n)| n);
+        let Some(sec) = ts.map(|t| t.floor() as i64) else { return };
+        if name == "sys_enter_fsync" || name == "sys_enter_fdatasync" || name == "sys_enter_sync_file_range" {
+            *self.out.fsync_per_sec.entry(sec).or_insert(0) += 1;
+        }
+        if event.starts_with("writeback:") {
+            let mut reason = "";
+            let mut pages = 0u64;
+            for w in h.rest.split_whitespace() {
+                if let Some(r) = w.strip_prefix("reason=") {
+                    reason = r;
+                } else if let Some(p) = w.strip_prefix("nr_pages=") {
+                    pages = p.parse().unwrap_or(0);
+                }
+            }
+            let e = self.wb.entry((sec, event.to_string(), reason.to_string())).or_insert((0, 0));
+            e.0 += 1;
+            e.1 += pages;
+        }
+        let (rwbs, bytes) = if event.starts_with("block:") { block_payload(h.rest) } else { ("", 0) };
+        let e =
+            self.tp.entry((sec, event.to_string(), h.comm.to_string(), rwbs.to_string())).or_insert((0, 0));
+        e.0 += 1;
+        e.1 += bytes;
+    }
+
+    /// Adds a frame line to the open sample; false when it is not a frame.
+    fn try_frame(&mut self, t: &str) -> bool {
+        if !self.cur.active || !self.add_frame(t) {
+            return false;
+        }
+        self.cur.chain = true;
+        true
+    }
+
+    fn add_frame(&mut self, t: &str) -> bool {
+        let Some((_pc, raw, module)) = frame_parts(t) else { return false };
+        let c = &mut self.cur;
+        c.frames += 1;
+        if !c.fsync && is_fsync_symbol(raw) {
+            c.fsync = true;
+        }
+        if !c.fold {
+            return true;
+        }
+        // Strip a `+0x<hex>` symbol offset.
+        let mut func = raw;
+        if let Some(i) = func.rfind("+0x")
+            && func.get(i + 3..).is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            func = func.get(..i).unwrap_or(func);
+        }
+        if func.starts_with('(') {
+            return true;
+        }
+        self.scratch.clear();
+        fix_rust_symbol(func, &mut self.scratch);
+        let java = c.comm.starts_with("java");
+        let start = c.buf.len();
+        if memchr::memchr(b'>', self.scratch.as_bytes()).is_none() {
+            push_func(&mut c.buf, &self.scratch, module, java, false);
+        } else {
+            // Java inlining: `a->b->c`, the callees after the first get `_[i]`.
+            for (n, part) in self.scratch.split("->").enumerate() {
+                if n > 0 {
+                    c.buf.push(';');
+                }
+                push_func(&mut c.buf, part, module, java, n > 0);
+            }
+        }
+        c.units.push((start, c.buf.len()));
+        true
+    }
+
+    /// Closes the open sample: thread stats, fsync series, folded stack.
+    fn finish_sample(&mut self) {
+        if !self.cur.active {
+            return;
+        }
+        let c = &mut self.cur;
+        c.active = false;
+        self.out.callchain_samples += u64::from(c.chain);
+        let list = self.threads.entry((c.pid, c.tid)).or_default();
+        let st = match list.iter_mut().position(|s| s.comm == c.comm) {
+            Some(i) => &mut list[i],
+            None => {
+                list.push(ThreadStat { pid: c.pid, tid: c.tid, comm: c.comm.clone(), ..Default::default() });
+                let n = list.len() - 1;
+                &mut list[n]
+            }
+        };
+        st.samples += 1;
+        if c.fsync {
+            st.fsync_samples += 1;
+            if let Some(t) = c.ts {
+                *self.out.fsync_per_sec.entry(t.floor() as i64).or_insert(0) += 1;
+            }
+        }
+        if c.fold && !c.units.is_empty() {
+            let k = &mut self.key;
+            k.clear();
+            for ch in c.comm.chars() {
+                k.push(if ch == ' ' { '_' } else { ch });
+            }
+            if self.opts.pid || self.opts.tid {
+                k.push('-');
+                match c.pid {
+                    Some(p) => k.push_str(&p.to_string()),
+                    None => k.push('?'),
+                }
+                if self.opts.tid {
+                    k.push('/');
+                    if let Some(t) = c.tid {
+                        k.push_str(&t.to_string());
+                    }
+                }
+            }
+            for &(s, e) in c.units.iter().rev() {
+                k.push(';');
+                k.push_str(c.buf.get(s..e).unwrap_or(""));
+            }
+            match self.stacks.get_mut(k.as_str()) {
+                Some(n) => *n += c.weight,
+                None => {
+                    self.stacks.insert(k.clone(), c.weight);
+                }
+            }
+        }
+    }
+
+    /// Ends the stream and returns the aggregates with the diagnostics.
+    pub fn finish(mut self) -> Parsed<PerfScript> {
+        self.finish_sample();
+        let mut out = self.out;
+        out.collapsed = self.stacks.into_iter().collect();
+        let mut threads: Vec<ThreadStat> = self.threads.into_values().flatten().collect();
+        threads.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.tid.cmp(&b.tid)).then(a.comm.cmp(&b.comm)));
+        out.threads = threads;
+        out.tracepoints = self
+            .tp
+            .into_iter()
+            .map(|((sec, event, comm, rwbs), (count, bytes))| TraceSecond {
+                sec,
+                event,
+                comm,
+                count,
+                bytes,
+                rwbs,
+            })
+            .collect();
+        out.writeback = self
+            .wb
+            .into_iter()
+            .map(|((sec, event, reason), (count, nr_pages))| WritebackSecond {
+                sec,
+                event,
+                reason,
+                count,
+                nr_pages,
+            })
+            .collect();
+        if let Some(c) = &out.header.clock {
+            out.wall_offset = match (c.tod_epoch, c.perf_time) {
+                (Some(t), Some(p)) => Some(t - p),
+                _ if c.clockid.as_deref() == Some("realtime") => Some(0.0),
+                _ => None,
+            };
+        }
+        Parsed { value: out, diagnostics: self.diags, lines: self.lines, skipped_lines: self.skipped }
+    }
+}
+
+/// `254,0 WS 262144 () 37076480 + 512 0x2,0,4 [dd]` (issue),
+/// `254,0 WS () 170885432 + 128 0x2,0,4 [0]` (complete) -> (rwbs, bytes).
+fn block_payload(p: &str) -> (&str, u64) {
+    let mut it = p.split_whitespace();
+    let dev = it.next().unwrap_or("");
+    if !dev.contains(',') {
+        return ("", 0);
+    }
+    let rwbs = it.next().unwrap_or("");
+    let mut bytes = None;
+    let mut sectors = None;
+    let mut prev_plus = false;
+    for (n, w) in it.enumerate() {
+        if n == 0 && is_digits(w) {
+            bytes = w.parse::<u64>().ok();
+        }
+        if prev_plus {
+            sectors = w.parse::<u64>().ok();
+            break;
+        }
+        prev_plus = w == "+";
+    }
+    let b = bytes.filter(|&b| b > 0).or_else(|| sectors.map(|s| s.saturating_mul(512))).unwrap_or(0);
+    (rwbs, b)
+}
+
+impl Summary for Box<PerfScript> {
     fn records(&self) -> usize {
-        0
+        self.as_ref().records()
     }
     fn variant(&self) -> Variant {
-        Variant::new()
+        self.as_ref().variant()
     }
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        None
+        self.as_ref().time_range()
+    }
+}
+
+impl Summary for PerfScript {
+    fn records(&self) -> usize {
+        self.samples as usize
+    }
+    fn variant(&self) -> Variant {
+        let mut v = Variant::new();
+        let l = &self.layout;
+        let frac = |n: u64| {
+            if n == 0 {
+                "no"
+            } else if n == self.samples {
+                "yes"
+            } else {
+                "some"
+            }
+        };
+        v.insert("callchains", frac(self.callchain_samples).to_string());
+        v.insert("inline_ip", frac(l.inline_ip).to_string());
+        v.insert("pid_tid", frac(l.pid_tid).to_string());
+        v.insert("cpu", frac(l.cpu).to_string());
+        v.insert("period", frac(l.period).to_string());
+        let time = if l.time == 0 {
+            "none"
+        } else if l.time_ns > 0 {
+            "ns"
+        } else {
+            "us"
+        };
+        v.insert("time", time.to_string());
+        v.insert("events", self.events.keys().cloned().collect::<Vec<_>>().join(","));
+        v.insert("header", if self.header.raw.is_empty() { "no" } else { "yes" }.to_string());
+        if let Some(c) = self.header.clock.as_ref().and_then(|c| c.clockid.clone()) {
+            v.insert("clockid", c);
+        }
+        if let Some(p) = &self.header.perf_version {
+            v.insert("perf_version", p.clone());
+        }
+        v
+    }
+    fn time_range(&self) -> Option<(Stamp, Stamp)> {
+        let (a, b) = (self.first_ts?, self.last_ts?);
+        Some(match self.wall_offset {
+            Some(o) => (Stamp::Epoch(a + o), Stamp::Epoch(b + o)),
+            None => (Stamp::SinceBoot(a), Stamp::SinceBoot(b)),
+        })
     }
 }
 
@@ -22,14 +992,163 @@ impl Summary for Output {
 pub struct Fmt;
 
 impl Format for Fmt {
-    type Output = Output;
+    type Output = Box<PerfScript>;
     const ID: &'static str = "perf_script";
-    const SAMPLE: &'static str = "";
-    const DESCRIPTION: &'static str = "not implemented yet";
-    fn sniff(_head: &[u8]) -> Sniff {
-        Sniff::No
+    const SAMPLE: &'static str = "redo_sim 15546  1065.348856:   10101010 cpu-clock:pppH: ";
+    const DESCRIPTION: &'static str = "perf script output (samples, call chains, tracepoints, --header)";
+
+    fn sniff(head: &[u8]) -> Sniff {
+        if head.starts_with(b"# ========") {
+            return Sniff::Yes;
+        }
+        // Only whole lines: the last one may be cut at the 1 KiB limit.
+        let whole = match memchr::memrchr(b'\n', head) {
+            Some(i) => &head[..i],
+            None => head,
+        };
+        let mut toks = Vec::new();
+        let mut prev_header_no_time = false;
+        let mut unsure = false;
+        for l in Lines::new(whole).take(40) {
+            let text = l.text();
+            let t = text.trim_end();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            if prev_header_no_time && frame_parts(t).is_some_and(|f| f.2.is_some()) {
+                return Sniff::Yes;
+            }
+            prev_header_no_time = false;
+            if let Some(h) = parse_header(t, &mut toks) {
+                if h.time.is_some() && h.event.is_some() {
+                    return Sniff::Yes;
+                }
+                prev_header_no_time = h.event.is_some();
+                unsure = true;
+            }
+        }
+        if unsure { Sniff::Unsure } else { Sniff::No }
     }
-    fn parse(input: &[u8]) -> Parsed<Output> {
-        Parsed::new(Output, count_lines(input))
+
+    fn parse(input: &[u8]) -> Parsed<Box<PerfScript>> {
+        parse_with(input, CollapseOptions::default()).map(Box::new)
+    }
+}
+
+/// Parses with folding options (`--pid` / `--tid` root frames).
+pub fn parse_with(input: &[u8], opts: CollapseOptions) -> Parsed<PerfScript> {
+    let mut c = Collector::with_options(opts);
+    let mut n = 0;
+    for l in Lines::new(input) {
+        n = l.no;
+        c.feed_line(l.no, l.bytes);
+    }
+    let mut p = c.finish();
+    p.lines = n;
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Hdr = (String, Option<String>, String, Option<String>, Option<u64>, Option<String>, String);
+
+    fn hdr(s: &str) -> Option<Hdr> {
+        let mut t = Vec::new();
+        parse_header(s, &mut t).map(|h| {
+            (
+                h.comm.to_string(),
+                h.pid.map(str::to_string),
+                h.tid.to_string(),
+                h.time.map(str::to_string),
+                h.period,
+                h.event.map(str::to_string),
+                h.rest.to_string(),
+            )
+        })
+    }
+
+    #[test]
+    fn header_forms() {
+        let h = hdr("perf   977/977   [000] 7628263.042515: cycles:").unwrap();
+        assert_eq!((h.0.as_str(), h.1.as_deref(), h.2.as_str()), ("perf", Some("977"), "977"));
+        assert_eq!(h.5.as_deref(), Some("cycles"));
+        let h = hdr("dd 29776 666709.771979:   10101010 cpu-clock:").unwrap();
+        assert_eq!((h.4, h.3.as_deref()), (Some(10101010), Some("666709.771979")));
+        let h = hdr("func_ab 15294 cpu-clock:").unwrap();
+        assert_eq!((h.0.as_str(), h.3, h.5.as_deref()), ("func_ab", None, Some("cpu-clock")));
+        let h = hdr("emulator  4152 75695.008865:          1 cycles:u:").unwrap();
+        assert_eq!((h.4, h.5.as_deref()), (Some(1), Some("cycles:u")));
+        let h = hdr("       sha256sum 11774   896.954534487:    1001001 cpu-clock:pppH:  ffffffff8158e3e1 next_uptodate_folio+0xc1 ([kernel.kallsyms])").unwrap();
+        assert_eq!(h.0, "sha256sum");
+        assert_eq!(h.6, "ffffffff8158e3e1 next_uptodate_folio+0xc1 ([kernel.kallsyms])");
+        let h = hdr("V8 WorkerThread 24636/25607 [000] 94564.109216: cycles:").unwrap();
+        assert_eq!(h.0, "V8 WorkerThread");
+        let h = hdr(" kworker/u8:3-ev 11414 [001]  1053.636102:   writeback:writeback_start: bdi 254:0: sb_dev 0:0 nr_pages=1 reason=periodic").unwrap();
+        assert_eq!((h.0.as_str(), h.5.as_deref()), ("kworker/u8:3-ev", Some("writeback:writeback_start")));
+        assert!(h.6.starts_with("bdi 254:0:"));
+        let h = hdr("Web Content 2 1234 5.000001: cycles:").unwrap();
+        assert_eq!((h.0.as_str(), h.2.as_str()), ("Web Content 2", "1234"));
+        assert!(hdr("\tffffffff8104f45a native_write_msr_safe ([kernel.kallsyms])").is_none());
+        assert!(hdr("             993 main (/home/user/noploop)").is_none());
+        assert!(is_tracepoint("block:block_rq_issue"));
+        assert!(!is_tracepoint("cycles:uppp"));
+        assert!(!is_tracepoint("cpu-clock"));
+    }
+
+    #[test]
+    fn folding_rules() {
+        let mut s = String::new();
+        fix_rust_symbol(
+            "_$LT$std..fs..ReadDir$u20$as$u20$core..iter..traits..iterator..Iterator$GT$::next::hc14f1750ca79129b",
+            &mut s,
+        );
+        assert_eq!(s, "<std::fs::ReadDir as core::iter::traits::iterator::Iterator>::next");
+        let mut o = String::new();
+        push_func(
+            &mut o,
+            "StealTask::do_it(GCTaskManager*, unsigned int)",
+            Some("/x/libjvm.so"),
+            false,
+            false,
+        );
+        assert_eq!(o, "StealTask::do_it");
+        o.clear();
+        push_func(&mut o, "net/http.(*Client).Do", None, false, false);
+        assert_eq!(o, "net/http.(*Client).Do");
+        o.clear();
+        push_func(&mut o, "[unknown]", Some("/usr/bin/sha256sum"), false, false);
+        assert_eq!(o, "[sha256sum]");
+        o.clear();
+        push_func(&mut o, "Ljava/util/zip/Inflater;::inflateBytes", Some("/tmp/perf-1.map"), true, false);
+        assert_eq!(o, "java/util/zip/Inflater:::inflateBytes");
+        assert_eq!(block_payload("254,0 WS 262144 () 37076480 + 512 0x2,0,4 [dd]"), ("WS", 262144));
+        assert_eq!(block_payload("254,0 WS () 170885432 + 128 0x2,0,4 [0]"), ("WS", 65536));
+        assert_eq!(block_payload("8,0 W 0 () 123 + 8 [kworker/u8:3]"), ("W", 4096));
+    }
+
+    #[test]
+    fn stream_with_odd_lines() {
+        let input = b"# ========\n# hostname : vm\n# reference time: 2026-11-29 20:56:39.542709 = 1795985799.542709 (TOD) = 496.880904846 (monotonic)\n# ========\n#\n\
+a 1/2 [000] 497.000001: 1 cycles:\n\tffff1 fsync+0x1 (/lib/libc.so)\n\tffff2 main (/bin/a)\n\
+a 1/2 [000] 498.5: 1 cycles:\n\n\tffff2 main (/bin/a)\n\nTHIS IS JUNK\n\tffff9 orphan (/x)\n";
+        let p = Fmt::parse(input);
+        let v = &p.value;
+        assert_eq!(v.samples, 2);
+        assert_eq!(v.header.hostname.as_deref(), Some("vm"));
+        assert!((v.wall_offset.unwrap() - (1795985799.542709 - 496.880904846)).abs() < 1e-6);
+        assert_eq!(v.collapsed.get("a;main;fsync"), Some(&1));
+        assert_eq!(v.collapsed.get("a;main"), Some(&1));
+        assert_eq!(v.threads[0].fsync_samples, 1);
+        assert_eq!(v.fsync_per_sec.get(&497), Some(&1));
+        assert_eq!(p.skipped_lines, 2);
+        assert_eq!(p.diagnostics[0].kind, DiagKind::Malformed);
+        assert_eq!(p.diagnostics[1].kind, DiagKind::NoHeader);
+        assert_eq!(Fmt::sniff(input), Sniff::Yes);
+        assert_eq!(Fmt::sniff(b"MemTotal:  123 kB\n"), Sniff::No);
+        for junk in [&b""[..], b"\xff\xfe(\n)\n", b"1 2 3:\n\t ( )\n"] {
+            let _ = Fmt::parse(junk);
+        }
     }
 }

@@ -8,4 +8,5 @@ pub mod analysis;
 pub mod bundle;
 pub mod clock;
 pub mod inspect;
+pub mod model;
 pub mod table;

@@ -32,7 +32,7 @@ impl InputFile {
 }
 
 /// A file or archive member that could not be read, with the reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Problem {
     /// Which input.
     pub name: String,

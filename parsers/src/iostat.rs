@@ -1,35 +1,1362 @@
-//! `iostat`: placeholder until its parser lands (sniffs nothing, parses nothing).
+//! `iostat` text reports (sysstat), any version from 7.x to 12.7, any locale.
+//!
+//! A real report (sysstat 12.6.1, `iostat -x -t 1 240`, bundle `s1_mmap_writeback`):
+//!
+//! ```text
+//! Linux 6.18.44-fc-v669 (vm)     11/29/26     _x86_64_    (2 CPU)
+//!
+//! 11/29/26 19:38:03
+//! avg-cpu:  %user   %nice %system %iowait  %steal   %idle
+//!           84.42    0.00   14.57    1.01    0.00    0.00
+//!
+//! Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util
+//! vda              4.00     20.00     1.00  20.00    2.25     5.00 14183.00  83540.00    97.00   0.68    0.66     5.89    0.00      0.00     0.00   0.00    0.00     0.00   50.00    0.08    9.42  12.80
+//! ```
+//!
+//! How it is read (FORMATS.md §0 and §1):
+//! * Columns are mapped **by header name**, never by position, so every generation of the
+//!   extended header (≤ 9.1.1 `rsec/s avgrq-sz`, 9.1.2 `r_await w_await`, 11.5.7 `rareq-sz`
+//!   in kB, 12.1.2 discard without `svctm`, 12.3.1 flush `f/s f_await`), the basic reports
+//!   (`tps kB_read/s …`, `Blk_*`, `MB_*`, `kB_dscd`, `kB_w+d`), and `-x -s` are one code path.
+//! * The device name is the first field (`Device` / `Device:` header) or the **last** one
+//!   (`-h`, `--pretty`, `--compact`, `-j`: header ends with `Device`). `--pretty`'s separate
+//!   r/w/d/f sub-tables of one report are merged into one row per device.
+//! * Every size is normalised to **bytes** (`kB` = 1024, `MB` = 1024², sectors/`Blk` = 512) and
+//!   request sizes to bytes (`avgrq-sz` was in sectors, `rareq-sz` is in kB). `--human`
+//!   values (`7,8M`, `59,5k`, `8,9%`) are already absolute and are taken as such.
+//! * Decimal commas, ANSI colours and CRLF are accepted; time stamps (`-t`) in any locale,
+//!   ISO with zone and sysstat 7 `Time:` lines become [`Stamp`]s; reports without a stamp
+//!   keep `stamp: None` and their index (the root crate computes banner date + interval × index).
+//! * The first report of every run (banner) is flagged `since_boot` unless the file shows
+//!   `-y` (sysstat 12.x prints an extra blank line after the banner when `-y` is used).
 
-use crate::common::{Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines};
+use crate::common::number::parse_human;
+use crate::common::sysstat::{Banner, parse_banner, parse_stamp_line};
+use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
+use chrono::{NaiveDateTime, Timelike};
+use std::borrow::Cow;
+use std::collections::HashMap;
 
-/// Parsed content (placeholder).
+/// A whole `iostat` capture (text or JSON), normalised.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Iostat {
+    /// The banner of the first run (`Linux 6.1.0 (host) \t11/29/2026 \t_x86_64_\t(8 CPU)`).
+    pub banner: Option<Banner>,
+    /// One entry per run (banner) in the file; concatenated captures have several.
+    pub runs: Vec<Run>,
+    /// Every report, in file order.
+    pub reports: Vec<Report>,
+    /// The sysstat generation recognised from the device header.
+    pub layout: Layout,
+    /// The unit the file printed sizes in (`kB`, `MB`, `GB`, `sectors`), before normalisation.
+    pub unit: Option<&'static str>,
+    /// Reports carry a time stamp (`-t`).
+    pub has_t: bool,
+    /// The device name was the last field (`-h`, `--pretty`, `--compact`, `-j`).
+    pub device_last: bool,
+    /// `--pretty` printed separate r/w/d/f sub-tables (merged into one row per device).
+    pub pretty_subtables: bool,
+    /// Values carried `--human` suffixes (`7,8M`, `8,9%`).
+    pub human: bool,
+    /// Numbers used a decimal comma (`48,29`).
+    pub decimal_comma: bool,
+    /// Lines carried ANSI colour escapes.
+    pub ansi: bool,
+    /// The input was `iostat -o JSON`.
+    pub json: bool,
+    /// The shape of the time stamps (`mm/dd/yy`, `dd.mm.yyyy`, `iso-zoned`, `time-of-day`, `cjk`, ...).
+    pub stamp_form: Option<&'static str>,
+    /// The reporting interval in seconds, when stamps allow deriving it (median step).
+    pub interval_s: Option<f64>,
+}
+
+/// One run of iostat: a banner and the reports after it.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Run {
+    /// 1-based line of the banner (0 when the file has no banner).
+    pub line: usize,
+    /// The banner, when present.
+    pub banner: Option<Banner>,
+    /// The file shows `-y` (the since-boot report was omitted).
+    pub omits_since_boot: bool,
+}
+
+/// One report: an optional stamp, an optional `avg-cpu` block and device rows.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Report {
+    /// 1-based line where the report starts (stamp, `avg-cpu:` or `Device` header).
+    pub line: usize,
+    /// 0-based index of the run (banner) the report belongs to.
+    pub run: usize,
+    /// 0-based index of the report within its run.
+    pub index: usize,
+    /// The `-t` stamp, exactly as printed (None without `-t`).
+    pub stamp: Option<Stamp>,
+    /// The report holds averages since boot (first report of a run without `-y`).
+    pub since_boot: bool,
+    /// The `avg-cpu` block.
+    pub cpu: Option<CpuAvg>,
+    /// One row per device, partition or group (merged across `--pretty` sub-tables).
+    pub devices: Vec<DeviceRow>,
+}
+
+/// The `avg-cpu:` block, in percent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct CpuAvg {
+    /// `%user`.
+    pub user: Option<f64>,
+    /// `%nice`.
+    pub nice: Option<f64>,
+    /// `%system` (`%sys` in sysstat 5).
+    pub system: Option<f64>,
+    /// `%iowait`.
+    pub iowait: Option<f64>,
+    /// `%steal` (absent before 6.0.2).
+    pub steal: Option<f64>,
+    /// `%idle`.
+    pub idle: Option<f64>,
+}
+
+/// One device row.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct DeviceRow {
+    /// 1-based line of the row (of its first sub-table row with `--pretty`).
+    pub line: usize,
+    /// Device name as printed (`vda`, `cciss/c0d0p2`, `vg00-lv_root`; groups keep their leading space: `" total"`).
+    pub device: String,
+    /// The values.
+    pub m: DeviceMetrics,
+}
+
+/// Device values, normalised: rates per second, sizes in bytes, times in ms.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct DeviceMetrics {
+    /// `tps` (basic and `-s` reports).
+    pub tps: Option<f64>,
+    /// `r/s`.
+    pub r_s: Option<f64>,
+    /// `w/s`.
+    pub w_s: Option<f64>,
+    /// `d/s` (discards, ≥ 12.1.2).
+    pub d_s: Option<f64>,
+    /// `f/s` (flushes, ≥ 12.3.1).
+    pub f_s: Option<f64>,
+    /// `rrqm/s`.
+    pub rrqm_s: Option<f64>,
+    /// `wrqm/s`.
+    pub wrqm_s: Option<f64>,
+    /// `drqm/s`.
+    pub drqm_s: Option<f64>,
+    /// `rqm/s` (`-x -s`).
+    pub rqm_s: Option<f64>,
+    /// `%rrqm`.
+    pub rrqm_pct: Option<f64>,
+    /// `%wrqm`.
+    pub wrqm_pct: Option<f64>,
+    /// `%drqm`.
+    pub drqm_pct: Option<f64>,
+    /// Read bytes/s (`rkB/s`, `rMB/s`, `rsec/s`, `kB_read/s`, `Blk_read/s`, ...).
+    pub r_bytes_s: Option<f64>,
+    /// Written bytes/s (`wkB/s`, `kB_wrtn/s`, ...).
+    pub w_bytes_s: Option<f64>,
+    /// Discarded bytes/s (`dkB/s`, `kB_dscd/s`).
+    pub d_bytes_s: Option<f64>,
+    /// Read + written bytes/s (`kB/s` of `-x -s`).
+    pub bytes_s: Option<f64>,
+    /// Written + discarded bytes/s (`kB_w+d/s` of `-s`).
+    pub wd_bytes_s: Option<f64>,
+    /// `r_await` (ms).
+    pub r_await_ms: Option<f64>,
+    /// `w_await` (ms).
+    pub w_await_ms: Option<f64>,
+    /// `d_await` (ms).
+    pub d_await_ms: Option<f64>,
+    /// `f_await` (ms).
+    pub f_await_ms: Option<f64>,
+    /// `await` (ms; r+w combined, ≤ 11.5.6 and `-x -s`).
+    pub await_ms: Option<f64>,
+    /// `aqu-sz` / `avgqu-sz`.
+    pub aqu_sz: Option<f64>,
+    /// `rareq-sz` in bytes.
+    pub r_req_bytes: Option<f64>,
+    /// `wareq-sz` in bytes.
+    pub w_req_bytes: Option<f64>,
+    /// `dareq-sz` in bytes.
+    pub d_req_bytes: Option<f64>,
+    /// `avgrq-sz` (sectors, ≤ 11.5.6) / `areq-sz` (kB, `-x -s`) in bytes.
+    pub req_bytes: Option<f64>,
+    /// `%util`.
+    pub util_pct: Option<f64>,
+    /// `svctm` (ms; gone in 12.1.2).
+    pub svctm_ms: Option<f64>,
+    /// `kB_read` / `Blk_read` / `MB_read` in bytes (since boot in a since-boot report, else per interval).
+    pub read_bytes: Option<f64>,
+    /// `kB_wrtn` in bytes.
+    pub written_bytes: Option<f64>,
+    /// `kB_dscd` in bytes.
+    pub discarded_bytes: Option<f64>,
+    /// `kB_w+d` in bytes (`-s`).
+    pub wd_bytes: Option<f64>,
+}
+
+/// The sysstat generation, recognised from the device header columns (FORMATS.md §1.2).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// No device table seen (`-c` only, or empty).
+    #[default]
+    Unknown,
+    /// Extended, ≤ 9.1.1: `rsec/s`/`rkB/s`, `avgrq-sz` (sectors), `await`, no `r_await`.
+    ExtendedUpTo9_1_1,
+    /// Extended, 9.1.2–11.5.6: adds `r_await w_await`.
+    Extended9_1_2,
+    /// Extended, 11.5.7–12.1.1: `rareq-sz wareq-sz` (kB), `%rrqm`, no colon after Device.
+    Extended11_5_7,
+    /// Extended, 12.1.2–12.3.0: discard columns, no `svctm`.
+    Extended12_1_2,
+    /// Extended, ≥ 12.3.1: flush columns `f/s f_await`.
+    Extended12_3_1,
+    /// `-x -s` short extended: `tps kB/s rqm/s await areq-sz aqu-sz %util`.
+    ExtendedShort,
+    /// Basic ≤ 11.5.6 (`Device:` with colon).
+    BasicUpTo11_5_6,
+    /// Basic 11.5.7–12.1.1 (no discard).
+    Basic11_5_7,
+    /// Basic ≥ 12.1.2 (`kB_dscd`).
+    Basic12_1_2,
+    /// Basic `-s` ≥ 12.1.2 (`kB_w+d`).
+    BasicShort,
+    /// Only `avg-cpu` blocks (`-c`).
+    CpuOnly,
+}
+
+impl Layout {
+    /// Short name for the variant map.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layout::Unknown => "unknown",
+            Layout::ExtendedUpTo9_1_1 => "extended<=9.1.1",
+            Layout::Extended9_1_2 => "extended-9.1.2..11.5.6",
+            Layout::Extended11_5_7 => "extended-11.5.7..12.1.1",
+            Layout::Extended12_1_2 => "extended-12.1.2..12.3.0",
+            Layout::Extended12_3_1 => "extended>=12.3.1",
+            Layout::ExtendedShort => "extended-short",
+            Layout::BasicUpTo11_5_6 => "basic<=11.5.6",
+            Layout::Basic11_5_7 => "basic-11.5.7..12.1.1",
+            Layout::Basic12_1_2 => "basic>=12.1.2",
+            Layout::BasicShort => "basic-short>=12.1.2",
+            Layout::CpuOnly => "cpu-only",
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Columns
+// ---------------------------------------------------------------------------------------------
+
+/// A metric of [`DeviceMetrics`] (crate-internal: shared with `iostat_json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Field {
+    Tps,
+    RS,
+    WS,
+    DS,
+    FS,
+    RrqmS,
+    WrqmS,
+    DrqmS,
+    RqmS,
+    RrqmPct,
+    WrqmPct,
+    DrqmPct,
+    RBytesS,
+    WBytesS,
+    DBytesS,
+    BytesS,
+    WdBytesS,
+    RAwait,
+    WAwait,
+    DAwait,
+    FAwait,
+    Await,
+    AquSz,
+    RReq,
+    WReq,
+    DReq,
+    Req,
+    Util,
+    Svctm,
+    ReadBytes,
+    WrittenBytes,
+    DiscardedBytes,
+    WdBytes,
+}
+
+impl Field {
+    fn bit(self) -> u64 {
+        1u64 << (self as u32)
+    }
+}
+
+/// What one header column means: a field and the multiplier to bytes (1 for non-sizes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Col {
+    /// The device name column.
+    Device,
+    /// A column iosift does not use (kept silent: new sysstat columns must not break parsing).
+    Unknown,
+    /// A value: field and unit multiplier (bytes per printed unit; 1 for counts, ms, %).
+    Val(Field, f64),
+}
+
+const KB: f64 = 1024.0;
+const MB: f64 = 1024.0 * 1024.0;
+const GB: f64 = 1024.0 * 1024.0 * 1024.0;
+const SECTOR: f64 = 512.0;
+
+fn unit_of(u: &str) -> Option<(f64, &'static str)> {
+    match u {
+        "kB" => Some((KB, "kB")),
+        "MB" => Some((MB, "MB")),
+        "GB" => Some((GB, "GB")),
+        "sec" | "Blk" => Some((SECTOR, "sectors")),
+        _ => None,
+    }
+}
+
+/// Maps a header name (`rkB/s`, `%util`, `Blk_read/s`, `avgqu-sz`, ...) to its meaning.
+/// JSON keys are the same names without `%` (see `iostat_json`).
+pub(crate) fn classify(name: &str) -> (Col, Option<&'static str>) {
+    use Field::*;
+    let v = |f| (Col::Val(f, 1.0), None);
+    match name {
+        "Device" | "Device:" => return (Col::Device, None),
+        "tps" => return v(Tps),
+        "r/s" => return v(RS),
+        "w/s" => return v(WS),
+        "d/s" => return v(DS),
+        "f/s" => return v(FS),
+        "rrqm/s" => return v(RrqmS),
+        "wrqm/s" => return v(WrqmS),
+        "drqm/s" => return v(DrqmS),
+        "rqm/s" => return v(RqmS),
+        "%rrqm" => return v(RrqmPct),
+        "%wrqm" => return v(WrqmPct),
+        "%drqm" => return v(DrqmPct),
+        "r_await" => return v(RAwait),
+        "w_await" => return v(WAwait),
+        "d_await" => return v(DAwait),
+        "f_await" => return v(FAwait),
+        "await" => return v(Await),
+        "aqu-sz" | "avgqu-sz" => return v(AquSz),
+        "rareq-sz" => return (Col::Val(RReq, KB), None),
+        "wareq-sz" => return (Col::Val(WReq, KB), None),
+        "dareq-sz" => return (Col::Val(DReq, KB), None),
+        "areq-sz" => return (Col::Val(Req, KB), None),
+        "avgrq-sz" => return (Col::Val(Req, SECTOR), None),
+        "%util" => return v(Util),
+        "svctm" => return v(Svctm),
+        _ => {}
+    }
+    // `rkB/s`, `wMB/s`, `dsec/s`, `kB/s`
+    if let Some(stem) = name.strip_suffix("/s") {
+        let (field, u) = match stem.as_bytes().first() {
+            Some(b'r') => (RBytesS, &stem[1..]),
+            Some(b'w') => (WBytesS, &stem[1..]),
+            Some(b'd') => (DBytesS, &stem[1..]),
+            _ => (BytesS, stem),
+        };
+        if let Some((mult, unit)) = unit_of(u) {
+            return (Col::Val(field, mult), Some(unit));
+        }
+    }
+    // `kB_read/s`, `Blk_wrtn`, `MB_dscd/s`, `kB_w+d/s`
+    if let Some((u, what)) = name.split_once('_')
+        && let Some((mult, unit)) = unit_of(u)
+    {
+        let f = match what {
+            "read/s" => Some(RBytesS),
+            "wrtn/s" => Some(WBytesS),
+            "dscd/s" => Some(DBytesS),
+            "w+d/s" => Some(WdBytesS),
+            "read" => Some(ReadBytes),
+            "wrtn" => Some(WrittenBytes),
+            "dscd" => Some(DiscardedBytes),
+            "w+d" => Some(WdBytes),
+            _ => None,
+        };
+        if let Some(f) = f {
+            return (Col::Val(f, mult), Some(unit));
+        }
+    }
+    (Col::Unknown, None)
+}
+
+/// Stores one value in its field.
+pub(crate) fn set(m: &mut DeviceMetrics, f: Field, v: f64) {
+    use Field::*;
+    let slot = match f {
+        Tps => &mut m.tps,
+        RS => &mut m.r_s,
+        WS => &mut m.w_s,
+        DS => &mut m.d_s,
+        FS => &mut m.f_s,
+        RrqmS => &mut m.rrqm_s,
+        WrqmS => &mut m.wrqm_s,
+        DrqmS => &mut m.drqm_s,
+        RqmS => &mut m.rqm_s,
+        RrqmPct => &mut m.rrqm_pct,
+        WrqmPct => &mut m.wrqm_pct,
+        DrqmPct => &mut m.drqm_pct,
+        RBytesS => &mut m.r_bytes_s,
+        WBytesS => &mut m.w_bytes_s,
+        DBytesS => &mut m.d_bytes_s,
+        BytesS => &mut m.bytes_s,
+        WdBytesS => &mut m.wd_bytes_s,
+        RAwait => &mut m.r_await_ms,
+        WAwait => &mut m.w_await_ms,
+        DAwait => &mut m.d_await_ms,
+        FAwait => &mut m.f_await_ms,
+        Await => &mut m.await_ms,
+        AquSz => &mut m.aqu_sz,
+        RReq => &mut m.r_req_bytes,
+        WReq => &mut m.w_req_bytes,
+        DReq => &mut m.d_req_bytes,
+        Req => &mut m.req_bytes,
+        Util => &mut m.util_pct,
+        Svctm => &mut m.svctm_ms,
+        ReadBytes => &mut m.read_bytes,
+        WrittenBytes => &mut m.written_bytes,
+        DiscardedBytes => &mut m.discarded_bytes,
+        WdBytes => &mut m.wd_bytes,
+    };
+    *slot = Some(v);
+}
+
+/// Recognises the sysstat generation from the set of header fields.
+pub(crate) fn layout_of(mask: u64, colon: bool) -> Layout {
+    use Field::*;
+    let has = |f: Field| mask & f.bit() != 0;
+    if has(FS) || has(FAwait) {
+        Layout::Extended12_3_1
+    } else if has(DS) || has(DReq) {
+        Layout::Extended12_1_2
+    } else if has(RReq) || has(WReq) || has(RrqmPct) {
+        Layout::Extended11_5_7
+    } else if has(RAwait) || has(WAwait) {
+        Layout::Extended9_1_2
+    } else if has(RS) || has(WS) || has(RrqmS) {
+        Layout::ExtendedUpTo9_1_1
+    } else if has(RqmS) || has(Req) || has(BytesS) {
+        Layout::ExtendedShort
+    } else if has(WdBytesS) || has(WdBytes) {
+        Layout::BasicShort
+    } else if has(DBytesS) || has(DiscardedBytes) {
+        Layout::Basic12_1_2
+    } else if has(Tps) || has(RBytesS) {
+        if colon { Layout::BasicUpTo11_5_6 } else { Layout::Basic11_5_7 }
+    } else {
+        Layout::Unknown
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers
+// ---------------------------------------------------------------------------------------------
+
+/// A parsed number: its value and whether a `--human` size suffix made it absolute bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Num {
+    pub v: f64,
+    pub abs_bytes: bool,
+    pub comma: bool,
+    pub suffix: bool,
+}
+
+const POW10: [f64; 10] = [1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+
+/// Fast number reader for sysstat fields: `123.45`, `123,45`, `-1.00`, `7,8M`, `59.5k`, `8,9%`.
+///
+/// Up to 15 significant digits are read exactly (mantissa / 10^k is correctly rounded, the
+/// same result as `str::parse`); anything else falls back to the general parser.
+pub(crate) fn parse_num(tok: &[u8]) -> Option<Num> {
+    let (body, mult, abs_bytes, suffix) = match tok.last()? {
+        b'%' => (&tok[..tok.len() - 1], 1.0, false, true),
+        b'B' => (&tok[..tok.len() - 1], 1.0, true, true),
+        b'k' | b'K' => (&tok[..tok.len() - 1], KB, true, true),
+        b'M' => (&tok[..tok.len() - 1], MB, true, true),
+        b'G' => (&tok[..tok.len() - 1], GB, true, true),
+        b'T' => (&tok[..tok.len() - 1], GB * KB, true, true),
+        b'P' => (&tok[..tok.len() - 1], GB * MB, true, true),
+        _ => (tok, 1.0, false, false),
+    };
+    let (neg, digits) = match body.first()? {
+        b'-' => (true, &body[1..]),
+        _ => (false, body),
+    };
+    let mut mant: u64 = 0;
+    let mut nd = 0usize;
+    let mut frac: Option<usize> = None;
+    let mut comma = false;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                mant = mant.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
+                nd += 1;
+                if let Some(f) = frac.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' | b',' if frac.is_none() => {
+                comma = b == b',';
+                frac = Some(0);
+            }
+            _ => return slow_num(tok),
+        }
+    }
+    let f = frac.unwrap_or(0);
+    if nd == 0 || nd > 15 || f >= POW10.len() {
+        return slow_num(tok);
+    }
+    let mut v = mant as f64 / POW10[f];
+    if neg {
+        v = -v;
+    }
+    Some(Num { v: v * mult, abs_bytes, comma, suffix })
+}
+
+fn slow_num(tok: &[u8]) -> Option<Num> {
+    let s = std::str::from_utf8(tok).ok()?;
+    let v = parse_human(s)?;
+    let last = *tok.last()?;
+    let suffix = !last.is_ascii_digit() && last != b'.';
+    Some(Num {
+        v,
+        abs_bytes: matches!(last, b'B' | b'k' | b'K' | b'M' | b'G' | b'T' | b'P'),
+        comma: tok.contains(&b','),
+        suffix,
+    })
+}
+
+/// Splits on ASCII spaces/tabs, storing token spans in `out` (reused between lines).
+fn split_ws(s: &[u8], out: &mut Vec<(u32, u32)>) {
+    out.clear();
+    let mut i = 0usize;
+    let n = s.len().min(u32::MAX as usize);
+    while i < n {
+        while i < n && (s[i] == b' ' || s[i] == b'\t') {
+            i += 1;
+        }
+        if i >= n {
+            break;
+        }
+        let start = i;
+        while i < n && s[i] != b' ' && s[i] != b'\t' {
+            i += 1;
+        }
+        out.push((start as u32, i as u32));
+    }
+}
+
+fn tok(s: &[u8], span: (u32, u32)) -> &[u8] {
+    s.get(span.0 as usize..span.1 as usize).unwrap_or(&[])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parser
+// ---------------------------------------------------------------------------------------------
+
+/// A device header in force.
 #[derive(Debug, Clone, Default)]
-pub struct Output;
+struct Header {
+    /// The header line bytes (to reuse the mapping when the next header is identical).
+    text: Vec<u8>,
+    cols: Vec<Col>,
+    device_last: bool,
+    mask: u64,
+    colon: bool,
+}
 
-impl Summary for Output {
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum CpuCol {
+    User,
+    Nice,
+    System,
+    Iowait,
+    Steal,
+    Idle,
+    Other,
+}
+
+/// Builds [`Iostat`] values; shared with `iostat_json`.
+#[derive(Debug, Default)]
+pub(crate) struct Builder {
+    pub out: Iostat,
+    cur: Option<Report>,
+    run: usize,
+    index: usize,
+    run_omits: bool,
+    /// Fields of the headers seen in the current report (to tell `--pretty` sub-tables apart).
+    report_mask: u64,
+    /// Name → row index for sub-table merging (built lazily).
+    by_name: HashMap<String, usize>,
+    merge_hint: usize,
+    pub layout_mask: u64,
+    pub layout_colon: bool,
+}
+
+impl Builder {
+    /// Starts a new run (a banner line).
+    pub fn start_run(&mut self, line: usize, banner: Option<Banner>, omits_since_boot: bool) {
+        self.finish_report();
+        if !self.out.runs.is_empty() {
+            self.run += 1;
+        }
+        if self.out.banner.is_none() {
+            self.out.banner = banner.clone();
+        }
+        self.out.runs.push(Run { line, banner, omits_since_boot });
+        self.index = 0;
+        self.run_omits = omits_since_boot;
+    }
+
+    /// Marks the current run as started with `-y`.
+    pub fn set_omits(&mut self, v: bool) {
+        self.run_omits = v;
+        if let Some(r) = self.out.runs.last_mut() {
+            r.omits_since_boot = v;
+        }
+    }
+
+    /// Starts a new report at `line`.
+    pub fn start_report(&mut self, line: usize, stamp: Option<Stamp>) {
+        self.finish_report();
+        if self.out.runs.is_empty() {
+            self.out.runs.push(Run::default());
+        }
+        self.cur = Some(Report {
+            line,
+            run: self.run,
+            index: self.index,
+            stamp,
+            since_boot: self.index == 0 && !self.run_omits,
+            cpu: None,
+            devices: Vec::new(),
+        });
+        self.index += 1;
+        self.report_mask = 0;
+        self.merge_hint = 0;
+        self.by_name.clear();
+    }
+
+    /// The report being filled, when any.
+    pub fn current(&mut self) -> Option<&mut Report> {
+        self.cur.as_mut()
+    }
+
+    /// Ends the report being filled.
+    pub fn finish_report(&mut self) {
+        if let Some(r) = self.cur.take() {
+            self.out.reports.push(r);
+        }
+    }
+
+    /// Adds a row, merging it into an existing row of the same device when `merge`.
+    pub fn push_row(&mut self, row: DeviceRow, merge: bool) {
+        let Some(cur) = self.cur.as_mut() else { return };
+        if merge {
+            let idx = if cur.devices.get(self.merge_hint).is_some_and(|d| d.device == row.device) {
+                Some(self.merge_hint)
+            } else {
+                if self.by_name.is_empty() {
+                    for (i, d) in cur.devices.iter().enumerate() {
+                        self.by_name.entry(d.device.clone()).or_insert(i);
+                    }
+                }
+                self.by_name.get(&row.device).copied()
+            };
+            if let Some(i) = idx {
+                if let Some(d) = cur.devices.get_mut(i) {
+                    merge_metrics(&mut d.m, &row.m);
+                }
+                self.merge_hint = i + 1;
+                return;
+            }
+            self.by_name.insert(row.device.clone(), cur.devices.len());
+        }
+        cur.devices.push(row);
+    }
+
+    /// Finishes: derives the interval and stamp facts.
+    pub fn finish(mut self) -> Iostat {
+        self.finish_report();
+        let mut out = self.out;
+        out.layout = if self.layout_mask != 0 {
+            layout_of(self.layout_mask, self.layout_colon)
+        } else if out.reports.iter().any(|r| r.cpu.is_some()) {
+            Layout::CpuOnly
+        } else {
+            Layout::Unknown
+        };
+        out.has_t = out.reports.iter().any(|r| r.stamp.is_some());
+        out.interval_s = derive_interval(&out.reports);
+        out
+    }
+}
+
+fn merge_metrics(dst: &mut DeviceMetrics, src: &DeviceMetrics) {
+    macro_rules! m {
+        ($($f:ident),*) => { $( if src.$f.is_some() { dst.$f = src.$f; } )* };
+    }
+    m!(
+        tps,
+        r_s,
+        w_s,
+        d_s,
+        f_s,
+        rrqm_s,
+        wrqm_s,
+        drqm_s,
+        rqm_s,
+        rrqm_pct,
+        wrqm_pct,
+        drqm_pct,
+        r_bytes_s,
+        w_bytes_s,
+        d_bytes_s,
+        bytes_s,
+        wd_bytes_s,
+        r_await_ms,
+        w_await_ms,
+        d_await_ms,
+        f_await_ms,
+        await_ms,
+        aqu_sz,
+        r_req_bytes,
+        w_req_bytes,
+        d_req_bytes,
+        req_bytes,
+        util_pct,
+        svctm_ms,
+        read_bytes,
+        written_bytes,
+        discarded_bytes,
+        wd_bytes
+    );
+}
+
+/// Seconds of a stamp on a common axis (for interval derivation only).
+fn stamp_secs(s: &Stamp) -> Option<f64> {
+    let ndt = |n: &NaiveDateTime| n.and_utc().timestamp() as f64 + f64::from(n.nanosecond()) / 1e9;
+    match s {
+        Stamp::Epoch(e) => Some(*e),
+        Stamp::Zoned(d) => Some(ndt(&d.naive_utc())),
+        Stamp::Local(n) => Some(ndt(n)),
+        Stamp::TimeOfDay(t) => Some(f64::from(t.num_seconds_from_midnight())),
+        Stamp::NoYear { time, .. } => Some(f64::from(time.num_seconds_from_midnight())),
+        Stamp::SinceBoot(s) => Some(*s),
+    }
+}
+
+fn derive_interval(reports: &[Report]) -> Option<f64> {
+    let mut diffs: Vec<f64> = Vec::new();
+    for w in reports.windows(2) {
+        if w[0].run != w[1].run {
+            continue;
+        }
+        if let (Some(a), Some(b)) =
+            (w[0].stamp.as_ref().and_then(stamp_secs), w[1].stamp.as_ref().and_then(stamp_secs))
+        {
+            let mut d = b - a;
+            if matches!(w[0].stamp, Some(Stamp::TimeOfDay(_))) && d < 0.0 {
+                d += 86_400.0;
+            }
+            if d > 0.0 {
+                diffs.push(d);
+            }
+        }
+    }
+    if diffs.is_empty() {
+        return None;
+    }
+    diffs.sort_by(|a, b| a.total_cmp(b));
+    diffs.get(diffs.len() / 2).copied()
+}
+
+fn stamp_form(s: &Stamp, text: &str) -> &'static str {
+    match s {
+        Stamp::Zoned(_) => "iso-zoned",
+        Stamp::Epoch(_) => "epoch",
+        Stamp::TimeOfDay(_) => "time-of-day",
+        _ => {
+            let date = text.split_whitespace().next().unwrap_or("");
+            let form = crate::common::sysstat::parse_date(date).form;
+            if form == "unknown" && text.contains('년') { "korean" } else { form }
+        }
+    }
+}
+
+/// Reads a `-t` stamp line, reusing the date of the previous stamp when its text is the same
+/// (`11/29/26 19:38:03` → only `19:38:03` is parsed again).
+struct StampCache {
+    date_text: String,
+    date: Option<chrono::NaiveDate>,
+}
+
+impl StampCache {
+    fn parse(&mut self, line: &str) -> Option<Stamp> {
+        let t = line.trim();
+        if let Some((d, rest)) = t.split_once(' ')
+            && self.date.is_some()
+            && d == self.date_text
+            && rest.len() == 8
+            && let Some(tod) = fast_hms(rest.as_bytes())
+        {
+            return self.date.map(|date| Stamp::Local(date.and_time(tod)));
+        }
+        let s = parse_stamp_line(t)?;
+        if let Stamp::Local(n) = s
+            && let Some((d, _)) = t.split_once(' ')
+        {
+            self.date_text.clear();
+            self.date_text.push_str(d);
+            self.date = Some(n.date());
+        }
+        Some(s)
+    }
+}
+
+fn fast_hms(b: &[u8]) -> Option<chrono::NaiveTime> {
+    if b.len() != 8 || b[2] != b':' || b[5] != b':' {
+        return None;
+    }
+    let two = |i: usize| -> Option<u32> {
+        let (x, y) = (b[i], b[i + 1]);
+        (x.is_ascii_digit() && y.is_ascii_digit()).then(|| u32::from(x - b'0') * 10 + u32::from(y - b'0'))
+    };
+    chrono::NaiveTime::from_hms_opt(two(0)?, two(3)?, two(6)?)
+}
+
+/// What the previous content line was (drives how the next line is read).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Expect {
+    Anything,
+    CpuValues,
+}
+
+/// Parses `iostat` text.
+pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
+    let mut b = Builder::default();
+    let mut d = Diags::default();
+    let mut header: Option<Header> = None;
+    let mut cpu_cols: Vec<CpuCol> = Vec::new();
+    let mut expect = Expect::Anything;
+    let mut spans: Vec<(u32, u32)> = Vec::with_capacity(32);
+    let mut stamps = StampCache { date_text: String::new(), date: None };
+    // Blank lines seen right after a banner (2 ⇒ `-y` on sysstat 12.x).
+    let mut after_banner: Option<usize> = None;
+    let mut merge_rows = false;
+    let ends_with_newline = input.last().is_some_and(|&c| c == b'\n');
+    let mut lines_total = 0usize;
+    let n_lines = crate::common::lines::count_lines(input);
+    // The table rows below `header` are being read.
+    let mut table_open = false;
+    let mut comma = false;
+    let mut human = false;
+    let mut ansi = false;
+    let mut unit: Option<&'static str> = None;
+    let mut device_last = false;
+    let mut subtables = false;
+
+    for line in Lines::new(input) {
+        lines_total = line.no;
+        let no = line.no;
+        let is_last = !ends_with_newline && no == n_lines;
+        let text: Cow<'_, str> = if line.bytes.contains(&0x1b) {
+            ansi = true;
+            line.clean_text()
+        } else {
+            line.text()
+        };
+        let bytes = text.as_bytes();
+        split_ws(bytes, &mut spans);
+        if spans.is_empty() {
+            if let Some(n) = after_banner.as_mut() {
+                *n += 1;
+            }
+            continue;
+        }
+        if let Some(n) = after_banner.take()
+            && n >= 2
+        {
+            b.set_omits(true);
+        }
+        let first = tok(bytes, spans[0]);
+        let last = tok(bytes, spans[spans.len() - 1]);
+
+        // avg-cpu:  %user   %nice %system %iowait  %steal   %idle
+        if first == b"avg-cpu:" {
+            cpu_cols.clear();
+            for &sp in &spans[1..] {
+                cpu_cols.push(match tok(bytes, sp) {
+                    b"%user" => CpuCol::User,
+                    b"%nice" => CpuCol::Nice,
+                    b"%system" | b"%sys" => CpuCol::System,
+                    b"%iowait" => CpuCol::Iowait,
+                    b"%steal" => CpuCol::Steal,
+                    b"%idle" => CpuCol::Idle,
+                    _ => CpuCol::Other,
+                });
+            }
+            let new = match b.current() {
+                Some(r) => r.cpu.is_some() || !r.devices.is_empty() || b.report_mask != 0,
+                None => true,
+            };
+            if new {
+                b.start_report(no, None);
+            }
+            table_open = false;
+            expect = Expect::CpuValues;
+            continue;
+        }
+        //           84.42    0.00   14.57    1.01    0.00    0.00
+        if expect == Expect::CpuValues {
+            expect = Expect::Anything;
+            if spans.len() == cpu_cols.len() {
+                let mut cpu = CpuAvg::default();
+                let mut ok = true;
+                for (i, &sp) in spans.iter().enumerate() {
+                    match parse_num(tok(bytes, sp)) {
+                        Some(n) => {
+                            comma |= n.comma;
+                            human |= n.suffix;
+                            let slot = match cpu_cols.get(i) {
+                                Some(CpuCol::User) => &mut cpu.user,
+                                Some(CpuCol::Nice) => &mut cpu.nice,
+                                Some(CpuCol::System) => &mut cpu.system,
+                                Some(CpuCol::Iowait) => &mut cpu.iowait,
+                                Some(CpuCol::Steal) => &mut cpu.steal,
+                                Some(CpuCol::Idle) => &mut cpu.idle,
+                                _ => continue,
+                            };
+                            *slot = Some(n.v);
+                        }
+                        None => {
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+                if ok {
+                    if let Some(r) = b.current() {
+                        r.cpu = Some(cpu);
+                    }
+                    continue;
+                }
+            }
+            if is_last && spans.len() < cpu_cols.len() {
+                d.skip(no, DiagKind::Truncated, &*text);
+                continue;
+            }
+            // Not a value line: fall through and read it as anything else.
+        }
+
+        // Device header: `Device:  rrqm/s …`, `Device  r/s …`, or `… %util Device` (pretty/-h).
+        let dev_first = first == b"Device" || first == b"Device:";
+        let dev_last_hdr = !dev_first && last == b"Device" && spans.len() > 1;
+        if dev_first || dev_last_hdr {
+            let reuse = header.as_ref().is_some_and(|h| h.text == bytes);
+            let h = if reuse {
+                header.take().unwrap_or_default()
+            } else {
+                let mut h = Header {
+                    text: bytes.to_vec(),
+                    cols: Vec::with_capacity(spans.len()),
+                    device_last: dev_last_hdr,
+                    mask: 0,
+                    colon: first == b"Device:",
+                };
+                for &sp in &spans {
+                    let name = std::str::from_utf8(tok(bytes, sp)).unwrap_or("");
+                    let (c, u) = classify(name);
+                    if let Col::Val(f, _) = c {
+                        h.mask |= f.bit();
+                    }
+                    if u.is_some() && unit.is_none() {
+                        unit = u;
+                    }
+                    h.cols.push(c);
+                }
+                h
+            };
+            device_last |= h.device_last;
+            b.layout_mask |= h.mask;
+            b.layout_colon |= h.colon;
+            // New report, or a further `--pretty` sub-table of the same report?
+            match b.current() {
+                None => b.start_report(no, None),
+                Some(r) => {
+                    let _ = r;
+                    if b.report_mask == 0 {
+                        // after a stamp / avg-cpu block: same report
+                    } else if b.report_mask & h.mask == 0 {
+                        subtables = true;
+                    } else {
+                        b.start_report(no, None);
+                    }
+                }
+            }
+            merge_rows = b.report_mask != 0;
+            b.merge_hint = 0;
+            b.report_mask |= h.mask;
+            header = Some(h);
+            table_open = true;
+            continue;
+        }
+
+        // Banner: `Linux 6.18.44-fc-v669 (vm) \t11/29/26 \t_x86_64_\t(2 CPU)`
+        if bytes.contains(&b'(')
+            && let Some(banner) = parse_banner(&text)
+        {
+            b.start_run(no, Some(banner), false);
+            table_open = false;
+            after_banner = Some(0);
+            continue;
+        }
+
+        // Device row.
+        if let Some(h) = header.as_ref().filter(|_| table_open) {
+            if spans.len() == h.cols.len() {
+                match read_row(bytes, &spans, h, no) {
+                    Ok((row, c, hu)) => {
+                        comma |= c;
+                        human |= hu;
+                        b.push_row(row, merge_rows);
+                        continue;
+                    }
+                    Err(()) => {
+                        // maybe a stamp line after a table without blank line: tried below
+                        if let Some(s) = try_stamp(bytes, &text, &mut stamps) {
+                            begin_stamped(&mut b, no, s, &text);
+                            table_open = false;
+                            continue;
+                        }
+                        d.skip(no, DiagKind::BadNumber, &*text);
+                        continue;
+                    }
+                }
+            }
+            if let Some(s) = try_stamp(bytes, &text, &mut stamps) {
+                begin_stamped(&mut b, no, s, &text);
+                table_open = false;
+                continue;
+            }
+            if is_last && spans.len() < h.cols.len() {
+                d.skip(no, DiagKind::Truncated, &*text);
+            } else {
+                d.skip(no, DiagKind::FieldCount, &*text);
+            }
+            continue;
+        }
+
+        // Time stamp line: `11/29/26 19:38:03`, `2026-11-29T19:31:40+0000`, `Time: 03:49:57 PM`.
+        if let Some(s) = try_stamp(bytes, &text, &mut stamps) {
+            begin_stamped(&mut b, no, s, &text);
+            table_open = false;
+            continue;
+        }
+        let _ = first;
+        d.skip(no, if b.out.runs.is_empty() { DiagKind::Malformed } else { DiagKind::NoHeader }, &*text);
+    }
+
+    let mut out = b.finish();
+    out.unit = unit;
+    out.human = human;
+    out.decimal_comma = comma;
+    out.ansi = ansi;
+    out.device_last = device_last;
+    out.pretty_subtables = subtables;
+    d.finish(out, lines_total)
+}
+
+fn try_stamp(bytes: &[u8], text: &str, cache: &mut StampCache) -> Option<Stamp> {
+    let c = *bytes.iter().find(|c| !c.is_ascii_whitespace())?;
+    if !(c.is_ascii_digit() || c == b'T') || bytes.len() > 80 {
+        return None;
+    }
+    cache.parse(text)
+}
+
+fn begin_stamped(b: &mut Builder, no: usize, s: Stamp, text: &str) {
+    if b.out.stamp_form.is_none() {
+        b.out.stamp_form = Some(stamp_form(&s, text.trim()));
+    }
+    b.start_report(no, Some(s));
+}
+
+/// Reads one device row; `Err` when a value field is not a number.
+fn read_row(
+    bytes: &[u8],
+    spans: &[(u32, u32)],
+    h: &Header,
+    no: usize,
+) -> Result<(DeviceRow, bool, bool), ()> {
+    let mut m = DeviceMetrics::default();
+    let mut device: Option<String> = None;
+    let mut comma = false;
+    let mut human = false;
+    for (i, (&sp, col)) in spans.iter().zip(&h.cols).enumerate() {
+        let t = tok(bytes, sp);
+        match *col {
+            Col::Device => {
+                let name = String::from_utf8_lossy(t);
+                // Group rows (`-g`) are printed with a leading space: ` total`.
+                let lead =
+                    i == 0 && !h.device_last && bytes.first().is_some_and(|c| *c == b' ' || *c == b'\t');
+                device = Some(if lead { format!(" {name}") } else { name.into_owned() });
+            }
+            Col::Unknown => {
+                parse_num(t).ok_or(())?;
+            }
+            Col::Val(f, mult) => {
+                let n = parse_num(t).ok_or(())?;
+                comma |= n.comma;
+                human |= n.suffix;
+                let v = if n.abs_bytes { n.v } else { n.v * mult };
+                set(&mut m, f, v);
+            }
+        }
+    }
+    let device = device.ok_or(())?;
+    Ok((DeviceRow { line: no, device, m }, comma, human))
+}
+
+impl Summary for Iostat {
     fn records(&self) -> usize {
-        0
+        self.reports.len()
     }
+
     fn variant(&self) -> Variant {
-        Variant::new()
+        let mut v = Variant::new();
+        v.insert("layout", self.layout.as_str().to_string());
+        if let Some(u) = self.unit {
+            v.insert("unit", u.to_string());
+        }
+        if let Some(b) = &self.banner {
+            v.insert("date_form", b.date_form.to_string());
+            v.insert("host", b.nodename.clone());
+            v.insert("kernel", b.release.clone());
+        }
+        if let Some(f) = self.stamp_form {
+            v.insert("stamp_form", f.to_string());
+        }
+        v.insert("has_t", self.has_t.to_string());
+        v.insert("device_last", self.device_last.to_string());
+        v.insert("json", self.json.to_string());
+        if self.pretty_subtables {
+            v.insert("pretty_subtables", "true".to_string());
+        }
+        if self.human {
+            v.insert("human", "true".to_string());
+        }
+        if self.decimal_comma {
+            v.insert("decimal_sep", ",".to_string());
+        }
+        if self.ansi {
+            v.insert("ansi", "true".to_string());
+        }
+        if let Some(i) = self.interval_s {
+            v.insert("interval_s", format!("{i}"));
+        }
+        v.insert("runs", self.runs.len().to_string());
+        if self.runs.iter().any(|r| r.omits_since_boot) {
+            v.insert("omits_since_boot", "true".to_string());
+        }
+        let devs: std::collections::BTreeSet<&str> =
+            self.reports.iter().flat_map(|r| r.devices.iter().map(|d| d.device.as_str())).collect();
+        if !devs.is_empty() && devs.len() <= 16 {
+            v.insert("devices", devs.into_iter().collect::<Vec<_>>().join(","));
+        } else if !devs.is_empty() {
+            v.insert("devices", format!("{} devices", devs.len()));
+        }
+        v
     }
+
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        None
+        let first = self.reports.iter().find_map(|r| r.stamp)?;
+        let last = self.reports.iter().rev().find_map(|r| r.stamp)?;
+        Some((first, last))
     }
+}
+
+/// True when `line` is an iostat device header (`Device …` / `… Device`) with iostat column names.
+fn is_device_header(line: &str) -> bool {
+    let mut toks = line.split_whitespace();
+    let Some(first) = toks.next() else { return false };
+    let rest: Vec<&str> = toks.collect();
+    let names: &[&str] = if first == "Device" || first == "Device:" {
+        &rest
+    } else if rest.last() == Some(&"Device") {
+        // `      tps    kB_read/s … Device` (pretty): include the first token.
+        return classify(first).0 != Col::Unknown
+            && rest.iter().take(rest.len().saturating_sub(1)).all(|t| classify(t).0 != Col::Unknown);
+    } else {
+        return false;
+    };
+    !names.is_empty() && names.iter().all(|t| classify(t).0 != Col::Unknown)
 }
 
 /// The `iostat` format.
 pub struct Fmt;
 
 impl Format for Fmt {
-    type Output = Output;
+    type Output = Iostat;
     const ID: &'static str = "iostat";
-    const SAMPLE: &'static str = "";
-    const DESCRIPTION: &'static str = "not implemented yet";
-    fn sniff(_head: &[u8]) -> Sniff {
+    const SAMPLE: &'static str = "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util";
+    const DESCRIPTION: &'static str =
+        "sysstat iostat text reports (any version, -x/-s/-h/--pretty/-p/-g/-N, -t stamps, any locale)";
+
+    fn sniff(head: &[u8]) -> Sniff {
+        let text = String::from_utf8_lossy(head);
+        let mut banner = false;
+        let mut seen = 0;
+        let n_lines = text.lines().count();
+        for (i, raw) in text.lines().enumerate() {
+            let l = crate::common::lines::strip_ansi(Cow::Borrowed(raw));
+            let t = l.trim();
+            if t.is_empty() {
+                continue;
+            }
+            seen += 1;
+            if seen == 1 && parse_banner(&l).is_some() {
+                banner = true;
+                continue;
+            }
+            // The last line of the head may be cut: only whole lines count for headers.
+            let whole = i + 1 < n_lines || head.len() < crate::common::SNIFF_BYTES;
+            if t.starts_with("avg-cpu:") && t.contains("%user") && t.contains("%idle") {
+                return Sniff::Yes;
+            }
+            if (t.starts_with("Device") || t.ends_with(" Device")) && (whole && is_device_header(t)) {
+                return Sniff::Yes;
+            }
+            if t.starts_with("Device") && !whole && banner {
+                let ok = t.split_whitespace().skip(1).take(3).all(|n| classify(n).0 != Col::Unknown);
+                if ok {
+                    return Sniff::Yes;
+                }
+            }
+            if seen > 8 {
+                break;
+            }
+        }
         Sniff::No
     }
-    fn parse(input: &[u8]) -> Parsed<Output> {
-        Parsed::new(Output, count_lines(input))
+
+    fn parse(input: &[u8]) -> Parsed<Iostat> {
+        parse_text(input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers() {
+        let n = |s: &str| parse_num(s.as_bytes()).map(|n| n.v);
+        assert_eq!(n("123.45"), Some(123.45));
+        assert_eq!(n("48,29"), Some(48.29));
+        assert_eq!(n("-1.00"), Some(-1.0));
+        assert_eq!(n("7,8M"), Some(7.8 * MB));
+        assert_eq!(n("59.5k"), Some(59.5 * KB));
+        assert_eq!(n("8,9%"), Some(8.9));
+        assert_eq!(n("1597749"), Some(1597749.0));
+        assert_eq!(n("abc"), None);
+        assert_eq!(n(""), None);
+        assert_eq!(n("-"), None);
+        assert_eq!(n("1.2.3"), None);
+        assert_eq!(n("12345678901234567890.5"), Some(12345678901234567890.5));
+        // Exactly the same as the standard parser.
+        for s in ["0.07", "14183.00", "83540.00", "0.66", "1180.42", "34930.03"] {
+            assert_eq!(n(s), s.parse::<f64>().ok());
+        }
+    }
+
+    #[test]
+    fn header_names() {
+        assert_eq!(classify("rkB/s").0, Col::Val(Field::RBytesS, KB));
+        assert_eq!(classify("wsec/s").0, Col::Val(Field::WBytesS, SECTOR));
+        assert_eq!(classify("dMB/s").0, Col::Val(Field::DBytesS, MB));
+        assert_eq!(classify("kB/s").0, Col::Val(Field::BytesS, KB));
+        assert_eq!(classify("Blk_read/s").0, Col::Val(Field::RBytesS, SECTOR));
+        assert_eq!(classify("MB_wrtn").0, Col::Val(Field::WrittenBytes, MB));
+        assert_eq!(classify("kB_w+d/s").0, Col::Val(Field::WdBytesS, KB));
+        assert_eq!(classify("avgrq-sz").0, Col::Val(Field::Req, SECTOR));
+        assert_eq!(classify("rareq-sz").0, Col::Val(Field::RReq, KB));
+        assert_eq!(classify("avgqu-sz").0, Col::Val(Field::AquSz, 1.0));
+        assert_eq!(classify("Device:").0, Col::Device);
+        assert_eq!(classify("bogus").0, Col::Unknown);
+    }
+
+    const X_T: &str = "Linux 6.18.44-fc-v669 (vm) \t11/29/26 \t_x86_64_\t(2 CPU)\n\n\
+11/29/26 19:38:03\n\
+avg-cpu:  %user   %nice %system %iowait  %steal   %idle\n\
+          84.42    0.00   14.57    1.01    0.00    0.00\n\n\
+Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util\n\
+vda              4.00     20.00     1.00  20.00    2.25     5.00 14183.00  83540.00    97.00   0.68    0.66     5.89    0.00      0.00     0.00   0.00    0.00     0.00   50.00    0.08    9.42  12.80\n\n\n";
+
+    #[test]
+    fn one_extended_report() {
+        let p = parse_text(X_T.as_bytes());
+        assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+        let r = &p.value.reports[0];
+        assert!(r.since_boot);
+        assert_eq!(r.line, 3);
+        let cpu = r.cpu.unwrap();
+        assert_eq!(cpu.user, Some(84.42));
+        assert_eq!(cpu.iowait, Some(1.01));
+        let d = &r.devices[0];
+        assert_eq!(d.device, "vda");
+        assert_eq!(d.line, 8);
+        assert_eq!(d.m.w_s, Some(14183.0));
+        assert_eq!(d.m.w_bytes_s, Some(83540.0 * 1024.0));
+        assert_eq!(d.m.w_req_bytes, Some(5.89 * 1024.0));
+        assert_eq!(d.m.f_s, Some(50.0));
+        assert_eq!(d.m.util_pct, Some(12.8));
+        assert_eq!(p.value.layout, Layout::Extended12_3_1);
+        assert_eq!(Fmt::sniff(X_T.as_bytes()), Sniff::Yes);
+    }
+
+    #[test]
+    fn truncated_row_and_garbage_never_panic() {
+        let cut = &X_T[..X_T.find("14183.00").unwrap()];
+        let p = parse_text(cut.as_bytes());
+        assert_eq!(p.diagnostics.len(), 1);
+        assert_eq!(p.diagnostics[0].kind, DiagKind::Truncated);
+        for i in 0..X_T.len() {
+            if X_T.is_char_boundary(i) {
+                let _ = parse_text(&X_T.as_bytes()[..i]);
+            }
+        }
+        let _ = parse_text(b"\xff\xfe(\x1b[\n Device\nDevice\n\n1 2 3\navg-cpu:\n");
+    }
+
+    #[test]
+    fn pretty_subtables_merge() {
+        let s = "Linux 1.2.3-TEST (SYSSTAT.TEST) \t06/01/20 \t_x86_64_\t(9 CPU)\n\n\
+     r/s     rkB/s Device\n    6.90    222.14 sda\n    0.01      0.29 sdb\n\n\
+     w/s     wkB/s Device\n    1.69     57.08 sda\n    0.00      0.00 sdb\n\n\n\
+     r/s     rkB/s Device\n    1.00    2.00 sda\n    0.00      0.00 sdb\n\n\
+     w/s     wkB/s Device\n    3.00     4.00 sda\n    0.00      0.00 sdb\n\n\n";
+        let p = parse_text(s.as_bytes());
+        assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+        assert_eq!(p.value.reports.len(), 2);
+        let r = &p.value.reports[0];
+        assert_eq!(r.devices.len(), 2);
+        assert_eq!(r.devices[0].m.r_s, Some(6.9));
+        assert_eq!(r.devices[0].m.w_s, Some(1.69));
+        assert_eq!(p.value.reports[1].devices[0].m.w_s, Some(3.0));
+        assert!(p.value.device_last && p.value.pretty_subtables);
     }
 }

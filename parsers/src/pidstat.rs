@@ -1,20 +1,683 @@
-//! `pidstat`: placeholder until its parser lands (sniffs nothing, parses nothing).
+//! `pidstat` text reports (sysstat 9.x … 12.7.x), any locale, FORMATS.md §2.
+//!
+//! A real sample (`pidstat -d -t -h 1 30`, sysstat 12.6.1, bundle s1; `⇥` = TAB):
+//!
+//! ```text
+//! Linux 6.18.44-fc-v669 (vm) ⇥11/29/26 ⇥_x86_64_⇥(2 CPU)
+//!
+//! # Time        UID      TGID       TID   kB_rd/s   kB_wr/s kB_ccwr/s iodelay  Command
+//! 19:37:31        0     15545         -      0.00   3996.00      0.00       0  gcache_sim
+//! 19:37:31        0         -     15574      0.00   1996.00      0.00       0  |__gcache-w0
+//! ```
+//!
+//! and the default layout (`LC_ALL=de_DE.UTF-8 pidstat -d 1 30`, bundle s4), where the
+//! header carries the **previous** sample time and the rows the current one:
+//!
+//! ```text
+//! 19:52:40      UID       PID   kB_rd/s   kB_wr/s kB_ccwr/s iodelay  Command
+//! 19:52:41        0      1658      0,00    650,51      0,00       0  rustc
+//!
+//! Durchschn.:     0     31837     46,32   2453,24    813,04       0  cargo
+//! ```
+//!
+//! What the parser handles:
+//! * every activity table (`-d -u -r -s -w -v -R -T CHILD`), several per interval, or all
+//!   activities in one line with `-h` (old `#      Time` + right-aligned epoch, new `# Time`);
+//! * the ID columns `UID`/`USER` then `PID` or `TGID TID` (`-t`: process rows `TGID -`,
+//!   thread rows `- TID` with `|__name`, `TGID TID` with `(leader)__name` when the leader
+//!   was not shown);
+//! * times `12:53:20`, `07:33:00 PM`, `19時33分02秒`, `20시 56분 11초`, epoch (`-H`), and the
+//!   translated `Average:` labels (`Durchschn.:`, `Moyenne :`, `平均値:`, …);
+//! * decimal comma, `--human` suffixes, ANSI colours (`S_COLORS=always`), CRLF,
+//!   concatenated runs (a new banner), a truncated last line, `-1.00` for unreadable
+//!   `/proc/PID/io` (kept as `None`), commands with spaces (`-l`, `|__dconf worker`).
+//!
+//! Rows of different tables are not merged: a `-u -d` capture gives one [`Row`] per task per
+//! table; [`Row::table`] tells which header a row belongs to.
 
-use crate::common::{Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines};
+use crate::common::sysstat::{Banner, average_label_len, parse_banner, parse_time_of_day};
+use crate::common::{
+    DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines, lines::strip_ansi,
+};
+use std::borrow::Cow;
 
-/// Parsed content (placeholder).
+/// A parsed pidstat file (one or several concatenated runs).
 #[derive(Debug, Clone, Default)]
-pub struct Output;
+pub struct Pidstat {
+    /// The banner of the first run (`Linux 6.18.44-fc-v669 (vm) \t11/29/26 \t_x86_64_\t(2 CPU)`).
+    pub banner: Option<Banner>,
+    /// Every banner seen (more than one when runs were concatenated); [`Row::run`] indexes it.
+    pub banners: Vec<Banner>,
+    /// The interval rows (and since-boot rows), in file order.
+    pub rows: Vec<Row>,
+    /// The rows of the `Average:` blocks (any translation), in file order.
+    pub averages: Vec<Row>,
+    /// The column headers seen, in order; [`Row::table`] indexes it.
+    pub tables: Vec<Table>,
+    /// Layout facts for `inspect` (see [`Summary::variant`]).
+    pub layout: Layout,
+}
 
-impl Summary for Output {
+/// One column header line (`19:52:40      UID       PID   kB_rd/s …  Command`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    /// 1-based line number of the header.
+    pub line: usize,
+    /// The time printed in the header (the previous sample), `None` for `-h` and average headers.
+    pub stamp: Option<Stamp>,
+    /// True for the header of an `Average:` block.
+    pub average: bool,
+    /// The activity columns between the ID columns and `Command`, as printed (`kB_rd/s`, `%usr`, ...).
+    pub columns: Vec<String>,
+}
+
+/// How the file was printed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Layout {
+    /// `-h`: one line per task with all activities.
+    pub one_line: bool,
+    /// `-t`: `TGID TID` columns.
+    pub threads: bool,
+    /// `-U`: user names instead of UIDs.
+    pub user_names: bool,
+    /// Time form of the rows: `hh:mm:ss`, `12h`, `cjk`, `korean`, `epoch`.
+    pub time_form: Option<&'static str>,
+    /// A decimal comma was seen.
+    pub decimal_comma: bool,
+    /// `--human` suffixes were seen.
+    pub human: bool,
+    /// ANSI colour escapes were seen.
+    pub ansi: bool,
+    /// The `-d` table has `iodelay` (sysstat >= 10.2.1).
+    pub iodelay: Option<bool>,
+    /// The average label as printed (`Average:`, `Durchschn.:`, ...).
+    pub average_label: Option<String>,
+}
+
+/// One task line of a table (or of an average block).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// 1-based line number.
+    pub line: usize,
+    /// The sample time ([`Stamp::TimeOfDay`] or [`Stamp::Epoch`]); `None` for average rows.
+    pub stamp: Option<Stamp>,
+    /// The time of the table header = the previous sample (interval start); `None` with `-h`.
+    pub prev_stamp: Option<Stamp>,
+    /// True when the header and row times are equal: values since the task started (no interval).
+    pub since_boot: bool,
+    /// Index of the run (banner) the row belongs to.
+    pub run: usize,
+    /// Index into [`Pidstat::tables`] of the header the row follows.
+    pub table: usize,
+    /// UID (without `-U`).
+    pub uid: Option<u32>,
+    /// User name (`-U`).
+    pub user: Option<String>,
+    /// PID without `-t`; with `-t` the TGID, filled in for `- TID` thread rows from the
+    /// process row above them.
+    pub tgid: Option<u32>,
+    /// Thread id (`-t`); `None` for a process row and without `-t`.
+    pub tid: Option<u32>,
+    /// Command (without the `|__` / `(leader)__` prefix); the full command line with `-l`.
+    pub command: String,
+    /// The leader name of a `(leader)__name` thread row (TGID not displayed).
+    pub leader: Option<String>,
+    /// `kB_rd/s`; `None` when absent or `-1.00` (unreadable `/proc/PID/io`).
+    pub kb_rd_s: Option<f64>,
+    /// `kB_wr/s`; `None` when absent or `-1.00`.
+    pub kb_wr_s: Option<f64>,
+    /// `kB_ccwr/s`; `None` when absent or `-1.00`.
+    pub kb_ccwr_s: Option<f64>,
+    /// `iodelay` (clock ticks of block-I/O delay in the interval); `None` when absent.
+    pub iodelay: Option<f64>,
+    /// The scheduling policy of `-R` (`NORMAL`, `FIFO`, ...).
+    pub policy: Option<String>,
+    /// The other activity columns by their header name (`%usr`, `minflt/s`, `RSS`, `cswch/s`, ...).
+    pub other: Vec<(String, f64)>,
+}
+
+impl Row {
+    /// True for a thread row of `-t` (a TID is given).
+    pub fn is_thread(&self) -> bool {
+        self.tid.is_some()
+    }
+
+    /// An activity value by its header name (`kB_wr/s`, `%CPU`, `RSS`, ...).
+    pub fn get(&self, name: &str) -> Option<f64> {
+        match name {
+            "kB_rd/s" => self.kb_rd_s,
+            "kB_wr/s" => self.kb_wr_s,
+            "kB_ccwr/s" => self.kb_ccwr_s,
+            "iodelay" => self.iodelay,
+            _ => self.other.iter().find(|(n, _)| n == name).map(|(_, v)| *v),
+        }
+    }
+}
+
+/// What a header column maps to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Col {
+    KbRd,
+    KbWr,
+    KbCcwr,
+    Iodelay,
+    Policy,
+    Other(usize),
+}
+
+/// The header currently in force.
+#[derive(Debug, Clone, Default)]
+struct Current {
+    table: usize,
+    prev: Option<Stamp>,
+    user: bool,
+    threads: bool,
+    cols: Vec<Col>,
+    names: Vec<String>,
+    command: bool,
+}
+
+/// ASCII-whitespace token offsets of `s` into `out` (start, end).
+fn split_ws(s: &str, out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        if i >= b.len() {
+            break;
+        }
+        let start = i;
+        while i < b.len() && b[i] != b' ' && b[i] != b'\t' {
+            i += 1;
+        }
+        out.push((start, i));
+    }
+}
+
+/// A float as sysstat prints it: `12.34`, `12,34`, `-1.00`, `--human` `2,2M` / `0.0B` / `8.9%`.
+pub(crate) fn num(tok: &str) -> Option<f64> {
+    let b = tok.as_bytes();
+    match b.first()? {
+        b'0'..=b'9' | b'-' | b'+' | b'.' => {}
+        _ => return None,
+    }
+    if let Ok(v) = tok.parse::<f64>() {
+        return v.is_finite().then_some(v);
+    }
+    let (body, mult) = match b.last()? {
+        b'%' | b'B' => (&tok[..tok.len() - 1], 1.0),
+        b'k' | b'K' => (&tok[..tok.len() - 1], 1024.0),
+        b'M' => (&tok[..tok.len() - 1], 1048576.0),
+        b'G' => (&tok[..tok.len() - 1], 1073741824.0),
+        b'T' => (&tok[..tok.len() - 1], 1099511627776.0),
+        b'P' => (&tok[..tok.len() - 1], 1125899906842624.0),
+        _ => (tok, 1.0),
+    };
+    let v = match body.parse::<f64>() {
+        Ok(v) => v,
+        Err(_) => comma(body)?,
+    };
+    let v = v * mult;
+    v.is_finite().then_some(v)
+}
+
+/// Parses `12,34` (one decimal comma) without allocating.
+fn comma(tok: &str) -> Option<f64> {
+    let b = tok.as_bytes();
+    if b.len() > 48 || b.iter().filter(|&&c| c == b',').count() != 1 || b.contains(&b'.') {
+        return None;
+    }
+    let mut buf = [0u8; 48];
+    for (d, s) in buf.iter_mut().zip(b) {
+        *d = if *s == b',' { b'.' } else { *s };
+    }
+    let s = std::str::from_utf8(buf.get(..b.len())?).ok()?;
+    s.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// Length of a leading average label: the known translations, plus labels with a
+/// non-ASCII space before the colon (fr_FR glibc-era `.po`: `Moyenne\u{202f}:`, a narrow
+/// no-break space, seen in `fr_FR_d.txt`).
+fn avg_len(text: &str) -> Option<usize> {
+    if let Some(n) = average_label_len(text) {
+        return Some(n);
+    }
+    let colon = text.find(':')?;
+    let label = text.get(..colon)?;
+    if colon == 0 || colon > 48 || !label.chars().next()?.is_alphabetic() {
+        return None;
+    }
+    label.chars().all(|c| c.is_alphabetic() || c == '.' || c == '-' || c.is_whitespace()).then_some(colon + 1)
+}
+
+/// The time at the start of a row or header, and how many tokens it used.
+fn lead_time(toks: &[&str]) -> Option<(Stamp, usize, &'static str)> {
+    let first = *toks.first()?;
+    if first.len() >= 9 && first.len() <= 12 && first.bytes().all(|b| b.is_ascii_digit()) {
+        return first.parse::<f64>().ok().map(|v| (Stamp::Epoch(v), 1, "epoch"));
+    }
+    let (t, used) = parse_time_of_day(toks)?;
+    let form = if first.contains('시') {
+        "korean"
+    } else if first.contains('時') || first.contains('时') {
+        "cjk"
+    } else if used == 2 {
+        "12h"
+    } else {
+        "hh:mm:ss"
+    };
+    Some((Stamp::TimeOfDay(t), used, form))
+}
+
+fn col_of(name: &str, names: &mut Vec<String>) -> Col {
+    match name {
+        "kB_rd/s" => Col::KbRd,
+        "kB_wr/s" => Col::KbWr,
+        "kB_ccwr/s" => Col::KbCcwr,
+        "iodelay" => Col::Iodelay,
+        "policy" => Col::Policy,
+        _ => {
+            names.push(name.to_string());
+            Col::Other(names.len() - 1)
+        }
+    }
+}
+
+/// Tries a header line; returns the new header state.
+fn header(text: &str, toks: &[&str], line: usize, out: &mut Pidstat, diags: &mut Diags) -> Option<Current> {
+    let id = toks.iter().position(|t| *t == "UID" || *t == "USER")?;
+    let next = *toks.get(id + 1)?;
+    let threads = match next {
+        "PID" => false,
+        "TGID" if toks.get(id + 2) == Some(&"TID") => true,
+        _ => return None,
+    };
+    let prefix = &toks[..id];
+    let mut stamp = None;
+    let mut average = false;
+    let mut one_line = false;
+    if prefix.first() == Some(&"#") {
+        one_line = true;
+        if prefix.len() != 2 {
+            return None;
+        }
+    } else if let Some(len) = avg_len(text) {
+        let label = text.get(..len).unwrap_or("").trim();
+        if out.layout.average_label.is_none() {
+            out.layout.average_label = Some(label.to_string());
+        }
+        average = true;
+    } else {
+        match lead_time(prefix) {
+            Some((s, used, _)) if used == prefix.len() => stamp = Some(s),
+            _ => {
+                diags.note(line, DiagKind::BadTime, text);
+                if !prefix.is_empty() {
+                    return None;
+                }
+            }
+        }
+    }
+    let start = id + if threads { 3 } else { 2 };
+    let rest = toks.get(start..).unwrap_or(&[]);
+    let command = rest.last() == Some(&"Command");
+    let acts = if command { &rest[..rest.len() - 1] } else { rest };
+    let mut cur = Current {
+        table: out.tables.len(),
+        prev: stamp,
+        user: toks[id] == "USER",
+        threads,
+        cols: Vec::with_capacity(acts.len()),
+        names: Vec::new(),
+        command,
+    };
+    for a in acts {
+        let c = col_of(a, &mut cur.names);
+        cur.cols.push(c);
+    }
+    if acts.contains(&"kB_rd/s") {
+        let has = acts.contains(&"iodelay");
+        out.layout.iodelay = Some(out.layout.iodelay.unwrap_or(false) || has);
+    }
+    out.layout.one_line |= one_line;
+    out.layout.threads |= threads;
+    out.layout.user_names |= cur.user;
+    out.tables.push(Table { line, stamp, average, columns: acts.iter().map(|s| s.to_string()).collect() });
+    Some(cur)
+}
+
+/// Parses a task row under `cur`.
+#[allow(clippy::too_many_arguments)]
+fn row(
+    text: &str,
+    offs: &[(usize, usize)],
+    line: usize,
+    cur: &Current,
+    last_tgid: &mut Option<u32>,
+    run: usize,
+    layout: &mut Layout,
+    is_last: bool,
+    diags: &mut Diags,
+) -> Option<(Row, bool)> {
+    let tok = |i: usize| offs.get(i).and_then(|&(a, b)| text.get(a..b));
+    let mut first3: [&str; 3] = [""; 3];
+    for (i, slot) in first3.iter_mut().enumerate() {
+        *slot = tok(i).unwrap_or("");
+    }
+    let n3 = offs.len().min(3);
+    let (stamp, mut i, average) = match lead_time(&first3[..n3]) {
+        Some((s, used, form)) => {
+            layout.time_form.get_or_insert(form);
+            (Some(s), used, false)
+        }
+        None => match avg_len(text) {
+            Some(len) => {
+                // Skip the tokens that make up the label (`Moyenne :` is two).
+                let k = offs.iter().take_while(|&&(a, _)| a < len).count();
+                if layout.average_label.is_none() {
+                    layout.average_label = text.get(..len).map(|s| s.trim().to_string());
+                }
+                (None, k, true)
+            }
+            None => {
+                diags.skip(line, DiagKind::BadTime, text);
+                return None;
+            }
+        },
+    };
+    let need = 1 + if cur.threads { 2 } else { 1 } + cur.cols.len() + usize::from(cur.command);
+    if offs.len() < i + need {
+        let kind = if is_last { DiagKind::Truncated } else { DiagKind::FieldCount };
+        diags.skip(line, kind, text);
+        return None;
+    }
+    let mut r = Row {
+        line,
+        stamp,
+        prev_stamp: if average { None } else { cur.prev },
+        since_boot: false,
+        run,
+        table: cur.table,
+        uid: None,
+        user: None,
+        tgid: None,
+        tid: None,
+        command: String::new(),
+        leader: None,
+        kb_rd_s: None,
+        kb_wr_s: None,
+        kb_ccwr_s: None,
+        iodelay: None,
+        policy: None,
+        other: Vec::new(),
+    };
+    r.since_boot = !average && stamp.is_some() && stamp == cur.prev;
+    let id = tok(i).unwrap_or("");
+    if cur.user {
+        r.user = Some(id.to_string());
+    } else {
+        match id.parse::<u32>() {
+            Ok(v) => r.uid = Some(v),
+            Err(_) => {
+                diags.skip(line, DiagKind::BadNumber, text);
+                return None;
+            }
+        }
+    }
+    i += 1;
+    let idnum = |t: &str| -> Result<Option<u32>, ()> {
+        if t == "-" { Ok(None) } else { t.parse::<u32>().map(Some).map_err(|_| ()) }
+    };
+    let Ok(pid) = idnum(tok(i).unwrap_or("")) else {
+        diags.skip(line, DiagKind::BadNumber, text);
+        return None;
+    };
+    i += 1;
+    if cur.threads {
+        let Ok(tid) = idnum(tok(i).unwrap_or("")) else {
+            diags.skip(line, DiagKind::BadNumber, text);
+            return None;
+        };
+        i += 1;
+        match (pid, tid) {
+            (Some(p), None) => {
+                *last_tgid = Some(p);
+                r.tgid = Some(p);
+            }
+            (None, Some(t)) => {
+                r.tgid = *last_tgid;
+                r.tid = Some(t);
+            }
+            (Some(p), Some(t)) => {
+                r.tgid = Some(p);
+                r.tid = Some(t);
+            }
+            (None, None) => {
+                diags.skip(line, DiagKind::Malformed, text);
+                return None;
+            }
+        }
+    } else {
+        if pid.is_none() {
+            diags.skip(line, DiagKind::BadNumber, text);
+            return None;
+        }
+        r.tgid = pid;
+    }
+    for c in &cur.cols {
+        let t = tok(i).unwrap_or("");
+        i += 1;
+        if *c == Col::Policy {
+            r.policy = Some(t.to_string());
+            continue;
+        }
+        // `Average:  0  12447  0.41 … 0.83  -  thrload`: the CPU of an average is unknown.
+        if t == "-" {
+            continue;
+        }
+        let Some(v) = num(t) else {
+            diags.skip(line, DiagKind::BadNumber, text);
+            return None;
+        };
+        if !layout.decimal_comma && t.contains(',') {
+            layout.decimal_comma = true;
+        }
+        if !layout.human && t.ends_with(|c: char| c.is_ascii_alphabetic() || c == '%') {
+            layout.human = true;
+        }
+        // `-1.00` = /proc/PID/io unreadable: missing, not zero.
+        let io = |v: f64| if v < 0.0 { None } else { Some(v) };
+        match c {
+            Col::KbRd => r.kb_rd_s = io(v),
+            Col::KbWr => r.kb_wr_s = io(v),
+            Col::KbCcwr => r.kb_ccwr_s = io(v),
+            Col::Iodelay => r.iodelay = Some(v),
+            Col::Other(k) => r.other.push((cur.names.get(*k).cloned().unwrap_or_default(), v)),
+            Col::Policy => {}
+        }
+    }
+    if cur.command {
+        let start = offs.get(i).map(|&(a, _)| a).unwrap_or(text.len());
+        let cmd = text.get(start..).unwrap_or("").trim();
+        if let Some(name) = cmd.strip_prefix("|__") {
+            r.command = name.to_string();
+        } else if r.tid.is_some()
+            && r.tgid.is_some()
+            && cmd.starts_with('(')
+            && let Some(close) = cmd.find(")__")
+        {
+            r.leader = Some(cmd[1..close].to_string());
+            r.command = cmd[close + 3..].to_string();
+        } else {
+            r.command = cmd.to_string();
+        }
+    } else if i < offs.len() {
+        diags.note(line, DiagKind::FieldCount, text);
+    }
+    Some((r, average))
+}
+
+/// Parses pidstat text output.
+pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
+    let lines = count_lines(input);
+    let text = String::from_utf8_lossy(input);
+    let mut out = Pidstat::default();
+    let mut diags = Diags::default();
+    let mut cur: Option<Current> = None;
+    let mut last_tgid: Option<u32> = None;
+    let mut offs: Vec<(usize, usize)> = Vec::with_capacity(32);
+    let trimmed = text.trim_end();
+    let last_content =
+        if trimmed.is_empty() { 0 } else { memchr::memchr_iter(b'\n', trimmed.as_bytes()).count() + 1 };
+    for (idx, raw) in text.lines().enumerate() {
+        let no = idx + 1;
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        let line: Cow<str> = if raw.contains('\x1b') {
+            out.layout.ansi = true;
+            strip_ansi(Cow::Borrowed(raw))
+        } else {
+            Cow::Borrowed(raw)
+        };
+        let l: &str = &line;
+        split_ws(l, &mut offs);
+        if offs.is_empty() {
+            continue;
+        }
+        let first = l.get(offs[0].0..offs[0].1).unwrap_or("");
+        let fb = first.as_bytes().first().copied().unwrap_or(b' ');
+        // Fast path: a row (starts with a digit and we have a header).
+        if fb.is_ascii_digit()
+            && let Some(c) = &cur
+            && !(l.contains(" UID ") || l.contains(" USER "))
+        {
+            if let Some((r, avg)) = row(
+                l,
+                &offs,
+                no,
+                c,
+                &mut last_tgid,
+                out.banners.len().saturating_sub(1),
+                &mut out.layout,
+                no == last_content,
+                &mut diags,
+            ) {
+                if avg { out.averages.push(r) } else { out.rows.push(r) }
+            }
+            continue;
+        }
+        let toks: Vec<&str> = offs.iter().map(|&(a, b)| l.get(a..b).unwrap_or("")).collect();
+        if let Some(h) = header(l, &toks, no, &mut out, &mut diags) {
+            cur = Some(h);
+            last_tgid = None;
+            continue;
+        }
+        if fb.is_ascii_alphabetic()
+            && let Some(b) = parse_banner(l)
+        {
+            if out.banner.is_none() {
+                out.banner = Some(b.clone());
+            }
+            out.banners.push(b);
+            cur = None;
+            continue;
+        }
+        match &cur {
+            Some(c) => {
+                if let Some((r, avg)) = row(
+                    l,
+                    &offs,
+                    no,
+                    c,
+                    &mut last_tgid,
+                    out.banners.len().saturating_sub(1),
+                    &mut out.layout,
+                    no == last_content,
+                    &mut diags,
+                ) {
+                    if avg { out.averages.push(r) } else { out.rows.push(r) }
+                }
+            }
+            None => diags.skip(no, DiagKind::NoHeader, l),
+        }
+    }
+    diags.finish(out, lines)
+}
+
+impl Summary for Pidstat {
     fn records(&self) -> usize {
-        0
+        self.rows.len() + self.averages.len()
     }
+
     fn variant(&self) -> Variant {
-        Variant::new()
+        let mut v = Variant::new();
+        let l = &self.layout;
+        v.insert("layout", if l.one_line { "one-line (-h)" } else { "tables" }.to_string());
+        v.insert("ids", if l.threads { "TGID/TID (-t)" } else { "PID" }.to_string());
+        v.insert("user", if l.user_names { "names (-U)" } else { "uid" }.to_string());
+        if let Some(t) = l.time_form {
+            v.insert("time", t.to_string());
+        }
+        v.insert("decimal", if l.decimal_comma { "comma" } else { "point" }.to_string());
+        if l.human {
+            v.insert("human", "yes".to_string());
+        }
+        if l.ansi {
+            v.insert("ansi", "yes".to_string());
+        }
+        if let Some(io) = l.iodelay {
+            v.insert("iodelay", if io { "yes" } else { "no (sysstat < 10.2.1)" }.to_string());
+        }
+        if let Some(a) = &l.average_label {
+            v.insert("average_label", a.clone());
+        }
+        let mut acts: Vec<&str> = Vec::new();
+        for t in &self.tables {
+            for c in &t.columns {
+                let a = activity_of(c);
+                if !acts.contains(&a) {
+                    acts.push(a);
+                }
+            }
+        }
+        if !acts.is_empty() {
+            v.insert("activities", acts.join(","));
+        }
+        if let Some(b) = &self.banner {
+            v.insert("host", b.nodename.clone());
+            v.insert("date", b.date_text.clone());
+            v.insert("date_form", b.date_form.to_string());
+        }
+        if self.banners.len() > 1 {
+            v.insert("runs", self.banners.len().to_string());
+        }
+        if self.rows.iter().any(|r| r.since_boot) {
+            v.insert("since_boot", "yes".to_string());
+        }
+        v
     }
+
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        None
+        let first = self.rows.iter().find_map(|r| r.stamp)?;
+        let last = self.rows.iter().rev().find_map(|r| r.stamp)?;
+        Some((first, last))
+    }
+}
+
+/// The pidstat option a column comes from (`-d`, `-u`, ...).
+fn activity_of(col: &str) -> &'static str {
+    match col {
+        "kB_rd/s" | "kB_wr/s" | "kB_ccwr/s" | "iodelay" => "-d",
+        "%usr" | "%system" | "%guest" | "%wait" | "%CPU" | "CPU" => "-u",
+        "minflt/s" | "majflt/s" | "VSZ" | "RSS" | "%MEM" => "-r",
+        "StkSize" | "StkRef" => "-s",
+        "cswch/s" | "nvcswch/s" => "-w",
+        "threads" | "fd-nr" => "-v",
+        "prio" | "policy" => "-R",
+        "usr-ms" | "system-ms" | "guest-ms" | "minflt-nr" | "majflt-nr" => "-T CHILD",
+        _ => "other",
     }
 }
 
@@ -22,14 +685,100 @@ impl Summary for Output {
 pub struct Fmt;
 
 impl Format for Fmt {
-    type Output = Output;
+    type Output = Pidstat;
     const ID: &'static str = "pidstat";
-    const SAMPLE: &'static str = "";
-    const DESCRIPTION: &'static str = "not implemented yet";
-    fn sniff(_head: &[u8]) -> Sniff {
-        Sniff::No
+    const SAMPLE: &'static str =
+        "19:37:31        0         -     15574      0.00   1996.00      0.00       0  |__gcache-w0";
+    const DESCRIPTION: &'static str =
+        "sysstat pidstat text reports (-d, -u, -r, -t, -h, -H, -l, -U; any locale)";
+
+    fn sniff(head: &[u8]) -> Sniff {
+        let text = String::from_utf8_lossy(head);
+        let mut banner = false;
+        for l in text.lines().take(12) {
+            let l = strip_ansi(Cow::Borrowed(l));
+            let toks: Vec<&str> = l.split_whitespace().collect();
+            if let Some(id) = toks.iter().position(|t| *t == "UID" || *t == "USER")
+                && matches!(toks.get(id + 1), Some(&"PID") | Some(&"TGID"))
+            {
+                return Sniff::Yes;
+            }
+            if !banner && parse_banner(&l).is_some() {
+                banner = true;
+            }
+        }
+        if banner { Sniff::Unsure } else { Sniff::No }
     }
-    fn parse(input: &[u8]) -> Parsed<Output> {
-        Parsed::new(Output, count_lines(input))
+
+    fn parse(input: &[u8]) -> Parsed<Pidstat> {
+        parse(input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::NaiveTime;
+
+    fn tod(h: u32, m: u32, s: u32) -> Option<Stamp> {
+        Some(Stamp::TimeOfDay(NaiveTime::from_hms_opt(h, m, s).unwrap()))
+    }
+
+    #[test]
+    fn default_layout_prev_and_current_time() {
+        let p = parse(
+            b"Linux 6.18.44-fc-v669 (vm) \t29.11.2026 \t_x86_64_\t(2 CPU)\n\n\
+19:52:40      UID       PID   kB_rd/s   kB_wr/s kB_ccwr/s iodelay  Command\n\
+19:52:41        0      1658      0,00    650,51      0,00       0  rustc\n\n\
+Durchschn.:     0     31837     46,32   2453,24    813,04       0  cargo\n",
+        );
+        assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+        let r = &p.value.rows[0];
+        assert_eq!(r.stamp, tod(19, 52, 41));
+        assert_eq!(r.prev_stamp, tod(19, 52, 40));
+        assert_eq!(r.tgid, Some(1658));
+        assert_eq!(r.kb_wr_s, Some(650.51));
+        let a = &p.value.averages[0];
+        assert_eq!((a.command.as_str(), a.kb_ccwr_s, a.stamp), ("cargo", Some(813.04), None));
+        assert_eq!(p.value.layout.average_label.as_deref(), Some("Durchschn.:"));
+    }
+
+    #[test]
+    fn threads_ampm_spaces_and_unreadable() {
+        let p = parse(
+            b"07:52:39 PM   UID      TGID       TID   kB_rd/s   kB_wr/s kB_ccwr/s iodelay  Command\n\
+07:52:40 PM     0      1658         -      0.00     15.24      0.00       0  rustc\n\
+07:52:40 PM     0         -      2011     -1.00     -1.00     -1.00       0  |__lto cgu.01\n\
+07:52:40 PM     0     10171     10171      0.00    588.00      0.00       0  (dd)__dd\n",
+        );
+        assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+        let v = &p.value.rows;
+        assert_eq!(v.len(), 3);
+        assert_eq!(v[0].stamp, tod(19, 52, 40));
+        assert!(!v[0].is_thread());
+        assert_eq!((v[1].tgid, v[1].tid, v[1].command.as_str()), (Some(1658), Some(2011), "lto cgu.01"));
+        assert_eq!(v[1].kb_wr_s, None);
+        assert_eq!((v[2].leader.as_deref(), v[2].command.as_str()), (Some("dd"), "dd"));
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(num("2,2M"), Some(2.2 * 1048576.0));
+        assert_eq!(num("0,0B"), Some(0.0));
+        assert_eq!(num("12,5"), Some(12.5));
+        assert_eq!(num("-1.00"), Some(-1.0));
+        assert_eq!(num("NORMAL"), None);
+        assert_eq!(num("-inf"), None);
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for s in [
+            &b"UID PID\n1 2 3\n"[..],
+            b"# Time UID TGID TID\n1 - - x\n",
+            b"\xff\xfe UID PID Command\n12:00:00 0 1 a\n",
+        ] {
+            let _ = parse(s);
+        }
     }
 }

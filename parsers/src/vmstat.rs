@@ -1,20 +1,422 @@
-//! `vmstat`: placeholder until its parser lands (sniffs nothing, parses nothing).
+//! `vmstat` (procps / procps-ng 3.2 … 4.0), FORMATS.md §3.
+//!
+//! A real sample (`LC_ALL=de_DE.UTF-8 vmstat -t 1 30`, procps-ng 4.0.2, bundle s4):
+//!
+//! ```text
+//! procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu----- ----Zeitstempel----
+//!  r  b   swpd   frei   buff  Cache   si   so    bi    bo   in   cs us sy id wa st                 UTC
+//! 13  0      0 13015612  23992 10287308    0    0  7706 17517 1698 3724 71 13 16  0  0 2026-11-29 19:52:39
+//!  3  0      0 13015612  23992 10287308    0    0     0     0  546  135 98  3  0  0  0 2026-11-29 19:52:40
+//! ```
+//!
+//! Column headers are translated by procps-ng (`frei`, `Cache`, Korean `스왑 가용 버퍼 캐시`),
+//! so columns are mapped **by position within the known layouts** and given canonical English
+//! names: `r b swpd free buff cache si so bi bo in cs us sy id wa [st [gu]]` (`-a`: `inact
+//! active` instead of `buff cache`; very old procps: no `st`; procps-ng 4.0 `-w`: `gu`). The
+//! layout is chosen by the number of numeric fields of each row, `-a` by the 5th/6th header
+//! word (in any of the shipped translations). The `-t` time-zone abbreviation right-aligned at
+//! the end of the 2nd header line is kept in [`Vmstat::timezone`].
+//!
+//! Also handled: `-d` disk mode ([`DiskRow`]), `-s`/`-f`/`-D` summaries (`<n> K <label>` lines,
+//! [`Vmstat::summary`]), reprinted headers, concatenated runs, ANSI, CRLF. The **first data line
+//! of a run is the average since boot** ([`Row::since_boot`]).
+//!
+//! Units: `-S M` changes the memory columns but is not visible in the table; the table is read
+//! as KiB unless the `-s` lines say otherwise or the caller knows better
+//! ([`Vmstat::set_unit`]).
 
-use crate::common::{Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines};
+use crate::common::lines::strip_ansi;
+use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines};
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
+use std::borrow::Cow;
 
-/// Parsed content (placeholder).
+/// A parsed vmstat file.
 #[derive(Debug, Clone, Default)]
-pub struct Output;
+pub struct Vmstat {
+    /// Procs/memory/cpu rows, in file order.
+    pub rows: Vec<Row>,
+    /// The `-t` time-zone abbreviation of the header (`UTC`, `PDT`, `CET`).
+    pub timezone: Option<String>,
+    /// `-d` rows (cumulative counters per disk).
+    pub disk_rows: Vec<DiskRow>,
+    /// `-s` / `-f` / `-D` lines: label and value; memory values (`K`/`M`/`k`/`m` lines) in KiB.
+    pub summary: Vec<(String, u64)>,
+    /// The memory unit of the table: `K` (KiB, the default), `k`, `m`, `M` (`-S`). Memory values
+    /// in [`Row::values`] are always KiB; this records what the file had.
+    pub unit: char,
+    /// True when the unit was read from the file (`-s` lines), false when assumed.
+    pub unit_known: bool,
+    /// Column layouts seen: `standard`, `active (-a)`, `no st (old procps)`, `gu (procps-ng 4 -w)`.
+    pub layouts: Vec<&'static str>,
+    /// Wide output (`-w`, `--procs--` group).
+    pub wide: bool,
+    /// The headers are translated (not English).
+    pub translated: bool,
+    /// Number of runs (a header after a blank/foreign line starts a new one).
+    pub runs: usize,
+}
 
-impl Summary for Output {
+/// One procs/memory/cpu line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// 1-based line number.
+    pub line: usize,
+    /// The `-t` time stamp ([`Stamp::Local`]), `None` without `-t`.
+    pub stamp: Option<Stamp>,
+    /// The first line of a run: averages since boot (r/b and memory are instantaneous).
+    pub since_boot: bool,
+    /// Canonical English column names and values (memory columns in KiB).
+    pub values: Vec<(String, f64)>,
+}
+
+impl Row {
+    /// A value by canonical column name (`bo`, `free`, `wa`, ...).
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+}
+
+/// One `-d` line: cumulative counters of one disk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiskRow {
+    /// 1-based line number.
+    pub line: usize,
+    /// The `-t` time stamp.
+    pub stamp: Option<Stamp>,
+    /// 0-based sample number (a new sample starts when a disk name repeats or a header comes).
+    pub sample: usize,
+    /// Device name.
+    pub disk: String,
+    /// Reads completed.
+    pub reads: u64,
+    /// Reads merged.
+    pub reads_merged: u64,
+    /// Sectors read.
+    pub read_sectors: u64,
+    /// Milliseconds spent reading.
+    pub read_ms: u64,
+    /// Writes completed.
+    pub writes: u64,
+    /// Writes merged.
+    pub writes_merged: u64,
+    /// Sectors written.
+    pub write_sectors: u64,
+    /// Milliseconds spent writing.
+    pub write_ms: u64,
+    /// I/Os currently in progress.
+    pub io_cur: u64,
+    /// Seconds spent doing I/O.
+    pub io_sec: u64,
+}
+
+const BASE: [&str; 16] =
+    ["r", "b", "swpd", "free", "buff", "cache", "si", "so", "bi", "bo", "in", "cs", "us", "sy", "id", "wa"];
+/// `inact` in the procps-ng translations (de, es, fr, ka, ko, pl, pt_BR, ro, sv, uk, vi, zh_CN).
+const INACT: &[&str] = &["inact", "inakt", "nieakt", "inativ", "不活动", "비활"];
+/// `active` in the procps-ng translations.
+const ACTIVE: &[&str] = &[
+    "active",
+    "aktiv",
+    "activo",
+    "actif",
+    "აქტიური",
+    "활성",
+    "akt",
+    "ativo",
+    "activă",
+    "aktivt",
+    "активно",
+    "hđộng",
+    "活动",
+];
+const MEMORY: [&str; 6] = ["swpd", "free", "buff", "cache", "inact", "active"];
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mode {
+    None,
+    Procs,
+    Disk,
+}
+
+fn all_digits(t: &str) -> bool {
+    !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `2026-11-29 19:52:39` as two tokens.
+fn stamp(d: &str, t: &str) -> Option<NaiveDateTime> {
+    let db = d.as_bytes();
+    let tb = t.as_bytes();
+    if db.len() != 10 || db[4] != b'-' || db[7] != b'-' || tb.len() != 8 || tb[2] != b':' || tb[5] != b':' {
+        return None;
+    }
+    let n = |s: &str| s.parse::<u32>().ok();
+    let date = NaiveDate::from_ymd_opt(d[..4].parse().ok()?, n(&d[5..7])?, n(&d[8..10])?)?;
+    let time = NaiveTime::from_hms_opt(n(&t[..2])?, n(&t[3..5])?, n(&t[6..8])?)?;
+    Some(date.and_time(time))
+}
+
+/// Bytes per unit of `-S`.
+fn unit_kib(u: char) -> Option<f64> {
+    match u {
+        'K' => Some(1.0),
+        'k' => Some(1000.0 / 1024.0),
+        'M' => Some(1024.0),
+        'm' => Some(1_000_000.0 / 1024.0),
+        _ => None,
+    }
+}
+
+impl Vmstat {
+    /// Declares the `-S` unit of the table (`k`, `K`, `m`, `M`) when the caller knows it
+    /// (e.g. from the command line), rescaling the memory columns to KiB.
+    pub fn set_unit(&mut self, unit: char) {
+        let (Some(new), Some(old)) = (unit_kib(unit), unit_kib(self.unit)) else { return };
+        for r in &mut self.rows {
+            for (n, v) in &mut r.values {
+                if MEMORY.contains(&n.as_str()) {
+                    *v = *v / old * new;
+                }
+            }
+        }
+        self.unit = unit;
+        self.unit_known = true;
+    }
+}
+
+/// Parses vmstat output.
+pub fn parse(input: &[u8]) -> Parsed<Vmstat> {
+    let lines = count_lines(input);
+    let text = String::from_utf8_lossy(input);
+    let mut out = Vmstat { unit: 'K', ..Default::default() };
+    let mut d = Diags::default();
+    let mut mode = Mode::None;
+    let mut header: Vec<String> = Vec::new();
+    let mut expect_header = false;
+    let mut active_layout = false;
+    let mut new_run = true;
+    let mut prev_was_data = false;
+    let mut sample = 0usize;
+    let mut seen_disks: Vec<String> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let no = i + 1;
+        let line: Cow<str> =
+            if raw.contains('\x1b') { strip_ansi(Cow::Borrowed(raw)) } else { Cow::Borrowed(raw) };
+        let l = line.trim_end_matches('\r');
+        let toks: Vec<&str> = l.split_ascii_whitespace().collect();
+        if toks.is_empty() {
+            prev_was_data = false;
+            continue;
+        }
+        // Group line: `procs -----------memory---------- ---swap-- …`, `--procs-- …`, `disk- ----…`.
+        let dashes = toks.iter().filter(|t| t.contains("--")).count();
+        if dashes >= 3 && !toks.iter().any(|t| all_digits(t)) {
+            let first = toks[0].to_ascii_lowercase();
+            mode = if first.contains("procs") { Mode::Procs } else { Mode::Disk };
+            out.wide |= toks[0] == "--procs--";
+            out.translated |= toks.iter().skip(1).any(|t| {
+                let w = t.trim_matches('-');
+                !matches!(
+                    w,
+                    "memory" | "swap" | "io" | "system" | "cpu" | "timestamp" | "reads" | "writes" | "IO"
+                )
+            });
+            if !prev_was_data {
+                new_run = true;
+            }
+            if mode == Mode::Disk {
+                sample += usize::from(!seen_disks.is_empty());
+                seen_disks.clear();
+            }
+            expect_header = true;
+            prev_was_data = false;
+            continue;
+        }
+        if expect_header {
+            expect_header = false;
+            if !toks.iter().any(|t| all_digits(t)) {
+                header = toks.iter().map(|s| s.to_string()).collect();
+                active_layout = header.get(4).is_some_and(|t| INACT.contains(&t.to_lowercase().as_str()))
+                    || header.get(5).is_some_and(|t| ACTIVE.contains(&t.to_lowercase().as_str()));
+                continue;
+            }
+        }
+        // Trailing `YYYY-MM-DD HH:MM:SS`.
+        let (body, st) = match toks.len() {
+            n if n >= 3 => match stamp(toks[n - 2], toks[n - 1]) {
+                Some(s) => (&toks[..n - 2], Some(Stamp::Local(s))),
+                None => (&toks[..], None),
+            },
+            _ => (&toks[..], None),
+        };
+        // `-s` / `-f` / `-D`: `     24684084 K total memory`, `        43189 forks`.
+        if all_digits(toks[0]) && toks.len() >= 2 && !all_digits(toks[1]) && st.is_none() {
+            let Ok(v) = toks[0].parse::<u64>() else {
+                d.skip(no, DiagKind::BadNumber, l);
+                continue;
+            };
+            let u = toks[1].chars().next().filter(|_| toks[1].len() == 1 && toks.len() >= 3);
+            let (value, label_tok) = match u.and_then(|c| unit_kib(c).map(|k| (c, k))) {
+                Some((c, k)) => {
+                    // The first line (`total memory`, any language) carries the `-S` unit;
+                    // `K paged in` further down is always K.
+                    if out.summary.is_empty() {
+                        out.unit = c;
+                        out.unit_known = true;
+                    }
+                    ((v as f64 * k).round() as u64, 2)
+                }
+                None => (v, 1),
+            };
+            let start = l.find(toks[label_tok]).unwrap_or(0);
+            out.summary.push((l.get(start..).unwrap_or("").trim().to_string(), value));
+            continue;
+        }
+        match mode {
+            Mode::Procs if body.iter().all(|t| all_digits(t)) => {
+                let n = body.len();
+                let names: Vec<&str> = match n {
+                    16..=18 => {
+                        let mut v: Vec<&str> = BASE.to_vec();
+                        if active_layout {
+                            v[4] = "inact";
+                            v[5] = "active";
+                        }
+                        if n >= 17 {
+                            v.push("st");
+                        }
+                        if n == 18 {
+                            v.push("gu");
+                        }
+                        v
+                    }
+                    _ => {
+                        d.skip(no, DiagKind::FieldCount, l);
+                        continue;
+                    }
+                };
+                let layout = match (n, active_layout) {
+                    (16, _) => "no st (old procps)",
+                    (18, _) => "gu (procps-ng 4 -w)",
+                    (_, true) => "active (-a)",
+                    _ => "standard",
+                };
+                if !out.layouts.contains(&layout) {
+                    out.layouts.push(layout);
+                }
+                if st.is_some() && header.len() == n + 1 && out.timezone.is_none() {
+                    out.timezone = header.last().cloned();
+                }
+                if active_layout && !out.layouts.contains(&"active (-a)") {
+                    out.layouts.push("active (-a)");
+                }
+                let k = unit_kib(out.unit).unwrap_or(1.0);
+                let mut values = Vec::with_capacity(n);
+                for (name, t) in names.iter().zip(body) {
+                    let mut v = t.parse::<f64>().unwrap_or(0.0);
+                    if MEMORY.contains(name) {
+                        v *= k;
+                    }
+                    values.push((name.to_string(), v));
+                }
+                out.rows.push(Row { line: no, stamp: st, since_boot: new_run, values });
+                if new_run {
+                    out.runs += 1;
+                }
+                new_run = false;
+                prev_was_data = true;
+            }
+            Mode::Disk if body.len() == 11 && body[1..].iter().all(|t| all_digits(t)) => {
+                let name = body[0];
+                if seen_disks.iter().any(|s| s == name) {
+                    sample += 1;
+                    seen_disks.clear();
+                }
+                seen_disks.push(name.to_string());
+                let v: Vec<u64> = body[1..].iter().map(|t| t.parse().unwrap_or(u64::MAX)).collect();
+                if v.contains(&u64::MAX) {
+                    d.skip(no, DiagKind::BadNumber, l);
+                    continue;
+                }
+                if out.timezone.is_none() && st.is_some() && header.len() == 11 {
+                    out.timezone = header.last().cloned();
+                }
+                out.disk_rows.push(DiskRow {
+                    line: no,
+                    stamp: st,
+                    sample,
+                    disk: name.to_string(),
+                    reads: v[0],
+                    reads_merged: v[1],
+                    read_sectors: v[2],
+                    read_ms: v[3],
+                    writes: v[4],
+                    writes_merged: v[5],
+                    write_sectors: v[6],
+                    write_ms: v[7],
+                    io_cur: v[8],
+                    io_sec: v[9],
+                });
+                prev_was_data = true;
+            }
+            Mode::None => d.skip(no, DiagKind::NoHeader, l),
+            _ => {
+                let kind = if body.iter().any(|t| all_digits(t)) {
+                    DiagKind::FieldCount
+                } else {
+                    DiagKind::Malformed
+                };
+                d.skip(no, kind, l);
+            }
+        }
+    }
+    if out.runs == 0 && !out.disk_rows.is_empty() {
+        out.runs = 1;
+    }
+    d.finish(out, lines)
+}
+
+impl Summary for Vmstat {
     fn records(&self) -> usize {
-        0
+        self.rows.len() + self.disk_rows.len() + self.summary.len()
     }
+
     fn variant(&self) -> Variant {
-        Variant::new()
+        let mut v = Variant::new();
+        let mode = match (self.rows.is_empty(), self.disk_rows.is_empty(), self.summary.is_empty()) {
+            (false, _, _) => "procs",
+            (true, false, _) => "disk (-d)",
+            (true, true, false) => "summary (-s)",
+            _ => "empty",
+        };
+        v.insert("mode", mode.to_string());
+        if !self.layouts.is_empty() {
+            v.insert("layout", self.layouts.join(","));
+        }
+        if let Some(tz) = &self.timezone {
+            v.insert("timezone", tz.clone());
+        }
+        v.insert(
+            "timestamps",
+            if self.rows.iter().any(|r| r.stamp.is_some()) { "yes (-t)" } else { "no" }.to_string(),
+        );
+        v.insert("unit", format!("{}{}", self.unit, if self.unit_known { "" } else { " (assumed)" }));
+        if self.wide {
+            v.insert("wide", "yes (-w)".to_string());
+        }
+        if self.translated {
+            v.insert("headers", "translated".to_string());
+        }
+        if self.runs > 1 {
+            v.insert("runs", self.runs.to_string());
+        }
+        v
     }
+
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        None
+        let stamps = || self.rows.iter().map(|r| r.stamp).chain(self.disk_rows.iter().map(|r| r.stamp));
+        let first = stamps().flatten().next()?;
+        let last = stamps().flatten().last()?;
+        Some((first, last))
     }
 }
 
@@ -22,14 +424,83 @@ impl Summary for Output {
 pub struct Fmt;
 
 impl Format for Fmt {
-    type Output = Output;
+    type Output = Vmstat;
     const ID: &'static str = "vmstat";
-    const SAMPLE: &'static str = "";
-    const DESCRIPTION: &'static str = "not implemented yet";
-    fn sniff(_head: &[u8]) -> Sniff {
-        Sniff::No
+    const SAMPLE: &'static str = " 4  1      0 17896552  17488 4397780    0    0  8880 19722 1111 1671 54 10 36  1  0 2026-11-29 19:33:39";
+    const DESCRIPTION: &'static str = "procps vmstat (-t, -w, -a, -S, -d, -s; translated headers)";
+
+    fn sniff(head: &[u8]) -> Sniff {
+        let text = String::from_utf8_lossy(head);
+        let mut summary_like = 0;
+        for l in text.lines().take(8) {
+            let l = strip_ansi(Cow::Borrowed(l));
+            let t = l.trim_start();
+            let first = t.split_ascii_whitespace().next().unwrap_or("");
+            if (first == "procs" || first == "--procs--" || first.eq_ignore_ascii_case("disk-"))
+                && t.contains("---")
+            {
+                return Sniff::Yes;
+            }
+            if t.contains(" K total memory") || t.contains(" M total memory") {
+                return Sniff::Yes;
+            }
+            let mut w = t.split_ascii_whitespace();
+            if w.next().is_some_and(all_digits)
+                && w.next().is_some_and(|u| matches!(u, "K" | "M" | "k" | "m"))
+            {
+                summary_like += 1;
+            }
+        }
+        if summary_like >= 3 { Sniff::Unsure } else { Sniff::No }
     }
-    fn parse(input: &[u8]) -> Parsed<Output> {
-        Parsed::new(Output, count_lines(input))
+
+    fn parse(input: &[u8]) -> Parsed<Vmstat> {
+        parse(input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn translated_t_with_zone() {
+        let p = parse(
+            "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu----- ----Zeitstempel----\n \
+r  b   swpd   frei   buff  Cache   si   so    bi    bo   in   cs us sy id wa st                 UTC\n\
+13  0      0 13015612  23992 10287308    0    0  7706 17517 1698 3724 71 13 16  0  0 2026-11-29 19:52:39\n \
+3  0      0 13015612  23992 10287308    0    0     0     0  546  135 98  3  0  0  0 2026-11-29 19:52:40\n"
+                .as_bytes(),
+        );
+        assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+        let v = p.value;
+        assert_eq!(v.timezone.as_deref(), Some("UTC"));
+        assert!(v.translated);
+        assert!(v.rows[0].since_boot && !v.rows[1].since_boot);
+        assert_eq!(v.rows[0].get("cache"), Some(10287308.0));
+        assert_eq!(v.rows[1].get("in"), Some(546.0));
+        assert_eq!(v.rows[1].stamp.map(|s| s.display()).as_deref(), Some("2026-11-29T19:52:40"));
+    }
+
+    #[test]
+    fn set_unit_rescales() {
+        let mut v = parse(
+            b"procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n 4  0      0  17586     16   4173    0    0  9215 19975 1117 1680 54 10 35  1  0\n",
+        )
+        .value;
+        v.set_unit('M');
+        assert_eq!(v.rows[0].get("free"), Some(17586.0 * 1024.0));
+        assert_eq!(v.rows[0].get("bo"), Some(19975.0));
+    }
+
+    #[test]
+    fn garbage() {
+        for s in [
+            &b"procs -- -- --\n\n1 2 3\n"[..],
+            b"disk- -- -- --\nx\nsda 1 2 3 4 5 6 7 8 9 99999999999999999999999\n",
+            b"1 K\n",
+        ] {
+            let _ = parse(s);
+        }
     }
 }

@@ -47,9 +47,7 @@ fn corpus_detection_and_zero_diagnostics() {
             files = std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()).collect();
             assert!(!MINE.contains(&want.as_str()), "{file}");
         }
-        for f in files.iter().filter(|f| f.is_dir()) {
-            panic!("nested directory {}", f.display());
-        }
+        assert!(files.iter().all(|f| f.is_file()), "{file}: nested directory");
         if files.len() > 1 {
             for f in files {
                 let raw = read(&f);
@@ -99,7 +97,7 @@ fn s1_meminfo_dirty_sawtooth() {
     assert_eq!(first.get("MemTotal"), Some(24_684_084));
     assert_eq!(first.get("DirectMap1G"), Some(25_165_824));
     assert_eq!(first.get("HugePages_Total"), Some(0));
-    assert!((first.epoch().unwrap() - 1_795_981_039.666_693_755).abs() < 1e-6);
+    assert!((first.epoch().unwrap() - 1_795_981_039.666_693_8).abs() < 1e-6);
     assert_eq!(s.snapshots[1].line, 56);
     assert!(s.snapshots.iter().all(|x| !x.truncated && x.ts.is_some()));
 

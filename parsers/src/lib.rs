@@ -28,6 +28,7 @@ pub mod sections;
 pub mod smaps;
 pub mod sysctl;
 pub mod sysfs;
+pub mod tsblocks;
 pub mod uname;
 pub mod vmstat;
 

@@ -1,35 +1,346 @@
-//! `proc_diskstats`: placeholder until its parser lands (sniffs nothing, parses nothing).
+//! `proc_diskstats`: `/proc/diskstats`, one snapshot or a pt-stalk
+//! `TS`-framed series (`<prefix>-diskstats`, pt-diskstats samples).
+//!
+//! Real sample (pt-stalk `2026_11_29_19_37_19-diskstats`, kernel 6.18, 20 fields):
+//!
+//! ```text
+//! TS 1795981039.666693755 2026-11-29 19:37:19
+//!    7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+//!  254       0 vda 228213 6620 16063062 129591 2717466 2434633 219913704 2151617 0 1106628 2321929 44866 0 117209736 6058 91546 34660
+//! ```
+//!
+//! Field sets by kernel (`Documentation/admin-guide/iostats.rst`), always
+//! `major minor name` then:
+//! * 11 stats (14 fields): reads, reads merged, sectors read, ms reading,
+//!   writes, writes merged, sectors written, ms writing, I/Os in flight,
+//!   ms doing I/O, weighted ms — `   1    0 ram0 0 0 0 0 0 0 0 0 0 0 0`;
+//! * plus 4 discard stats (18 fields, 4.18+): discards, discards merged,
+//!   sectors discarded, ms discarding;
+//! * plus 2 flush stats (20 fields, 5.5+): flushes, ms flushing;
+//! * partitions of kernels before 2.6.25 print only 4 stats (7 fields): reads,
+//!   sectors read, writes, sectors written — `   8    1 sda1 5024 46400 6662 13324`
+//!   (pt-diskstats sample `small.txt`); the other counters are then 0 and
+//!   [`DiskRow::fields`] is 7.
+//!
+//! Lines of other lengths (15-17, 19 fields: never printed by a kernel) keep
+//! the 11 base stats and get a [`DiagKind::FieldCount`] note.
 
-use crate::common::{Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines};
+use crate::common::ts::TsLine;
+use crate::common::{
+    DiagKind, Diags, Format, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant, lines::count_lines,
+};
+use crate::proc_meminfo::parse_u64_bytes;
+use crate::tsblocks::{self, Layout};
 
-/// Parsed content (placeholder).
+/// A series of `/proc/diskstats` snapshots.
 #[derive(Debug, Clone, Default)]
-pub struct Output;
+pub struct Diskstats {
+    /// The snapshots in file order.
+    pub snapshots: Vec<DiskSnapshot>,
+    /// Where the `TS` lines were (`None` for an empty input).
+    pub layout: Option<Layout>,
+}
 
-impl Summary for Output {
+/// One snapshot: every device line of one block.
+#[derive(Debug, Clone, Default)]
+pub struct DiskSnapshot {
+    /// First line of the block (its `TS` line in the TS-before layout).
+    pub line: usize,
+    /// The `TS` line stamping it, if any.
+    pub ts: Option<TsLine>,
+    /// The block was cut short at the end of the file.
+    pub truncated: bool,
+    /// The device lines in file order.
+    pub devices: Vec<DiskRow>,
+}
+
+impl DiskSnapshot {
+    /// The row of device `name` (e.g. `"vda"`).
+    pub fn device(&self, name: &str) -> Option<&DiskRow> {
+        self.devices.iter().find(|d| d.name == name)
+    }
+}
+
+/// One device line (counters since boot; sectors are 512 bytes).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiskRow {
+    /// 1-based line number.
+    pub line: usize,
+    /// Major device number.
+    pub major: u32,
+    /// Minor device number.
+    pub minor: u32,
+    /// Device name (`vda`, `sda1`, `dm-0`, `cciss/c0d0`).
+    pub name: String,
+    /// Reads completed.
+    pub reads: u64,
+    /// Reads merged.
+    pub reads_merged: u64,
+    /// Sectors read.
+    pub sectors_read: u64,
+    /// Milliseconds spent reading.
+    pub ms_reading: u64,
+    /// Writes completed.
+    pub writes: u64,
+    /// Writes merged.
+    pub writes_merged: u64,
+    /// Sectors written.
+    pub sectors_written: u64,
+    /// Milliseconds spent writing.
+    pub ms_writing: u64,
+    /// I/Os currently in progress (a gauge).
+    pub in_flight: u64,
+    /// Milliseconds spent doing I/O.
+    pub ms_io: u64,
+    /// Weighted milliseconds spent doing I/O.
+    pub weighted_ms: u64,
+    /// Discards completed (4.18+).
+    pub discards: Option<u64>,
+    /// Discards merged (4.18+).
+    pub discards_merged: Option<u64>,
+    /// Sectors discarded (4.18+).
+    pub sectors_discarded: Option<u64>,
+    /// Milliseconds spent discarding (4.18+).
+    pub ms_discarding: Option<u64>,
+    /// Flush requests completed (5.5+).
+    pub flushes: Option<u64>,
+    /// Milliseconds spent flushing (5.5+).
+    pub ms_flushing: Option<u64>,
+    /// Number of whitespace-separated fields on the line (7, 14, 18 or 20).
+    pub fields: u8,
+}
+
+impl Summary for Diskstats {
     fn records(&self) -> usize {
-        0
+        self.snapshots.len()
     }
     fn variant(&self) -> Variant {
-        Variant::new()
+        let mut v = Variant::new();
+        if let Some(l) = self.layout {
+            v.insert("layout", l.as_str().to_string());
+        }
+        let mut counts: Vec<u8> =
+            self.snapshots.iter().flat_map(|s| s.devices.iter().map(|d| d.fields)).collect();
+        counts.sort_unstable();
+        counts.dedup();
+        let f: Vec<String> = counts.iter().map(u8::to_string).collect();
+        v.insert("fields", f.join(","));
+        if let Some(s) = self.snapshots.first() {
+            v.insert("devices", s.devices.len().to_string());
+        }
+        let ts = match self.snapshots.iter().find_map(|s| s.ts) {
+            Some(TsLine { local: Some(_), .. }) => "epoch+local",
+            Some(_) => "epoch",
+            None => "none",
+        };
+        v.insert("ts", ts.to_string());
+        if self.snapshots.iter().any(|s| s.truncated) {
+            v.insert("truncated", "last snapshot".to_string());
+        }
+        v
     }
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        None
+        let first = self.snapshots.iter().find_map(|s| s.ts)?;
+        let last = self.snapshots.iter().rev().find_map(|s| s.ts)?;
+        Some((Stamp::Epoch(first.epoch), Stamp::Epoch(last.epoch)))
     }
+}
+
+/// Why a device line was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowError {
+    /// Fewer than 7 fields, or a shape that is not `major minor name stats...`.
+    Malformed,
+    /// A statistic is not an unsigned integer.
+    BadNumber,
+}
+
+/// Reads one device line. The second value is true when the field count is
+/// not one a kernel prints (the line is still used).
+///
+/// `   8       0 sda 49601 2822 3195498 623970 12180 9784 821088 117109 0 32862 714408 0 0 0 0`
+pub fn parse_row(no: usize, b: &[u8]) -> Result<(DiskRow, bool), RowError> {
+    let text = std::str::from_utf8(b).map_err(|_| RowError::Malformed)?;
+    let mut tok: [&str; 20] = [""; 20];
+    let mut n = 0usize;
+    for t in text.split_ascii_whitespace() {
+        if n == tok.len() {
+            return Err(RowError::Malformed);
+        }
+        tok[n] = t;
+        n += 1;
+    }
+    if n < 7 || (8..14).contains(&n) {
+        return Err(RowError::Malformed);
+    }
+    let major: u32 = tok[0].parse().map_err(|_| RowError::Malformed)?;
+    let minor: u32 = tok[1].parse().map_err(|_| RowError::Malformed)?;
+    let name = tok[2];
+    if name.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(RowError::Malformed);
+    }
+    let mut st = [0u64; 17];
+    for (slot, t) in st.iter_mut().zip(&tok[3..n]) {
+        *slot = parse_u64_bytes(t.as_bytes()).ok_or(RowError::BadNumber)?;
+    }
+    let mut row =
+        DiskRow { line: no, major, minor, name: name.to_string(), fields: n as u8, ..DiskRow::default() };
+    if n == 7 {
+        row.reads = st[0];
+        row.sectors_read = st[1];
+        row.writes = st[2];
+        row.sectors_written = st[3];
+        return Ok((row, false));
+    }
+    row.reads = st[0];
+    row.reads_merged = st[1];
+    row.sectors_read = st[2];
+    row.ms_reading = st[3];
+    row.writes = st[4];
+    row.writes_merged = st[5];
+    row.sectors_written = st[6];
+    row.ms_writing = st[7];
+    row.in_flight = st[8];
+    row.ms_io = st[9];
+    row.weighted_ms = st[10];
+    if n >= 18 {
+        row.discards = Some(st[11]);
+        row.discards_merged = Some(st[12]);
+        row.sectors_discarded = Some(st[13]);
+        row.ms_discarding = Some(st[14]);
+    }
+    if n >= 20 {
+        row.flushes = Some(st[15]);
+        row.ms_flushing = Some(st[16]);
+    }
+    Ok((row, !matches!(n, 14 | 18 | 20)))
 }
 
 /// The `proc_diskstats` format.
 pub struct Fmt;
 
 impl Format for Fmt {
-    type Output = Output;
+    type Output = Diskstats;
     const ID: &'static str = "proc_diskstats";
-    const SAMPLE: &'static str = "";
-    const DESCRIPTION: &'static str = "not implemented yet";
-    fn sniff(_head: &[u8]) -> Sniff {
-        Sniff::No
+    const SAMPLE: &'static str = " 254       0 vda 228213 6620 16063062 129591 2717466 2434633 219913704 2151617 0 1106628 2321929 44866 0 117209736 6058 91546 34660";
+    const DESCRIPTION: &'static str =
+        "/proc/diskstats (14/18/20 fields), one snapshot or a pt-stalk TS-framed series";
+
+    fn sniff(head: &[u8]) -> Sniff {
+        let head = &head[..head.len().min(SNIFF_BYTES)];
+        let complete = match memchr::memrchr(b'\n', head) {
+            Some(i) if head.len() == SNIFF_BYTES => &head[..i],
+            _ => head,
+        };
+        let mut good = 0usize;
+        let mut full = false;
+        for line in crate::common::Lines::new(complete) {
+            if line.is_blank() || tsblocks::is_ts_line(line.bytes) {
+                continue;
+            }
+            match parse_row(line.no, line.bytes) {
+                Ok((row, odd)) => {
+                    good += 1;
+                    full |= !odd && row.fields >= 14;
+                }
+                Err(_) => return Sniff::No,
+            }
+            if good >= 8 {
+                break;
+            }
+        }
+        match (good, full) {
+            (0, _) => Sniff::No,
+            (_, true) => Sniff::Yes,
+            _ => Sniff::Unsure,
+        }
     }
-    fn parse(input: &[u8]) -> Parsed<Output> {
-        Parsed::new(Output, count_lines(input))
+
+    fn parse(input: &[u8]) -> Parsed<Diskstats> {
+        let mut diags = Diags::default();
+        let split = tsblocks::split(input, &mut diags);
+        let mut out =
+            Diskstats { snapshots: Vec::with_capacity(split.blocks.len()), layout: Some(split.layout) };
+        for block in split.blocks {
+            let mut snap = DiskSnapshot {
+                line: block.first_line,
+                ts: block.ts,
+                truncated: block.truncated,
+                devices: Vec::with_capacity(block.data_lines),
+            };
+            for line in block.lines {
+                if line.is_blank() {
+                    continue;
+                }
+                if block.cut_line == Some(line.no) {
+                    diags.skip(line.no, DiagKind::Truncated, line.text());
+                    continue;
+                }
+                match parse_row(line.no, line.bytes) {
+                    Ok((row, odd)) => {
+                        if odd {
+                            diags.note(
+                                line.no,
+                                DiagKind::FieldCount,
+                                format!(
+                                    "{} fields (kernels print 14, 18 or 20): {}",
+                                    row.fields,
+                                    line.text()
+                                ),
+                            );
+                        }
+                        snap.devices.push(row);
+                    }
+                    Err(RowError::BadNumber) => diags.skip(line.no, DiagKind::BadNumber, line.text()),
+                    Err(RowError::Malformed) => diags.skip(line.no, DiagKind::Malformed, line.text()),
+                }
+            }
+            if snap.devices.is_empty() && snap.ts.is_none() && !snap.truncated {
+                continue;
+            }
+            out.snapshots.push(snap);
+        }
+        diags.finish(out, count_lines(input))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_sets() {
+        let (r, odd) = parse_row(
+            1,
+            b" 254       0 vda 228213 6620 16063062 129591 2717466 2434633 219913704 2151617 0 1106628 2321929 44866 0 117209736 6058 91546 34660",
+        )
+        .unwrap();
+        assert!(!odd);
+        assert_eq!((r.major, r.minor, r.name.as_str()), (254, 0, "vda"));
+        assert_eq!(r.sectors_written, 219913704);
+        assert_eq!(r.flushes, Some(91546));
+        assert_eq!(r.ms_flushing, Some(34660));
+        assert_eq!(r.sectors_discarded, Some(117209736));
+        let (r, _) = parse_row(2, b"   1    0 ram0 0 0 0 0 0 0 0 0 0 0 0").unwrap();
+        assert_eq!((r.fields, r.discards), (14, None));
+        let (r, _) = parse_row(3, b"   8    1 sda1 5024 46400 6662 13324").unwrap();
+        assert_eq!((r.reads, r.sectors_read, r.writes, r.sectors_written), (5024, 46400, 6662, 13324));
+        let (r, odd) =
+            parse_row(4, b"  65      32 sds 386 416 8554 100 727 820 8746 3902 0 762 7902 0 0 0").unwrap();
+        assert!(odd && r.discards.is_none() && r.weighted_ms == 7902);
+        assert_eq!(parse_row(5, b"8 0 sda 1 2 x 4 5 6 7 8 9 10 11"), Err(RowError::BadNumber));
+        assert_eq!(parse_row(6, b"MemTotal: 1 kB"), Err(RowError::Malformed));
+    }
+
+    #[test]
+    fn series_and_sniff() {
+        let input = b"TS 1281367519\n1    0 ram0 0 0 0 0 0 0 0 0 0 0 0\n104    0 cciss/c0d0 2139885 162788 37361471 8034486 17999682 83425310 811400340 12711047 0 6869437 20744582\nTS 1281367520\n1    0 ram0 0 0 0 0 0 0 0 0 0 0 0\n104    0 cciss/c0d0 2139886 162788 37361471 8034486 17999682 83425310 811400340 12711047 0 6869437 20744582\n";
+        assert_eq!(Fmt::sniff(input), Sniff::Yes);
+        let p = Fmt::parse(input);
+        assert!(p.diagnostics.is_empty());
+        assert_eq!(p.value.snapshots.len(), 2);
+        assert_eq!(p.value.snapshots[1].device("cciss/c0d0").unwrap().reads, 2139886);
+        assert_eq!(p.value.snapshots[1].devices[1].line, 6);
+        assert_eq!(Fmt::sniff(b"MemTotal: 1 kB\n"), Sniff::No);
     }
 }

@@ -1,20 +1,280 @@
-//! `proc_meminfo`: placeholder until its parser lands (sniffs nothing, parses nothing).
+//! `proc_meminfo`: `/proc/meminfo`, one snapshot or a pt-stalk `TS`-framed
+//! series (`<prefix>-meminfo`), and the per-NUMA-node variant
+//! `/sys/devices/system/node/nodeN/meminfo`.
+//!
+//! Real sample (pt-stalk `2026_11_29_19_37_19-meminfo`, kernel 6.18):
+//!
+//! ```text
+//! TS 1795981039.666693755 2026-11-29 19:37:19
+//! MemTotal:       24684084 kB
+//! MemFree:        19440712 kB
+//! Active(anon):     167600 kB
+//! Dirty:             22228 kB
+//! HugePages_Total:       0
+//! Hugepagesize:       2048 kB
+//! ```
+//!
+//! Per NUMA node: `Node 0 MemTotal:       16255700 kB` (the key is kept as
+//! printed, `Node 0 MemTotal`; see [`Snapshot::node`]).
+//!
+//! Every key is kept, known or not, in file order. Values are the numbers as
+//! printed: kB for `kB` lines, page counts for the unitless `HugePages_*`
+//! lines (FORMATS.md §5). The same [`Series`] type holds `/proc/vmstat`
+//! series (see [`crate::proc_vmstat`]).
 
-use crate::common::{Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines};
+use crate::common::ts::TsLine;
+use crate::common::{
+    DiagKind, Diags, Format, Line, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant, lines::count_lines,
+};
+use crate::tsblocks::{self, Layout};
 
-/// Parsed content (placeholder).
+/// A series of key/value snapshots (`/proc/meminfo` or `/proc/vmstat`).
 #[derive(Debug, Clone, Default)]
-pub struct Output;
+pub struct Series {
+    /// The snapshots in file order.
+    pub snapshots: Vec<Snapshot>,
+    /// Where the `TS` lines were (`None` for an empty input).
+    pub layout: Option<Layout>,
+    /// Which file this series came from.
+    pub kind: SeriesKind,
+}
 
-impl Summary for Output {
+/// The `/proc` file a [`Series`] was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SeriesKind {
+    /// `/proc/meminfo` (or a node's meminfo).
+    #[default]
+    Meminfo,
+    /// `/proc/vmstat`.
+    Vmstat,
+}
+
+/// One snapshot: every `key value` line of one block, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    /// First line of the block (its `TS` line in the TS-before layout).
+    pub line: usize,
+    /// The `TS` line stamping it, if any.
+    pub ts: Option<TsLine>,
+    /// The block was cut short at the end of the file.
+    pub truncated: bool,
+    /// `(key, value)` as printed (meminfo: kB, `HugePages_*`: pages; vmstat: raw counters).
+    pub values: Vec<(String, u64)>,
+}
+
+impl Snapshot {
+    /// The value of `key` (exact match, e.g. `"Dirty"`, `"Active(anon)"`, `"nr_dirtied"`).
+    pub fn get(&self, key: &str) -> Option<u64> {
+        self.values.iter().find(|(k, _)| k == key).map(|&(_, v)| v)
+    }
+
+    /// The value of `key` for NUMA node `node` (`Node 0 MemTotal:` lines).
+    pub fn node(&self, node: u32, key: &str) -> Option<u64> {
+        self.values.iter().find_map(|(k, v)| {
+            let rest = k.strip_prefix("Node ")?;
+            let (n, name) = rest.split_once(' ')?;
+            (n.parse::<u32>().ok()? == node && name == key).then_some(*v)
+        })
+    }
+
+    /// The epoch seconds of the `TS` line, if any.
+    pub fn epoch(&self) -> Option<f64> {
+        self.ts.map(|t| t.epoch)
+    }
+}
+
+impl Series {
+    /// The value of `key` in every snapshot, in order (`None` where it is missing).
+    pub fn column(&self, key: &str) -> Vec<Option<u64>> {
+        self.snapshots.iter().map(|s| s.get(key)).collect()
+    }
+
+    fn variant_of(&self) -> Variant {
+        let mut v = Variant::new();
+        let kind = match self.kind {
+            SeriesKind::Meminfo => "meminfo",
+            SeriesKind::Vmstat => "vmstat",
+        };
+        v.insert("kind", kind.to_string());
+        if let Some(l) = self.layout {
+            v.insert("layout", l.as_str().to_string());
+        }
+        if let Some(first) = self.snapshots.first() {
+            v.insert("keys", first.values.len().to_string());
+            if first.values.iter().any(|(k, _)| k.starts_with("Node ")) {
+                v.insert("numa", "per-node".to_string());
+            }
+        }
+        let ts = match self.snapshots.iter().find_map(|s| s.ts) {
+            Some(TsLine { local: Some(_), .. }) => "epoch+local",
+            Some(_) => "epoch",
+            None => "none",
+        };
+        v.insert("ts", ts.to_string());
+        if self.snapshots.iter().any(|s| s.truncated) {
+            v.insert("truncated", "last snapshot".to_string());
+        }
+        v
+    }
+
+    fn stamps(&self) -> Option<(Stamp, Stamp)> {
+        let first = self.snapshots.iter().find_map(|s| s.ts)?;
+        let last = self.snapshots.iter().rev().find_map(|s| s.ts)?;
+        Some((Stamp::Epoch(first.epoch), Stamp::Epoch(last.epoch)))
+    }
+}
+
+impl Summary for Series {
     fn records(&self) -> usize {
-        0
+        self.snapshots.len()
     }
     fn variant(&self) -> Variant {
-        Variant::new()
+        self.variant_of()
     }
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        None
+        self.stamps()
+    }
+}
+
+/// Parses an unsigned decimal from ASCII digits (`None` on anything else or overflow).
+pub(crate) fn parse_u64_bytes(b: &[u8]) -> Option<u64> {
+    if b.is_empty() || b.len() > 20 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+    }
+    Some(v)
+}
+
+/// Splits off the next whitespace-separated token.
+pub(crate) fn next_token(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    let start = b.iter().position(|c| !c.is_ascii_whitespace())?;
+    let rest = &b[start..];
+    let end = rest.iter().position(|c| c.is_ascii_whitespace()).unwrap_or(rest.len());
+    Some((&rest[..end], &rest[end..]))
+}
+
+fn is_key_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'(' || c == b')'
+}
+
+/// Reads one meminfo line: `Active(anon):     167600 kB`, `HugePages_Total:       0`,
+/// `Node 0 MemTotal:       16255700 kB`. Returns the key (as printed) and the value.
+pub fn parse_line(b: &[u8]) -> Result<(&[u8], u64), DiagKind> {
+    let colon = memchr::memchr(b':', b).ok_or(DiagKind::Malformed)?;
+    let key = &b[..colon];
+    let name = match key.strip_prefix(b"Node ") {
+        Some(rest) => {
+            let sp = memchr::memchr(b' ', rest).ok_or(DiagKind::Malformed)?;
+            if parse_u64_bytes(&rest[..sp]).is_none() {
+                return Err(DiagKind::Malformed);
+            }
+            &rest[sp + 1..]
+        }
+        None => key,
+    };
+    if name.is_empty() || !name.iter().all(|&c| is_key_byte(c)) {
+        return Err(DiagKind::Malformed);
+    }
+    let rest = &b[colon + 1..];
+    let (num, rest) = next_token(rest).ok_or(DiagKind::BadNumber)?;
+    let v = parse_u64_bytes(num).ok_or(DiagKind::BadNumber)?;
+    match next_token(rest) {
+        None => {}
+        Some((b"kB", tail)) if next_token(tail).is_none() => {}
+        Some(_) => return Err(DiagKind::Malformed),
+    }
+    Ok((key, v))
+}
+
+/// A reader of one `key value` line.
+pub(crate) type LineParser = fn(&[u8]) -> Result<(&[u8], u64), DiagKind>;
+
+/// Reads a whole key/value series with `line_parser` for the data lines.
+pub(crate) fn parse_series(input: &[u8], kind: SeriesKind, line_parser: LineParser) -> Parsed<Series> {
+    let mut diags = Diags::default();
+    let split = tsblocks::split(input, &mut diags);
+    let mut series =
+        Series { snapshots: Vec::with_capacity(split.blocks.len()), layout: Some(split.layout), kind };
+    let mut cap = 0usize;
+    for block in split.blocks {
+        let mut snap = Snapshot {
+            line: block.first_line,
+            ts: block.ts,
+            truncated: block.truncated,
+            values: Vec::with_capacity(cap.max(block.data_lines)),
+        };
+        for line in block.lines {
+            if line.is_blank() {
+                continue;
+            }
+            if block.cut_line == Some(line.no) {
+                diags.skip(line.no, DiagKind::Truncated, line.text());
+                continue;
+            }
+            push_line(&mut snap, &line, line_parser, &mut diags);
+        }
+        cap = snap.values.len();
+        if snap.values.is_empty() && snap.ts.is_none() && !snap.truncated {
+            continue;
+        }
+        series.snapshots.push(snap);
+    }
+    diags.finish(series, count_lines(input))
+}
+
+fn push_line(snap: &mut Snapshot, line: &Line<'_>, line_parser: LineParser, diags: &mut Diags) {
+    match line_parser(line.bytes) {
+        Ok((k, v)) => {
+            let key = match std::str::from_utf8(k) {
+                Ok(s) => s.to_owned(),
+                Err(_) => String::from_utf8_lossy(k).into_owned(),
+            };
+            snap.values.push((key, v));
+        }
+        Err(kind) => diags.skip(line.no, kind, line.text()),
+    }
+}
+
+/// Sniffs a key/value snapshot file: skips blank and `TS` lines, requires the
+/// first data lines to parse; `Yes` when one of `signature` keys is present.
+pub(crate) fn sniff_series(head: &[u8], line_parser: LineParser, signature: &[&[u8]]) -> Sniff {
+    let head = &head[..head.len().min(SNIFF_BYTES)];
+    let complete = match memchr::memrchr(b'\n', head) {
+        Some(i) if head.len() == SNIFF_BYTES => &head[..i],
+        _ => head,
+    };
+    let mut good = 0usize;
+    let mut signed = false;
+    for line in crate::common::Lines::new(complete) {
+        if line.is_blank() || tsblocks::is_ts_line(line.bytes) {
+            continue;
+        }
+        match line_parser(line.bytes) {
+            Ok((k, _)) => {
+                good += 1;
+                let name = match k.strip_prefix(b"Node ") {
+                    Some(r) => r.splitn(2, |&c| c == b' ').nth(1).unwrap_or(r),
+                    None => k,
+                };
+                signed |= signature.contains(&name);
+            }
+            Err(_) => return Sniff::No,
+        }
+        if good >= 12 {
+            break;
+        }
+    }
+    match (good, signed) {
+        (0, _) => Sniff::No,
+        (_, true) => Sniff::Yes,
+        (1, false) => Sniff::No,
+        _ => Sniff::Unsure,
     }
 }
 
@@ -22,14 +282,85 @@ impl Summary for Output {
 pub struct Fmt;
 
 impl Format for Fmt {
-    type Output = Output;
+    type Output = Series;
     const ID: &'static str = "proc_meminfo";
-    const SAMPLE: &'static str = "";
-    const DESCRIPTION: &'static str = "not implemented yet";
-    fn sniff(_head: &[u8]) -> Sniff {
-        Sniff::No
+    const SAMPLE: &'static str = "Active(anon):     167600 kB";
+    const DESCRIPTION: &'static str =
+        "/proc/meminfo (and per-node meminfo), one snapshot or a pt-stalk TS-framed series";
+    fn sniff(head: &[u8]) -> Sniff {
+        sniff_series(head, parse_line, &[b"MemTotal", b"MemFree", b"MemAvailable"])
     }
-    fn parse(input: &[u8]) -> Parsed<Output> {
-        Parsed::new(Output, count_lines(input))
+    fn parse(input: &[u8]) -> Parsed<Series> {
+        parse_series(input, SeriesKind::Meminfo, parse_line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO: &[u8] = b"TS 1795981039.666693755 2026-11-29 19:37:19
+MemTotal:       24684084 kB
+Active(anon):     167600 kB
+Dirty:             22228 kB
+HugePages_Total:       0
+Hugepagesize:       2048 kB
+TS 1795981040.680128146 2026-11-29 19:37:20
+MemTotal:       24684084 kB
+Active(anon):     167700 kB
+Dirty:             26000 kB
+HugePages_Total:       0
+Hugepagesize:       2048 kB
+";
+
+    #[test]
+    fn lines() {
+        assert_eq!(parse_line(b"Active(anon):     167600 kB"), Ok((&b"Active(anon)"[..], 167600)));
+        assert_eq!(parse_line(b"HugePages_Total:       0"), Ok((&b"HugePages_Total"[..], 0)));
+        assert_eq!(
+            parse_line(b"Node 0 MemTotal:       16255700 kB"),
+            Ok((&b"Node 0 MemTotal"[..], 16255700))
+        );
+        assert_eq!(parse_line(b"Dirty: x kB"), Err(DiagKind::BadNumber));
+        assert_eq!(parse_line(b"Dirty: 1 kB extra"), Err(DiagKind::Malformed));
+        assert_eq!(parse_line(b"no colon"), Err(DiagKind::Malformed));
+        assert_eq!(parse_line(b"Dirty: 99999999999999999999999 kB"), Err(DiagKind::BadNumber));
+    }
+
+    #[test]
+    fn series_of_two() {
+        let p = Fmt::parse(TWO);
+        assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+        let s = &p.value;
+        assert_eq!(s.snapshots.len(), 2);
+        assert_eq!(s.snapshots[1].line, 7);
+        assert_eq!(s.snapshots[1].get("Dirty"), Some(26000));
+        assert_eq!(s.snapshots[0].get("Active(anon)"), Some(167600));
+        assert_eq!(s.column("HugePages_Total"), vec![Some(0), Some(0)]);
+        assert_eq!(s.snapshots[0].values[0].0, "MemTotal");
+        assert_eq!(Fmt::sniff(TWO), Sniff::Yes);
+        assert_eq!(s.variant().get("ts").map(String::as_str), Some("epoch+local"));
+    }
+
+    #[test]
+    fn numa_and_truncated() {
+        let p = Fmt::parse(b"Node 0 MemTotal:       16255700 kB\nNode 1 MemTotal:       16777216 kB\n");
+        assert_eq!(p.value.snapshots[0].node(1, "MemTotal"), Some(16777216));
+        let mut cut = TWO.to_vec();
+        cut.truncate(cut.len() - 40);
+        let p = Fmt::parse(&cut);
+        assert!(p.value.snapshots[1].truncated);
+        assert!(p.diagnostics.iter().any(|d| d.kind == DiagKind::Truncated));
+        assert_eq!(p.value.snapshots[1].get("Active(anon)"), Some(167700));
+    }
+
+    #[test]
+    fn sniff_rejects_smaps_and_junk() {
+        assert_eq!(
+            Fmt::sniff(b"7f26bae00000-7f26fae00000 rw-s 00000000 fe:00 1 /x\nSize: 4 kB\n"),
+            Sniff::No
+        );
+        assert_eq!(Fmt::sniff(b"hello world\n"), Sniff::No);
+        assert_eq!(Fmt::sniff(b"Foo:  1 kB\nBar:  2 kB\n"), Sniff::Unsure);
     }
 }

@@ -328,3 +328,56 @@ fn real_tool_lines_give_no_diagnostics() {
         assert!(p.value.records() > 0 || name.contains("binlog008"), "{name}");
     }
 }
+
+// ----- binlogsum (hand-written fixtures, see tests/fixtures/binlog/README.md) -----------------
+
+fn fixture(name: &str) -> Vec<u8> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/binlog").join(name);
+    std::fs::read(p).unwrap()
+}
+
+#[test]
+fn binlogsum_api_summary() {
+    use iosift_parsers::binlogsum::{Container, Fmt as Sum};
+    let data = fixture("binlogsum_api_summary.json");
+    let d = detect(&data).unwrap();
+    assert_eq!(d.format.id, "binlogsum");
+    let p = Sum::parse(&data);
+    assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+    let s = &p.value;
+    assert_eq!(s.container, Container::Api);
+    assert_eq!(s.first_time.unwrap().to_rfc3339(), "2026-11-29T19:42:16+00:00");
+    assert_eq!(s.last_time.unwrap().to_rfc3339(), "2026-11-29T19:42:18+00:00");
+    assert_eq!(s.total_events, 17);
+    assert_eq!(s.transactions.len(), 4);
+    assert_eq!(s.rows_changed(), 8);
+    assert_eq!(s.total_bytes(), 1503);
+    assert_eq!(s.server_ids.get(&2), Some(&3));
+    assert_eq!(s.xid_range, Some((33, 35)));
+    assert_eq!(s.gtid_last.as_deref(), Some("3e11fa47-71ca-11e1-9e33-c80aa9429562:13"));
+    let t: Vec<_> = s.tables.iter().map(|t| (t.table.as_str(), t.rows_changed(), t.ddl)).collect();
+    assert_eq!(t, [("shop.orders", 6, 1), ("shop.customers", 2, 0)]);
+    let w: Vec<_> =
+        s.writes_per_second().iter().map(|w| (w.epoch, w.transactions, w.inserted, w.bytes)).collect();
+    // The last transaction's start is 19:42:18+01:00 = 18:42:18Z: it sorts first.
+    assert_eq!(w, [(1795977738, 1, 1, 0), (1795981336, 2, 4, 1294), (1795981337, 1, 0, 209)]);
+    assert_eq!(s.variant()["container"], "api");
+}
+
+#[test]
+fn binlogsum_snapshot_page() {
+    use iosift_parsers::binlogsum::{Container, Fmt as Sum};
+    let data = fixture("binlogsum_snapshot.html");
+    assert_eq!(detect(&data).unwrap().format.id, "binlogsum");
+    let p = Sum::parse(&data);
+    assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+    let s = &p.value;
+    assert_eq!(s.container, Container::Snapshot);
+    assert_eq!(s.flavor, "MariaDB");
+    assert_eq!(s.records(), 2);
+    assert_eq!(s.tables[1].table, "bench.accounts");
+    assert_eq!(s.tables[1].updated, 1);
+    assert_eq!(s.transactions[0].size_bytes, 303);
+    // Detection of a mysqlbinlog listing never picks binlogsum and vice versa.
+    assert_eq!(Fmt::sniff(&data), iosift_parsers::Sniff::No);
+}

@@ -21,6 +21,7 @@ else
 fi
 sync; sleep 3
 { echo "before workload $(date +%s.%N)"; "$W/folio_probe" "$F"; } > "$CASE/truth/folios.txt"
+filefrag -v "$F" > "$CASE/truth/filefrag.txt"
 # foreign-activity ground truth (not capture input)
 ( i=0; while [ $i -lt $(( (SECS + 20) / 10 )) ]; do echo "TS $(date +%s.%N) $(date -u '+%F %T')";
   ps -eLo pid,tid,pcpu,comm --sort=-pcpu | head -12; sleep 10; i=$((i+1)); done ) > "$CASE/truth/ps-snapshots.txt" 2>&1 &
@@ -34,4 +35,5 @@ wait "$MP" || true
 kill "$PSL" 2>/dev/null || true
 rm -rf "$CASE/capture"; mkdir -p "$CASE/capture"
 tar -C "$CASE/capture" --strip-components=1 -xzf "$W/capture.tar.gz"
+sh "$HERE/gz_big.sh" "$CASE/capture"
 ls -la "$CASE/capture"

@@ -98,7 +98,7 @@ for b in bursts:
     pages = {x[2] for x in win}
     ranges = {x[2] * 4 // folio_kib for x in win}
     fb = sum(file_w[s][1] for s in range(t0, t1 + 1))
-    dev_kb = sum(io.get(s, {}).get("wkB/s", 0) for s in range(t0, t1 + 1))
+    dev_kb = sum(io.get(s, {}).get("wkB/s", 0) for s in range(t0, t1 + 3))  # completions lag issue
     comm = collections.Counter()
     for s in range(t0, t1 + 1):
         comm.update(file_comm[s])
@@ -106,7 +106,7 @@ for b in bursts:
         "start_utc": datetime.datetime.fromtimestamp(t0, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
         "start_epoch": t0, "seconds": t1 - t0 + 1,
         "file_write_bytes_trace": fb, "file_write_requests_trace": sum(file_w[s][0] for s in range(t0, t1 + 1)),
-        "device_write_kB_iostat": round(dev_kb, 1),
+        "device_write_kB_iostat_burst_plus_2s": round(dev_kb, 1),
         "stores_in_window": len(win), "dirtied_pages_4k": len(pages), "dirtied_bytes_4k": len(pages) * 4096,
         "distinct_folio_ranges": len(ranges), "predicted_bytes_folio": len(ranges) * folio_kib * 1024,
         "amplification": round(fb / (len(pages) * 4096), 1) if pages else None,

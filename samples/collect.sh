@@ -230,6 +230,17 @@ mysql_start() {
     else
         skip "mysqladmin: no mysqladmin/mariadb-admin installed"
     fi
+    mysql_threads_loop &
+    bg $! mysql-threads-loop
+}
+mysql_threads_loop() {  # performance_schema.threads every 15 s: connections come and go
+    i=15
+    while [ "$i" -lt "$DURATION" ]; do
+        sleep 15
+        mysql_q "SELECT THREAD_ID, NAME, TYPE, PROCESSLIST_ID, PROCESSLIST_USER, PROCESSLIST_COMMAND, THREAD_OS_ID FROM performance_schema.threads ORDER BY THREAD_OS_ID" \
+            > "$D/mysql-threads-t$(printf '%04d' "$i")s.tsv" 2>> "$D/mysql.err"
+        i=$((i + 15))
+    done
 }
 mysql_finish() {
     [ "$MYSQL" = 1 ] || return 0

@@ -81,13 +81,16 @@ def med(k):
 # driver connections -> server TIDs
 conn_ids = {c["connection_id"] for c in drv["connections"]}
 tids, roles = [], collections.Counter()
-for line in open(cap + "mysql-threads.tsv"):
-    f = line.rstrip("\n").split("\t")
-    if len(f) < 7 or f[0] == "THREAD_ID":
-        continue
-    roles[f[1]] += 1
-    if f[3].isdigit() and int(f[3]) in conn_ids and f[6].isdigit():
-        tids.append(int(f[6]))
+seen = set()
+for path in sorted(glob.glob(cap + "mysql-threads*.tsv")):
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if len(f) < 7 or f[0] == "THREAD_ID" or f[6] in seen:
+            continue
+        seen.add(f[6])
+        roles[f[1]] += 1
+        if f[3].isdigit() and int(f[3]) in conn_ids and f[6].isdigit():
+            tids.append(int(f[6]))
 
 # pidstat: kB written by the connection threads vs all of mariadbd (thread rows, sum of kB_wr/s x 1 s)
 conn_kb = all_kb = 0.0

@@ -158,7 +158,7 @@ if pp:
                     fs += 1
             in_md, stack = False, []
             continue
-        if not line.startswith(("\t", " " * 8)):
+        if not line.startswith("\t"):
             in_md = line.split()[0] == "mariadbd" if line.split() else False
         else:
             stack.append(line)
@@ -169,7 +169,7 @@ res = {
              "transactions": drv["transactions"], "tps": round(drv["tps"], 1), "by_kind": drv["transactions_by_kind"],
              "latency_us": drv["latency_us"]},
     "mysqladmin_deltas": {k: delta(k) for k in ("Binlog_commits", "Binlog_group_commits", "Innodb_data_fsyncs",
-                                                  "Innodb_os_log_written", "Innodb_data_written", "Com_insert", "Com_update")},
+                                                  "Innodb_os_log_written", "Com_insert", "Com_update")},
     "iostat_vda_during_load": {"seconds": len(ls), "w_s_mean": mean("w/s"), "wkB_s_mean": mean("wkB/s"), "f_s_mean": mean("f/s"),
                                "f_s_median": med("f/s"), "wareq_sz_median_kB": med("wareq-sz"), "util_mean": mean("%util"),
                                "w_await_median_ms": med("w_await")},

@@ -56,6 +56,18 @@ for line in op(one("iostat-x-t.txt*")):
         hdr = p
     elif p and p[0] == "vda" and stamp is not None:
         io[stamp] = dict(zip(hdr[1:], map(float, p[1:])))
+bgth, ts = {}, None
+for line in op(one("*-procvmstat*")):
+    if line.startswith("TS "):
+        ts = float(line.split()[1])
+    elif line.startswith("nr_dirty_background_threshold "):
+        bgth[ts] = int(line.split()[1])
+ddk = []
+for line in op(one("pidstat-d-t-h.txt*")):
+    p = line.split()
+    if len(p) >= 9 and p[-1] == "dd" and p[2] == str(tl["dd_pid"]):
+        ddk.append(float(p[5]))
+dd_med = statistics.median(ddk) if ddk else None
 dirty, ts = {}, None
 for line in op(one("*-meminfo*")):
     if line.startswith("TS "):
@@ -100,8 +112,12 @@ res = {
                                 "wareq_sz_kB_median": statistics.median(r["wareq-sz"] for r in during)},
     "writeback_start_reasons_after_dd_start": dict(reasons),
     "first_epoch_by_reason": first_reason,
-    "expect_fire": ["buffered_writer_dirty_throttle", "writeback_after_writer_exit"],
-    "expect_not_fire": ["periodic_write_bursts_mmap", "large_folio_mmap_amplification", "fsync_bound_commits", "ext4_dioread_nolock_nodelalloc"],
+    "file_write_MiB_by_second": {str(k): round(v / 1048576, 1) for k, v in sorted(fileb.items())},
+    "nr_dirty_background_threshold_pages_min": min(bgth.values()) if bgth else None,
+    "background_threshold_reached": bool(bgth) and max(dirty.values()) >= min(bgth.values()) * 4,
+    "dd_pidstat_kB_wr_s_median": dd_med,
+    "expect_fire": ["buffered_write_burst"],
+    "expect_not_fire": ["large_folio_mmap_amplification", "fsync_bound_commits", "ext4_dioread_nolock_nodelalloc"],
 }
 json.dump(res, open(case + "/truth.json", "w"), indent=1)
 print(json.dumps(res, indent=1))

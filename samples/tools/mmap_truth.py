@@ -7,7 +7,7 @@ Inputs (all in CASE/):
   capture/iostat-x-t.txt            ISO-stamped iostat -x reports (device vda)
   truth/filefrag.txt                `filefrag -v` of the mapped file: its physical 4 KiB blocks, so every
                                     traced request can be attributed to the file (vda holds ext4 directly)
-  truth/mmap_store.stores.csv       every store of the workload (epoch, tid, page)
+  truth/mmap_store.stores.csv[.gz]  every store of the workload (epoch, tid, page)
 Burst = run of seconds (gaps <= 2 s) in which async writes (rwbs "W") to the file exceed 1 MiB.
 For each burst: bytes the device wrote for the file (trace) and in total (iostat), and the stores made
 since the previous burst: distinct 4 KiB pages and distinct 2 MiB file ranges.
@@ -18,6 +18,7 @@ import collections
 import datetime
 import gzip
 import json
+import os
 import re
 import statistics
 import sys
@@ -77,7 +78,8 @@ for line in open(cap + "iostat-x-t.txt"):
         io[cur] = dict(zip(hdr[1:], map(float, p[1:])))
 
 stores = []
-for line in open(case + "/truth/mmap_store.stores.csv"):
+sp = case + "/truth/mmap_store.stores.csv"
+for line in (gzip.open(sp + ".gz", "rt") if os.path.exists(sp + ".gz") else open(sp)):
     if line[0].isdigit():
         e, tid, pg = line.strip().split(",")
         stores.append((float(e), int(tid), int(pg)))

@@ -9,8 +9,9 @@ Inputs (all in CASE/):
                                     traced request can be attributed to the file (vda holds ext4 directly)
   truth/mmap_store.stores.csv[.gz]  every store of the workload (epoch, tid, page)
 Burst = run of seconds (gaps <= 2 s) in which async writes (rwbs "W") to the file exceed 1 MiB.
-For each burst: bytes the device wrote for the file (trace) and in total (iostat), and the stores made
-since the previous burst: distinct 4 KiB pages and distinct 2 MiB file ranges.
+For each burst: bytes the device wrote for the file (trace) and in total (iostat, burst seconds + 2 s, includes other
+tenants' writes), and the stores made since the previous burst: distinct 4 KiB pages and distinct folio-sized file ranges.
+amplification = file bytes (trace) / dirtied 4 KiB pages x 4096; amplification_iostat uses the iostat bytes instead.
 usage: mmap_truth.py CASE_DIR CASE_NAME FOLIO_KIB [extra json]
 """
 import bisect
@@ -112,6 +113,7 @@ for b in bursts:
         "stores_in_window": len(win), "dirtied_pages_4k": len(pages), "dirtied_bytes_4k": len(pages) * 4096,
         "distinct_folio_ranges": len(ranges), "predicted_bytes_folio": len(ranges) * folio_kib * 1024,
         "amplification": round(fb / (len(pages) * 4096), 1) if pages else None,
+        "amplification_iostat": round(dev_kb * 1024 / (len(pages) * 4096), 1) if pages else None,
         "issuers": dict(comm.most_common(4)),
     })
     prev_t = t0 + 0.5
@@ -126,6 +128,7 @@ res = {
     "burst_bytes_median": statistics.median(b["file_write_bytes_trace"] for b in out) if out else None,
     "dirtied_bytes_per_flush_median": statistics.median(b["dirtied_bytes_4k"] for b in full) if full else None,
     "amplification_median": statistics.median(b["amplification"] for b in full if b["amplification"]) if full else None,
+    "amplification_iostat_median": statistics.median(b["amplification_iostat"] for b in full if b["amplification_iostat"]) if full else None,
     "writeback_start_reasons": dict(wb_reasons),
 }
 res.update(extra)

@@ -1,0 +1,406 @@
+#!/bin/sh
+# iosift collector: bounded capture of Linux (and optionally MySQL/MariaDB) I/O evidence.
+# POSIX sh; run as root on the affected host.  See samples/README.md for the full description.
+#
+#   collect.sh [-d SECONDS] [-i INTERVAL] [-m MAX_MB] [-o OUT.tar.gz] [-w WORKDIR]
+#              [-p PID[,PID..] | -n NAME[,NAME..]] [-S SMAPS_EVERY_S] [-P] [-T] [-F PERF_HZ]
+#              [-M "CLIENT OPTIONS"] [-W BINLOG_WINDOW_S] [-k]
+#
+# Every collector is bounded by a sample count (DURATION / INTERVAL); a watchdog stops them early
+# when the output directory grows past MAX_MB, and INT/TERM stop them too.  The result is always
+# one .tar.gz (unless -k keeps the directory as well).  Tools that are missing or fail are listed
+# in SKIPPED.txt with the reason; nothing else aborts the capture.
+
+VERSION=1
+DURATION=60
+INTERVAL=1
+MAX_MB=500
+OUT=
+WORKDIR=/var/tmp
+PIDS=
+NAMES=
+SMAPS_EVERY=0
+PERF=0
+TRACE=0
+PERF_HZ=99
+MYSQL=0
+MYSQL_OPTS=
+BINLOG_WINDOW=0
+KEEP=0
+
+usage() {
+    cat <<'EOF'
+usage: collect.sh [options]
+  -d SECONDS   capture duration (default 60)
+  -i SECONDS   sampling interval (default 1)
+  -m MB        stop the collectors when the output directory exceeds MB (default 500)
+  -o FILE      output tarball (default WORKDIR/iosift-HOST-YYYYmmdd_HHMMSS.tar.gz)
+  -w DIR       work directory for the temporary output directory (default /var/tmp)
+  -p PID,..    processes whose smaps / threads to capture (and to profile with -P)
+  -n NAME,..   same, by exact process name (default: mysqld,mariadbd if running)
+  -S SECONDS   take smaps every SECONDS (default 0: once at the start and once at the end)
+  -P           perf profile: perf record -g -k CLOCK_MONOTONIC -F HZ on the selected
+               processes (system-wide if none), then perf script --header -F +pid,+tid
+  -T           perf trace: perf record -a -e block:block_rq_issue -e writeback:writeback_start
+  -F HZ        perf sampling frequency for -P (default 99)
+  -M "OPTS"    MySQL/MariaDB: client options passed to mysql/mysqladmin, e.g.
+               -M "--defaults-file=/etc/mysql/debian.cnf" or -M "-uroot -S /run/mysqld/mysqld.sock"
+  -W SECONDS   decode only the first SECONDS of the binlog window (default 0: the whole capture)
+  -k           keep the output directory next to the tarball
+  -h           this help
+EOF
+}
+
+while getopts d:i:m:o:w:p:n:S:PTF:M:W:kh opt; do
+    case $opt in
+        d) DURATION=$OPTARG ;;
+        i) INTERVAL=$OPTARG ;;
+        m) MAX_MB=$OPTARG ;;
+        o) OUT=$OPTARG ;;
+        w) WORKDIR=$OPTARG ;;
+        p) PIDS=$(printf '%s' "$OPTARG" | tr ',' ' ') ;;
+        n) NAMES=$(printf '%s' "$OPTARG" | tr ',' ' ') ;;
+        S) SMAPS_EVERY=$OPTARG ;;
+        P) PERF=1 ;;
+        T) TRACE=1 ;;
+        F) PERF_HZ=$OPTARG ;;
+        M) MYSQL=1; MYSQL_OPTS=$OPTARG ;;
+        W) BINLOG_WINDOW=$OPTARG ;;
+        k) KEEP=1 ;;
+        h) usage; exit 0 ;;
+        *) usage >&2; exit 2 ;;
+    esac
+done
+
+is_uint() { case $1 in ''|*[!0-9]*) return 1 ;; *) return 0 ;; esac; }
+for v in "$DURATION" "$INTERVAL" "$MAX_MB" "$SMAPS_EVERY" "$PERF_HZ" "$BINLOG_WINDOW"; do
+    is_uint "$v" || { echo "collect.sh: '$v' is not a whole number" >&2; exit 2; }
+done
+[ "$INTERVAL" -ge 1 ] || { echo "collect.sh: interval must be >= 1" >&2; exit 2; }
+[ "$DURATION" -ge "$INTERVAL" ] || { echo "collect.sh: duration must be >= interval" >&2; exit 2; }
+COUNT=$((DURATION / INTERVAL))
+
+# Stable, parseable output: C numbers, ISO dates in sysstat, UTC-independent epoch stamps below.
+LC_ALL=C
+export LC_ALL
+unset LANG LANGUAGE 2>/dev/null
+
+HOST=$(uname -n 2>/dev/null || echo host)
+STAMP=$(date +%Y%m%d_%H%M%S)
+PREFIX=$(date +%Y_%m_%d_%H_%M_%S)
+NAME=iosift-$HOST-$STAMP
+[ -n "$OUT" ] || OUT=$WORKDIR/$NAME.tar.gz
+D=$WORKDIR/$NAME
+mkdir -p "$D" || { echo "collect.sh: cannot create $D" >&2; exit 1; }
+SKIPPED=$D/SKIPPED.txt
+: > "$SKIPPED"
+CHILDREN=
+STOPPED=0
+FINISHED=0
+
+have() { command -v "$1" >/dev/null 2>&1; }
+skip() { echo "$*" >> "$SKIPPED"; }
+log() { echo "$*" >> "$D/collect.log"; }
+ts() { date +"TS %s.%N %F %T"; }
+epoch() { date +%s.%N; }
+mark() { echo "$1 $(epoch) $(date -u '+%F %T')" >> "$D/timeline.txt"; }
+bg() { CHILDREN="$CHILDREN $1"; echo "$1 $2" >> "$D/collectors.pids"; }
+
+epoch_minus_mono() {
+    # prefer python3 (time.time() - time.monotonic(): CLOCK_MONOTONIC exactly, what perf -k uses)
+    if have python3 && python3 -c 'import time' >/dev/null 2>&1; then
+        python3 -c 'import time; print("epoch_minus_CLOCK_MONOTONIC %.6f method=python3 time.time()-time.monotonic()" % (time.time() - time.monotonic()))'
+    else
+        # /proc/uptime is CLOCK_BOOTTIME (= MONOTONIC + time suspended), 10 ms resolution
+        awk -v now="$(date +%s.%N)" '{ printf "epoch_minus_CLOCK_MONOTONIC %.6f method=proc_uptime date+%%s.%%N-/proc/uptime (CLOCK_BOOTTIME, 10 ms resolution, wrong by suspend time)\n", now - $1 }' /proc/uptime
+    fi
+}
+
+# ---------------------------------------------------------------- process selection
+if [ -z "$PIDS" ]; then
+    [ -n "$NAMES" ] || NAMES="mysqld mariadbd"
+    for n in $NAMES; do
+        if have pgrep; then
+            PIDS="$PIDS $(pgrep -x "$n" | tr '\n' ' ')"
+        else
+            for p in /proc/[0-9]*; do
+                [ "$(cat "$p/comm" 2>/dev/null)" = "$n" ] && PIDS="$PIDS ${p#/proc/}"
+            done
+        fi
+    done
+fi
+GOOD=
+for p in $PIDS; do
+    if [ -d "/proc/$p" ]; then GOOD="$GOOD $p"; else skip "smaps/perf of pid $p: no such process"; fi
+done
+PIDS=${GOOD# }
+[ -n "$PIDS" ] || skip "smaps: no process selected (-p/-n) and no mysqld/mariadbd running"
+
+# ---------------------------------------------------------------- one-shot context
+section() { echo "### $*"; }
+sysinfo() {
+    {
+        section "date"; date; date -u '+%FT%T.%NZ'; echo "epoch $(epoch)"
+        section "collector"; echo "iosift collect.sh version $VERSION args: $ARGS"
+        section "uname -a"; uname -a
+        section "/etc/os-release"; cat /etc/os-release 2>/dev/null
+        section "nproc"; nproc 2>/dev/null || grep -c ^processor /proc/cpuinfo
+        section "lsblk"; lsblk -o NAME,MAJ:MIN,SIZE,TYPE,ROTA,RA,MOUNTPOINT,FSTYPE 2>/dev/null
+        section "/sys/block/*/bdi/read_ahead_kb"; grep -H . /sys/block/*/bdi/read_ahead_kb 2>/dev/null
+        section "/proc/mdstat"; cat /proc/mdstat 2>/dev/null
+        section "dmsetup table"; dmsetup table 2>/dev/null
+        section "/proc/pressure/io"; cat /proc/pressure/io 2>/dev/null
+        section "perf_event_paranoid"; cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null
+        section "locale (of the collector)"; locale 2>/dev/null
+        section "tool versions"
+        iostat -V 2>&1 | head -1; vmstat -V 2>&1 | head -1; perf --version 2>&1
+        for t in mysqld mariadbd mysql mariadb; do have $t && $t --version 2>&1 | head -1; done
+    } > "$D/system-info.txt" 2>&1
+    uname -a > "$D/uname-a.txt"
+    uname -r > "$D/uname-r.txt"
+    cat /proc/mounts > "$D/proc-mounts.txt"
+    if have findmnt; then
+        findmnt -rno TARGET,SOURCE,FSTYPE,OPTIONS > "$D/findmnt.txt" 2>&1
+    else
+        skip "findmnt.txt: findmnt not installed (proc-mounts.txt has the same data)"
+    fi
+    if have sysctl; then sysctl vm > "$D/sysctl-vm.txt" 2>&1; else
+        for f in /proc/sys/vm/*; do printf 'vm.%s = %s\n' "${f##*/}" "$(cat "$f" 2>/dev/null)"; done > "$D/sysctl-vm.txt"
+        skip "sysctl: not installed, sysctl-vm.txt read from /proc/sys/vm"
+    fi
+    grep -H . /sys/block/*/queue/* > "$D/sys-block-queue.txt" 2>/dev/null
+    {
+        for f in /sys/kernel/mm/transparent_hugepage/* /sys/kernel/mm/transparent_hugepage/*/* /sys/kernel/mm/transparent_hugepage/khugepaged/*; do
+            [ -f "$f" ] && printf '%s:%s\n' "$f" "$(cat "$f" 2>/dev/null)"
+        done
+    } > "$D/thp.txt"
+    if ls /proc/fs/ext4/*/options >/dev/null 2>&1; then
+        grep -H . /proc/fs/ext4/*/options > "$D/ext4-options.txt" 2>&1
+    else
+        skip "ext4-options.txt: no ext4 file system mounted (/proc/fs/ext4/*/options absent)"
+    fi
+    ls /proc/fs/xfs >/dev/null 2>&1 && grep -H . /proc/fs/xfs/stat > "$D/xfs-stat.txt" 2>/dev/null
+    { ts; cat /proc/meminfo; } > "$D/meminfo-start.txt"
+}
+
+# ---------------------------------------------------------------- smaps of the selected processes
+smaps_snapshot() {  # smaps_snapshot LABEL
+    for p in $PIDS; do
+        [ -r "/proc/$p/smaps" ] || { log "smaps $1: /proc/$p/smaps not readable"; continue; }
+        c=$(tr ' /' '__' < "/proc/$p/comm" 2>/dev/null)
+        { ts; cat "/proc/$p/smaps"; } >> "$D/smaps-$p-$c.txt" 2>/dev/null
+        { ts; cat "/proc/$p/smaps_rollup"; } >> "$D/smaps_rollup-$p-$c.txt" 2>/dev/null
+        {
+            ts
+            for t in /proc/"$p"/task/*; do printf '%s %s %s\n' "$p" "${t##*/}" "$(cat "$t/comm" 2>/dev/null)"; done
+        } >> "$D/threads-$p-$c.txt"
+    done
+}
+
+# ---------------------------------------------------------------- MySQL / MariaDB helpers
+MYSQL_CLIENT=; MYSQL_ADMIN=; MYSQL_BINLOG=
+mysql_q() {  # mysql_q SQL  (tab separated, with header)
+    # shellcheck disable=SC2086   # MYSQL_OPTS is a list of client options on purpose
+    $MYSQL_CLIENT $MYSQL_OPTS -B -e "$1"
+}
+mysql_status_pos() {  # prints "FILE POS" of the current binlog
+    mysql_q "SHOW MASTER STATUS" 2>/dev/null | awk 'NR==2 {print $1, $2}'
+}
+mysql_start() {
+    for c in mysql mariadb; do have $c && { MYSQL_CLIENT=$c; break; }; done
+    for c in mysqladmin mariadb-admin; do have $c && { MYSQL_ADMIN=$c; break; }; done
+    for c in mysqlbinlog mariadb-binlog; do have $c && { MYSQL_BINLOG=$c; break; }; done
+    if [ -z "$MYSQL_CLIENT" ]; then skip "mysql: no mysql/mariadb client installed"; MYSQL=0; return; fi
+    if ! mysql_q "SELECT 1" > /dev/null 2> "$D/mysql-connect.err"; then
+        skip "mysql: cannot connect with options '$MYSQL_OPTS' ($(head -1 "$D/mysql-connect.err"))"
+        MYSQL=0; return
+    fi
+    rm -f "$D/mysql-connect.err"
+    mysql_q "SHOW GLOBAL VARIABLES" > "$D/mysql-variables.tsv" 2>> "$D/mysql.err"
+    mysql_q "SELECT THREAD_ID, NAME, TYPE, PROCESSLIST_ID, PROCESSLIST_USER, PROCESSLIST_COMMAND, THREAD_OS_ID FROM performance_schema.threads ORDER BY THREAD_OS_ID" \
+        > "$D/mysql-threads.tsv" 2>> "$D/mysql.err" || skip "mysql-threads.tsv: performance_schema.threads not readable (performance_schema=OFF?)"
+    mysql_q "SHOW BINARY LOGS" > "$D/mysql-binary-logs-start.tsv" 2>> "$D/mysql.err" || skip "mysql-binary-logs: SHOW BINARY LOGS failed (binary log disabled?)"
+    BINLOG_START=$(mysql_status_pos)
+    BINLOG_START_TIME=$(date '+%F %T')
+    echo "binlog_start ${BINLOG_START:-none} $(epoch) $BINLOG_START_TIME" >> "$D/timeline.txt"
+    if [ -n "$MYSQL_ADMIN" ]; then
+        # shellcheck disable=SC2086
+        $MYSQL_ADMIN $MYSQL_OPTS ext -i"$INTERVAL" -c"$COUNT" > "$D/$PREFIX-mysqladmin" 2>> "$D/mysql.err" &
+        bg $! mysqladmin-ext
+    else
+        skip "mysqladmin: no mysqladmin/mariadb-admin installed"
+    fi
+    mysql_threads_loop &
+    bg $! mysql-threads-loop
+}
+mysql_threads_loop() {  # performance_schema.threads every 15 s: connections come and go
+    i=15
+    while [ "$i" -lt "$DURATION" ]; do
+        sleep 15
+        mysql_q "SELECT THREAD_ID, NAME, TYPE, PROCESSLIST_ID, PROCESSLIST_USER, PROCESSLIST_COMMAND, THREAD_OS_ID FROM performance_schema.threads ORDER BY THREAD_OS_ID" \
+            > "$D/mysql-threads-t$(printf '%04d' "$i")s.tsv" 2>> "$D/mysql.err"
+        i=$((i + 15))
+    done
+}
+mysql_finish() {
+    [ "$MYSQL" = 1 ] || return 0
+    mysql_q "SELECT THREAD_ID, NAME, TYPE, PROCESSLIST_ID, PROCESSLIST_USER, PROCESSLIST_COMMAND, THREAD_OS_ID FROM performance_schema.threads ORDER BY THREAD_OS_ID" \
+        > "$D/mysql-threads-end.tsv" 2>> "$D/mysql.err"
+    mysql_q "SHOW BINARY LOGS" > "$D/mysql-binary-logs-end.tsv" 2>> "$D/mysql.err"
+    end=$(mysql_status_pos)
+    echo "binlog_end ${end:-none} $(epoch) $(date '+%F %T')" >> "$D/timeline.txt"
+    if [ -z "$BINLOG_START" ] || [ -z "$end" ]; then skip "binlog decode: no binary log position"; return 0; fi
+    if [ -z "$MYSQL_BINLOG" ]; then skip "binlog decode: no mysqlbinlog/mariadb-binlog installed"; return 0; fi
+    base=$(awk -F'\t' '$1=="log_bin_basename" {print $2}' "$D/mysql-variables.tsv")
+    dir=$(dirname "${base:-/nonexistent/x}")
+    sfile=${BINLOG_START% *}; spos=${BINLOG_START#* }
+    efile=${end% *}; epos=${end#* }
+    stopt=
+    if [ "$BINLOG_WINDOW" -gt 0 ]; then
+        stop=$(date -d "@$(( $(date -d "$BINLOG_START_TIME" +%s) + BINLOG_WINDOW ))" '+%F %T' 2>/dev/null)
+        [ -n "$stop" ] && stopt="--stop-datetime=$stop"
+    fi
+    # every binlog from the start file to the end file (SHOW BINARY LOGS order)
+    files=$(awk -F'\t' -v s="$sfile" -v e="$efile" 'NR>1 { if ($1==s) on=1; if (on) print $1; if ($1==e) on=0 }' "$D/mysql-binary-logs-end.tsv")
+    for f in $files; do
+        if [ ! -r "$dir/$f" ]; then skip "binlog decode: $dir/$f not readable from this host"; continue; fi
+        from=4; to=
+        [ "$f" = "$sfile" ] && from=$spos
+        [ "$f" = "$efile" ] && to="--stop-position=$epos"
+        # shellcheck disable=SC2086
+        $MYSQL_BINLOG --base64-output=decode-rows -vv --start-position="$from" $to ${stopt:+"$stopt"} "$dir/$f" 2>> "$D/mysql.err" \
+            | gzip -6 > "$D/binlog-$f-decoded.txt.gz"
+        echo "binlog_decoded $f from $from ${to:-to_end} ${stopt:-whole_window}" >> "$D/timeline.txt"
+    done
+}
+
+# ---------------------------------------------------------------- sampling loop for /proc files
+proc_loop() {
+    i=0
+    while [ "$i" -lt "$COUNT" ]; do
+        t=$(ts)
+        { echo "$t"; cat /proc/meminfo; } >> "$D/$PREFIX-meminfo"
+        { echo "$t"; cat /proc/vmstat; } >> "$D/$PREFIX-procvmstat"
+        { echo "$t"; cat /proc/diskstats; } >> "$D/$PREFIX-diskstats"
+        i=$((i + 1))
+        sleep "$INTERVAL"
+    done
+}
+smaps_loop() {
+    i=0
+    while [ "$i" -lt "$DURATION" ]; do
+        sleep "$SMAPS_EVERY"; i=$((i + SMAPS_EVERY))
+        [ "$i" -lt "$DURATION" ] && smaps_snapshot periodic
+    done
+}
+
+# ---------------------------------------------------------------- stop / finish
+stop_children() {  # stop_children WHY
+    [ "$STOPPED" = 1 ] && return 0
+    STOPPED=1
+    log "stopping collectors: $1"
+    mark "collectors_stopped_$1"
+    for p in $CHILDREN; do kill -INT "$p" 2>/dev/null; done
+    sleep 1
+    for p in $CHILDREN; do kill -TERM "$p" 2>/dev/null; done
+}
+finish() {
+    [ "$FINISHED" = 1 ] && return 0
+    FINISHED=1
+    trap '' INT TERM
+    wait 2>/dev/null
+    mark collectors_end
+    epoch_minus_mono >> "$D/timeline.txt"
+    [ -n "$PIDS" ] && smaps_snapshot end
+    mysql_finish
+    if [ -f "$D/perf-profile.data" ]; then
+        perf script --header -F +pid,+tid -i "$D/perf-profile.data" 2> "$D/perf-profile.script.err" | gzip -6 > "$D/perf-profile.script.txt.gz"
+        perf report -i "$D/perf-profile.data" --stdio --no-children --sort pid,comm,sym -g none --percent-limit 1 \
+            > "$D/perf-profile.report.txt" 2>/dev/null
+        rm -f "$D/perf-profile.data"
+    fi
+    if [ -f "$D/perf-trace.data" ]; then
+        perf script --header -F +pid,+tid -i "$D/perf-trace.data" 2> "$D/perf-trace.script.err" | gzip -6 > "$D/perf-trace.script.txt.gz"
+        rm -f "$D/perf-trace.data"
+    fi
+    find "$D" -type f -empty -name '*.err' -exec rm -f {} +
+    [ -s "$SKIPPED" ] || echo "nothing skipped" > "$SKIPPED"
+    mark tar_start
+    parent=$(dirname "$D")
+    if tar -C "$parent" -czf "$OUT" "$(basename "$D")"; then
+        [ "$KEEP" = 1 ] || rm -rf "$D"
+        echo "collect.sh: wrote $OUT"
+    else
+        echo "collect.sh: tar failed, output left in $D" >&2
+    fi
+}
+on_signal() {
+    skip "capture interrupted by a signal after $(( $(date +%s) - START_S )) s of $DURATION s"
+    stop_children signal
+    finish
+    exit 130
+}
+
+# ---------------------------------------------------------------- main
+ARGS="-d $DURATION -i $INTERVAL -m $MAX_MB -S $SMAPS_EVERY -P=$PERF -T=$TRACE -M=$MYSQL -W $BINLOG_WINDOW pids: $PIDS"
+trap on_signal INT TERM
+START_S=$(date +%s)
+mark collect_start
+epoch_minus_mono >> "$D/timeline.txt"
+echo "interval $INTERVAL count $COUNT prefix $PREFIX pids $PIDS" >> "$D/timeline.txt"
+sysinfo
+[ "$MYSQL" = 1 ] && mysql_start
+[ -n "$PIDS" ] && smaps_snapshot start
+
+if have iostat; then
+    S_TIME_FORMAT=ISO iostat -x -t -y "$INTERVAL" "$COUNT" > "$D/iostat-x-t.txt" 2> "$D/iostat.err" &
+    bg $! iostat
+else skip "iostat-x-t.txt: iostat not installed (package sysstat); diskstats snapshots still taken"; fi
+if have pidstat; then
+    S_TIME_FORMAT=ISO pidstat -d -t -h "$INTERVAL" "$COUNT" > "$D/pidstat-d-t-h.txt" 2> "$D/pidstat.err" &
+    bg $! pidstat
+else skip "pidstat-d-t-h.txt: pidstat not installed (package sysstat)"; fi
+if have vmstat; then
+    vmstat -t "$INTERVAL" "$COUNT" > "$D/vmstat-t.txt" 2> "$D/vmstat.err" &
+    bg $! vmstat
+else skip "vmstat-t.txt: vmstat not installed (package procps); procvmstat snapshots still taken"; fi
+proc_loop & bg $! proc-loop
+if [ -n "$PIDS" ] && [ "$SMAPS_EVERY" -gt 0 ]; then smaps_loop & bg $! smaps-loop; fi
+
+if [ "$PERF" = 1 ] || [ "$TRACE" = 1 ]; then
+    if ! have perf; then
+        skip "perf: not installed (linux-perf / linux-tools); -P/-T ignored"; PERF=0; TRACE=0
+    fi
+fi
+if [ "$PERF" = 1 ]; then
+    target="-a"
+    [ -n "$PIDS" ] && target="-p $(echo "$PIDS" | tr ' ' ',')"
+    # shellcheck disable=SC2086
+    perf record -g -k CLOCK_MONOTONIC -F "$PERF_HZ" $target -o "$D/perf-profile.data" -- sleep "$DURATION" \
+        > "$D/perf-profile.record.log" 2>&1 &
+    bg $! perf-profile
+    echo "perf_profile target $target hz $PERF_HZ" >> "$D/timeline.txt"
+fi
+if [ "$TRACE" = 1 ]; then
+    perf record -k CLOCK_MONOTONIC -a -e block:block_rq_issue -e writeback:writeback_start \
+        -o "$D/perf-trace.data" -- sleep "$DURATION" > "$D/perf-trace.record.log" 2>&1 &
+    bg $! perf-trace
+fi
+mark collectors_started
+
+# watchdog: deadline (+ a grace of 2 intervals for the counted collectors) and size cap
+deadline=$((START_S + DURATION + 2 * INTERVAL + 3))
+while :; do
+    alive=0
+    for p in $CHILDREN; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 1 ] || break
+    if [ "$(date +%s)" -ge "$deadline" ]; then stop_children deadline; break; fi
+    kb=$(du -sk "$D" 2>/dev/null | awk '{print $1}')
+    if [ "${kb:-0}" -gt $((MAX_MB * 1024)) ]; then
+        skip "size cap: output reached ${kb} KiB > -m $MAX_MB MB after $(( $(date +%s) - START_S )) s; collectors stopped early"
+        stop_children size_cap
+        break
+    fi
+    sleep 1
+done
+finish

@@ -1,0 +1,60 @@
+#!/bin/sh
+# Private MariaDB instance for the samples: datadir, socket and binlogs under /var/tmp/iosift_db,
+# TCP only on 127.0.0.1:33307.  usage: mariadb_instance.sh start|stop
+set -eu
+B=/var/tmp/iosift_db
+CNF=$B/my.cnf
+case ${1:-start} in
+start)
+    mkdir -p "$B/data" "$B/binlog" "$B/tmp"
+    cat > "$CNF" <<CNF
+[client]
+socket=$B/mariadb.sock
+user=root
+[mariadbd]
+user=mysql
+datadir=$B/data
+socket=$B/mariadb.sock
+pid-file=$B/mariadbd.pid
+log_error=$B/mariadb-error.log
+tmpdir=$B/tmp
+bind-address=127.0.0.1
+port=33307
+server_id=1
+log_bin=$B/binlog/mariadb-bin
+binlog_format=ROW
+performance_schema=ON
+innodb_buffer_pool_size=256M
+innodb_log_file_size=96M
+innodb_flush_method=O_DIRECT
+sync_binlog=1
+innodb_flush_log_at_trx_commit=1
+skip-name-resolve
+CNF
+    chown -R mysql:mysql "$B"
+    if [ ! -d "$B/data/mysql" ]; then
+        mariadb-install-db --defaults-file="$CNF" --auth-root-authentication-method=socket > "$B/install.log" 2>&1
+    fi
+    mariadbd --defaults-file="$CNF" > /dev/null 2>&1 &
+    i=0
+    while ! mariadb --defaults-file="$CNF" -e 'SELECT 1' > /dev/null 2>&1; do
+        i=$((i + 1)); [ $i -lt 60 ] || { echo "mariadbd did not start" >&2; exit 1; }; sleep 1
+    done
+    mariadb --defaults-file="$CNF" <<'SQL'
+CREATE DATABASE IF NOT EXISTS bench;
+USE bench;
+CREATE USER IF NOT EXISTS 'bench'@'localhost' IDENTIFIED BY 'benchpw';
+GRANT ALL ON bench.* TO 'bench'@'localhost';
+CREATE TABLE IF NOT EXISTS bench.orders (id BIGINT AUTO_INCREMENT PRIMARY KEY, customer_id INT NOT NULL,
+  amount DECIMAL(10,2) NOT NULL, status TINYINT NOT NULL, created DATETIME(6) NOT NULL, note VARCHAR(32)) ENGINE=InnoDB;
+CREATE TABLE IF NOT EXISTS bench.accounts (id INT PRIMARY KEY, balance BIGINT NOT NULL, updated DATETIME(6)) ENGINE=InnoDB;
+CREATE TABLE IF NOT EXISTS bench.audit (id BIGINT AUTO_INCREMENT PRIMARY KEY, account_id INT NOT NULL, delta INT NOT NULL,
+  ts DATETIME(6) NOT NULL) ENGINE=InnoDB;
+INSERT IGNORE INTO bench.accounts (id, balance, updated) SELECT seq, 1000, NOW(6) FROM seq_1_to_1000;
+SQL
+    echo "mariadbd pid $(cat "$B/mariadbd.pid")"
+    ;;
+stop)
+    mariadb-admin --defaults-file="$CNF" shutdown
+    ;;
+esac

@@ -5,8 +5,10 @@
 //! analysis -> rules -> report.
 
 pub mod analysis;
+pub mod attribution;
 pub mod bundle;
 pub mod clock;
 pub mod inspect;
 pub mod model;
+pub mod pipeline;
 pub mod table;

@@ -165,6 +165,7 @@ fn mode(v: &[i32]) -> Option<i32> {
 
 /// Anchors a time-of-day series on a start date, rolling over to the next day
 /// whenever the time goes backwards by more than `rollover_slack_s` (pidstat rows).
+#[derive(Debug, Clone)]
 pub struct DayRoller {
     date: NaiveDate,
     last: Option<NaiveTime>,

@@ -1,0 +1,643 @@
+//! Anchoring every source on the bundle clock and binning it onto the 1 s
+//! timeline. Each format has one visitor that emits points through a
+//! [`Sink`]; the first pass only measures time ranges, the second fills.
+
+use super::{Context, FileClock, ParsedFile};
+use crate::attribution;
+use crate::clock::{self, Anchoring, DayRoller, Zone};
+use crate::table::Timeline;
+use iosift_parsers::{Data, Stamp};
+use std::collections::BTreeMap;
+
+/// Where a visitor's points go.
+trait Sink {
+    fn gauge(&mut self, name: &str, unit: &'static str, epoch: f64, v: f64);
+    fn rate(&mut self, name: &str, unit: &'static str, end: f64, interval: f64, v: f64);
+    fn event(&mut self, name: &str, unit: &'static str, epoch: f64, v: f64);
+    fn dense(&mut self, _name: &str, _from: f64, _to: f64) {}
+}
+
+/// First pass: only the range of instants.
+#[derive(Default)]
+struct Range {
+    first: f64,
+    last: f64,
+    any: bool,
+}
+
+impl Range {
+    fn see(&mut self, t: f64) {
+        if !t.is_finite() {
+            return;
+        }
+        if !self.any {
+            self.first = t;
+            self.last = t;
+            self.any = true;
+        } else {
+            self.first = self.first.min(t);
+            self.last = self.last.max(t);
+        }
+    }
+}
+
+impl Sink for Range {
+    fn gauge(&mut self, _: &str, _: &'static str, e: f64, _: f64) {
+        self.see(e);
+    }
+    fn rate(&mut self, _: &str, _: &'static str, end: f64, interval: f64, _: f64) {
+        self.see(end - interval.clamp(0.0, 60.0));
+        self.see(end);
+    }
+    fn event(&mut self, _: &str, _: &'static str, e: f64, _: f64) {
+        self.see(e);
+    }
+}
+
+/// Second pass: into the timeline, tagging columns with their file.
+struct Fill<'t> {
+    tl: &'t mut Timeline,
+    source: String,
+}
+
+impl Sink for Fill<'_> {
+    fn gauge(&mut self, name: &str, unit: &'static str, e: f64, v: f64) {
+        self.tl.set_gauge(name, unit, &self.source, e, v);
+    }
+    fn rate(&mut self, name: &str, unit: &'static str, end: f64, interval: f64, v: f64) {
+        self.tl.set_rate(name, unit, &self.source, end, interval, v);
+    }
+    fn event(&mut self, name: &str, unit: &'static str, e: f64, v: f64) {
+        self.tl.add_event(name, unit, &self.source, e, v);
+    }
+    fn dense(&mut self, name: &str, from: f64, to: f64) {
+        self.tl.zero_fill(name, from, to);
+    }
+}
+
+/// Per-thread write totals from pidstat (for the write-source table).
+#[derive(Debug, Clone, Default)]
+pub struct ThreadTotal {
+    /// Command name.
+    pub comm: String,
+    /// Category.
+    pub category: &'static str,
+    /// Bytes charged over the capture.
+    pub bytes: f64,
+    /// Process id.
+    pub tgid: Option<u32>,
+}
+
+/// Anchors and fills all files of a bundle.
+pub struct Filler<'a> {
+    files: &'a [ParsedFile],
+    zone: &'a Zone,
+    ctx: &'a Context,
+    /// Clock warnings.
+    pub warnings: Vec<String>,
+    /// Notes per file.
+    pub notes: Vec<Option<String>>,
+    /// Files whose device metrics are used (one iostat source) and attribution (one pidstat source).
+    chosen_iostat: Option<usize>,
+    chosen_pidstat: Option<usize>,
+    /// perf time -> epoch offset and how it was found.
+    perf_offset: Option<(f64, Anchoring, f64)>,
+    /// Start of the bundle (for untimed reports), set after the first pass.
+    bundle_start: Option<f64>,
+    /// Per-thread totals (tid -> total), counted on the fill pass.
+    pub threads: BTreeMap<u32, ThreadTotal>,
+    /// True during the fill pass.
+    filling: bool,
+}
+
+fn stamp_epoch(stamp: &Stamp, zone: &Zone, date: Option<&mut DayRoller>) -> Option<(f64, Anchoring)> {
+    if let Some(x) = clock::simple_epoch(stamp, zone) {
+        return Some(x);
+    }
+    match (stamp, date) {
+        (Stamp::TimeOfDay(t), Some(r)) => Some((zone.local_to_epoch(r.next(*t)), Anchoring::BannerDateTimeOfDay)),
+        _ => None,
+    }
+}
+
+impl<'a> Filler<'a> {
+    /// A filler over parsed files.
+    pub fn new(files: &'a [ParsedFile], zone: &'a Zone, ctx: &'a Context) -> Self {
+        let mut f = Filler {
+            files,
+            zone,
+            ctx,
+            warnings: Vec::new(),
+            notes: vec![None; files.len()],
+            chosen_iostat: None,
+            chosen_pidstat: None,
+            perf_offset: None,
+            bundle_start: None,
+            threads: BTreeMap::new(),
+            filling: false,
+        };
+        f.choose_sources();
+        f
+    }
+
+    /// Several files may carry the same measurements (iostat as text, as MB
+    /// and as JSON; pidstat with and without -t). One of each is used so
+    /// nothing is counted twice; the others are noted.
+    fn choose_sources(&mut self) {
+        let score_iostat = |f: &ParsedFile| -> Option<i64> {
+            let (Some(Data::Iostat(i)) | Some(Data::IostatJson(i))) = &f.data else { return None };
+            let rows: usize = i.reports.iter().map(|r| r.devices.len()).sum();
+            if rows == 0 {
+                return None;
+            }
+            let precise = i.unit.is_none_or(|u| !u.contains('M')) as i64;
+            Some(rows as i64 * 4 + precise * 2 + (!i.json) as i64)
+        };
+        self.chosen_iostat = best(self.files, score_iostat);
+        let score_pidstat = |f: &ParsedFile| -> Option<i64> {
+            let (Some(Data::Pidstat(p)) | Some(Data::PidstatJson(p))) = &f.data else { return None };
+            if !p.rows.iter().any(|r| r.kb_wr_s.is_some()) {
+                return None;
+            }
+            Some(p.rows.len() as i64 + if p.layout.threads { 1 << 40 } else { 0 })
+        };
+        self.chosen_pidstat = best(self.files, score_pidstat);
+        for (i, f) in self.files.iter().enumerate() {
+            if score_iostat(f).is_some() && Some(i) != self.chosen_iostat {
+                let used = self.chosen_iostat.map(|c| self.files[c].name.clone()).unwrap_or_default();
+                self.notes[i] =
+                    Some(format!("device metrics taken from {used} (same measurements; not counted twice)"));
+            }
+            if score_pidstat(f).is_some() && Some(i) != self.chosen_pidstat {
+                let used = self.chosen_pidstat.map(|c| self.files[c].name.clone()).unwrap_or_default();
+                self.notes[i] = Some(format!("write attribution taken from {used} (per-thread; not counted twice)"));
+            }
+        }
+    }
+
+    /// First pass: the anchoring and time range of every file.
+    pub fn anchor_all(&mut self) -> Vec<Option<FileClock>> {
+        let mut out = vec![None; self.files.len()];
+        // Everything but perf first: perf may need the others to be aligned.
+        for i in 0..self.files.len() {
+            if matches!(self.files[i].data, Some(Data::PerfScript(_))) {
+                continue;
+            }
+            let mut r = Range::default();
+            if let Some((a, u)) = self.visit(i, &mut r)
+                && r.any
+            {
+                out[i] = Some(FileClock { anchoring: a, uncertainty_s: u, first: r.first, last: r.last });
+            }
+        }
+        let start = out.iter().flatten().filter(|c| c.anchoring != Anchoring::BundleStartInterval).map(|c| c.first).fold(f64::INFINITY, f64::min);
+        self.bundle_start = start.is_finite().then_some(start);
+        self.perf_offset = self.find_perf_offset();
+        for i in 0..self.files.len() {
+            if !matches!(self.files[i].data, Some(Data::PerfScript(_))) {
+                continue;
+            }
+            let mut r = Range::default();
+            if let Some((a, u)) = self.visit(i, &mut r)
+                && r.any
+            {
+                out[i] = Some(FileClock { anchoring: a, uncertainty_s: u, first: r.first, last: r.last });
+            }
+        }
+        out
+    }
+
+    /// Second pass: fill the timeline.
+    pub fn fill_all(&mut self, tl: &mut Timeline) {
+        self.filling = true;
+        for i in 0..self.files.len() {
+            let mut sink = Fill { tl, source: self.files[i].name.clone() };
+            self.visit(i, &mut sink);
+        }
+        // Keep per-thread columns only for the 8 busiest writers.
+        let mut by_bytes: Vec<(u32, f64)> = self.threads.iter().map(|(t, x)| (*t, x.bytes)).collect();
+        by_bytes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let keep: std::collections::BTreeSet<String> =
+            by_bytes.iter().take(8).map(|(t, _)| format!("thr.{t}.w_bytes_s")).collect();
+        tl.columns.retain(|k, _| !k.starts_with("thr.") || keep.contains(k));
+    }
+
+    /// The perf time offset: from clock data in any perf file, else by matching
+    /// block-request bursts (tracepoints) against the iostat writes.
+    fn find_perf_offset(&mut self) -> Option<(f64, Anchoring, f64)> {
+        for f in self.files {
+            if let Some(Data::PerfScript(p)) = &f.data
+                && let Some(off) = p.wall_offset
+            {
+                return Some((off, Anchoring::PerfClockData, 0.001));
+            }
+        }
+        // Matching: perf per-second W bytes issued vs iostat device write bytes.
+        let io = self.iostat_write_series()?;
+        for f in self.files {
+            let Some(Data::PerfScript(p)) = &f.data else { continue };
+            let mut per: BTreeMap<i64, f64> = BTreeMap::new();
+            for t in &p.tracepoints {
+                if t.event.ends_with("block_rq_issue") && t.rwbs.contains('W') {
+                    *per.entry(t.sec).or_default() += t.bytes as f64;
+                }
+            }
+            if per.len() < 10 {
+                continue;
+            }
+            if let Some((off, r)) = align(&per, &io) {
+                self.warnings.push(format!(
+                    "perf times of this bundle were aligned to the wall clock by matching block-request bursts in {} against iostat device writes (offset {off:.2} s, r = {r:.2})",
+                    f.name
+                ));
+                return Some((off, Anchoring::PerfAligned, 1.0));
+            }
+        }
+        self.warnings.push("perf times could not be anchored (no clock data, no block tracepoints to match): perf series are left out of the timeline".into());
+        None
+    }
+
+    /// Per-epoch-second write bytes of the busiest device of the chosen iostat file.
+    fn iostat_write_series(&self) -> Option<BTreeMap<i64, f64>> {
+        let i = self.chosen_iostat?;
+        let Some(Data::Iostat(io) | Data::IostatJson(io)) = &self.files[i].data else { return None };
+        let mut totals: BTreeMap<&str, f64> = BTreeMap::new();
+        for r in &io.reports {
+            for d in &r.devices {
+                *totals.entry(d.device.as_str()).or_default() += d.m.w_bytes_s.unwrap_or(0.0);
+            }
+        }
+        let dev = totals.iter().max_by(|a, b| a.1.total_cmp(b.1))?.0.to_string();
+        let mut out = BTreeMap::new();
+        let mut roller = io.banner.as_ref().and_then(|b| b.date).map(DayRoller::new);
+        for rep in io.reports.iter().filter(|r| !r.since_boot) {
+            let Some((e, _)) = rep.stamp.as_ref().and_then(|s| stamp_epoch(s, self.zone, roller.as_mut())) else { continue };
+            for d in rep.devices.iter().filter(|d| d.device == dev) {
+                if let Some(w) = d.m.w_bytes_s {
+                    out.insert(e.round() as i64 - 1, w);
+                }
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// Visits one file, emitting its points; returns how it was anchored.
+    fn visit(&mut self, i: usize, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
+        let f = &self.files[i];
+        let zone = self.zone;
+        let prefix = clock::pt_stalk_prefix(&f.base).map(|n| zone.local_to_epoch(n));
+        match f.data.as_ref()? {
+            Data::Iostat(io) | Data::IostatJson(io) => {
+                let used = self.chosen_iostat == Some(i);
+                let mut roller = io.banner.as_ref().and_then(|b| b.date).map(DayRoller::new);
+                let interval = io.interval_s.unwrap_or(1.0);
+                let mut anchoring = None;
+                let mut prev: Option<f64> = None;
+                for rep in &io.reports {
+                    let timed = rep.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut()));
+                    let (end, a) = match (timed, prefix, self.bundle_start) {
+                        (Some(x), _, _) => x,
+                        (None, Some(p), _) => (p + interval * (rep.index as f64 + 1.0), Anchoring::PtStalkPrefixInterval),
+                        (None, None, Some(b)) => (b + interval * (rep.index as f64 + 1.0), Anchoring::BundleStartInterval),
+                        (None, None, None) => continue,
+                    };
+                    anchoring.get_or_insert(a);
+                    let dt = prev.map(|p| end - p).filter(|d| *d > 0.0 && *d <= 60.0).unwrap_or(interval);
+                    prev = Some(end);
+                    if rep.since_boot {
+                        continue;
+                    }
+                    if used && let Some(c) = &rep.cpu {
+                        for (k, v) in [("cpu.user_pct", c.user), ("cpu.system_pct", c.system), ("cpu.iowait_pct", c.iowait), ("cpu.idle_pct", c.idle)] {
+                            if let Some(v) = v {
+                                sink.rate(k, "%", end, dt, v);
+                            }
+                        }
+                    }
+                    for d in &rep.devices {
+                        let m = &d.m;
+                        let dev = d.device.trim();
+                        if !used {
+                            sink.rate("iostat.seen", "1", end, dt, 0.0);
+                            continue;
+                        }
+                        for (k, unit, v) in [
+                            ("w_bytes_s", "B/s", m.w_bytes_s),
+                            ("r_bytes_s", "B/s", m.r_bytes_s),
+                            ("w_s", "1/s", m.w_s),
+                            ("r_s", "1/s", m.r_s),
+                            ("f_s", "1/s", m.f_s),
+                            ("wrqm_s", "1/s", m.wrqm_s),
+                            ("w_await_ms", "ms", m.w_await_ms),
+                            ("r_await_ms", "ms", m.r_await_ms),
+                            ("f_await_ms", "ms", m.f_await_ms),
+                            ("await_ms", "ms", m.await_ms),
+                            ("aqu_sz", "1", m.aqu_sz),
+                            ("util_pct", "%", m.util_pct),
+                            ("w_req_bytes", "B", m.w_req_bytes),
+                            ("tps", "1/s", m.tps),
+                        ] {
+                            if let Some(v) = v {
+                                sink.rate(&format!("dev.{dev}.{k}"), unit, end, dt, v);
+                            }
+                        }
+                    }
+                }
+                Some((anchoring?, if matches!(anchoring, Some(Anchoring::BundleStartInterval)) { 60.0 } else { 1.0 }))
+            }
+            Data::Pidstat(p) | Data::PidstatJson(p) => {
+                let used = self.chosen_pidstat == Some(i);
+                let mut roller = p.banner.as_ref().and_then(|b| b.date).map(DayRoller::new);
+                let mut anchoring = None;
+                let threads_mode = p.layout.threads;
+                for row in &p.rows {
+                    let Some((end, a)) = row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut())) else { continue };
+                    anchoring.get_or_insert(a);
+                    let mut prev_roller = roller.clone();
+                    let dt = row
+                        .prev_stamp
+                        .as_ref()
+                        .and_then(|s| stamp_epoch(s, zone, prev_roller.as_mut()))
+                        .map(|(p, _)| end - p)
+                        .filter(|d| *d > 0.0 && *d <= 60.0)
+                        .unwrap_or(1.0);
+                    if row.since_boot {
+                        continue;
+                    }
+                    if !used {
+                        sink.gauge("pidstat.seen", "1", end, 0.0);
+                        continue;
+                    }
+                    if threads_mode && row.tid.is_none() {
+                        continue;
+                    }
+                    let Some(kb) = row.kb_wr_s.filter(|v| *v >= 0.0) else { continue };
+                    let tid = row.tid.or(row.tgid);
+                    let cat = attribution::category(tid, &row.command, &self.ctx.thread_map);
+                    sink.rate(&format!("cat.{cat}.w_bytes_s"), "B/s", end, dt, kb * 1024.0);
+                    if let Some(t) = tid
+                        && kb > 0.0
+                    {
+                        sink.rate(&format!("thr.{t}.w_bytes_s"), "B/s", end, dt, kb * 1024.0);
+                    }
+                    if let Some(t) = tid {
+                        // Totals are counted on the fill pass only, so once.
+                        if self.filling {
+                            let e = self.threads.entry(t).or_insert_with(|| ThreadTotal {
+                                comm: row.command.clone(),
+                                category: cat,
+                                bytes: 0.0,
+                                tgid: row.tgid,
+                            });
+                            e.bytes += kb * 1024.0 * dt;
+                        }
+                    }
+                }
+                anchoring.map(|a| (a, 1.0))
+            }
+            Data::Vmstat(v) => {
+                let mut anchoring = None;
+                let mut prev: Option<f64> = None;
+                for (k, row) in v.rows.iter().enumerate() {
+                    let timed = row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, None));
+                    let (end, a) = match (timed, prefix) {
+                        (Some(x), _) => x,
+                        (None, Some(p)) => (p + k as f64 + 1.0, Anchoring::PtStalkPrefixInterval),
+                        _ => continue,
+                    };
+                    anchoring.get_or_insert(a);
+                    let dt = prev.map(|p| end - p).filter(|d| *d > 0.0 && *d <= 60.0).unwrap_or(1.0);
+                    prev = Some(end);
+                    if row.since_boot {
+                        continue;
+                    }
+                    for key in ["r", "b", "us", "sy", "id", "wa", "bo", "bi"] {
+                        if let Some(x) = row.get(key) {
+                            sink.rate(&format!("vmstat.{key}"), "1", end, dt, x);
+                        }
+                    }
+                }
+                anchoring.map(|a| (a, 1.0))
+            }
+            Data::ProcMeminfo(s) => {
+                let mut any = false;
+                for snap in &s.snapshots {
+                    let Some(ts) = snap.ts else { continue };
+                    any = true;
+                    if let Some(v) = snap.get("Dirty") {
+                        sink.gauge("mem.dirty_bytes", "B", ts.epoch, v as f64 * 1024.0);
+                    }
+                    if let Some(v) = snap.get("Writeback") {
+                        sink.gauge("mem.writeback_bytes", "B", ts.epoch, v as f64 * 1024.0);
+                    }
+                    if let Some(v) = snap.get("FilePmdMapped") {
+                        sink.gauge("mem.file_pmd_mapped_bytes", "B", ts.epoch, v as f64 * 1024.0);
+                    }
+                }
+                any.then_some((Anchoring::Epoch, 0.01))
+            }
+            Data::ProcVmstat(s) => {
+                let mut any = false;
+                let mut prev: Option<(f64, &iosift_parsers::proc_meminfo::Snapshot)> = None;
+                for snap in &s.snapshots {
+                    let Some(ts) = snap.ts else { continue };
+                    any = true;
+                    if let Some((t0, p)) = prev {
+                        let dt = ts.epoch - t0;
+                        if dt > 0.0 && dt <= 60.0 {
+                            for key in ["nr_dirtied", "nr_written", "pgpgout", "thp_file_mapped", "thp_fault_alloc"] {
+                                if let (Some(a), Some(b)) = (p.get(key), snap.get(key))
+                                    && b >= a
+                                {
+                                    sink.rate(&format!("vm.{key}_s"), "1/s", ts.epoch, dt, (b - a) as f64 / dt);
+                                }
+                            }
+                        }
+                    }
+                    prev = Some((ts.epoch, snap));
+                }
+                any.then_some((Anchoring::Epoch, 0.01))
+            }
+            Data::ProcDiskstats(s) => {
+                let mut any = false;
+                let mut prev: Option<(f64, &iosift_parsers::proc_diskstats::DiskSnapshot)> = None;
+                for snap in &s.snapshots {
+                    let Some(ts) = snap.ts else { continue };
+                    any = true;
+                    if let Some((t0, p)) = prev {
+                        let dt = ts.epoch - t0;
+                        if dt > 0.0 && dt <= 60.0 {
+                            for d in &snap.devices {
+                                let Some(o) = p.devices.iter().find(|x| x.name == d.name) else { continue };
+                                if d.sectors_written >= o.sectors_written {
+                                    let v = (d.sectors_written - o.sectors_written) as f64 * 512.0 / dt;
+                                    sink.rate(&format!("ds.{}.w_bytes_s", d.name), "B/s", ts.epoch, dt, v);
+                                }
+                                if let (Some(a), Some(b)) = (o.flushes, d.flushes)
+                                    && b >= a
+                                {
+                                    sink.rate(&format!("ds.{}.f_s", d.name), "1/s", ts.epoch, dt, (b - a) as f64 / dt);
+                                }
+                            }
+                        }
+                    }
+                    prev = Some((ts.epoch, snap));
+                }
+                any.then_some((Anchoring::Epoch, 0.01))
+            }
+            Data::PerfScript(p) => {
+                let (off, a, u) = self.perf_offset?;
+                for (sec, n) in &p.fsync_per_sec {
+                    sink.event("perf.fsync_samples_s", "1/s", *sec as f64 + off, *n as f64);
+                }
+                let mut any = !p.fsync_per_sec.is_empty();
+                for t in &p.tracepoints {
+                    if t.event.ends_with("block_rq_issue") && t.rwbs.contains('W') {
+                        sink.event("perf.rq_issue_w_bytes_s", "B/s", t.sec as f64 + off, t.bytes as f64);
+                        any = true;
+                    }
+                }
+                if let (Some(a0), Some(b0)) = (p.first_ts, p.last_ts) {
+                    sink.dense("perf.fsync_samples_s", a0 + off, b0 + off);
+                    sink.dense("perf.rq_issue_w_bytes_s", a0 + off, b0 + off);
+                    sink.event("perf.samples_seen", "1", a0 + off, 0.0);
+                    sink.event("perf.samples_seen", "1", b0 + off, 0.0);
+                    any = true;
+                }
+                any.then_some((a, u))
+            }
+            Data::Mysqlbinlog(b) => {
+                let mut first = f64::INFINITY;
+                let mut last = f64::NEG_INFINITY;
+                let mut anchoring = None;
+                for t in &b.transactions {
+                    let (e, a) = match (t.epoch, t.local) {
+                        (Some(e), _) => (e as f64, Anchoring::Epoch),
+                        (None, Some(n)) => (zone.local_to_epoch(n), Anchoring::LocalDateTime),
+                        _ => continue,
+                    };
+                    anchoring.get_or_insert(a);
+                    first = first.min(e);
+                    last = last.max(e);
+                    sink.event("binlog.trx_s", "1/s", e, 1.0);
+                    sink.event("binlog.bytes_s", "B/s", e, t.bytes as f64);
+                    sink.event("binlog.rows_s", "1/s", e, t.rows as f64);
+                }
+                if first.is_finite() {
+                    for k in ["binlog.trx_s", "binlog.bytes_s", "binlog.rows_s"] {
+                        sink.dense(k, first, last);
+                    }
+                }
+                anchoring.map(|a| (a, 1.0))
+            }
+            Data::MysqladminExt(m) => {
+                let mut anchoring = None;
+                let mut prev: Option<(f64, &iosift_parsers::mysqladmin_ext::Sample)> = None;
+                for (k, s) in m.samples.iter().enumerate() {
+                    let (e, a) = match (s.ts, prefix) {
+                        (Some(ts), _) => (ts.epoch, Anchoring::Epoch),
+                        (None, Some(p)) => (p + k as f64, Anchoring::PtStalkPrefixInterval),
+                        _ => continue,
+                    };
+                    anchoring.get_or_insert(a);
+                    for key in ["Innodb_data_fsyncs", "Innodb_os_log_fsyncs", "Binlog_commits", "Binlog_group_commits", "Com_commit", "Questions", "Innodb_data_written"] {
+                        let Some(cur) = s.get(key) else { continue };
+                        if m.relative {
+                            if k > 0 {
+                                sink.rate(&format!("mysql.{key}_s"), "1/s", e, 1.0, cur);
+                            }
+                        } else if let Some((t0, p)) = prev
+                            && let Some(old) = p.get(key)
+                        {
+                            let dt = e - t0;
+                            if dt > 0.0 && dt <= 60.0 && cur >= old {
+                                sink.rate(&format!("mysql.{key}_s"), "1/s", e, dt, (cur - old) / dt);
+                            }
+                        }
+                    }
+                    prev = Some((e, s));
+                }
+                anchoring.map(|a| (a, if a == Anchoring::Epoch { 0.01 } else { 1.0 }))
+            }
+            Data::DstatCsv(d) | Data::DstatText(d) => {
+                let mut anchoring = None;
+                for run in &d.runs {
+                    let year = run.meta.date.map(|n| chrono::Datelike::year(&n));
+                    let run_zone = run.meta.zone.as_deref().and_then(clock::zone_abbreviation_offset);
+                    for row in &run.rows {
+                        let e = match row.stamp {
+                            Some(Stamp::Epoch(e)) => Some((e, Anchoring::Epoch)),
+                            Some(Stamp::NoYear { month, day, time }) => year
+                                .and_then(|y| chrono::NaiveDate::from_ymd_opt(y, month, day))
+                                .map(|d| {
+                                    let n = d.and_time(time);
+                                    let e = match run_zone {
+                                        Some(off) => n.and_utc().timestamp() as f64 - f64::from(off),
+                                        None => zone.local_to_epoch(n),
+                                    };
+                                    (e, Anchoring::DateLineYear)
+                                }),
+                            Some(ref s) => stamp_epoch(s, zone, None),
+                            None => None,
+                        };
+                        let Some((e, a)) = e else { continue };
+                        anchoring.get_or_insert(a);
+                        if row.since_boot {
+                            continue;
+                        }
+                        for (ci, c) in run.columns.iter().enumerate() {
+                            if c.key.starts_with("dsk/") && (c.name == "writ" || c.name == "read") {
+                                if let Some(Some(v)) = row.values.get(ci) {
+                                    sink.rate(&format!("dstat.{}", c.key), "B/s", e, 1.0, *v);
+                                }
+                            }
+                        }
+                    }
+                }
+                anchoring.map(|a| (a, 1.0))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn best(files: &[ParsedFile], score: impl Fn(&ParsedFile) -> Option<i64>) -> Option<usize> {
+    files.iter().enumerate().filter_map(|(i, f)| score(f).map(|s| (i, s))).max_by_key(|(i, s)| (*s, std::cmp::Reverse(*i))).map(|(i, _)| i)
+}
+
+/// Finds the offset (epoch - perf seconds) that best matches two per-second
+/// series, with sub-second refinement on the correlation peak.
+fn align(perf: &BTreeMap<i64, f64>, io: &BTreeMap<i64, f64>) -> Option<(f64, f64)> {
+    let (&p0, &p1) = (perf.keys().next()?, perf.keys().next_back()?);
+    let (&i0, &i1) = (io.keys().next()?, io.keys().next_back()?);
+    let pv: Vec<Option<f64>> = (p0..=p1).map(|k| Some(perf.get(&k).copied().unwrap_or(0.0))).collect();
+    let iv: Vec<Option<f64>> = (i0..=i1).map(|k| io.get(&k).copied()).collect();
+    // offset = epoch - perf; lag index: iv[j] vs pv[j + shift]  => epoch i0 + j = perf p0 + j + shift + off
+    let n = pv.len() as isize;
+    let m = iv.len() as isize;
+    let mut best: Option<(isize, f64)> = None;
+    let mut curve = BTreeMap::new();
+    for shift in -(m - 10)..(n - 10) {
+        if let Some((r, k)) = crate::analysis::stats::lagged_pearson(&iv, &pv, shift)
+            && k >= 20
+        {
+            curve.insert(shift, r);
+            if best.is_none_or(|(_, b)| r > b) {
+                best = Some((shift, r));
+            }
+        }
+    }
+    let (shift, r) = best?;
+    if r < 0.5 {
+        return None;
+    }
+    let a = curve.get(&(shift - 1)).copied().unwrap_or(r);
+    let c = curve.get(&(shift + 1)).copied().unwrap_or(r);
+    let denom = a - 2.0 * r + c;
+    let frac = if denom.abs() > 1e-9 { (0.5 * (a - c) / denom).clamp(-0.5, 0.5) } else { 0.0 };
+    // iv index j <-> pv index j + shift: epoch (i0 + j) + 1 (iostat second j covers (i0+j, i0+j+1]) ...
+    // iostat series is keyed by the start of its second; perf by floor(perf ts): both start-of-second.
+    let off = (i0 as f64) - (p0 as f64 + shift as f64 + frac);
+    Some((off, r))
+}
+

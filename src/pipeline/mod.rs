@@ -1,0 +1,171 @@
+//! The analysis pipeline of one bundle: parse every file (in parallel),
+//! decide the time zone, anchor every source on one UTC clock, fill the 1 s
+//! timeline, then hand it to the analysis and the rules.
+
+mod context;
+mod fill;
+
+pub use context::{Context, Sourced};
+pub use fill::ThreadTotal;
+
+use crate::bundle::{Bundle, InputFile};
+use crate::clock::{Anchoring, Zone, ZoneEvidence};
+use crate::table::Timeline;
+use iosift_parsers::{Data, Diagnostic};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+
+/// One parsed input file.
+#[derive(Debug)]
+pub struct ParsedFile {
+    /// Name within the bundle.
+    pub name: String,
+    /// Base name (for pt-stalk prefixes and hints).
+    pub base: String,
+    /// Format id, or `None` when not recognised.
+    pub format: Option<&'static str>,
+    /// The typed content.
+    pub data: Option<Data>,
+    /// Lines in the file.
+    pub lines: usize,
+    /// Lines skipped.
+    pub skipped_lines: usize,
+    /// All diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Variant facts.
+    pub variant: BTreeMap<&'static str, String>,
+    /// Records.
+    pub records: usize,
+    /// The raw text lines of the file are needed for evidence quotes: kept here (decompressed).
+    pub raw: Vec<u8>,
+}
+
+impl ParsedFile {
+    /// Quotes lines `[a, b]` (1-based, at most 3 lines, each cut to 240 chars).
+    pub fn quote(&self, a: usize, b: usize) -> Option<String> {
+        let lines: Vec<String> = iosift_parsers::common::Lines::new(&self.raw)
+            .skip(a.saturating_sub(1))
+            .take((b.saturating_sub(a) + 1).min(3))
+            .map(|l| l.clean_text().chars().take(240).collect())
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
+    }
+}
+
+/// Parses one file.
+pub fn parse_file(f: &InputFile) -> ParsedFile {
+    let base = f.base_name().to_string();
+    match crate::inspect::detect_file(f) {
+        Some((d, _)) => {
+            let s = d.parsed.value.summary();
+            ParsedFile {
+                name: f.name.clone(),
+                base,
+                format: Some(d.format.id),
+                variant: s.variant(),
+                records: s.records(),
+                lines: d.parsed.lines,
+                skipped_lines: d.parsed.skipped_lines,
+                diagnostics: d.parsed.diagnostics,
+                data: Some(d.parsed.value),
+                raw: f.data.clone(),
+            }
+        }
+        None => ParsedFile {
+            name: f.name.clone(),
+            base,
+            format: None,
+            data: None,
+            lines: iosift_parsers::common::lines::count_lines(&f.data),
+            skipped_lines: 0,
+            diagnostics: Vec::new(),
+            variant: BTreeMap::new(),
+            records: 0,
+            raw: f.data.clone(),
+        },
+    }
+}
+
+/// Options of an analysis run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `--tz`: offset seconds and the text given.
+    pub tz: Option<(i32, String)>,
+    /// `--from` (epoch seconds).
+    pub from: Option<f64>,
+    /// `--to` (epoch seconds).
+    pub to: Option<f64>,
+}
+
+/// How one file's times were anchored.
+#[derive(Debug, Clone, Copy)]
+pub struct FileClock {
+    /// Method.
+    pub anchoring: Anchoring,
+    /// Uncertainty in seconds.
+    pub uncertainty_s: f64,
+    /// First anchored instant.
+    pub first: f64,
+    /// Last anchored instant.
+    pub last: f64,
+}
+
+/// Everything the pipeline produced before the rules.
+#[derive(Debug)]
+pub struct Pipeline {
+    /// Parsed files in bundle order.
+    pub files: Vec<ParsedFile>,
+    /// Anchoring per file (same order; `None` for files without times).
+    pub clocks: Vec<Option<FileClock>>,
+    /// Notes per file (e.g. "not used for attribution: ...").
+    pub notes: Vec<Option<String>>,
+    /// The bundle's zone.
+    pub zone: Zone,
+    /// Clock warnings for the report.
+    pub clock_warnings: Vec<String>,
+    /// The 1 s timeline.
+    pub timeline: Timeline,
+    /// Context gathered from the files (kernel, mounts, sysctl, variables, thread map, ...).
+    pub ctx: Context,
+    /// pidstat write totals per thread id.
+    pub threads: BTreeMap<u32, ThreadTotal>,
+}
+
+/// Runs parsing, clock and timeline for a bundle.
+pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
+    let files: Vec<ParsedFile> = bundle.files.par_iter().map(parse_file).collect();
+    let ctx = Context::gather(&files);
+    let mut ev = ZoneEvidence { cli: opts.tz.clone(), ..Default::default() };
+    context::zone_evidence(&files, &mut ev);
+    let zone = ev.decide();
+    let mut clock_warnings = Vec::new();
+    if zone.assumed {
+        clock_warnings.push(
+            "no time zone found in the capture: local times were read as UTC (use --tz to set the capturing host's offset)"
+                .to_string(),
+        );
+    }
+    let mut filler = fill::Filler::new(&files, &zone, &ctx);
+    let clocks = filler.anchor_all();
+    clock_warnings.extend(filler.warnings.drain(..));
+    let (start, end) = clocks.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), c| {
+        (a.min(c.first), b.max(c.last))
+    });
+    let (start, end) = if start.is_finite() { (start, end) } else { (0.0, 0.0) };
+    let start = opts.from.map_or(start, |f| f.max(start));
+    let end = opts.to.map_or(end, |t| t.min(end));
+    let mut timeline = Timeline::new(start, end.max(start));
+    if (end - start) as usize > crate::table::timeline::MAX_LEN {
+        clock_warnings.push(format!(
+            "the capture spans {:.0} s; the timeline keeps the first {} s (use --from/--to)",
+            end - start,
+            crate::table::timeline::MAX_LEN
+        ));
+    }
+    filler.fill_all(&mut timeline);
+    clock_warnings.extend(filler.warnings.drain(..));
+    let notes = filler.notes.clone();
+    let threads = std::mem::take(&mut filler.threads);
+    drop(filler);
+    Pipeline { files, clocks, notes, zone, clock_warnings, timeline, ctx, threads }
+}

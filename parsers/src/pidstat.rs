@@ -39,6 +39,7 @@ use crate::common::sysstat::{Banner, average_label_len, parse_banner, parse_time
 use crate::common::{
     DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines, lines::strip_ansi,
 };
+use chrono::NaiveTime;
 use std::borrow::Cow;
 
 /// A parsed pidstat file (one or several concatenated runs).
@@ -258,6 +259,28 @@ fn lead_time(toks: &[&str]) -> Option<(Stamp, usize, &'static str)> {
     let first = *toks.first()?;
     if first.len() >= 9 && first.len() <= 12 && first.bytes().all(|b| b.is_ascii_digit()) {
         return first.parse::<f64>().ok().map(|v| (Stamp::Epoch(v), 1, "epoch"));
+    }
+    // Fast path: `19:37:31` (optionally `PM`), no allocation.
+    let b = first.as_bytes();
+    if b.len() == 8 && b[2] == b':' && b[5] == b':' {
+        let d = |i: usize| -> Option<u32> {
+            let (x, y) = (b[i], b[i + 1]);
+            (x.is_ascii_digit() && y.is_ascii_digit()).then(|| u32::from(x - b'0') * 10 + u32::from(y - b'0'))
+        };
+        let (h, m, s) = (d(0)?, d(3)?, d(6)?);
+        let ampm = toks.get(1).and_then(|t| {
+            if t.eq_ignore_ascii_case("PM") {
+                Some(12)
+            } else if t.eq_ignore_ascii_case("AM") {
+                Some(0)
+            } else {
+                None
+            }
+        });
+        return match ampm {
+            Some(add) => NaiveTime::from_hms_opt(h % 12 + add, m, s).map(|t| (Stamp::TimeOfDay(t), 2, "12h")),
+            None => NaiveTime::from_hms_opt(h, m, s).map(|t| (Stamp::TimeOfDay(t), 1, "hh:mm:ss")),
+        };
     }
     let (t, used) = parse_time_of_day(toks)?;
     let form = if first.contains('시') {
@@ -529,13 +552,20 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
     let mut cur: Option<Current> = None;
     let mut last_tgid: Option<u32> = None;
     let mut offs: Vec<(usize, usize)> = Vec::with_capacity(32);
-    let trimmed = text.trim_end();
-    let last_content =
-        if trimmed.is_empty() { 0 } else { memchr::memchr_iter(b'\n', trimmed.as_bytes()).count() + 1 };
+    // The last line with content: a short row there is a truncated capture, not a bad line.
+    let last_content = {
+        let t = text.trim_end();
+        let total_nl = if input.last() == Some(&b'\n') { lines } else { lines.saturating_sub(1) };
+        let trailing_nl = text.get(t.len()..).map_or(0, |r| r.bytes().filter(|&b| b == b'\n').count());
+        if t.is_empty() { 0 } else { total_nl - trailing_nl.min(total_nl) + 1 }
+    };
+    let any_ansi = memchr::memchr(0x1b, input).is_some();
+    // ~90 bytes per task line in real captures: avoid regrowing a Vec of large rows.
+    out.rows.reserve(input.len() / 90);
     for (idx, raw) in text.lines().enumerate() {
         let no = idx + 1;
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        let line: Cow<str> = if raw.contains('\x1b') {
+        let line: Cow<str> = if any_ansi && raw.contains('\x1b') {
             out.layout.ansi = true;
             strip_ansi(Cow::Borrowed(raw))
         } else {
@@ -551,7 +581,7 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
         // Fast path: a row (starts with a digit and we have a header).
         if fb.is_ascii_digit()
             && let Some(c) = &cur
-            && !(l.contains(" UID ") || l.contains(" USER "))
+            && !offs.iter().take(5).any(|&(a, b)| matches!(l.get(a..b), Some("UID") | Some("USER")))
         {
             if let Some((r, avg)) = row(
                 l,
@@ -718,7 +748,6 @@ impl Format for Fmt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::NaiveTime;
 
     fn tod(h: u32, m: u32, s: u32) -> Option<Stamp> {
         Some(Stamp::TimeOfDay(NaiveTime::from_hms_opt(h, m, s).unwrap()))

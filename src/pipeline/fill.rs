@@ -15,6 +15,8 @@ trait Sink {
     fn rate(&mut self, name: &str, unit: &'static str, end: f64, interval: f64, v: f64);
     fn event(&mut self, name: &str, unit: &'static str, epoch: f64, v: f64);
     fn dense(&mut self, _name: &str, _from: f64, _to: f64) {}
+    /// The input line the next points come from (for evidence).
+    fn at(&mut self, _line: usize) {}
 }
 
 /// First pass: only the range of instants.
@@ -58,13 +60,30 @@ impl Sink for Range {
 struct Fill<'t> {
     tl: &'t mut Timeline,
     source: String,
+    file: usize,
+    line: usize,
+    lines: &'t mut LineIndex,
+}
+
+/// Input line of each (column, second) of the evidence-bearing columns
+/// (`dev.*`, `mem.*`): column -> epoch second -> (file index, line).
+pub type LineIndex = BTreeMap<String, BTreeMap<i64, (usize, usize)>>;
+
+impl Fill<'_> {
+    fn mark(&mut self, name: &str, epoch: f64) {
+        if self.line > 0 && (name.starts_with("dev.") || name.starts_with("mem.") || name.starts_with("thr.")) {
+            self.lines.entry(name.to_string()).or_default().insert(epoch.floor() as i64, (self.file, self.line));
+        }
+    }
 }
 
 impl Sink for Fill<'_> {
     fn gauge(&mut self, name: &str, unit: &'static str, e: f64, v: f64) {
+        self.mark(name, e);
         self.tl.set_gauge(name, unit, &self.source, e, v);
     }
     fn rate(&mut self, name: &str, unit: &'static str, end: f64, interval: f64, v: f64) {
+        self.mark(name, end - 1.0);
         self.tl.set_rate(name, unit, &self.source, end, interval, v);
     }
     fn event(&mut self, name: &str, unit: &'static str, e: f64, v: f64) {
@@ -72,6 +91,9 @@ impl Sink for Fill<'_> {
     }
     fn dense(&mut self, name: &str, from: f64, to: f64) {
         self.tl.zero_fill(name, from, to);
+    }
+    fn at(&mut self, line: usize) {
+        self.line = line;
     }
 }
 
@@ -108,6 +130,8 @@ pub struct Filler<'a> {
     pub threads: BTreeMap<u32, ThreadTotal>,
     /// True during the fill pass.
     filling: bool,
+    /// Evidence lines.
+    pub lines: LineIndex,
 }
 
 fn stamp_epoch(stamp: &Stamp, zone: &Zone, date: Option<&mut DayRoller>) -> Option<(f64, Anchoring)> {
@@ -135,6 +159,7 @@ impl<'a> Filler<'a> {
             bundle_start: None,
             threads: BTreeMap::new(),
             filling: false,
+            lines: LineIndex::new(),
         };
         f.choose_sources();
         f
@@ -210,10 +235,12 @@ impl<'a> Filler<'a> {
     /// Second pass: fill the timeline.
     pub fn fill_all(&mut self, tl: &mut Timeline) {
         self.filling = true;
+        let mut lines = std::mem::take(&mut self.lines);
         for i in 0..self.files.len() {
-            let mut sink = Fill { tl, source: self.files[i].name.clone() };
+            let mut sink = Fill { tl, source: self.files[i].name.clone(), file: i, line: 0, lines: &mut lines };
             self.visit(i, &mut sink);
         }
+        self.lines = lines;
         // Keep per-thread columns only for the 8 busiest writers.
         let mut by_bytes: Vec<(u32, f64)> = self.threads.iter().map(|(t, x)| (*t, x.bytes)).collect();
         by_bytes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -315,6 +342,7 @@ impl<'a> Filler<'a> {
                         }
                     }
                     for d in &rep.devices {
+                        sink.at(d.line);
                         let m = &d.m;
                         let dev = d.device.trim();
                         if !used {
@@ -372,6 +400,7 @@ impl<'a> Filler<'a> {
                         continue;
                     }
                     let Some(kb) = row.kb_wr_s.filter(|v| *v >= 0.0) else { continue };
+                    sink.at(row.line);
                     let tid = row.tid.or(row.tgid);
                     let cat = attribution::category(tid, &row.command, &self.ctx.thread_map);
                     sink.rate(&format!("cat.{cat}.w_bytes_s"), "B/s", end, dt, kb * 1024.0);
@@ -424,6 +453,7 @@ impl<'a> Filler<'a> {
                 for snap in &s.snapshots {
                     let Some(ts) = snap.ts else { continue };
                     any = true;
+                    sink.at(snap.line);
                     if let Some(v) = snap.get("Dirty") {
                         sink.gauge("mem.dirty_bytes", "B", ts.epoch, v as f64 * 1024.0);
                     }

@@ -6,7 +6,7 @@ mod context;
 mod fill;
 
 pub use context::{Context, Sourced};
-pub use fill::ThreadTotal;
+pub use fill::{LineIndex, ThreadTotal};
 
 use crate::bundle::{Bundle, InputFile};
 use crate::clock::{Anchoring, Zone, ZoneEvidence};
@@ -129,6 +129,8 @@ pub struct Pipeline {
     pub ctx: Context,
     /// pidstat write totals per thread id.
     pub threads: BTreeMap<u32, ThreadTotal>,
+    /// Input lines behind the evidence-bearing timeline cells.
+    pub lines: LineIndex,
 }
 
 /// Runs parsing, clock and timeline for a bundle.
@@ -166,6 +168,7 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     clock_warnings.extend(filler.warnings.drain(..));
     let notes = filler.notes.clone();
     let threads = std::mem::take(&mut filler.threads);
+    let lines = std::mem::take(&mut filler.lines);
     drop(filler);
-    Pipeline { files, clocks, notes, zone, clock_warnings, timeline, ctx, threads }
+    Pipeline { files, clocks, notes, zone, clock_warnings, timeline, ctx, threads, lines }
 }

@@ -96,6 +96,7 @@ pub struct Collector {
     fix_bytes: Option<usize>,
     time_cache: (u32, u32, Option<NaiveDateTime>),
     last_server: Option<u32>,
+    event_counts: Vec<(Vec<u8>, u64)>,
 }
 
 /// A header kept while `--hexdump` prints the hex table before the event type.
@@ -138,6 +139,7 @@ impl Collector {
             fix_bytes: None,
             time_cache: (u32::MAX, u32::MAX, None),
             last_server: None,
+            event_counts: Vec::new(),
         }
     }
 
@@ -172,6 +174,9 @@ impl Collector {
                 );
             }
             self.close(open, complete);
+        }
+        for (k, n) in std::mem::take(&mut self.event_counts) {
+            *self.out.events.entry(String::from_utf8_lossy(&k).into_owned()).or_insert(0) += n;
         }
         let lines = self.lines;
         self.diags.finish(self.out, lines)
@@ -375,20 +380,21 @@ impl Collector {
     }
 
     fn count_event(&mut self, name: &[u8]) {
-        let key = std::str::from_utf8(name).unwrap_or("?");
-        match self.out.events.get_mut(key) {
-            Some(n) => *n += 1,
-            None => {
-                self.out.events.insert(key.to_string(), 1);
-            }
+        // A handful of distinct names: a linear scan beats hashing or UTF-8 checks.
+        match self.event_counts.iter_mut().find(|(k, _)| k.as_slice() == name) {
+            Some((_, n)) => *n += 1,
+            None => self.event_counts.push((name.to_vec(), 1)),
         }
     }
 
     /// Extends the open transaction (if any) to the current event.
     fn touch(&mut self, no: usize, _h: Owned, _local: Option<NaiveDateTime>) {
-        if let Some(mut o) = self.cur.take() {
-            self.extend(&mut o, no);
-            self.cur = Some(o);
+        let end = self.ev_end;
+        if let Some(o) = self.cur.as_mut() {
+            o.trx.end_line = no as u32;
+            if end > 0 {
+                o.trx.end_pos = end;
+            }
         }
     }
 

@@ -14,7 +14,7 @@
 // Quoted real lines keep their TABs (mysqlbinlog prints one before the event type).
 #![allow(clippy::tabs_in_doc_comments)]
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use chrono::NaiveDateTime;
 
@@ -27,6 +27,9 @@ use crate::common::{DiagKind, Diags, Parsed};
 
 /// Most `# at` lines kept waiting for their headers.
 const MAX_PENDING_AT: usize = 16;
+
+/// Distinct event type names counted separately (the tools print about 35).
+const MAX_EVENT_NAMES: usize = 128;
 
 /// The kind of the event whose body lines are being read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +99,8 @@ pub struct Collector {
     fix_bytes: Option<usize>,
     time_cache: (u32, u32, Option<NaiveDateTime>),
     last_server: Option<u32>,
+    event_counts: Vec<(Vec<u8>, u64)>,
+    server_seen: HashSet<u32>,
 }
 
 /// A header kept while `--hexdump` prints the hex table before the event type.
@@ -138,6 +143,8 @@ impl Collector {
             fix_bytes: None,
             time_cache: (u32::MAX, u32::MAX, None),
             last_server: None,
+            event_counts: Vec::new(),
+            server_seen: HashSet::new(),
         }
     }
 
@@ -172,6 +179,9 @@ impl Collector {
                 );
             }
             self.close(open, complete);
+        }
+        for (k, n) in std::mem::take(&mut self.event_counts) {
+            *self.out.events.entry(String::from_utf8_lossy(&k).into_owned()).or_insert(0) += n;
         }
         let lines = self.lines;
         self.diags.finish(self.out, lines)
@@ -303,7 +313,7 @@ impl Collector {
         }
         if self.last_server != Some(h.server_id) {
             self.last_server = Some(h.server_id);
-            if !self.out.server_ids.contains(&h.server_id) {
+            if self.server_seen.insert(h.server_id) {
                 self.out.server_ids.push(h.server_id);
             }
         }
@@ -375,20 +385,25 @@ impl Collector {
     }
 
     fn count_event(&mut self, name: &[u8]) {
-        let key = std::str::from_utf8(name).unwrap_or("?");
-        match self.out.events.get_mut(key) {
-            Some(n) => *n += 1,
-            None => {
-                self.out.events.insert(key.to_string(), 1);
-            }
+        // A handful of distinct names: a linear scan beats hashing or UTF-8 checks.
+        if let Some((_, n)) = self.event_counts.iter_mut().find(|(k, _)| k.as_slice() == name) {
+            *n += 1;
+        } else if self.event_counts.len() < MAX_EVENT_NAMES || name == b"(other)" {
+            self.event_counts.push((name.to_vec(), 1));
+        } else {
+            // Garbage headers with ever new names: counted together, never quadratic.
+            self.count_event(b"(other)");
         }
     }
 
     /// Extends the open transaction (if any) to the current event.
     fn touch(&mut self, no: usize, _h: Owned, _local: Option<NaiveDateTime>) {
-        if let Some(mut o) = self.cur.take() {
-            self.extend(&mut o, no);
-            self.cur = Some(o);
+        let end = self.ev_end;
+        if let Some(o) = self.cur.as_mut() {
+            o.trx.end_line = no as u32;
+            if end > 0 {
+                o.trx.end_pos = end;
+            }
         }
     }
 

@@ -116,11 +116,16 @@ impl<'a> Cursor<'a> {
         }
     }
     fn number(&mut self) -> Option<u64> {
-        let r = self.rest();
-        let n = r.iter().take_while(|b| b.is_ascii_digit()).count();
-        let v = digits_u64(r.get(..n)?)?;
-        self.i += n;
-        Some(v)
+        let start = self.i;
+        let mut v: u64 = 0;
+        while let Some(&b) = self.s.get(self.i) {
+            if !b.is_ascii_digit() {
+                break;
+            }
+            v = v.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+            self.i += 1;
+        }
+        (self.i > start).then_some(v)
     }
 }
 

@@ -109,3 +109,16 @@ fn garbage_never_panics() {
     }
     let _ = Fmt::parse(&[0xff, b'\n', b'#', 0xfe, b'\n']);
 }
+
+#[test]
+fn many_event_names_stay_bounded() {
+    let mut s = String::new();
+    for i in 0..1000 {
+        s.push_str(&format!("#261129 19:42:16 server id {i}  end_log_pos 1 \tBogus{i}\n"));
+    }
+    let p = parse(&s);
+    assert_eq!(p.value.events.len(), 129);
+    assert_eq!(p.value.events["(other)"], 872);
+    assert_eq!(p.value.server_ids.len(), 1000);
+    assert_eq!(p.diagnostics.len(), 1000);
+}

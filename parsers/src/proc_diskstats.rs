@@ -29,7 +29,7 @@ use crate::common::ts::TsLine;
 use crate::common::{
     DiagKind, Diags, Format, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant, lines::count_lines,
 };
-use crate::proc_meminfo::parse_u64_bytes;
+use crate::proc_meminfo::{is_blank, next_token, parse_u64_bytes};
 use crate::tsblocks::{self, Layout};
 
 /// A series of `/proc/diskstats` snapshots.
@@ -160,28 +160,36 @@ pub enum RowError {
 ///
 /// `   8       0 sda 49601 2822 3195498 623970 12180 9784 821088 117109 0 32862 714408 0 0 0 0`
 pub fn parse_row(no: usize, b: &[u8]) -> Result<(DiskRow, bool), RowError> {
-    let text = std::str::from_utf8(b).map_err(|_| RowError::Malformed)?;
-    let mut tok: [&str; 20] = [""; 20];
+    let mut tok: [&[u8]; 20] = [&[]; 20];
     let mut n = 0usize;
-    for t in text.split_ascii_whitespace() {
+    let mut rest = b;
+    while let Some((t, r)) = next_token(rest) {
         if n == tok.len() {
             return Err(RowError::Malformed);
         }
         tok[n] = t;
         n += 1;
+        rest = r;
     }
     if n < 7 || (8..14).contains(&n) {
         return Err(RowError::Malformed);
     }
-    let major: u32 = tok[0].parse().map_err(|_| RowError::Malformed)?;
-    let minor: u32 = tok[1].parse().map_err(|_| RowError::Malformed)?;
+    let major = parse_u64_bytes(tok[0]).and_then(|v| u32::try_from(v).ok());
+    let minor = parse_u64_bytes(tok[1]).and_then(|v| u32::try_from(v).ok());
+    let (Some(major), Some(minor)) = (major, minor) else {
+        return Err(RowError::Malformed);
+    };
     let name = tok[2];
-    if name.bytes().all(|c| c.is_ascii_digit()) {
+    if name.iter().all(u8::is_ascii_digit) {
         return Err(RowError::Malformed);
     }
+    let name = match std::str::from_utf8(name) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(name).into_owned(),
+    };
     let mut st = [0u64; 17];
     for (slot, t) in st.iter_mut().zip(&tok[3..n]) {
-        *slot = parse_u64_bytes(t.as_bytes()).ok_or(RowError::BadNumber)?;
+        *slot = parse_u64_bytes(t).ok_or(RowError::BadNumber)?;
     }
     let mut row =
         DiskRow { line: no, major, minor, name: name.to_string(), fields: n as u8, ..DiskRow::default() };
@@ -235,7 +243,7 @@ impl Format for Fmt {
         let mut good = 0usize;
         let mut full = false;
         for line in crate::common::Lines::new(complete) {
-            if line.is_blank() || tsblocks::is_ts_line(line.bytes) {
+            if is_blank(line.bytes) || tsblocks::is_ts_line(line.bytes) {
                 continue;
             }
             match parse_row(line.no, line.bytes) {
@@ -269,7 +277,7 @@ impl Format for Fmt {
                 devices: Vec::with_capacity(block.data_lines),
             };
             for line in block.lines {
-                if line.is_blank() {
+                if is_blank(line.bytes) {
                     continue;
                 }
                 if block.cut_line == Some(line.no) {

@@ -24,7 +24,7 @@
 
 use crate::common::ts::TsLine;
 use crate::common::{
-    DiagKind, Diags, Format, Line, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant, lines::count_lines,
+    DiagKind, Diags, Format, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant, lines::count_lines,
 };
 use crate::tsblocks::{self, Layout};
 
@@ -181,15 +181,49 @@ pub fn parse_line(b: &[u8]) -> Result<(&[u8], u64), DiagKind> {
     if name.is_empty() || !name.iter().all(|&c| is_key_byte(c)) {
         return Err(DiagKind::Malformed);
     }
-    let rest = &b[colon + 1..];
-    let (num, rest) = next_token(rest).ok_or(DiagKind::BadNumber)?;
-    let v = parse_u64_bytes(num).ok_or(DiagKind::BadNumber)?;
-    match next_token(rest) {
-        None => {}
-        Some((b"kB", tail)) if next_token(tail).is_none() => {}
-        Some(_) => return Err(DiagKind::Malformed),
+    value_with_unit(&b[colon + 1..]).map(|v| (key, v))
+}
+
+/// Reads `<spaces>N[<spaces>kB][<spaces>]`: the value part of meminfo and
+/// smaps field lines. `BadNumber` when N is not a number, `Malformed` when
+/// something other than `kB` follows it.
+pub(crate) fn value_with_unit(rest: &[u8]) -> Result<u64, DiagKind> {
+    let mut i = 0;
+    while i < rest.len() && rest[i].is_ascii_whitespace() {
+        i += 1;
     }
-    Ok((key, v))
+    let start = i;
+    let mut v: u64 = 0;
+    while i < rest.len() && rest[i].is_ascii_digit() {
+        v = v
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(rest[i] - b'0')))
+            .ok_or(DiagKind::BadNumber)?;
+        i += 1;
+    }
+    if i == start || rest.get(i).is_some_and(|c| !c.is_ascii_whitespace()) {
+        return Err(DiagKind::BadNumber);
+    }
+    while i < rest.len() && rest[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let tail = &rest[i..];
+    if tail.is_empty() {
+        return Ok(v);
+    }
+    match tail.strip_prefix(b"kB") {
+        Some(t) if t.iter().all(u8::is_ascii_whitespace) => Ok(v),
+        _ => Err(DiagKind::Malformed),
+    }
+}
+
+/// True when a line holds only whitespace (cheap for the usual non-blank line).
+pub(crate) fn is_blank(b: &[u8]) -> bool {
+    match b.first() {
+        None => true,
+        Some(c) if !c.is_ascii_whitespace() => false,
+        Some(_) => b.iter().all(u8::is_ascii_whitespace),
+    }
 }
 
 /// A reader of one `key value` line.
@@ -209,15 +243,27 @@ pub(crate) fn parse_series(input: &[u8], kind: SeriesKind, line_parser: LinePars
             truncated: block.truncated,
             values: Vec::with_capacity(cap.max(block.data_lines)),
         };
+        let prev = series.snapshots.last().map(|p| p.values.as_slice()).unwrap_or(&[]);
         for line in block.lines {
-            if line.is_blank() {
+            if is_blank(line.bytes) {
                 continue;
             }
             if block.cut_line == Some(line.no) {
                 diags.skip(line.no, DiagKind::Truncated, line.text());
                 continue;
             }
-            push_line(&mut snap, &line, line_parser, &mut diags);
+            match line_parser(line.bytes) {
+                Ok((k, v)) => {
+                    // Keys repeat from one snapshot to the next: copy the
+                    // previous snapshot's key instead of decoding it again.
+                    let key = match prev.get(snap.values.len()) {
+                        Some((pk, _)) if pk.as_bytes() == k => pk.clone(),
+                        _ => String::from_utf8_lossy(k).into_owned(),
+                    };
+                    snap.values.push((key, v));
+                }
+                Err(kind) => diags.skip(line.no, kind, line.text()),
+            }
         }
         cap = snap.values.len();
         if snap.values.is_empty() && snap.ts.is_none() && !snap.truncated {
@@ -226,19 +272,6 @@ pub(crate) fn parse_series(input: &[u8], kind: SeriesKind, line_parser: LinePars
         series.snapshots.push(snap);
     }
     diags.finish(series, count_lines(input))
-}
-
-fn push_line(snap: &mut Snapshot, line: &Line<'_>, line_parser: LineParser, diags: &mut Diags) {
-    match line_parser(line.bytes) {
-        Ok((k, v)) => {
-            let key = match std::str::from_utf8(k) {
-                Ok(s) => s.to_owned(),
-                Err(_) => String::from_utf8_lossy(k).into_owned(),
-            };
-            snap.values.push((key, v));
-        }
-        Err(kind) => diags.skip(line.no, kind, line.text()),
-    }
 }
 
 /// Sniffs a key/value snapshot file: skips blank and `TS` lines, requires the

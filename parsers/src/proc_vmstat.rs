@@ -22,6 +22,18 @@ use crate::proc_meminfo::{Series, SeriesKind, next_token, parse_series, parse_u6
 
 /// Reads one line: `nr_dirtied 5431977`. Returns the name and the value.
 pub fn parse_line(b: &[u8]) -> Result<(&[u8], u64), DiagKind> {
+    // Fast path: `name value` with single spaces, as the kernel prints it.
+    let mut i = 0;
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+        i += 1;
+    }
+    if i > 0 && b.get(i) == Some(&b' ') {
+        let num = &b[i + 1..];
+        if let Some(v) = parse_u64_bytes(num) {
+            return Ok((&b[..i], v));
+        }
+    }
+    // Anything else: leading/trailing/multiple whitespace, or an error.
     let (name, rest) = next_token(b).ok_or(DiagKind::Malformed)?;
     if !name.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_') {
         return Err(DiagKind::Malformed);

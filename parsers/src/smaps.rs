@@ -39,7 +39,7 @@ use crate::common::{
     DiagKind, Diags, Format, Line, Lines, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant,
     lines::count_lines,
 };
-use crate::proc_meminfo::{next_token, parse_u64_bytes};
+use crate::proc_meminfo::{next_token, parse_u64_bytes, value_with_unit};
 use crate::tsblocks::{is_ts_line, read_ts};
 
 /// Everything read from an smaps / smaps_rollup file.
@@ -208,13 +208,7 @@ fn split_field(b: &[u8]) -> Option<(&[u8], &[u8])> {
 
 /// Reads a field value: `   1048576 kB` or `\t\t0`.
 fn parse_value(rest: &[u8]) -> Option<u64> {
-    let (num, tail) = next_token(rest)?;
-    let v = parse_u64_bytes(num)?;
-    match next_token(tail) {
-        None => Some(v),
-        Some((b"kB", t)) if next_token(t).is_none() => Some(v),
-        Some(_) => None,
-    }
+    value_with_unit(rest).ok()
 }
 
 /// A line that reads as a header at a glance (`hex-hex perms ...`) but did

@@ -601,6 +601,8 @@ pub(crate) struct Builder {
     /// Name → row index for sub-table merging (built lazily).
     by_name: HashMap<String, usize>,
     merge_hint: usize,
+    /// Rows of the previous report (capacity hint).
+    last_devices: usize,
     pub layout_mask: u64,
     pub layout_colon: bool,
 }
@@ -641,7 +643,7 @@ impl Builder {
             stamp,
             since_boot: self.index == 0 && !self.run_omits,
             cpu: None,
-            devices: Vec::new(),
+            devices: Vec::with_capacity(self.last_devices),
         });
         self.index += 1;
         self.report_mask = 0;
@@ -657,6 +659,7 @@ impl Builder {
     /// Ends the report being filled.
     pub fn finish_report(&mut self) {
         if let Some(r) = self.cur.take() {
+            self.last_devices = r.devices.len();
             self.out.reports.push(r);
         }
     }
@@ -780,7 +783,7 @@ fn derive_interval(reports: &[Report]) -> Option<f64> {
         return None;
     }
     diffs.sort_by(|a, b| a.total_cmp(b));
-    diffs.get(diffs.len() / 2).copied()
+    diffs.get((diffs.len() - 1) / 2).copied()
 }
 
 fn stamp_form(s: &Stamp, text: &str) -> &'static str {
@@ -858,7 +861,6 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
     let mut merge_rows = false;
     let ends_with_newline = input.last().is_some_and(|&c| c == b'\n');
     let mut lines_total = 0usize;
-    let n_lines = crate::common::lines::count_lines(input);
     // The table rows below `header` are being read.
     let mut table_open = false;
     let mut comma = false;
@@ -871,14 +873,60 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
     for line in Lines::new(input) {
         lines_total = line.no;
         let no = line.no;
-        let is_last = !ends_with_newline && no == n_lines;
-        let text: Cow<'_, str> = if line.bytes.contains(&0x1b) {
+        // The last line of a file that does not end with a newline (a cut report).
+        let is_last = !ends_with_newline
+            && (line.bytes.as_ptr() as usize + line.bytes.len())
+                >= (input.as_ptr() as usize + input.len()).saturating_sub(1);
+        // Rows are read as bytes; text is only decoded (lossily) for stamps, banners and diagnostics.
+        let cleaned: Cow<'_, str>;
+        let bytes: &[u8] = if memchr::memchr(0x1b, line.bytes).is_some() {
             ansi = true;
-            line.clean_text()
+            cleaned = line.clean_text();
+            cleaned.as_bytes()
         } else {
-            line.text()
+            line.bytes
         };
-        let bytes = text.as_bytes();
+        let text = || String::from_utf8_lossy(bytes);
+        // Hot path: a row of the open table, read in one pass.
+        if table_open
+            && expect == Expect::Anything
+            && let Some(h) = header.as_ref()
+            && let Ok((row, c, hu)) = read_row_fused(bytes, h, no)
+        {
+            comma |= c;
+            human |= hu;
+            b.push_row(row, merge_rows);
+            after_banner = None;
+            continue;
+        }
+        //           84.42    0.00   14.57    1.01    0.00    0.00   (after `avg-cpu:`)
+        if expect == Expect::CpuValues
+            && let Some((cpu, c, hu)) = read_cpu_fused(bytes, &cpu_cols)
+        {
+            expect = Expect::Anything;
+            comma |= c;
+            human |= hu;
+            if let Some(r) = b.current() {
+                r.cpu = Some(cpu);
+            }
+            continue;
+        }
+        // The same device header as before (every report reprints it): no need to split it again.
+        if expect == Expect::Anything
+            && let Some(h) = header.as_ref()
+            && h.text.as_slice() == bytes
+        {
+            if let Some(n) = after_banner.take()
+                && n >= 2
+            {
+                b.set_omits(true);
+            }
+            let (m, sub) = enter_table(&mut b, h, no);
+            merge_rows = m;
+            subtables |= sub;
+            table_open = true;
+            continue;
+        }
         split_ws(bytes, &mut spans);
         if spans.is_empty() {
             if let Some(n) = after_banner.as_mut() {
@@ -955,7 +1003,7 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
                 }
             }
             if is_last && spans.len() < cpu_cols.len() {
-                d.skip(no, DiagKind::Truncated, &*text);
+                d.skip(no, DiagKind::Truncated, &*text());
                 continue;
             }
             // Not a value line: fall through and read it as anything else.
@@ -989,34 +1037,35 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
                 }
                 h
             };
+            let (m, sub) = enter_table(&mut b, &h, no);
+            merge_rows = m;
+            subtables |= sub;
             device_last |= h.device_last;
-            b.layout_mask |= h.mask;
-            b.layout_colon |= h.colon;
-            // New report, or a further `--pretty` sub-table of the same report?
-            match b.current() {
-                None => b.start_report(no, None),
-                Some(r) => {
-                    let _ = r;
-                    if b.report_mask == 0 {
-                        // after a stamp / avg-cpu block: same report
-                    } else if b.report_mask & h.mask == 0 {
-                        subtables = true;
-                    } else {
-                        b.start_report(no, None);
-                    }
-                }
-            }
-            merge_rows = b.report_mask != 0;
-            b.merge_hint = 0;
-            b.report_mask |= h.mask;
             header = Some(h);
             table_open = true;
             continue;
         }
 
+        // Device row: `vda   4.00  20.00 …` (or `… 12.80 vda` when the device is last).
+        let open = header.as_ref().filter(|_| table_open);
+        let mut bad_row = false;
+        if let Some(h) = open
+            && spans.len() == h.cols.len()
+        {
+            match read_row(bytes, &spans, h, no) {
+                Ok((row, c, hu)) => {
+                    comma |= c;
+                    human |= hu;
+                    b.push_row(row, merge_rows);
+                    continue;
+                }
+                Err(()) => bad_row = true,
+            }
+        }
+
         // Banner: `Linux 6.18.44-fc-v669 (vm) \t11/29/26 \t_x86_64_\t(2 CPU)`
-        if bytes.contains(&b'(')
-            && let Some(banner) = parse_banner(&text)
+        if memchr::memchr(b'(', bytes).is_some()
+            && let Some(banner) = parse_banner(&text())
         {
             b.start_run(no, Some(banner), false);
             table_open = false;
@@ -1024,49 +1073,21 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
             continue;
         }
 
-        // Device row.
-        if let Some(h) = header.as_ref().filter(|_| table_open) {
-            if spans.len() == h.cols.len() {
-                match read_row(bytes, &spans, h, no) {
-                    Ok((row, c, hu)) => {
-                        comma |= c;
-                        human |= hu;
-                        b.push_row(row, merge_rows);
-                        continue;
-                    }
-                    Err(()) => {
-                        // maybe a stamp line after a table without blank line: tried below
-                        if let Some(s) = try_stamp(bytes, &text, &mut stamps) {
-                            begin_stamped(&mut b, no, s, &text);
-                            table_open = false;
-                            continue;
-                        }
-                        d.skip(no, DiagKind::BadNumber, &*text);
-                        continue;
-                    }
-                }
-            }
-            if let Some(s) = try_stamp(bytes, &text, &mut stamps) {
-                begin_stamped(&mut b, no, s, &text);
-                table_open = false;
-                continue;
-            }
-            if is_last && spans.len() < h.cols.len() {
-                d.skip(no, DiagKind::Truncated, &*text);
-            } else {
-                d.skip(no, DiagKind::FieldCount, &*text);
-            }
-            continue;
-        }
-
         // Time stamp line: `11/29/26 19:38:03`, `2026-11-29T19:31:40+0000`, `Time: 03:49:57 PM`.
-        if let Some(s) = try_stamp(bytes, &text, &mut stamps) {
-            begin_stamped(&mut b, no, s, &text);
+        if let Some(s) = try_stamp(bytes, &mut stamps) {
+            begin_stamped(&mut b, no, s, bytes);
             table_open = false;
             continue;
         }
-        let _ = first;
-        d.skip(no, if b.out.runs.is_empty() { DiagKind::Malformed } else { DiagKind::NoHeader }, &*text);
+
+        let kind = match open {
+            Some(_) if bad_row => DiagKind::BadNumber,
+            Some(h) if is_last && spans.len() < h.cols.len() => DiagKind::Truncated,
+            Some(_) => DiagKind::FieldCount,
+            None if b.out.runs.is_empty() => DiagKind::Malformed,
+            None => DiagKind::NoHeader,
+        };
+        d.skip(no, kind, &*text());
     }
 
     let mut out = b.finish();
@@ -1079,19 +1100,190 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
     d.finish(out, lines_total)
 }
 
-fn try_stamp(bytes: &[u8], text: &str, cache: &mut StampCache) -> Option<Stamp> {
+fn try_stamp(bytes: &[u8], cache: &mut StampCache) -> Option<Stamp> {
     let c = *bytes.iter().find(|c| !c.is_ascii_whitespace())?;
     if !(c.is_ascii_digit() || c == b'T') || bytes.len() > 80 {
         return None;
     }
-    cache.parse(text)
+    cache.parse(&String::from_utf8_lossy(bytes))
 }
 
-fn begin_stamped(b: &mut Builder, no: usize, s: Stamp, text: &str) {
+fn begin_stamped(b: &mut Builder, no: usize, s: Stamp, bytes: &[u8]) {
     if b.out.stamp_form.is_none() {
-        b.out.stamp_form = Some(stamp_form(&s, text.trim()));
+        b.out.stamp_form = Some(stamp_form(&s, String::from_utf8_lossy(bytes).trim()));
     }
     b.start_report(no, Some(s));
+}
+
+/// A device header line starts a table: a new report, or a further `--pretty` sub-table
+/// of the same report (its columns do not overlap the ones seen). Returns (merge rows, sub-table).
+fn enter_table(b: &mut Builder, h: &Header, no: usize) -> (bool, bool) {
+    b.layout_mask |= h.mask;
+    b.layout_colon |= h.colon;
+    let mut sub = false;
+    if b.current().is_none() {
+        b.start_report(no, None);
+    } else if b.report_mask == 0 {
+        // After a stamp or an avg-cpu block: the same report.
+    } else if b.report_mask & h.mask == 0 {
+        sub = true;
+    } else {
+        b.start_report(no, None);
+    }
+    let merge = b.report_mask != 0;
+    b.merge_hint = 0;
+    b.report_mask |= h.mask;
+    (merge, sub)
+}
+
+/// Reads the value line of an `avg-cpu:` block in one pass.
+fn read_cpu_fused(bytes: &[u8], cols: &[CpuCol]) -> Option<(CpuAvg, bool, bool)> {
+    let n = bytes.len();
+    let mut i = 0usize;
+    let mut cpu = CpuAvg::default();
+    let (mut comma, mut human) = (false, false);
+    for col in cols {
+        while i < n && is_ws(bytes[i]) {
+            i += 1;
+        }
+        if i >= n {
+            return None;
+        }
+        let v = scan_num(bytes, &mut i)?;
+        comma |= v.comma;
+        human |= v.suffix;
+        let slot = match col {
+            CpuCol::User => &mut cpu.user,
+            CpuCol::Nice => &mut cpu.nice,
+            CpuCol::System => &mut cpu.system,
+            CpuCol::Iowait => &mut cpu.iowait,
+            CpuCol::Steal => &mut cpu.steal,
+            CpuCol::Idle => &mut cpu.idle,
+            CpuCol::Other => continue,
+        };
+        *slot = Some(v.v);
+    }
+    while i < n && is_ws(bytes[i]) {
+        i += 1;
+    }
+    (i >= n && !cols.is_empty()).then_some((cpu, comma, human))
+}
+
+#[inline]
+fn is_ws(c: u8) -> bool {
+    c == b' ' || c == b'\t'
+}
+
+/// Reads a number starting at `*i` up to the next blank, in one pass (the hot path of
+/// every row); odd forms fall back to [`parse_num`] on the whole token.
+#[inline]
+fn scan_num(b: &[u8], i: &mut usize) -> Option<Num> {
+    let start = *i;
+    let n = b.len();
+    let mut j = start;
+    let neg = j < n && b[j] == b'-';
+    if neg {
+        j += 1;
+    }
+    let mut mant: u64 = 0;
+    let mut nd = 0usize;
+    let mut frac = 0usize;
+    let mut sep = false;
+    let mut comma = false;
+    while j < n {
+        let c = b[j];
+        let d = c.wrapping_sub(b'0');
+        if d < 10 {
+            mant = mant.wrapping_mul(10).wrapping_add(u64::from(d));
+            nd += 1;
+            frac += usize::from(sep);
+        } else if (c == b'.' || c == b',') && !sep {
+            sep = true;
+            comma = c == b',';
+        } else {
+            break;
+        }
+        j += 1;
+    }
+    let mut mult = 1.0;
+    let mut abs_bytes = false;
+    let mut suffix = false;
+    if j < n && !is_ws(b[j]) {
+        suffix = true;
+        match b[j] {
+            b'%' => {}
+            b'B' => abs_bytes = true,
+            b'k' | b'K' => (mult, abs_bytes) = (KB, true),
+            b'M' => (mult, abs_bytes) = (MB, true),
+            b'G' => (mult, abs_bytes) = (GB, true),
+            b'T' => (mult, abs_bytes) = (GB * KB, true),
+            b'P' => (mult, abs_bytes) = (GB * MB, true),
+            _ => suffix = false,
+        }
+        if suffix {
+            j += 1;
+        }
+    }
+    if (j < n && !is_ws(b[j])) || nd == 0 || nd > 15 || frac >= POW10.len() {
+        // Unusual token: find its end and use the general reader.
+        let mut e = j;
+        while e < n && !is_ws(b[e]) {
+            e += 1;
+        }
+        *i = e;
+        return parse_num(b.get(start..e)?);
+    }
+    *i = j;
+    let v = mant as f64 / POW10[frac];
+    Some(Num { v: if neg { -v } else { v } * mult, abs_bytes, comma, suffix })
+}
+
+/// One-pass row reader: tokens are read straight into their columns. `Err` when the line
+/// is not a row of `h` (wrong field count, a non-number), so the caller tries other readings.
+fn read_row_fused(bytes: &[u8], h: &Header, no: usize) -> Result<(DeviceRow, bool, bool), ()> {
+    let n = bytes.len();
+    let mut i = 0usize;
+    let mut m = DeviceMetrics::default();
+    let mut device: Option<String> = None;
+    let mut comma = false;
+    let mut human = false;
+    for (ci, col) in h.cols.iter().enumerate() {
+        while i < n && is_ws(bytes[i]) {
+            i += 1;
+        }
+        if i >= n {
+            return Err(());
+        }
+        match *col {
+            Col::Device => {
+                let s = i;
+                while i < n && !is_ws(bytes[i]) {
+                    i += 1;
+                }
+                let name = String::from_utf8_lossy(bytes.get(s..i).unwrap_or(&[]));
+                // Group rows (`-g`) are printed with a leading space: ` total`.
+                let lead = ci == 0 && !h.device_last && s > 0;
+                device = Some(if lead { format!(" {name}") } else { name.into_owned() });
+            }
+            Col::Unknown => {
+                scan_num(bytes, &mut i).ok_or(())?;
+            }
+            Col::Val(f, mult) => {
+                let v = scan_num(bytes, &mut i).ok_or(())?;
+                comma |= v.comma;
+                human |= v.suffix;
+                set(&mut m, f, if v.abs_bytes { v.v } else { v.v * mult });
+            }
+        }
+    }
+    while i < n && is_ws(bytes[i]) {
+        i += 1;
+    }
+    if i < n {
+        return Err(());
+    }
+    let device = device.ok_or(())?;
+    Ok((DeviceRow { line: no, device, m }, comma, human))
 }
 
 /// Reads one device row; `Err` when a value field is not a number.

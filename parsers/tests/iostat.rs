@@ -468,3 +468,84 @@ fn json_variants() {
     assert_eq!(x.reports[0].cpu.unwrap().idle, Some(56.0));
     assert_eq!(x.banner.as_ref().unwrap().nodename, "SYSSTAT.TEST");
 }
+
+// ------------------------------------------------------------------------------------------
+// Hand-written fixtures of layouts no current package prints (values checked against the text)
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn handwritten_old_layouts() {
+    // <= 9.1.1: sda1 0.01 0.61 0.87 0.52 26.73 9.03 25.76 0.11 81.06 3.45 0.48
+    let v = clean(&fixture("hw_sysstat9_x_t.txt"));
+    assert_eq!(v.layout, Layout::ExtendedUpTo9_1_1);
+    assert_eq!(v.stamp_form, Some("dd/mm/yy"));
+    assert_eq!(v.reports[0].stamp, Some(local("2010-07-27 12:47:34")));
+    assert_eq!(v.interval_s, Some(3.0));
+    let d = &v.reports[0].devices[1];
+    assert_eq!(d.device, "sda1");
+    assert_close!(d.m.r_bytes_s, 26.73 * 512.0);
+    assert_close!(d.m.req_bytes, 25.76 * 512.0);
+    assert_close!(d.m.await_ms, 81.06);
+    assert_close!(d.m.svctm_ms, 3.45);
+
+    // 9.1.2..11.5.6: cciss/c0d0 0.00 310.00 2.00 850.00 8.00 46400.00 108.94 4.21 4.94 1.50 4.95 0.95 81.00
+    let v = clean(&fixture("hw_sysstat10_x.txt"));
+    assert_eq!(v.layout, Layout::Extended9_1_2);
+    assert!(v.reports[0].since_boot && !v.reports[1].since_boot);
+    let d = &v.reports[1].devices[0];
+    assert_eq!(d.device, "cciss/c0d0");
+    assert_close!(d.m.wrqm_s, 310.0);
+    assert_close!(d.m.w_s, 850.0);
+    assert_close!(d.m.w_bytes_s, 46400.0 * 1024.0);
+    assert_close!(d.m.req_bytes, 108.94 * 512.0);
+    assert_close!(d.m.aqu_sz, 4.21);
+    assert_close!(d.m.w_await_ms, 4.95);
+    assert_close!(d.m.util_pct, 81.0);
+    assert_eq!(v.reports[1].devices[1].device, "centos-root");
+
+    // 11.5.7: nvme0n1 0.00 1024.00 0.00 131072.00 0.00 0.00 0.00 0.00 0.00 2.00 2.05 0.00 128.00 0.05 5.12
+    let v = clean(&fixture("hw_sysstat11_x_t.txt"));
+    assert_eq!(v.layout, Layout::Extended11_5_7);
+    assert_eq!(v.reports[1].stamp, Some(local("2021-12-01 09:15:01")));
+    let d = &v.reports[1].devices[0];
+    assert_close!(d.m.w_s, 1024.0);
+    assert_close!(d.m.w_bytes_s, 131072.0 * 1024.0);
+    assert_close!(d.m.w_req_bytes, 128.0 * 1024.0);
+    assert_close!(d.m.aqu_sz, 2.05);
+    assert_close!(d.m.svctm_ms, 0.05);
+
+    // 12.1.2: discard, no svctm: … 1.20 25.21 0.08 5.96 14.24 20.99 0.10 0.46
+    let v = clean(&fixture("hw_sysstat12_1_x.txt"));
+    assert_eq!(v.layout, Layout::Extended12_1_2);
+    let d = &v.reports[0].devices[0];
+    assert_close!(d.m.d_s, 1.2);
+    assert_close!(d.m.d_bytes_s, 25.21 * 1024.0);
+    assert_close!(d.m.drqm_pct, 5.96);
+    assert_close!(d.m.d_await_ms, 14.24);
+    assert_close!(d.m.d_req_bytes, 20.99 * 1024.0);
+    assert_eq!(d.m.svctm_ms, None);
+    assert_eq!(d.m.f_s, None);
+
+    // 5.x: `%sys`, no `%steal`, rsec/s and rkB/s both present (same bytes).
+    let v = clean(&fixture("hw_sysstat5_x.txt"));
+    let cpu = v.reports[0].cpu.unwrap();
+    assert_eq!((cpu.system, cpu.steal, cpu.idle), (Some(0.75), None, Some(96.0)));
+    let d = &v.reports[0].devices[0];
+    assert_close!(d.m.r_bytes_s, 6.0 * 1024.0);
+    assert_close!(d.m.w_bytes_s, 21.2 * 1024.0);
+    assert_eq!(v.banner.as_ref().unwrap().machine, None);
+}
+
+/// Prints what the parser makes of every corpus iostat file (run with --nocapture when debugging).
+#[test]
+fn debug_dump_corpus_variants() {
+    use iosift_parsers::common::Summary;
+    for (file, expected) in manifest() {
+        if expected != "iostat" && expected != "iostat_json" {
+            continue;
+        }
+        let data = read_shared(&format!("corpus/{file}"));
+        let p = if expected == "iostat" { Fmt::parse(&data) } else { JsonFmt::parse(&data) };
+        println!("{file}: {} reports {:?} diags={:?}", p.value.records(), p.value.variant(), p.diagnostics);
+    }
+}

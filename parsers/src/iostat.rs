@@ -603,6 +603,9 @@ pub(crate) struct Builder {
     merge_hint: usize,
     /// Rows of the previous report (capacity hint).
     last_devices: usize,
+    /// Size of the input in bytes and (estimated) lines, for capacity hints.
+    pub input_len: usize,
+    pub input_lines: usize,
     pub layout_mask: u64,
     pub layout_colon: bool,
 }
@@ -660,6 +663,16 @@ impl Builder {
     pub fn finish_report(&mut self) {
         if let Some(r) = self.cur.take() {
             self.last_devices = r.devices.len();
+            // After two reports, reserve room for all of them (input size / report size).
+            if self.out.reports.len() == 2
+                && let Some(first) = self.out.reports.first()
+                && r.line > first.line
+                && self.input_len > 0
+            {
+                let lines_per_report = (r.line - first.line) / 2;
+                let est = self.input_lines / lines_per_report.max(1);
+                self.out.reports.reserve(est.min(1 << 20));
+            }
             self.out.reports.push(r);
         }
     }
@@ -849,7 +862,9 @@ enum Expect {
 
 /// Parses `iostat` text.
 pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
-    let mut b = Builder::default();
+    let mut b = Builder { input_len: input.len(), ..Builder::default() };
+    // ~60 bytes per line on average in iostat reports (a capacity hint only).
+    b.input_lines = input.len() / 60;
     let mut d = Diags::default();
     let mut header: Option<Header> = None;
     let mut cpu_cols: Vec<CpuCol> = Vec::new();
@@ -859,6 +874,7 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
     // Blank lines seen right after a banner (2 ⇒ `-y` on sysstat 12.x).
     let mut after_banner: Option<usize> = None;
     let mut merge_rows = false;
+    let any_esc = memchr::memchr(0x1b, input).is_some();
     let ends_with_newline = input.last().is_some_and(|&c| c == b'\n');
     let mut lines_total = 0usize;
     // The table rows below `header` are being read.
@@ -879,7 +895,7 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
                 >= (input.as_ptr() as usize + input.len()).saturating_sub(1);
         // Rows are read as bytes; text is only decoded (lossily) for stamps, banners and diagnostics.
         let cleaned: Cow<'_, str>;
-        let bytes: &[u8] = if memchr::memchr(0x1b, line.bytes).is_some() {
+        let bytes: &[u8] = if any_esc && memchr::memchr(0x1b, line.bytes).is_some() {
             ansi = true;
             cleaned = line.clean_text();
             cleaned.as_bytes()
@@ -1105,6 +1121,17 @@ fn try_stamp(bytes: &[u8], cache: &mut StampCache) -> Option<Stamp> {
     if !(c.is_ascii_digit() || c == b'T') || bytes.len() > 80 {
         return None;
     }
+    // `11/29/26 19:38:04` right after `11/29/26 19:38:03`: only the time is new.
+    let dl = cache.date_text.len();
+    if let Some(date) = cache.date
+        && dl > 0
+        && bytes.len() == dl + 9
+        && bytes.starts_with(cache.date_text.as_bytes())
+        && bytes.get(dl) == Some(&b' ')
+        && let Some(t) = bytes.get(dl + 1..).and_then(fast_hms)
+    {
+        return Some(Stamp::Local(date.and_time(t)));
+    }
     cache.parse(&String::from_utf8_lossy(bytes))
 }
 
@@ -1176,7 +1203,7 @@ fn is_ws(c: u8) -> bool {
 
 /// Reads a number starting at `*i` up to the next blank, in one pass (the hot path of
 /// every row); odd forms fall back to [`parse_num`] on the whole token.
-#[inline]
+#[inline(always)]
 fn scan_num(b: &[u8], i: &mut usize) -> Option<Num> {
     let start = *i;
     let n = b.len();
@@ -1336,6 +1363,20 @@ impl Summary for Iostat {
         }
         if let Some(b) = &self.banner {
             v.insert("date_form", b.date_form.to_string());
+            let locale = match b.date_form {
+                "mm/dd/yy" => Some("C/POSIX"),
+                "mm/dd/yyyy" => Some("en_US-like"),
+                "dd/mm/yy" => Some("en_GB-like"),
+                "dd/mm/yyyy" => Some("fr_FR-like"),
+                "dd.mm.yyyy" | "dd.mm.yy" => Some("de_DE-like"),
+                "cjk" => Some("ja_JP/zh_CN-like"),
+                "korean" => Some("ko_KR"),
+                "iso" => Some("S_TIME_FORMAT=ISO"),
+                _ => None,
+            };
+            if let Some(l) = locale {
+                v.insert("locale", l.to_string());
+            }
             v.insert("host", b.nodename.clone());
             v.insert("kernel", b.release.clone());
         }
@@ -1472,6 +1513,38 @@ mod tests {
         // Exactly the same as the standard parser.
         for s in ["0.07", "14183.00", "83540.00", "0.66", "1180.42", "34930.03"] {
             assert_eq!(n(s), s.parse::<f64>().ok());
+        }
+    }
+
+    #[test]
+    fn one_pass_reader_agrees_with_token_reader() {
+        for t in [
+            "0.00",
+            "14183.00",
+            "48,29",
+            "-1.00",
+            "7,8M",
+            "59.5k",
+            "8,9%",
+            "0.0B",
+            "1597749",
+            "1.5G",
+            "12345678901234567.5",
+            "1e5",
+            "abc",
+            "1.2.3",
+            "-",
+            "%",
+            "12x",
+        ] {
+            let line = format!("  {t}   ");
+            let mut i = 0;
+            while line.as_bytes()[i] == b' ' {
+                i += 1;
+            }
+            let a = scan_num(line.as_bytes(), &mut i);
+            let b = parse_num(t.as_bytes());
+            assert_eq!(a, b, "{t}");
         }
     }
 

@@ -5,10 +5,13 @@
 //! analysis -> rules -> report.
 
 pub mod analysis;
+pub mod analyze;
 pub mod attribution;
 pub mod bundle;
 pub mod clock;
 pub mod inspect;
 pub mod model;
+pub mod output;
 pub mod pipeline;
+pub mod rules;
 pub mod table;

@@ -51,6 +51,75 @@ enum Command {
     },
     /// The supported formats with one real sample line each.
     Formats,
+    /// Analyze one bundle: findings.json, index.html, charts and tables.
+    Analyze {
+        /// The bundle: a directory, archive(s) or files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Output folder (default: reports/<bundle name>).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        time: TimeArgs,
+        /// Print findings.json on stdout instead of the terminal summary.
+        #[arg(long)]
+        json: bool,
+        /// Exit with status 1 when any input file could not be parsed.
+        #[arg(long)]
+        strict: bool,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// Write the aligned tables of a bundle (per source and the 1 s timeline).
+    Tables {
+        /// The bundle: a directory, archive(s) or files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Output folder.
+        #[arg(short, long, required = true)]
+        output: PathBuf,
+        /// Table format.
+        #[arg(long, value_enum, default_value = "parquet")]
+        format: iosift::table::TableFormat,
+        #[command(flatten)]
+        time: TimeArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+}
+
+/// Clock options.
+#[derive(clap::Args, Clone)]
+struct TimeArgs {
+    /// Time zone of the capturing host (`+02:00`, `-0500`, `UTC`, `CET`): overrides what the capture says.
+    #[arg(long)]
+    tz: Option<String>,
+    /// Analyze from this time on (RFC 3339, or epoch seconds).
+    #[arg(long)]
+    from: Option<String>,
+    /// Analyze up to this time (RFC 3339, or epoch seconds).
+    #[arg(long)]
+    to: Option<String>,
+}
+
+impl TimeArgs {
+    fn options(&self) -> Result<iosift::pipeline::Options> {
+        let tz = match &self.tz {
+            Some(t) => Some((iosift::clock::parse_tz(t).map_err(anyhow::Error::msg)?, t.clone())),
+            None => None,
+        };
+        Ok(iosift::pipeline::Options { tz, from: parse_time(self.from.as_deref())?, to: parse_time(self.to.as_deref())? })
+    }
+}
+
+fn parse_time(s: Option<&str>) -> Result<Option<f64>> {
+    let Some(s) = s else { return Ok(None) };
+    if let Ok(e) = s.parse::<f64>() {
+        return Ok(Some(e));
+    }
+    let d = chrono::DateTime::parse_from_rfc3339(s)
+        .map_err(|e| anyhow::anyhow!("--from/--to: {s:?} is neither RFC 3339 nor epoch seconds ({e})"))?;
+    Ok(Some(d.timestamp() as f64))
 }
 
 fn main() -> ExitCode {
@@ -91,6 +160,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let any = reports.iter().any(|r| r.format.is_some());
             Ok(if any { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Analyze { paths, output, time, json, strict, limits } => {
+            let opts = time.options()?;
+            let bundle = bundle::load(&paths, &limits.limits())?;
+            let report = iosift::analyze::analyze(&bundle, &opts);
+            let dir = output.unwrap_or_else(|| PathBuf::from("reports").join(&bundle.name));
+            let written = iosift::output::write_all(&report, &dir)?;
+            if json {
+                emit(&(serde_json::to_string_pretty(&report.doc)? + "\n"))?;
+            } else {
+                emit(&iosift::output::terminal_summary(&report, &dir, written.len()))?;
+            }
+            let recognised = report.doc.bundle.inputs.iter().filter(|i| i.format.is_some()).count();
+            let failed = report.doc.bundle.inputs.iter().any(|i| i.skipped_lines > 0) || !report.problems.is_empty();
+            Ok(if recognised == 0 || (strict && failed) { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Tables { paths, output, format, time, limits } => {
+            let opts = time.options()?;
+            let bundle = bundle::load(&paths, &limits.limits())?;
+            let written = iosift::output::write_tables(&bundle, &opts, &output, format)?;
+            for w in &written {
+                eprintln!("wrote {}", w.display());
+            }
+            Ok(if written.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Formats => {
             let mut out = String::new();

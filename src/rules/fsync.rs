@@ -1,0 +1,123 @@
+//! `fsync_bound_small_transactions` (case 3): the commit rate is bound by
+//! device flushes of tiny transactions under `sync_binlog=1` /
+//! `innodb_flush_log_at_trx_commit=1`.
+
+use super::{Outcome, num, opt};
+use crate::analysis::stats::{mean, present};
+use crate::analyze::Facts;
+use crate::model::{Evidence, Finding, Severity};
+
+/// Evaluates the rule.
+pub fn check(f: &Facts<'_>) -> Outcome {
+    let tl = &f.p.timeline;
+    let trx_col = ["binlog.trx_s", "mysql.Binlog_commits_s", "mysql.Com_commit_s"].into_iter().find(|c| tl.get(c).is_some());
+    let flush_col = f
+        .device
+        .as_ref()
+        .map(|d| format!("dev.{d}.f_s"))
+        .filter(|c| tl.get(c).is_some_and(|v| present(v).iter().any(|x| *x > 0.0)))
+        .or_else(|| ["mysql.Innodb_data_fsyncs_s"].into_iter().map(String::from).find(|c| tl.get(c).is_some()))
+        .or_else(|| tl.names_with_prefix("ds.").find(|k| k.ends_with(".f_s")).cloned());
+    let mut missing = Vec::new();
+    if trx_col.is_none() {
+        missing.push("commit rate (decoded binlog or mysqladmin extended-status)".to_string());
+    }
+    if flush_col.is_none() {
+        missing.push("flush rate (iostat -x f/s, /proc/diskstats or Innodb_data_fsyncs)".to_string());
+    }
+    let (Some(trx_col), Some(flush_col)) = (trx_col, flush_col) else { return Outcome::Skip(missing) };
+    let trx = tl.get(trx_col).unwrap_or(&[]);
+    let flush = tl.get(&flush_col).unwrap_or(&[]);
+    // Seconds with commits: the load window.
+    let active: Vec<usize> = (0..tl.len).filter(|&i| trx[i].is_some_and(|v| v >= 10.0)).collect();
+    if active.len() < 5 {
+        return Outcome::Pass(format!("fewer than 5 seconds with commits ({} found)", active.len()));
+    }
+    let tps = mean(&active.iter().filter_map(|&i| trx[i]).collect::<Vec<_>>()).unwrap_or(0.0);
+    let fps = mean(&active.iter().filter_map(|&i| flush[i]).collect::<Vec<_>>()).unwrap_or(0.0);
+    let bytes_per_trx = f.p.files.iter().find_map(|pf| match &pf.data {
+        Some(iosift_parsers::Data::Mysqlbinlog(b)) if !b.transactions.is_empty() => Some(b.size_stats().mean),
+        _ => None,
+    });
+    let var = |n: &str| f.p.ctx.variable(n).map(|s| s.value.trim().to_string());
+    let sync_binlog = var("sync_binlog");
+    let flush_log = var("innodb_flush_log_at_trx_commit");
+    let durable = |v: &Option<String>| v.as_deref().map(|s| s == "1");
+    let fsync_share = {
+        let (mut s, mut fs) = (0u64, 0u64);
+        for pf in &f.p.files {
+            if let Some(iosift_parsers::Data::PerfScript(p)) = &pf.data {
+                for t in &p.threads {
+                    s += t.samples;
+                    fs += t.fsync_samples;
+                }
+            }
+        }
+        (s > 0).then(|| fs as f64 / s as f64)
+    };
+    let relaxed = durable(&sync_binlog) == Some(false) && durable(&flush_log) == Some(false);
+    let small = bytes_per_trx.is_none_or(|b| b < 16.0 * 1024.0);
+    let flush_bound = tps >= 50.0 && fps >= 50.0 && fps >= 0.3 * tps;
+    let mut metrics = std::collections::BTreeMap::new();
+    metrics.insert("transactions_per_s", num(tps));
+    metrics.insert("flushes_per_s", num(fps));
+    metrics.insert("bytes_per_transaction", opt(bytes_per_trx));
+    metrics.insert("sync_binlog", sync_binlog.as_deref().and_then(|v| v.parse::<f64>().ok()).map_or(serde_json::Value::Null, num));
+    metrics.insert(
+        "innodb_flush_log_at_trx_commit",
+        flush_log.as_deref().and_then(|v| v.parse::<f64>().ok()).map_or(serde_json::Value::Null, num),
+    );
+    metrics.insert("flushes_per_transaction", num(if tps > 0.0 { fps / tps } else { 0.0 }));
+    metrics.insert("fsync_sample_share", opt(fsync_share));
+    if relaxed || !flush_bound || !small {
+        return Outcome::Pass(format!(
+            "{tps:.0} transactions/s with {fps:.1} flushes/s{}{}: commits are not paying a flush each",
+            bytes_per_trx.map_or(String::new(), |b| format!(", {b:.0} bytes each")),
+            if relaxed { " (durability relaxed: sync_binlog and innodb_flush_log_at_trx_commit not 1)" } else { "" }
+        ));
+    }
+    let mut evidence = Vec::new();
+    for (name, metric) in [("sync_binlog", "sync_binlog"), ("innodb_flush_log_at_trx_commit", "innodb_flush_log_at_trx_commit")] {
+        if let Some(s) = f.p.ctx.variable(name) {
+            evidence.push(super::ctx_evidence(s, metric));
+        }
+    }
+    if let Some(&row) = active.iter().max_by(|a, b| flush[**a].unwrap_or(0.0).total_cmp(&flush[**b].unwrap_or(0.0))) {
+        evidence.push(super::cell_evidence(f, &flush_col, row, "f/s", flush[row].unwrap_or(0.0)));
+    }
+    if let Some(pf) = f.p.files.iter().find(|pf| matches!(pf.data, Some(iosift_parsers::Data::Mysqlbinlog(_)))) {
+        evidence.push(Evidence {
+            file: pf.name.clone(),
+            lines: None,
+            metric: "mean bytes per transaction".into(),
+            value: opt(bytes_per_trx),
+            quote: None,
+        });
+    }
+    let first = active.first().copied().unwrap_or(0);
+    let last = active.last().copied().unwrap_or(0);
+    let durability_known = sync_binlog.is_some() || flush_log.is_some();
+    Outcome::Fire(Box::new(Finding {
+        rule: "fsync_bound_small_transactions",
+        severity: Severity::Warning,
+        confidence: if durability_known { 0.85 } else { 0.65 },
+        summary: format!(
+            "{tps:.0} small transactions/s{} each force a device flush: {fps:.0} flushes/s ({:.2} per transaction){}{}.",
+            bytes_per_trx.map_or(String::new(), |b| format!(" of {b:.0} bytes")),
+            fps / tps.max(1e-9),
+            match (&sync_binlog, &flush_log) {
+                (Some(a), Some(b)) => format!(" with sync_binlog={a}, innodb_flush_log_at_trx_commit={b}"),
+                _ => " (durability settings not in the capture)".to_string(),
+            },
+            fsync_share.map_or(String::new(), |s| format!("; {:.0} % of perf samples are in fsync paths", s * 100.0)),
+        ),
+        window: Some(crate::model::Window { start: crate::analyze::rfc3339(tl.epoch(first)), end: crate::analyze::rfc3339(tl.epoch(last)) }),
+        metrics,
+        evidence,
+        remedies: vec![
+            "On a replica (or where losing the last second is acceptable): sync_binlog=0 and innodb_flush_log_at_trx_commit=2 (or 0).".into(),
+            "Batch small transactions into larger ones sized to the disk's sweet spot.".into(),
+            "Use a device with a power-loss-protected write cache (cheap flushes).".into(),
+        ],
+    }))
+}

@@ -57,7 +57,15 @@ pub fn writeback_window(p: &Pipeline) -> (f64, bool) {
 fn periodicity(p: &Pipeline, col: &str) -> (PeriodicityView, bursts::BurstScan) {
     let tl = &p.timeline;
     let series = tl.get(col).unwrap_or(&[]);
-    let scan = bursts::detect(series, 8.0, 5.0, 4.0 * 1024.0 * 1024.0);
+    let mut scan = bursts::detect(series, 8.0, 5.0, 4.0 * 1024.0 * 1024.0);
+    // Keep the bursts of the dominant size class: small spikes of other
+    // writers (a build, a log rotation) would blur the period. A burst counts
+    // when it holds at least a quarter of the typical large burst.
+    let mut totals: Vec<f64> = scan.bursts.iter().map(|b| b.total).collect();
+    totals.sort_by(|a, b| b.total_cmp(a));
+    if let Some(typical) = stats::median(&totals[..totals.len().min(5)]) {
+        scan.bursts.retain(|b| b.total >= 0.25 * typical);
+    }
     let onsets: Vec<f64> = scan.bursts.iter().map(|b| b.start as f64).collect();
     let max_lag = (series.len() / 2).min(600);
     let acf = period::autocorrelation(series, max_lag);
@@ -67,6 +75,20 @@ fn periodicity(p: &Pipeline, col: &str) -> (PeriodicityView, bursts::BurstScan) 
         (Some(o), _) if scan.bursts.len() >= 3 => Some(o),
         (_, Some(a)) => Some(a),
         (o, None) => o,
+    };
+    // Periodic writeback hides among other writers' bursts (a job every 5 s):
+    // when the period found does not match the writeback window, look for a
+    // chain of bursts spaced by the window itself.
+    let (window, _) = writeback_window(p);
+    let matches = |per: f64| (per - window).abs() <= 0.2 * window + 2.0;
+    let chosen = match chosen {
+        Some(c) if matches(c.period_s) && c.confidence >= 0.5 => Some(c),
+        other => match comb_period(&onsets, window) {
+            Some(comb) if other.as_ref().is_none_or(|o| comb.confidence >= 0.5 || o.confidence < 0.5) => {
+                Some(comb)
+            }
+            _ => other,
+        },
     };
     let max_p = (series.len() as f64 / 2.0).clamp(10.0, 600.0) as usize;
     let periods: Vec<f64> = (4..=max_p).map(|x| x as f64).collect();
@@ -116,23 +138,72 @@ fn periodicity(p: &Pipeline, col: &str) -> (PeriodicityView, bursts::BurstScan) 
     (view, scan)
 }
 
+/// The longest chain of burst onsets spaced by a period near the writeback
+/// window (window - 6 s .. window + 2 s, +- 2 s each step); at least 4 bursts.
+fn comb_period(onsets: &[f64], window: f64) -> Option<period::Period> {
+    let mut best: Option<Vec<f64>> = None;
+    let lo = (window - 6.0).max(3.0).round() as i64;
+    let hi = (window + 2.0).round() as i64;
+    for per in lo..=hi {
+        let per = per as f64;
+        for (i, &start) in onsets.iter().enumerate() {
+            let mut chain = vec![start];
+            let mut last = start;
+            for &o in &onsets[i + 1..] {
+                if (o - last - per).abs() <= 2.0 {
+                    chain.push(o);
+                    last = o;
+                }
+            }
+            if chain.len() >= 4 && best.as_ref().is_none_or(|b| chain.len() > b.len()) {
+                best = Some(chain);
+            }
+        }
+    }
+    let chain = best?;
+    let gaps: Vec<f64> = chain.windows(2).map(|w| w[1] - w[0]).collect();
+    let per = stats::median(&gaps)?;
+    let span = chain.last()? - chain.first()?;
+    // Confidence: how many of the expected steps were found, scaled for few steps.
+    let expected = (span / per).round().max(1.0);
+    let found = (chain.len() - 1) as f64 / expected;
+    let few = ((chain.len() - 1) as f64 / 4.0).min(1.0);
+    Some(period::Period {
+        period_s: per,
+        confidence: (found * (0.6 + 0.4 * few)).clamp(0.0, 1.0),
+        method: "burst-chain at the writeback window",
+    })
+}
+
 fn correlations(p: &Pipeline, write_col: Option<&str>) -> Vec<Correlation> {
     let tl = &p.timeline;
     let mut pairs: Vec<(String, String, String)> = Vec::new();
     if let Some(w) = write_col {
         if tl.get("vm.nr_dirtied_s").is_some() {
-            pairs.push(("vm.nr_dirtied_s".into(), w.into(), "pages dirtied (/proc/vmstat nr_dirtied) vs device writes".into()));
+            pairs.push((
+                "vm.nr_dirtied_s".into(),
+                w.into(),
+                "pages dirtied (/proc/vmstat nr_dirtied) vs device writes".into(),
+            ));
         }
         let cats: Vec<String> = tl.names_with_prefix("cat.").cloned().collect();
         if !cats.is_empty() {
-            pairs.push(("pidstat.total".into(), w.into(), "bytes dirtied per pidstat (all threads) vs device writes".into()));
+            pairs.push((
+                "pidstat.total".into(),
+                w.into(),
+                "bytes dirtied per pidstat (all threads) vs device writes".into(),
+            ));
         }
         if tl.get("binlog.bytes_s").is_some() {
             pairs.push(("binlog.bytes_s".into(), w.into(), "binlog bytes vs device writes".into()));
         }
     }
     if tl.get("perf.fsync_samples_s").is_some() && tl.get("binlog.trx_s").is_some() {
-        pairs.push(("binlog.trx_s".into(), "perf.fsync_samples_s".into(), "commit rate vs fsync samples (perf)".into()));
+        pairs.push((
+            "binlog.trx_s".into(),
+            "perf.fsync_samples_s".into(),
+            "commit rate vs fsync samples (perf)".into(),
+        ));
     }
     let total: Vec<Option<f64>> = {
         let cats: Vec<&[Option<f64>]> = tl.names_with_prefix("cat.").filter_map(|k| tl.get(k)).collect();
@@ -153,7 +224,9 @@ fn correlations(p: &Pipeline, write_col: Option<&str>) -> Vec<Correlation> {
                 curve.push((lag, r));
             }
         }
-        let Some(&(best_lag_s, best_r)) = curve.iter().max_by(|x, y| x.1.abs().total_cmp(&y.1.abs())) else { continue };
+        let Some(&(best_lag_s, best_r)) = curve.iter().max_by(|x, y| x.1.abs().total_cmp(&y.1.abs())) else {
+            continue;
+        };
         let n = stats::lagged_pearson(av, bv, best_lag_s as isize).map_or(0, |x| x.1);
         out.push(Correlation { a, b, label, best_lag_s, best_r, n, curve });
     }
@@ -175,7 +248,12 @@ fn write_sources(p: &Pipeline) -> Vec<WriteSource> {
             .collect();
         top.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
         top.truncate(5);
-        out.push(WriteSource { category: cat.to_string(), column: col, total_bytes: total, top_threads: top });
+        out.push(WriteSource {
+            category: cat.to_string(),
+            column: col,
+            total_bytes: total,
+            top_threads: top,
+        });
     }
     out
 }
@@ -197,17 +275,24 @@ fn perf_views(p: &Pipeline) -> (Vec<FlameInput>, Vec<FsyncShare>) {
         });
         for t in &ps.threads {
             if t.samples > 0 {
-                shares.push(FsyncShare { comm: t.comm.clone(), tid: t.tid, samples: t.samples, fsync_samples: t.fsync_samples });
+                shares.push(FsyncShare {
+                    comm: t.comm.clone(),
+                    tid: t.tid,
+                    samples: t.samples,
+                    fsync_samples: t.fsync_samples,
+                });
             }
         }
     }
-    shares.sort_by(|a, b| b.fsync_samples.cmp(&a.fsync_samples).then(b.samples.cmp(&a.samples)).then(a.tid.cmp(&b.tid)));
+    shares.sort_by(|a, b| {
+        b.fsync_samples.cmp(&a.fsync_samples).then(b.samples.cmp(&a.samples)).then(a.tid.cmp(&b.tid))
+    });
     shares.truncate(30);
     (flames, shares)
 }
 
 fn binlog_view(p: &Pipeline) -> Option<BinlogView> {
-    p.files.iter().find_map(|f| {
+    p.binlog.map(|i| &p.files[i]).and_then(|f| {
         let Some(Data::Mysqlbinlog(b)) = &f.data else { return None };
         if b.transactions.is_empty() {
             return None;
@@ -243,7 +328,9 @@ fn inventory(p: &Pipeline) -> Vec<InputInfo> {
                 variant: f.variant.clone(),
                 diagnostics,
                 diagnostics_total: f.diagnostics.len(),
-                note: p.notes[i].clone().or_else(|| f.format.is_none().then(|| "not recognised as any supported format".to_string())),
+                note: p.notes[i].clone().or_else(|| {
+                    f.format.is_none().then(|| "not recognised as any supported format".to_string())
+                }),
             }
         })
         .collect()
@@ -268,7 +355,9 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         scan,
     };
     let (mut findings, checked) = crate::rules::evaluate(&facts);
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.confidence.total_cmp(&a.confidence)).then(a.rule.cmp(b.rule)));
+    findings.sort_by(|a, b| {
+        b.severity.cmp(&a.severity).then(b.confidence.total_cmp(&a.confidence)).then(a.rule.cmp(b.rule))
+    });
     let correlations = correlations(&p, facts.write_col.as_deref());
     let write_sources = write_sources(&p);
     let (flames, fsync_shares) = perf_views(&p);

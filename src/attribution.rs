@@ -22,13 +22,18 @@ pub fn category_of_ps_name(name: &str) -> &'static str {
         "engine_page_cleaner"
     } else if n.contains("binlog") {
         "engine_binlog"
-    } else if n.contains("slave_sql") || n.contains("replica_sql") || n.contains("slave_worker") || n.contains("replica_worker")
-        || n.contains("applier") || n.contains("wsrep")
+    } else if n.contains("slave_sql")
+        || n.contains("replica_sql")
+        || n.contains("slave_worker")
+        || n.contains("replica_worker")
+        || n.contains("applier")
+        || n.contains("wsrep")
     {
         "replication_applier"
     } else if n.contains("slave_io") || n.contains("replica_io") || n.contains("receiver") {
         "replication_receiver"
-    } else if n.contains("one_connection") || n.contains("/connection") || n.contains("thread/sql/connection") {
+    } else if n.contains("one_connection") || n.contains("/connection") || n.contains("thread/sql/connection")
+    {
         "connection"
     } else {
         "other"
@@ -38,23 +43,38 @@ pub fn category_of_ps_name(name: &str) -> &'static str {
 /// Category of a thread/process command name as pidstat prints it.
 pub fn category_of_comm(comm: &str) -> &'static str {
     let c = comm.trim();
-    if c.starts_with("kworker/") && c.contains("flush-") || c.starts_with("flush-") || c.starts_with("jbd2/") {
+    if c.starts_with("kworker/") && c.contains("flush-") || c.starts_with("flush-") || c.starts_with("jbd2/")
+    {
         return "writeback";
     }
-    if c.starts_with("ib_log") || c == "walwriter" || c.starts_with("ib_log_flush") || c.contains("log_writer") {
+    if c.starts_with("ib_log")
+        || c == "walwriter"
+        || c.starts_with("ib_log_flush")
+        || c.contains("log_writer")
+    {
         return "engine_redo";
     }
-    if c.starts_with("ib_pg_flush") || c.starts_with("page_cleaner") || c == "checkpointer" || c == "bgwriter" {
+    if c.starts_with("ib_pg_flush") || c.starts_with("page_cleaner") || c == "checkpointer" || c == "bgwriter"
+    {
         return "engine_page_cleaner";
     }
     if c.starts_with("binlog") || c.starts_with("ib_binlog") {
         return "engine_binlog";
     }
-    if c.starts_with("galera_recv") || c.starts_with("slave_io") || c.starts_with("replica_io") || c == "walreceiver" {
+    if c.starts_with("galera_recv")
+        || c.starts_with("slave_io")
+        || c.starts_with("replica_io")
+        || c == "walreceiver"
+    {
         return "replication_receiver";
     }
-    if c.starts_with("galera_applier") || c.starts_with("wsrep") || c.starts_with("slave_sql") || c.starts_with("replica_sql")
-        || c.starts_with("slave_worker") || c.starts_with("replica_worker") || c.starts_with("galera_")
+    if c.starts_with("galera_applier")
+        || c.starts_with("wsrep")
+        || c.starts_with("slave_sql")
+        || c.starts_with("replica_sql")
+        || c.starts_with("slave_worker")
+        || c.starts_with("replica_worker")
+        || c.starts_with("galera_")
     {
         return "replication_applier";
     }

@@ -108,7 +108,11 @@ impl TimeArgs {
             Some(t) => Some((iosift::clock::parse_tz(t).map_err(anyhow::Error::msg)?, t.clone())),
             None => None,
         };
-        Ok(iosift::pipeline::Options { tz, from: parse_time(self.from.as_deref())?, to: parse_time(self.to.as_deref())? })
+        Ok(iosift::pipeline::Options {
+            tz,
+            from: parse_time(self.from.as_deref())?,
+            to: parse_time(self.to.as_deref())?,
+        })
     }
 }
 
@@ -173,7 +177,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 emit(&iosift::output::terminal_summary(&report, &dir, written.len()))?;
             }
             let recognised = report.doc.bundle.inputs.iter().filter(|i| i.format.is_some()).count();
-            let failed = report.doc.bundle.inputs.iter().any(|i| i.skipped_lines > 0) || !report.problems.is_empty();
+            let failed =
+                report.doc.bundle.inputs.iter().any(|i| i.skipped_lines > 0) || !report.problems.is_empty();
             Ok(if recognised == 0 || (strict && failed) { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Tables { paths, output, format, time, limits } => {

@@ -34,7 +34,13 @@ pub fn terminal_summary(report: &Report, dir: &Path, files_written: usize) -> St
     let _ = writeln!(
         s,
         "iosift {}: bundle {} — {} files, {} recognised, {} lines skipped; clock {} ({})",
-        d.iosift_version, d.bundle.name, inputs.len(), recognised, skipped, d.clock.timezone, d.clock.timezone_source
+        d.iosift_version,
+        d.bundle.name,
+        inputs.len(),
+        recognised,
+        skipped,
+        d.clock.timezone,
+        d.clock.timezone_source
     );
     if let (Some(a), Some(b)) = (&d.clock.start, &d.clock.end) {
         let _ = writeln!(s, "timeline {a} .. {b}");
@@ -60,7 +66,12 @@ pub fn terminal_summary(report: &Report, dir: &Path, files_written: usize) -> St
 }
 
 /// `iosift tables`: one frame per source plus the timeline.
-pub fn write_tables(bundle: &Bundle, opts: &Options, dir: &Path, format: TableFormat) -> anyhow::Result<Vec<PathBuf>> {
+pub fn write_tables(
+    bundle: &Bundle,
+    opts: &Options,
+    dir: &Path,
+    format: TableFormat,
+) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let p = pipeline::run(bundle, opts);
     let mut written = Vec::new();

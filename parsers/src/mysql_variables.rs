@@ -201,7 +201,8 @@ impl Format for Fmt {
                 }
                 continue;
             }
-            if let Some((n, v)) = t.split_once('\t') {
+            // `default_regex_flags\t` (an empty value): split before trimming.
+            if let Some((n, v)) = text.split_once('\t') {
                 if n == "Variable_name" && v == "Value" {
                     continue;
                 }

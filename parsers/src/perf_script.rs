@@ -746,14 +746,14 @@ impl Collector {
                 }
             }
             let e = self.wb.entry((sec, event.to_string(), reason.to_string())).or_insert((0, 0));
-            e.0 += 1;
-            e.1 += pages;
+            e.0 = e.0.saturating_add(1);
+            e.1 = e.1.saturating_add(pages);
         }
         let (rwbs, bytes) = if event.starts_with("block:") { block_payload(h.rest) } else { ("", 0) };
         let e =
             self.tp.entry((sec, event.to_string(), h.comm.to_string(), rwbs.to_string())).or_insert((0, 0));
-        e.0 += 1;
-        e.1 += bytes;
+        e.0 = e.0.saturating_add(1);
+        e.1 = e.1.saturating_add(bytes);
     }
 
     /// Adds a frame line to the open sample; false when it is not a frame.

@@ -108,9 +108,14 @@ pub struct Detected {
 /// [`Sniff::Unsure`] format is tried and the parse with records and the
 /// smallest share of skipped lines wins. `None` when nothing fits.
 pub fn detect(input: &[u8]) -> Option<Detected> {
+    detect_except(input, &[])
+}
+
+/// [`detect`] with some formats left out (a `sections` body is never `sections` again).
+pub fn detect_except(input: &[u8], except: &[&str]) -> Option<Detected> {
     let head = &input[..input.len().min(SNIFF_BYTES)];
     let mut unsure = Vec::new();
-    for f in FORMATS {
+    for f in FORMATS.iter().filter(|f| !except.contains(&f.id)) {
         match f.sniff(head) {
             Sniff::Yes => {
                 let parsed = f.parse(input);
@@ -124,7 +129,9 @@ pub fn detect(input: &[u8]) -> Option<Detected> {
     for f in unsure {
         let parsed = f.parse(input);
         let records = parsed.value.summary().records();
-        if records == 0 {
+        // An unsure guess must explain most of the file: a parse that skips
+        // more than a third of its lines is another format's text.
+        if records == 0 || parsed.skipped_lines * 3 > parsed.lines.max(1) {
             continue;
         }
         let score = parsed.skipped_lines as f64 / parsed.lines.max(1) as f64;

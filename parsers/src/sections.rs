@@ -35,10 +35,8 @@
 //! * Line numbers of nested results and diagnostics are whole-file numbers.
 
 use crate::common::lines::count_lines;
-use crate::common::{
-    DiagKind, Diagnostic, Format, Lines, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant,
-};
-use crate::registry::{Data, FORMATS, by_id};
+use crate::common::{DiagKind, Diagnostic, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
+use crate::registry::{Data, by_id};
 
 /// Longest body text a section keeps, in bytes.
 pub const MAX_TEXT: usize = 64 * 1024;
@@ -193,27 +191,7 @@ fn shift_data(data: &mut Data, off: usize) -> bool {
 
 /// Content detection like [`crate::registry::detect`], without `sections`.
 fn detect_body(body: &[u8]) -> Option<(&'static str, Parsed<Data>)> {
-    let head = body.get(..body.len().min(SNIFF_BYTES)).unwrap_or(body);
-    let mut unsure = Vec::new();
-    for f in FORMATS.iter().filter(|f| f.id != Fmt::ID) {
-        match f.sniff(head) {
-            Sniff::Yes => return Some((f.id, f.parse(body))),
-            Sniff::Unsure => unsure.push(f),
-            Sniff::No => {}
-        }
-    }
-    let mut best: Option<(f64, &'static str, Parsed<Data>)> = None;
-    for f in unsure {
-        let p = f.parse(body);
-        if p.value.summary().records() == 0 {
-            continue;
-        }
-        let score = p.skipped_lines as f64 / p.lines.max(1) as f64;
-        if best.as_ref().is_none_or(|(s, _, _)| score < *s) {
-            best = Some((score, f.id, p));
-        }
-    }
-    best.map(|(_, id, p)| (id, p))
+    crate::registry::detect_except(body, &[Fmt::ID]).map(|d| (d.format.id, d.parsed))
 }
 
 /// Caps text at `max` bytes on a char boundary.

@@ -57,10 +57,8 @@ impl Context {
     fn add(&mut self, d: &Data, file: &str, depth: usize) {
         let s = |v: String, line: usize| Sourced { value: v, file: file.to_string(), line };
         match d {
-            Data::Uname(u) => {
-                if self.kernel.is_none() && !u.release.is_empty() {
-                    self.kernel = Some(s(u.release.clone(), u.line));
-                }
+            Data::Uname(u) if self.kernel.is_none() && !u.release.is_empty() => {
+                self.kernel = Some(s(u.release.clone(), u.line));
             }
             Data::Mounts(m) => {
                 for e in &m.entries {
@@ -75,7 +73,9 @@ impl Context {
             Data::Sysfs(x) => {
                 for e in &x.entries {
                     if let Some(dev) = &e.device {
-                        self.sysfs.entry((dev.clone(), e.attr.clone())).or_insert_with(|| s(e.value.clone(), e.line));
+                        self.sysfs
+                            .entry((dev.clone(), e.attr.clone()))
+                            .or_insert_with(|| s(e.value.clone(), e.line));
                     }
                 }
             }
@@ -101,7 +101,8 @@ impl Context {
                     if let Some(v) = snap.get("FilePmdMapped")
                         && self.meminfo_file_pmd_mapped_kb.as_ref().is_none_or(|o| v > o.value)
                     {
-                        self.meminfo_file_pmd_mapped_kb = Some(Sourced { value: v, file: file.to_string(), line: snap.line });
+                        self.meminfo_file_pmd_mapped_kb =
+                            Some(Sourced { value: v, file: file.to_string(), line: snap.line });
                     }
                 }
             }

@@ -71,8 +71,12 @@ pub type LineIndex = BTreeMap<String, BTreeMap<i64, (usize, usize)>>;
 
 impl Fill<'_> {
     fn mark(&mut self, name: &str, epoch: f64) {
-        if self.line > 0 && (name.starts_with("dev.") || name.starts_with("mem.") || name.starts_with("thr.")) {
-            self.lines.entry(name.to_string()).or_default().insert(epoch.floor() as i64, (self.file, self.line));
+        if self.line > 0 && (name.starts_with("dev.") || name.starts_with("mem.") || name.starts_with("thr."))
+        {
+            self.lines
+                .entry(name.to_string())
+                .or_default()
+                .insert(epoch.floor() as i64, (self.file, self.line));
         }
     }
 }
@@ -122,6 +126,8 @@ pub struct Filler<'a> {
     /// Files whose device metrics are used (one iostat source) and attribution (one pidstat source).
     chosen_iostat: Option<usize>,
     chosen_pidstat: Option<usize>,
+    /// The binlog used (a bundle may hold the full decode and an excerpt of it).
+    pub chosen_binlog: Option<usize>,
     /// perf time -> epoch offset and how it was found.
     perf_offset: Option<(f64, Anchoring, f64)>,
     /// Start of the bundle (for untimed reports), set after the first pass.
@@ -139,7 +145,9 @@ fn stamp_epoch(stamp: &Stamp, zone: &Zone, date: Option<&mut DayRoller>) -> Opti
         return Some(x);
     }
     match (stamp, date) {
-        (Stamp::TimeOfDay(t), Some(r)) => Some((zone.local_to_epoch(r.next(*t)), Anchoring::BannerDateTimeOfDay)),
+        (Stamp::TimeOfDay(t), Some(r)) => {
+            Some((zone.local_to_epoch(r.next(*t)), Anchoring::BannerDateTimeOfDay))
+        }
         _ => None,
     }
 }
@@ -155,6 +163,7 @@ impl<'a> Filler<'a> {
             notes: vec![None; files.len()],
             chosen_iostat: None,
             chosen_pidstat: None,
+            chosen_binlog: None,
             perf_offset: None,
             bundle_start: None,
             threads: BTreeMap::new(),
@@ -187,15 +196,26 @@ impl<'a> Filler<'a> {
             Some(p.rows.len() as i64 + if p.layout.threads { 1 << 40 } else { 0 })
         };
         self.chosen_pidstat = best(self.files, score_pidstat);
+        let score_binlog = |f: &ParsedFile| -> Option<i64> {
+            let Some(Data::Mysqlbinlog(b)) = &f.data else { return None };
+            (!b.transactions.is_empty()).then_some(b.transactions.len() as i64)
+        };
+        self.chosen_binlog = best(self.files, score_binlog);
         for (i, f) in self.files.iter().enumerate() {
             if score_iostat(f).is_some() && Some(i) != self.chosen_iostat {
                 let used = self.chosen_iostat.map(|c| self.files[c].name.clone()).unwrap_or_default();
                 self.notes[i] =
                     Some(format!("device metrics taken from {used} (same measurements; not counted twice)"));
             }
+            if score_binlog(f).is_some() && Some(i) != self.chosen_binlog {
+                let used = self.chosen_binlog.map(|c| self.files[c].name.clone()).unwrap_or_default();
+                self.notes[i] =
+                    Some(format!("binlog series taken from {used} (more transactions; not counted twice)"));
+            }
             if score_pidstat(f).is_some() && Some(i) != self.chosen_pidstat {
                 let used = self.chosen_pidstat.map(|c| self.files[c].name.clone()).unwrap_or_default();
-                self.notes[i] = Some(format!("write attribution taken from {used} (per-thread; not counted twice)"));
+                self.notes[i] =
+                    Some(format!("write attribution taken from {used} (per-thread; not counted twice)"));
             }
         }
     }
@@ -204,32 +224,32 @@ impl<'a> Filler<'a> {
     pub fn anchor_all(&mut self) -> Vec<Option<FileClock>> {
         let mut out = vec![None; self.files.len()];
         // Everything but perf first: perf may need the others to be aligned.
-        for i in 0..self.files.len() {
-            if matches!(self.files[i].data, Some(Data::PerfScript(_))) {
-                continue;
-            }
-            let mut r = Range::default();
-            if let Some((a, u)) = self.visit(i, &mut r)
-                && r.any
-            {
-                out[i] = Some(FileClock { anchoring: a, uncertainty_s: u, first: r.first, last: r.last });
-            }
-        }
-        let start = out.iter().flatten().filter(|c| c.anchoring != Anchoring::BundleStartInterval).map(|c| c.first).fold(f64::INFINITY, f64::min);
+        self.anchor_pass(&mut out, false);
+        let start = out
+            .iter()
+            .flatten()
+            .filter(|c| c.anchoring != Anchoring::BundleStartInterval)
+            .map(|c| c.first)
+            .fold(f64::INFINITY, f64::min);
         self.bundle_start = start.is_finite().then_some(start);
         self.perf_offset = self.find_perf_offset();
-        for i in 0..self.files.len() {
-            if !matches!(self.files[i].data, Some(Data::PerfScript(_))) {
+        self.anchor_pass(&mut out, true);
+        out
+    }
+
+    /// Anchors the perf files (`perf`) or all the others.
+    fn anchor_pass(&mut self, out: &mut [Option<FileClock>], perf: bool) {
+        for (i, slot) in out.iter_mut().enumerate() {
+            if matches!(self.files[i].data, Some(Data::PerfScript(_))) != perf {
                 continue;
             }
             let mut r = Range::default();
             if let Some((a, u)) = self.visit(i, &mut r)
                 && r.any
             {
-                out[i] = Some(FileClock { anchoring: a, uncertainty_s: u, first: r.first, last: r.last });
+                *slot = Some(FileClock { anchoring: a, uncertainty_s: u, first: r.first, last: r.last });
             }
         }
-        out
     }
 
     /// Second pass: fill the timeline.
@@ -237,7 +257,8 @@ impl<'a> Filler<'a> {
         self.filling = true;
         let mut lines = std::mem::take(&mut self.lines);
         for i in 0..self.files.len() {
-            let mut sink = Fill { tl, source: self.files[i].name.clone(), file: i, line: 0, lines: &mut lines };
+            let mut sink =
+                Fill { tl, source: self.files[i].name.clone(), file: i, line: 0, lines: &mut lines };
             self.visit(i, &mut sink);
         }
         self.lines = lines;
@@ -298,7 +319,10 @@ impl<'a> Filler<'a> {
         let mut out = BTreeMap::new();
         let mut roller = io.banner.as_ref().and_then(|b| b.date).map(DayRoller::new);
         for rep in io.reports.iter().filter(|r| !r.since_boot) {
-            let Some((e, _)) = rep.stamp.as_ref().and_then(|s| stamp_epoch(s, self.zone, roller.as_mut())) else { continue };
+            let Some((e, _)) = rep.stamp.as_ref().and_then(|s| stamp_epoch(s, self.zone, roller.as_mut()))
+            else {
+                continue;
+            };
             for d in rep.devices.iter().filter(|d| d.device == dev) {
                 if let Some(w) = d.m.w_bytes_s {
                     out.insert(e.round() as i64 - 1, w);
@@ -322,10 +346,22 @@ impl<'a> Filler<'a> {
                 let mut prev: Option<f64> = None;
                 for rep in &io.reports {
                     let timed = rep.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut()));
-                    let (end, a) = match (timed, prefix, self.bundle_start) {
+                    // Without a time: the pt-stalk prefix, else the bundle's start, else the
+                    // banner date at midnight (a day of uncertainty), plus index x interval.
+                    let banner_midnight = io
+                        .banner
+                        .as_ref()
+                        .and_then(|b| b.date)
+                        .and_then(|d| d.and_hms_opt(0, 0, 0))
+                        .map(|n| zone.local_to_epoch(n));
+                    let (end, a) = match (timed, prefix, self.bundle_start.or(banner_midnight)) {
                         (Some(x), _, _) => x,
-                        (None, Some(p), _) => (p + interval * (rep.index as f64 + 1.0), Anchoring::PtStalkPrefixInterval),
-                        (None, None, Some(b)) => (b + interval * (rep.index as f64 + 1.0), Anchoring::BundleStartInterval),
+                        (None, Some(p), _) => {
+                            (p + interval * (rep.index as f64 + 1.0), Anchoring::PtStalkPrefixInterval)
+                        }
+                        (None, None, Some(b)) => {
+                            (b + interval * (rep.index as f64 + 1.0), Anchoring::BundleStartInterval)
+                        }
                         (None, None, None) => continue,
                     };
                     anchoring.get_or_insert(a);
@@ -335,7 +371,12 @@ impl<'a> Filler<'a> {
                         continue;
                     }
                     if used && let Some(c) = &rep.cpu {
-                        for (k, v) in [("cpu.user_pct", c.user), ("cpu.system_pct", c.system), ("cpu.iowait_pct", c.iowait), ("cpu.idle_pct", c.idle)] {
+                        for (k, v) in [
+                            ("cpu.user_pct", c.user),
+                            ("cpu.system_pct", c.system),
+                            ("cpu.iowait_pct", c.iowait),
+                            ("cpu.idle_pct", c.idle),
+                        ] {
                             if let Some(v) = v {
                                 sink.rate(k, "%", end, dt, v);
                             }
@@ -371,7 +412,14 @@ impl<'a> Filler<'a> {
                         }
                     }
                 }
-                Some((anchoring?, if matches!(anchoring, Some(Anchoring::BundleStartInterval)) { 60.0 } else { 1.0 }))
+                Some((
+                    anchoring?,
+                    match anchoring {
+                        Some(Anchoring::BundleStartInterval) if self.bundle_start.is_none() => 86_400.0,
+                        Some(Anchoring::BundleStartInterval) => 60.0,
+                        _ => 1.0,
+                    },
+                ))
             }
             Data::Pidstat(p) | Data::PidstatJson(p) => {
                 let used = self.chosen_pidstat == Some(i);
@@ -379,7 +427,11 @@ impl<'a> Filler<'a> {
                 let mut anchoring = None;
                 let threads_mode = p.layout.threads;
                 for row in &p.rows {
-                    let Some((end, a)) = row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut())) else { continue };
+                    let Some((end, a)) =
+                        row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut()))
+                    else {
+                        continue;
+                    };
                     anchoring.get_or_insert(a);
                     let mut prev_roller = roller.clone();
                     let dt = row
@@ -475,11 +527,19 @@ impl<'a> Filler<'a> {
                     if let Some((t0, p)) = prev {
                         let dt = ts.epoch - t0;
                         if dt > 0.0 && dt <= 60.0 {
-                            for key in ["nr_dirtied", "nr_written", "pgpgout", "thp_file_mapped", "thp_fault_alloc"] {
+                            for key in
+                                ["nr_dirtied", "nr_written", "pgpgout", "thp_file_mapped", "thp_fault_alloc"]
+                            {
                                 if let (Some(a), Some(b)) = (p.get(key), snap.get(key))
                                     && b >= a
                                 {
-                                    sink.rate(&format!("vm.{key}_s"), "1/s", ts.epoch, dt, (b - a) as f64 / dt);
+                                    sink.rate(
+                                        &format!("vm.{key}_s"),
+                                        "1/s",
+                                        ts.epoch,
+                                        dt,
+                                        (b - a) as f64 / dt,
+                                    );
                                 }
                             }
                         }
@@ -506,7 +566,13 @@ impl<'a> Filler<'a> {
                                 if let (Some(a), Some(b)) = (o.flushes, d.flushes)
                                     && b >= a
                                 {
-                                    sink.rate(&format!("ds.{}.f_s", d.name), "1/s", ts.epoch, dt, (b - a) as f64 / dt);
+                                    sink.rate(
+                                        &format!("ds.{}.f_s", d.name),
+                                        "1/s",
+                                        ts.epoch,
+                                        dt,
+                                        (b - a) as f64 / dt,
+                                    );
                                 }
                             }
                         }
@@ -537,6 +603,9 @@ impl<'a> Filler<'a> {
                 any.then_some((a, u))
             }
             Data::Mysqlbinlog(b) => {
+                if self.chosen_binlog != Some(i) {
+                    return None;
+                }
                 let mut first = f64::INFINITY;
                 let mut last = f64::NEG_INFINITY;
                 let mut anchoring = None;
@@ -570,7 +639,15 @@ impl<'a> Filler<'a> {
                         _ => continue,
                     };
                     anchoring.get_or_insert(a);
-                    for key in ["Innodb_data_fsyncs", "Innodb_os_log_fsyncs", "Binlog_commits", "Binlog_group_commits", "Com_commit", "Questions", "Innodb_data_written"] {
+                    for key in [
+                        "Innodb_data_fsyncs",
+                        "Innodb_os_log_fsyncs",
+                        "Binlog_commits",
+                        "Binlog_group_commits",
+                        "Com_commit",
+                        "Questions",
+                        "Innodb_data_written",
+                    ] {
                         let Some(cur) = s.get(key) else { continue };
                         if m.relative {
                             if k > 0 {
@@ -597,16 +674,16 @@ impl<'a> Filler<'a> {
                     for row in &run.rows {
                         let e = match row.stamp {
                             Some(Stamp::Epoch(e)) => Some((e, Anchoring::Epoch)),
-                            Some(Stamp::NoYear { month, day, time }) => year
-                                .and_then(|y| chrono::NaiveDate::from_ymd_opt(y, month, day))
-                                .map(|d| {
+                            Some(Stamp::NoYear { month, day, time }) => {
+                                year.and_then(|y| chrono::NaiveDate::from_ymd_opt(y, month, day)).map(|d| {
                                     let n = d.and_time(time);
                                     let e = match run_zone {
                                         Some(off) => n.and_utc().timestamp() as f64 - f64::from(off),
                                         None => zone.local_to_epoch(n),
                                     };
                                     (e, Anchoring::DateLineYear)
-                                }),
+                                })
+                            }
                             Some(ref s) => stamp_epoch(s, zone, None),
                             None => None,
                         };
@@ -616,10 +693,11 @@ impl<'a> Filler<'a> {
                             continue;
                         }
                         for (ci, c) in run.columns.iter().enumerate() {
-                            if c.key.starts_with("dsk/") && (c.name == "writ" || c.name == "read") {
-                                if let Some(Some(v)) = row.values.get(ci) {
-                                    sink.rate(&format!("dstat.{}", c.key), "B/s", e, 1.0, *v);
-                                }
+                            if c.key.starts_with("dsk/")
+                                && (c.name == "writ" || c.name == "read")
+                                && let Some(Some(v)) = row.values.get(ci)
+                            {
+                                sink.rate(&format!("dstat.{}", c.key), "B/s", e, 1.0, *v);
                             }
                         }
                     }
@@ -632,7 +710,12 @@ impl<'a> Filler<'a> {
 }
 
 fn best(files: &[ParsedFile], score: impl Fn(&ParsedFile) -> Option<i64>) -> Option<usize> {
-    files.iter().enumerate().filter_map(|(i, f)| score(f).map(|s| (i, s))).max_by_key(|(i, s)| (*s, std::cmp::Reverse(*i))).map(|(i, _)| i)
+    files
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| score(f).map(|s| (i, s)))
+        .max_by_key(|(i, s)| (*s, std::cmp::Reverse(*i)))
+        .map(|(i, _)| i)
 }
 
 /// Finds the offset (epoch - perf seconds) that best matches two per-second
@@ -670,4 +753,3 @@ fn align(perf: &BTreeMap<i64, f64>, io: &BTreeMap<i64, f64>) -> Option<(f64, f64
     let off = (i0 as f64) - (p0 as f64 + shift as f64 + frac);
     Some((off, r))
 }
-

@@ -131,6 +131,8 @@ pub struct Pipeline {
     pub threads: BTreeMap<u32, ThreadTotal>,
     /// Input lines behind the evidence-bearing timeline cells.
     pub lines: LineIndex,
+    /// Index of the binlog file used.
+    pub binlog: Option<usize>,
 }
 
 /// Runs parsing, clock and timeline for a bundle.
@@ -149,10 +151,11 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     }
     let mut filler = fill::Filler::new(&files, &zone, &ctx);
     let clocks = filler.anchor_all();
-    clock_warnings.extend(filler.warnings.drain(..));
-    let (start, end) = clocks.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), c| {
-        (a.min(c.first), b.max(c.last))
-    });
+    clock_warnings.append(&mut filler.warnings);
+    let (start, end) = clocks
+        .iter()
+        .flatten()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), c| (a.min(c.first), b.max(c.last)));
     let (start, end) = if start.is_finite() { (start, end) } else { (0.0, 0.0) };
     let start = opts.from.map_or(start, |f| f.max(start));
     let end = opts.to.map_or(end, |t| t.min(end));
@@ -165,10 +168,11 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
         ));
     }
     filler.fill_all(&mut timeline);
-    clock_warnings.extend(filler.warnings.drain(..));
+    clock_warnings.append(&mut filler.warnings);
     let notes = filler.notes.clone();
     let threads = std::mem::take(&mut filler.threads);
     let lines = std::mem::take(&mut filler.lines);
+    let binlog = filler.chosen_binlog;
     drop(filler);
-    Pipeline { files, clocks, notes, zone, clock_warnings, timeline, ctx, threads, lines }
+    Pipeline { files, clocks, notes, zone, clock_warnings, timeline, ctx, threads, lines, binlog }
 }

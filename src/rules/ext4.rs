@@ -23,7 +23,7 @@ pub fn al7_build(release: &str) -> Option<((u32, u32, u32), u32)> {
 pub fn affected(release: &str) -> Option<bool> {
     let (base, build) = al7_build(release)?;
     let v = (base, build);
-    Some(v >= ((4, 19, 24), 9) && v < ((4, 19, 91), 26))
+    Some((((4, 19, 24), 9)..((4, 19, 91), 26)).contains(&v))
 }
 
 /// Evaluates the rule.
@@ -56,20 +56,27 @@ pub fn check(f: &Facts<'_>) -> Outcome {
             ));
         }
         None => {
-            return Outcome::Pass(format!("kernel {kernel} is not an Alibaba Cloud Linux 2 (al7) kernel of the affected range"));
+            return Outcome::Pass(format!(
+                "kernel {kernel} is not an Alibaba Cloud Linux 2 (al7) kernel of the affected range"
+            ));
         }
     }
     // The plateau: low write throughput with large requests on a nearly idle device.
     let (mut wmb, mut util, mut req) = (None, None, None);
     if let Some(dev) = &f.device {
         let tl = &f.p.timeline;
-        let w: Vec<f64> = tl.get(&format!("dev.{dev}.w_bytes_s")).map(crate::analysis::stats::present).unwrap_or_default();
+        let w: Vec<f64> =
+            tl.get(&format!("dev.{dev}.w_bytes_s")).map(crate::analysis::stats::present).unwrap_or_default();
         let busy: Vec<f64> = w.iter().copied().filter(|v| *v > 1e6).collect();
         wmb = median(&busy).map(|v| v / 1e6);
         util = tl.get(&format!("dev.{dev}.util_pct")).and_then(|v| mean(&crate::analysis::stats::present(v)));
-        req = tl.get(&format!("dev.{dev}.w_req_bytes")).and_then(|v| median(&crate::analysis::stats::present(v)));
+        req = tl
+            .get(&format!("dev.{dev}.w_req_bytes"))
+            .and_then(|v| median(&crate::analysis::stats::present(v)));
     }
-    let plateau = wmb.is_some_and(|w| w < 80.0) && util.is_some_and(|u| u < 30.0) && req.is_none_or(|r| r >= 128.0 * 1024.0);
+    let plateau = wmb.is_some_and(|w| w < 80.0)
+        && util.is_some_and(|u| u < 30.0)
+        && req.is_none_or(|r| r >= 128.0 * 1024.0);
     let mut metrics = std::collections::BTreeMap::new();
     metrics.insert("kernel", serde_json::Value::String(kernel.clone()));
     metrics.insert("mount_options", serde_json::Value::String(mount.value.options.join(",")));
@@ -85,7 +92,12 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         file: mount.file.clone(),
         lines: (mount.line > 0).then_some([mount.line, mount.line]),
         metric: "mount options".into(),
-        value: serde_json::Value::String(format!("{} on {} ({})", mount.value.source, mount.value.target, mount.value.options.join(","))),
+        value: serde_json::Value::String(format!(
+            "{} on {} ({})",
+            mount.value.source,
+            mount.value.target,
+            mount.value.options.join(",")
+        )),
         quote: None,
     });
     if let (Some(dev), Some(w)) = (&f.device, wmb) {

@@ -10,13 +10,17 @@ use crate::model::{Evidence, Finding, Severity};
 /// Evaluates the rule.
 pub fn check(f: &Facts<'_>) -> Outcome {
     let tl = &f.p.timeline;
-    let trx_col = ["binlog.trx_s", "mysql.Binlog_commits_s", "mysql.Com_commit_s"].into_iter().find(|c| tl.get(c).is_some());
+    let trx_col = ["binlog.trx_s", "mysql.Binlog_commits_s", "mysql.Com_commit_s"]
+        .into_iter()
+        .find(|c| tl.get(c).is_some());
     let flush_col = f
         .device
         .as_ref()
         .map(|d| format!("dev.{d}.f_s"))
         .filter(|c| tl.get(c).is_some_and(|v| present(v).iter().any(|x| *x > 0.0)))
-        .or_else(|| ["mysql.Innodb_data_fsyncs_s"].into_iter().map(String::from).find(|c| tl.get(c).is_some()))
+        .or_else(|| {
+            ["mysql.Innodb_data_fsyncs_s"].into_iter().map(String::from).find(|c| tl.get(c).is_some())
+        })
         .or_else(|| tl.names_with_prefix("ds.").find(|k| k.ends_with(".f_s")).cloned());
     let mut missing = Vec::new();
     if trx_col.is_none() {
@@ -35,8 +39,9 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     }
     let tps = mean(&active.iter().filter_map(|&i| trx[i]).collect::<Vec<_>>()).unwrap_or(0.0);
     let fps = mean(&active.iter().filter_map(|&i| flush[i]).collect::<Vec<_>>()).unwrap_or(0.0);
-    let bytes_per_trx = f.p.files.iter().find_map(|pf| match &pf.data {
-        Some(iosift_parsers::Data::Mysqlbinlog(b)) if !b.transactions.is_empty() => Some(b.size_stats().mean),
+    let binlog_file = f.p.binlog.map(|i| &f.p.files[i]);
+    let bytes_per_trx = binlog_file.and_then(|pf| match &pf.data {
+        Some(iosift_parsers::Data::Mysqlbinlog(b)) => Some(b.size_stats().mean),
         _ => None,
     });
     let var = |n: &str| f.p.ctx.variable(n).map(|s| s.value.trim().to_string());
@@ -62,7 +67,10 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     metrics.insert("transactions_per_s", num(tps));
     metrics.insert("flushes_per_s", num(fps));
     metrics.insert("bytes_per_transaction", opt(bytes_per_trx));
-    metrics.insert("sync_binlog", sync_binlog.as_deref().and_then(|v| v.parse::<f64>().ok()).map_or(serde_json::Value::Null, num));
+    metrics.insert(
+        "sync_binlog",
+        sync_binlog.as_deref().and_then(|v| v.parse::<f64>().ok()).map_or(serde_json::Value::Null, num),
+    );
     metrics.insert(
         "innodb_flush_log_at_trx_commit",
         flush_log.as_deref().and_then(|v| v.parse::<f64>().ok()).map_or(serde_json::Value::Null, num),
@@ -73,19 +81,29 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         return Outcome::Pass(format!(
             "{tps:.0} transactions/s with {fps:.1} flushes/s{}{}: commits are not paying a flush each",
             bytes_per_trx.map_or(String::new(), |b| format!(", {b:.0} bytes each")),
-            if relaxed { " (durability relaxed: sync_binlog and innodb_flush_log_at_trx_commit not 1)" } else { "" }
+            if relaxed {
+                " (durability relaxed: sync_binlog and innodb_flush_log_at_trx_commit not 1)"
+            } else {
+                ""
+            }
         ));
     }
     let mut evidence = Vec::new();
-    for (name, metric) in [("sync_binlog", "sync_binlog"), ("innodb_flush_log_at_trx_commit", "innodb_flush_log_at_trx_commit")] {
+    for (name, metric) in
+        [("sync_binlog", "sync_binlog"), ("innodb_flush_log_at_trx_commit", "innodb_flush_log_at_trx_commit")]
+    {
         if let Some(s) = f.p.ctx.variable(name) {
             evidence.push(super::ctx_evidence(s, metric));
         }
     }
-    if let Some(&row) = active.iter().max_by(|a, b| flush[**a].unwrap_or(0.0).total_cmp(&flush[**b].unwrap_or(0.0))) {
+    if let Some(&row) =
+        active.iter().max_by(|a, b| flush[**a].unwrap_or(0.0).total_cmp(&flush[**b].unwrap_or(0.0)))
+    {
         evidence.push(super::cell_evidence(f, &flush_col, row, "f/s", flush[row].unwrap_or(0.0)));
     }
-    if let Some(pf) = f.p.files.iter().find(|pf| matches!(pf.data, Some(iosift_parsers::Data::Mysqlbinlog(_)))) {
+    if let Some(pf) =
+        f.p.files.iter().find(|pf| matches!(pf.data, Some(iosift_parsers::Data::Mysqlbinlog(_))))
+    {
         evidence.push(Evidence {
             file: pf.name.clone(),
             lines: None,

@@ -15,14 +15,13 @@ use iosift_parsers::mounts::Mount;
 pub fn mount_for<'a>(f: &'a Facts<'_>, path: Option<&str>, dev: Option<&str>) -> Option<&'a Sourced<Mount>> {
     let real = |m: &&Sourced<Mount>| !m.value.target.is_empty();
     if let Some(p) = path {
-        let best = f
-            .p
-            .ctx
-            .mounts
-            .iter()
-            .filter(real)
-            .filter(|m| p.starts_with(&m.value.target))
-            .max_by_key(|m| m.value.target.len());
+        let best =
+            f.p.ctx
+                .mounts
+                .iter()
+                .filter(real)
+                .filter(|m| p.starts_with(&m.value.target))
+                .max_by_key(|m| m.value.target.len());
         if best.is_some() {
             return best;
         }
@@ -53,27 +52,37 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         return Outcome::Skip(vec!["device write throughput (iostat -x or /proc/diskstats series)".into()]);
     };
     if view.bursts.len() < 2 {
-        return Outcome::Pass(format!("no repeated write bursts on the device ({} found)", view.bursts.len()));
+        return Outcome::Pass(format!(
+            "no repeated write bursts on the device ({} found)",
+            view.bursts.len()
+        ));
     }
     let ctx = &f.p.ctx;
     // The written file mapping: the shared file mapping with the most dirty pages.
-    let file_map = ctx
-        .mappings
-        .iter()
-        .filter(|m| m.value.is_file() && m.value.perms.contains('w'))
-        .max_by_key(|m| m.value.get("Shared_Dirty").unwrap_or(0) + m.value.get("Private_Dirty").unwrap_or(0) + m.value.get("Rss").unwrap_or(0) / 64);
+    let file_map =
+        ctx.mappings.iter().filter(|m| m.value.is_file() && m.value.perms.contains('w')).max_by_key(|m| {
+            m.value.get("Shared_Dirty").unwrap_or(0)
+                + m.value.get("Private_Dirty").unwrap_or(0)
+                + m.value.get("Rss").unwrap_or(0) / 64
+        });
     let smaps_pmd = file_map.and_then(|m| m.value.get("FilePmdMapped"));
     let meminfo_pmd = ctx.meminfo_file_pmd_mapped_kb.as_ref().map(|s| s.value);
-    let thp_rate: f64 = f.p.timeline.get("vm.thp_file_mapped_s").map(|v| v.iter().flatten().sum()).unwrap_or(0.0);
+    let thp_rate: f64 =
+        f.p.timeline.get("vm.thp_file_mapped_s").map(|v| v.iter().flatten().sum()).unwrap_or(0.0);
     let tl = &f.p.timeline;
     let dev = f.device.clone().unwrap_or_default();
     let req_col = format!("dev.{dev}.w_req_bytes");
-    let burst_req: Vec<f64> = tl
-        .get(&req_col)
-        .map(|v| view.bursts.iter().filter_map(|b| v[b.peak]).collect())
-        .unwrap_or_default();
+    let burst_req: Vec<f64> =
+        tl.get(&req_col).map(|v| view.bursts.iter().filter_map(|b| v[b.peak]).collect()).unwrap_or_default();
     let req = mean(&burst_req);
-    let folio_evidence = smaps_pmd.is_some_and(|v| v > 0) || meminfo_pmd.is_some_and(|v| v > 0) || thp_rate > 0.0;
+    // smaps of the written mapping is authoritative; system-wide counters
+    // (meminfo FilePmdMapped, thp_file_mapped) also count other processes'
+    // mappings (binaries, libraries), so alone they need periodic bursts too.
+    let periodic = view.bursts.len() >= 3 && view.confidence.unwrap_or(0.0) >= 0.5;
+    let folio_evidence = match smaps_pmd {
+        Some(v) => v > 0,
+        None => periodic && meminfo_pmd.is_some_and(|v| v > 0) && thp_rate > 0.0,
+    };
     let known_any = smaps_pmd.is_some() || meminfo_pmd.is_some() || tl.get("vm.thp_file_mapped_s").is_some();
     let big_requests = req.is_some_and(|r| r >= 128.0 * 1024.0);
     let path = file_map.map(|m| m.value.path.clone());
@@ -110,11 +119,22 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     // folio size is the common step of the writer's kB_wr/s values.
     let sizes: Vec<f64> = view.bursts.iter().map(|b| b.total).collect();
     let burst_med = median(&sizes).unwrap_or(0.0);
-    let writer = f.p.threads.iter().filter(|(_, t)| t.category != "writeback").max_by(|a, b| a.1.bytes.total_cmp(&b.1.bytes));
+    let writer =
+        f.p.threads
+            .iter()
+            .filter(|(_, t)| t.category != "writeback")
+            .max_by(|a, b| a.1.bytes.total_cmp(&b.1.bytes));
     let folio_kb = writer.and_then(|(tid, _)| tl.get(&format!("thr.{tid}.w_bytes_s"))).and_then(|v| {
-        let kbs: Vec<u64> = v.iter().flatten().filter(|x| **x > 0.0).map(|x| (x / 1024.0).round() as u64).collect();
-        let g = kbs.iter().copied().fold(0u64, gcd);
-        (g >= 64 && kbs.len() >= 3).then_some(g)
+        let kbs: Vec<u64> =
+            v.iter().flatten().filter(|x| **x > 0.0).map(|x| (x / 1024.0).round() as u64).collect();
+        // pidstat charges whole folios: most values are multiples of the folio
+        // size (a power of two, 64 kB to 2 MB); the largest such step wins.
+        if kbs.len() < 3 {
+            return None;
+        }
+        [2048u64, 1024, 512, 256, 128, 64]
+            .into_iter()
+            .find(|p| kbs.iter().filter(|k| *k % p == 0).count() * 5 >= kbs.len() * 4)
     });
     let period = view.period_s.unwrap_or(30.0);
     let amplification = match (folio_kb, writer) {
@@ -145,7 +165,12 @@ pub fn check(f: &Facts<'_>) -> Outcome {
             file: m.file.clone(),
             lines: (m.line > 0).then_some([m.line, m.line]),
             metric: "filesystem".into(),
-            value: serde_json::Value::String(format!("{} {} ({})", m.value.target, m.value.fstype, m.value.options.join(","))),
+            value: serde_json::Value::String(format!(
+                "{} {} ({})",
+                m.value.target,
+                m.value.fstype,
+                m.value.options.join(",")
+            )),
             quote: None,
         });
     }
@@ -193,8 +218,4 @@ pub fn check(f: &Facts<'_>) -> Outcome {
             "On ext4, a kernel before 6.16; or a kernel built without CONFIG_TRANSPARENT_HUGEPAGE (disabling THP at boot is not enough).".into(),
         ],
     }))
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }

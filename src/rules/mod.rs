@@ -23,7 +23,8 @@ pub enum Outcome {
 
 /// Runs every rule.
 pub fn evaluate(f: &Facts<'_>) -> (Vec<Finding>, Vec<Checked>) {
-    let rules: [(&'static str, fn(&Facts<'_>) -> Outcome); 5] = [
+    type Rule = fn(&Facts<'_>) -> Outcome;
+    let rules: [(&'static str, Rule); 5] = [
         ("periodic_write_bursts", periodic::check),
         ("mmap_large_folio_writeback", mmap::check),
         ("ext4_dioread_nolock_nodelalloc", ext4::check),
@@ -35,8 +36,12 @@ pub fn evaluate(f: &Facts<'_>) -> (Vec<Finding>, Vec<Checked>) {
     for (id, rule) in rules {
         match rule(f) {
             Outcome::Fire(x) => findings.push(*x),
-            Outcome::Pass(reason) => checked.push(Checked { rule: id, outcome: "passed", reason: Some(reason), missing: vec![] }),
-            Outcome::Skip(missing) => checked.push(Checked { rule: id, outcome: "skipped", reason: None, missing }),
+            Outcome::Pass(reason) => {
+                checked.push(Checked { rule: id, outcome: "passed", reason: Some(reason), missing: vec![] })
+            }
+            Outcome::Skip(missing) => {
+                checked.push(Checked { rule: id, outcome: "skipped", reason: None, missing })
+            }
         }
     }
     (findings, checked)
@@ -59,7 +64,13 @@ pub fn cell_evidence(f: &Facts<'_>, column: &str, row: usize, metric: &str, valu
     match hit {
         Some(&(file, line)) => {
             let pf = &f.p.files[file];
-            Evidence { file: pf.name.clone(), lines: Some([line, line]), metric: metric.to_string(), value: num(value), quote: pf.quote(line, line) }
+            Evidence {
+                file: pf.name.clone(),
+                lines: Some([line, line]),
+                metric: metric.to_string(),
+                value: num(value),
+                quote: pf.quote(line, line),
+            }
         }
         None => Evidence {
             file: f.p.timeline.columns.get(column).map(|s| s.source.clone()).unwrap_or_default(),

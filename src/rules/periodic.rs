@@ -2,8 +2,8 @@
 //! size, and whether the period matches the writeback tunables.
 
 use super::{Outcome, cell_evidence, mb, num, opt};
-use crate::analyze::{Facts, rfc3339, writeback_window};
 use crate::analysis::stats::median;
+use crate::analyze::{Facts, rfc3339, writeback_window};
 use crate::model::{Finding, Severity, Window};
 
 /// Evaluates the rule.
@@ -52,7 +52,11 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     metrics.insert("dirtiers", serde_json::Value::from(dirtiers.clone()));
     metrics.insert(
         "issuer",
-        serde_json::Value::String(if matches { "kernel flusher (periodic writeback)".into() } else { "unknown".into() }),
+        serde_json::Value::String(if matches {
+            "kernel flusher (periodic writeback)".into()
+        } else {
+            "unknown".into()
+        }),
     );
     let mut evidence = Vec::new();
     for b in view.bursts.iter().take(6) {
@@ -63,18 +67,40 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         for b in view.bursts.iter().take(3) {
             let lo = b.start.saturating_sub(2);
             let hi = (b.end + 3).min(v.len().saturating_sub(1));
-            if let Some((row, val)) = (lo..=hi).filter_map(|r| v[r].map(|x| (r, x))).min_by(|a, b| a.1.total_cmp(&b.1)) {
+            if let Some((row, val)) =
+                (lo..=hi).filter_map(|r| v[r].map(|x| (r, x))).min_by(|a, b| a.1.total_cmp(&b.1))
+            {
                 evidence.push(cell_evidence(f, dirty, row, "Dirty (kB)", val / 1024.0));
             }
         }
     }
-    let tunable_text = if known { "dirty_expire_centisecs + dirty_writeback_centisecs" } else { "the kernel defaults (30 s + 5 s; sysctl not in the capture)" };
+    let tunable_text = if known {
+        "dirty_expire_centisecs + dirty_writeback_centisecs"
+    } else {
+        "the kernel defaults (30 s + 5 s; sysctl not in the capture)"
+    };
     let summary = format!(
         "{dev} writes come in {n} bursts every {period:.1} s (confidence {conf:.2}), median {} per burst{}; {}{}.",
         mb(med),
-        if matches { format!(", matching the writeback window of {window:.0} s from {tunable_text}") } else { format!(", not matching the writeback window of {window:.0} s") },
-        if dirtiers.is_empty() { "no per-thread data to name the dirtier".to_string() } else { format!("pages dirtied steadily by {}", dirtiers.join(", ")) },
-        if matches { if flusher { ", written by the kernel flusher threads" } else { ", written back by the kernel flusher" } } else { "" },
+        if matches {
+            format!(", matching the writeback window of {window:.0} s from {tunable_text}")
+        } else {
+            format!(", not matching the writeback window of {window:.0} s")
+        },
+        if dirtiers.is_empty() {
+            "no per-thread data to name the dirtier".to_string()
+        } else {
+            format!("pages dirtied steadily by {}", dirtiers.join(", "))
+        },
+        if matches {
+            if flusher {
+                ", written by the kernel flusher threads"
+            } else {
+                ", written back by the kernel flusher"
+            }
+        } else {
+            ""
+        },
     );
     let mut remedies = vec![
         "Lower vm.dirty_expire_centisecs / vm.dirty_writeback_centisecs (or set vm.dirty_background_bytes) for smaller, more frequent flushes.".to_string(),

@@ -16,9 +16,15 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     let hot: Vec<usize> = (0..tl.len).filter(|&i| util[i].is_some_and(|u| u >= 90.0)).collect();
     let total = present(util).len();
     if hot.len() < 10 || total == 0 {
-        return Outcome::Pass(format!("{dev} was at >= 90 % utilisation for {} of {total} seconds", hot.len()));
+        return Outcome::Pass(format!(
+            "{dev} was at >= 90 % utilisation for {} of {total} seconds",
+            hot.len()
+        ));
     }
-    let aw = tl.get(&format!("dev.{dev}.w_await_ms")).map(|v| hot.iter().filter_map(|&i| v[i]).collect::<Vec<_>>()).unwrap_or_default();
+    let aw = tl
+        .get(&format!("dev.{dev}.w_await_ms"))
+        .map(|v| hot.iter().filter_map(|&i| v[i]).collect::<Vec<_>>())
+        .unwrap_or_default();
     let mut metrics = std::collections::BTreeMap::new();
     metrics.insert("seconds_saturated", num(hot.len() as f64));
     metrics.insert("share_of_capture", num(hot.len() as f64 / total as f64));

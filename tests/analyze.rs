@@ -1,0 +1,179 @@
+//! End-to-end: the analysis of the real bundles in `../shared/bundles` and
+//! of the captures in `samples/` reaches the conclusions of their ground truth.
+
+use iosift::analyze::analyze;
+use iosift::bundle::{Limits, load};
+use iosift::model::Report;
+use iosift::pipeline::Options;
+use std::path::PathBuf;
+
+fn shared(p: &str) -> Option<PathBuf> {
+    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bundles")).join(p);
+    if d.is_dir() {
+        Some(d)
+    } else {
+        eprintln!("{} not found: skipping (CI and developers have ../shared)", d.display());
+        None
+    }
+}
+
+fn run(dir: PathBuf) -> Report {
+    let b = load(&[dir], &Limits::default()).expect("bundle loads");
+    analyze(&b, &Options::default())
+}
+
+fn fired<'r>(r: &'r Report, rule: &str) -> Option<&'r iosift::model::Finding> {
+    r.doc.findings.iter().find(|f| f.rule == rule)
+}
+
+fn outcome(r: &Report, rule: &str) -> String {
+    if fired(r, rule).is_some() {
+        return "fired".into();
+    }
+    r.doc.checked.iter().find(|c| c.rule == rule).map(|c| c.outcome.to_string()).unwrap_or_default()
+}
+
+fn metric(f: &iosift::model::Finding, k: &str) -> f64 {
+    f.metrics.get(k).and_then(|v| v.as_f64()).unwrap_or_else(|| panic!("metric {k} missing"))
+}
+
+#[test]
+fn s1_periodic_writeback_without_amplification() {
+    let Some(d) = shared("s1_mmap_writeback") else { return };
+    let r = run(d);
+    let f = fired(&r, "periodic_write_bursts").expect("periodic_write_bursts fires");
+    let period = metric(f, "period_s");
+    assert!((period - 31.0).abs() <= 1.5, "period {period}");
+    let med = metric(f, "burst_bytes_median");
+    assert!((110e6..=160e6).contains(&med), "burst median {med}");
+    assert!(metric(f, "period_confidence") >= 0.5);
+    assert!(f.summary.contains("gcache-w"), "dirtier named: {}", f.summary);
+    assert!(f.summary.contains("flusher"), "issuer named: {}", f.summary);
+    assert!(!f.evidence.is_empty() && f.evidence[0].lines.is_some());
+    assert_eq!(outcome(&r, "mmap_large_folio_writeback"), "passed");
+    let why = r.doc.checked.iter().find(|c| c.rule == "mmap_large_folio_writeback").unwrap();
+    assert!(why.reason.as_deref().unwrap_or("").contains("FilePmdMapped 0 kB"), "{:?}", why.reason);
+    // One clock: the iostat burst seconds coincide with the Dirty drops within 1 s.
+    let tl = &r.timeline;
+    let w = tl.get("dev.vda.w_bytes_s").unwrap();
+    let dirty = tl.get("mem.dirty_bytes").unwrap();
+    let view = r.periodicity.as_ref().unwrap();
+    let mut matched = 0;
+    for b in &view.bursts {
+        let lo = b.start.saturating_sub(1);
+        let hi = (b.end + 2).min(dirty.len() - 1);
+        let drop = (lo..hi).any(|i| matches!((dirty[i], dirty[i + 1]), (Some(a), Some(c)) if a - c > 50e6));
+        matched += drop as usize;
+        assert!(w[b.peak].unwrap() > 50e6);
+    }
+    assert!(matched >= 6, "bursts with a Dirty drop within 1 s: {matched}");
+}
+
+#[test]
+fn s1_perf_is_aligned_to_the_wall_clock() {
+    let Some(d) = shared("s1_mmap_writeback") else { return };
+    let r = run(d);
+    // TRUTH.md: epoch = perf ts + 1795979988.5523.
+    let w = r.doc.clock.warnings.iter().find(|w| w.contains("offset")).expect("alignment reported");
+    let off: f64 = w.split("offset ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!((off - 1_795_979_988.5523).abs() <= 1.0, "offset {off}");
+}
+
+#[test]
+fn s2a_fsync_bound_small_transactions() {
+    let Some(d) = shared("s2a_mariadb_durable") else { return };
+    let r = run(d);
+    let f = fired(&r, "fsync_bound_small_transactions").expect("fires");
+    let tps = metric(f, "transactions_per_s");
+    assert!((1500.0..2200.0).contains(&tps), "tps {tps}");
+    let fps = metric(f, "flushes_per_s");
+    assert!((2000.0..3200.0).contains(&fps), "f/s {fps}");
+    let b = metric(f, "bytes_per_transaction");
+    assert!((b - 339.6).abs() < 1.0, "bytes/trx {b}");
+    assert_eq!(metric(f, "sync_binlog"), 1.0);
+    assert_eq!(metric(f, "innodb_flush_log_at_trx_commit"), 1.0);
+    let bl = r.binlog.as_ref().expect("binlog view");
+    assert_eq!(bl.transactions, 220_038);
+    // The binlog per-second series lines up with the iostat flushes.
+    let tl = &r.timeline;
+    let trx = tl.get("binlog.trx_s").unwrap();
+    let fl = tl.get("dev.vda.f_s").unwrap();
+    let busy_trx: Vec<usize> = (0..tl.len).filter(|&i| trx[i].unwrap_or(0.0) > 500.0).collect();
+    let busy_fl: Vec<usize> = (0..tl.len).filter(|&i| fl[i].unwrap_or(0.0) > 500.0).collect();
+    let (a0, a1) = (busy_trx[0] as i64, *busy_trx.last().unwrap() as i64);
+    let (b0, b1) = (busy_fl[0] as i64, *busy_fl.last().unwrap() as i64);
+    assert!((a0 - b0).abs() <= 2 && (a1 - b1).abs() <= 2, "load windows {a0}..{a1} vs {b0}..{b1}");
+}
+
+#[test]
+fn s3_buffered_dd_fires_neither() {
+    let Some(d) = shared("s3_buffered_dd") else { return };
+    let r = run(d);
+    assert_ne!(outcome(&r, "periodic_write_bursts"), "fired");
+    assert_ne!(outcome(&r, "fsync_bound_small_transactions"), "fired");
+    assert_ne!(outcome(&r, "mmap_large_folio_writeback"), "fired");
+}
+
+fn sample(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/samples")).join(name).join("capture")
+}
+
+#[test]
+fn sample_large_folio_amplification_fires() {
+    let r = run(sample("mmap_large_folio"));
+    let f = fired(&r, "mmap_large_folio_writeback").expect("fires");
+    assert_eq!(metric(f, "file_pmd_mapped_kb"), 1_048_576.0);
+    let med = metric(f, "burst_bytes_median");
+    assert!((700e6..900e6).contains(&med), "{med}");
+    let amp = f.metrics.get("amplification_estimate").and_then(|v| v.as_f64());
+    assert!(amp.is_some_and(|a| a > 50.0), "amplification {amp:?}");
+    assert!(f.evidence.iter().any(|e| e.metric.starts_with("kernel")));
+    let p = fired(&r, "periodic_write_bursts").expect("periodic too");
+    assert!((metric(p, "period_s") - 31.0).abs() <= 1.5);
+}
+
+#[test]
+fn sample_4k_folios_are_periodic_but_not_amplified() {
+    let r = run(sample("mmap_periodic_4k"));
+    let p = fired(&r, "periodic_write_bursts").expect("periodic");
+    assert!((metric(p, "period_s") - 31.0).abs() <= 1.5, "{}", metric(p, "period_s"));
+    assert_eq!(outcome(&r, "mmap_large_folio_writeback"), "passed");
+}
+
+#[test]
+fn sample_mariadb_durable_vs_relaxed() {
+    let r = run(sample("mariadb_fsync_durable"));
+    assert!(fired(&r, "fsync_bound_small_transactions").is_some());
+    let r = run(sample("mariadb_relaxed"));
+    assert_eq!(outcome(&r, "fsync_bound_small_transactions"), "passed");
+}
+
+#[test]
+fn sample_case2_derived_fires_and_fixed_kernel_passes() {
+    let r = run(sample("ext4_dioread_nolock_derived"));
+    let f = fired(&r, "ext4_dioread_nolock_nodelalloc").expect("fires");
+    let w = metric(f, "write_mb_per_s");
+    assert!((25.0..32.0).contains(&w), "{w}");
+    assert!(f.metrics["kernel"].as_str().unwrap().contains("4.19.91-25.al7"));
+    let r = run(sample("ext4_dioread_nolock_derived_fixed_kernel"));
+    assert_eq!(outcome(&r, "ext4_dioread_nolock_nodelalloc"), "passed");
+}
+
+#[test]
+fn every_rule_is_reported_once() {
+    let r = run(sample("mariadb_relaxed"));
+    let mut ids: Vec<&str> =
+        r.doc.findings.iter().map(|f| f.rule).chain(r.doc.checked.iter().map(|c| c.rule)).collect();
+    ids.sort();
+    let n = ids.len();
+    ids.dedup();
+    assert_eq!(n, ids.len());
+    for id in [
+        "periodic_write_bursts",
+        "mmap_large_folio_writeback",
+        "ext4_dioread_nolock_nodelalloc",
+        "fsync_bound_small_transactions",
+    ] {
+        assert!(ids.contains(&id), "{id}");
+    }
+}

@@ -9,4 +9,5 @@ pub mod bundle;
 pub mod clock;
 pub mod inspect;
 pub mod model;
+pub mod report;
 pub mod table;

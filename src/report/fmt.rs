@@ -58,11 +58,7 @@ pub fn bytes_h(b: f64) -> String {
         u += 1;
     }
     let unit = UNITS.get(u).copied().unwrap_or("B");
-    if u == 0 || v.abs() >= 100.0 {
-        format!("{v:.0} {unit}")
-    } else {
-        format!("{v:.1} {unit}")
-    }
+    if u == 0 || v.abs() >= 100.0 { format!("{v:.0} {unit}") } else { format!("{v:.1} {unit}") }
 }
 
 /// A JSON value for a table cell: numbers shortened, null as "unknown".

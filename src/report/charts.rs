@@ -303,13 +303,17 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &Spec) -> Resul
     }
 }
 
-/// Splits values into runs of present points (gaps break lines).
+/// Splits values into runs of present points drawn as steps: a value covers its
+/// whole bucket `[i * step, (i + 1) * step)`, as a per-second rate does. Gaps break lines.
 fn runs(values: &[Option<f64>], step: usize) -> Vec<Vec<(f64, f64)>> {
     let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
     let mut cur = Vec::new();
     for (i, v) in values.iter().enumerate() {
         match v {
-            Some(v) if v.is_finite() => cur.push(((i * step) as f64, *v)),
+            Some(v) if v.is_finite() => {
+                cur.push(((i * step) as f64, *v));
+                cur.push((((i + 1) * step) as f64, *v));
+            }
             _ => {
                 if !cur.is_empty() {
                     out.push(std::mem::take(&mut cur));
@@ -319,6 +323,27 @@ fn runs(values: &[Option<f64>], step: usize) -> Vec<Vec<(f64, f64)>> {
     }
     if !cur.is_empty() {
         out.push(cur);
+    }
+    out
+}
+
+/// Tick positions (seconds from `t0`) at round UTC times: multiples of 1 s .. 1 day,
+/// at most about ten over `len` seconds.
+fn time_ticks(t0: i64, len: usize) -> Vec<f64> {
+    const STEPS: [i64; 18] =
+        [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
+    let len = len as i64;
+    let step = STEPS.iter().copied().find(|s| len / s <= 10).unwrap_or(86400 * ((len / 86400 / 10) + 1));
+    let first = t0.div_euclid(step).saturating_add(1).saturating_mul(step);
+    let first = if t0.rem_euclid(step) == 0 { t0 } else { first };
+    let mut out = Vec::new();
+    let mut t = first;
+    while t.saturating_sub(t0) <= len && out.len() < 64 {
+        out.push((t - t0) as f64);
+        match t.checked_add(step) {
+            Some(n) => t = n,
+            None => break,
+        }
     }
     out
 }
@@ -336,15 +361,50 @@ fn y_range_of<'a>(vals: impl Iterator<Item = &'a f64>) -> (f64, f64) {
     (lo, hi + (hi - lo) * 0.08)
 }
 
+/// A time axis in seconds from `t0` whose ticks (bold and light grid lines and
+/// labels) fall on round UTC times, see [`time_ticks`].
+#[derive(Debug, Clone)]
+struct TimeAxis {
+    /// Seconds covered.
+    end: f64,
+    /// Tick positions.
+    ticks: Vec<f64>,
+}
+
+impl Ranged for TimeAxis {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let span = if self.end.is_finite() && self.end > 0.0 { self.end } else { 1.0 };
+        let f = if v.is_finite() { (v / span).clamp(-1.0, 2.0) } else { 0.0 };
+        limit.0 + ((limit.1 - limit.0) as f64 * f).round() as i32
+    }
+
+    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.max_num_points() == 0 { Vec::new() } else { self.ticks.clone() }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        0.0..self.end
+    }
+}
+
+/// Room above the data for the legend box.
+fn with_headroom((lo, hi): (f64, f64)) -> (f64, f64) {
+    (lo, lo + (hi - lo) * 1.3)
+}
+
 fn draw_time<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &TimePlot) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let n = p.panels.len().max(1);
     let areas = area.split_evenly((n, 1));
-    let x_max = (p.len.max(2) - 1) as f64;
+    let x_max = p.len.max(1) as f64;
+    let ticks = time_ticks(p.t0, p.len.max(1));
     let t0 = p.t0;
     let fmt_x = move |x: &f64| utc_hms(t0.saturating_add(x.round() as i64));
     let day_a = utc_ymd(t0);
-    let day_b = utc_ymd(t0.saturating_add(x_max as i64));
+    let day_b = utc_ymd(t0.saturating_add(x_max as i64 - 1));
     let x_desc = if day_a == day_b {
         format!("time, UTC ({day_a})")
     } else {
@@ -373,25 +433,25 @@ fn draw_time<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &TimePlot) ->
         }
         let (y0, y1) = match panel.y_range {
             Some(r) if r.0.is_finite() && r.1.is_finite() && r.1 > r.0 => r,
-            _ => y_range_of(
+            _ => with_headroom(y_range_of(
                 panel
                     .lines
                     .iter()
                     .flat_map(|l| l.values.iter().flatten())
                     .chain(cum.last().into_iter().flat_map(|c| c.iter().flatten()))
                     .chain(panel.guide.iter().map(|g| &g.0)),
-            ),
+            )),
         };
         let mut chart = ChartBuilder::on(a)
             .margin_left(8)
-            .margin_right(18)
+            .margin_right(34)
             .margin_top(6)
             .x_label_area_size(if last { 44 } else { 22 })
             .y_label_area_size(70)
-            .build_cartesian_2d(0f64..x_max.max(1.0), y0..y1)
+            .build_cartesian_2d(TimeAxis { end: x_max, ticks: ticks.clone() }, y0..y1)
             .map_err(e)?;
         let mut mesh = chart.configure_mesh();
-        mesh.x_labels(10)
+        mesh.x_labels(12)
             .y_labels(5)
             .x_label_formatter(&fmt_x)
             .y_label_formatter(&fmt_y)
@@ -482,7 +542,7 @@ fn draw_xy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &XyPlot) -> Res
     let (y0, y1) = sane(p.y_range);
     let mut chart = ChartBuilder::on(area)
         .margin_left(8)
-        .margin_right(18)
+        .margin_right(34)
         .margin_top(6)
         .x_label_area_size(44)
         .y_label_area_size(70)
@@ -545,7 +605,7 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &BarPlot) -> 
         return Ok(());
     }
     let max = p.values.iter().copied().filter(|v| v.is_finite()).fold(0.0f64, f64::max);
-    let x1 = if max > 0.0 { max * 1.35 } else { 1.0 };
+    let x1 = if max > 0.0 { max * 1.5 } else { 1.0 };
     let longest = p.labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     let label_w = (longest as u32 * 8 + 16).clamp(60, 340);
     let ni = n as i32;
@@ -561,11 +621,11 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &BarPlot) -> 
     let fmt_x = |v: &f64| num(*v);
     let mut chart = ChartBuilder::on(area)
         .margin_left(8)
-        .margin_right(18)
+        .margin_right(34)
         .margin_top(6)
         .x_label_area_size(44)
         .y_label_area_size(label_w)
-        .build_cartesian_2d(0f64..x1, (0..ni).into_segmented())
+        .build_cartesian_2d(0f64..x1, (0..ni - 1).into_segmented())
         .map_err(e)?;
     chart
         .configure_mesh()
@@ -587,10 +647,8 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &BarPlot) -> 
             let k = ni - 1 - i as i32;
             let v = p.values[i].max(0.0);
             let v = if v.is_finite() { v } else { 0.0 };
-            let mut r = Rectangle::new(
-                [(0.0, SegmentValue::Exact(k)), (v, SegmentValue::Exact(k + 1))],
-                color.filled(),
-            );
+            let top = if k + 1 >= ni { SegmentValue::Last } else { SegmentValue::Exact(k + 1) };
+            let mut r = Rectangle::new([(0.0, SegmentValue::Exact(k)), (v, top)], color.filled());
             r.set_margin(3, 3, 0, 0);
             r
         }))
@@ -695,7 +753,12 @@ pub fn device_writes(report: &Report) -> Option<Spec> {
     let spans = burst_spans(report);
     let marks: Vec<(f64, f64)> = per
         .filter(|_| on_this)
-        .map(|p| p.bursts.iter().map(|b| ((b.peak / step * step) as f64, b.peak_value / MIB)).collect())
+        .map(|p| {
+            p.bursts
+                .iter()
+                .map(|b| ((b.peak / step * step) as f64 + step as f64 / 2.0, b.peak_value / MIB))
+                .collect()
+        })
         .unwrap_or_default();
     let guide = per
         .filter(|p| on_this && p.threshold.is_finite() && p.threshold > 0.0)
@@ -868,7 +931,7 @@ pub fn latency_queue(report: &Report) -> Option<Spec> {
             y_desc: "fraction of max".into(),
             lines: bottom,
             spans,
-            y_range: Some((0.0, 1.1)),
+            y_range: Some((0.0, 1.5)),
             ..Default::default()
         });
     }
@@ -1056,7 +1119,7 @@ pub fn fsync_share(report: &Report) -> Option<Spec> {
         .iter()
         .map(|s| {
             format!(
-                "{:.0} % of fsync, {:.0} % of its samples",
+                "{:.0} % (in fsync {:.0} % of its time)",
                 100.0 * s.fsync_samples as f64 / total.max(1) as f64,
                 100.0 * s.fsync_samples as f64 / s.samples.max(1) as f64
             )
@@ -1170,7 +1233,22 @@ mod tests {
     fn runs_break_at_gaps() {
         let v = [Some(1.0), Some(2.0), None, Some(3.0)];
         let r = runs(&v, 10);
-        assert_eq!(r, vec![vec![(0.0, 1.0), (10.0, 2.0)], vec![(30.0, 3.0)]]);
+        assert_eq!(
+            r,
+            vec![vec![(0.0, 1.0), (10.0, 1.0), (10.0, 2.0), (20.0, 2.0)], vec![(30.0, 3.0), (40.0, 3.0)]]
+        );
+    }
+
+    #[test]
+    fn ticks_fall_on_round_utc_times() {
+        // 2024-05-01 10:00:07 UTC, 600 s: every minute from 10:01:00.
+        let t = time_ticks(1_714_557_607, 600);
+        assert_eq!(t.first(), Some(&53.0));
+        assert_eq!(t[1] - t[0], 60.0);
+        assert_eq!(t.len(), 10);
+        assert_eq!(time_ticks(0, 5), vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert!(time_ticks(i64::MAX - 3, 3).len() <= 4);
+        assert!(time_ticks(0, 7 * 86400).len() <= 11);
     }
 
     #[test]

@@ -131,7 +131,7 @@ fn finding(f: &Finding) -> Markup {
             @if let Some(w) = &f.window { p { "Window: " (w.start) " to " (w.end) } }
             @if !f.metrics.is_empty() {
                 table { tr { th { "metric" } th { "value" } }
-                    @for (k, v) in &f.metrics { tr { td { (k) } td.n { (json_cell(v)) } } } }
+                    @for (k, v) in &f.metrics { tr { td { (k) } td.n { (metric_cell(k, v)) } } } }
             }
             @if !f.remedies.is_empty() {
                 p { b { "Remedies" } }
@@ -155,6 +155,14 @@ fn finding(f: &Finding) -> Markup {
                 }
             }
         }
+    }
+}
+
+/// A metric value; byte counts also in binary units (`471859200 (450 MiB)`).
+fn metric_cell(key: &str, v: &serde_json::Value) -> String {
+    match v.as_f64() {
+        Some(b) if key.contains("bytes") && b.abs() >= 1024.0 => format!("{} ({})", json_cell(v), bytes_h(b)),
+        _ => json_cell(v),
     }
 }
 
@@ -236,6 +244,12 @@ fn sources(report: &Report, charts: &[Chart]) -> Markup {
 
 fn periodicity(report: &Report, charts: &[Chart]) -> Markup {
     let t0 = report.timeline.t0;
+    // Bytes per second series show peaks and totals in binary units.
+    let bytes = report
+        .periodicity
+        .as_ref()
+        .and_then(|p| report.timeline.columns.get(&p.series))
+        .is_some_and(|s| s.unit == "B/s");
     html! {
         section #periodicity {
             h2 { "Periodicity" }
@@ -244,7 +258,7 @@ fn periodicity(report: &Report, charts: &[Chart]) -> Markup {
                     tr { th { "series" } td { (p.series) } }
                     tr { th { "period" } td { (p.period_s.map(|v| format!("{v:.1} s")).unwrap_or_else(|| "none found".into())) } }
                     tr { th { "confidence" } td { (p.confidence.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into())) } }
-                    tr { th { "bursts" } td { (p.bursts.len()) " above " (num(p.threshold)) } }
+                    tr { th { "bursts" } td { (p.bursts.len()) " above " (if bytes { format!("{}/s", bytes_h(p.threshold)) } else { num(p.threshold) }) } }
                     tr { th { "writeback window" } td { @match p.writeback_window_s {
                         Some((w, true)) => { (format!("{w:.0} s (dirty_expire + dirty_writeback, from the capture)")) }
                         Some((w, false)) => { (format!("{w:.0} s (kernel defaults; the capture has no vm.dirty_* values)")) }
@@ -268,8 +282,8 @@ fn periodicity(report: &Report, charts: &[Chart]) -> Markup {
                                 td { (utc_full(t0.saturating_add(b.start as i64))) }
                                 td.n { (b.end.saturating_sub(b.start) + 1) " s" }
                                 td { (utc_full(t0.saturating_add(b.peak as i64))) }
-                                td.n { (num(b.peak_value)) }
-                                td.n { (num(b.total)) }
+                                td.n { (if bytes { format!("{}/s", bytes_h(b.peak_value)) } else { num(b.peak_value) }) }
+                                td.n { (if bytes { bytes_h(b.total) } else { num(b.total) }) }
                             }
                         }
                     }

@@ -487,6 +487,58 @@ fn charts_without_data_are_left_out() {
 }
 
 #[test]
+fn rerun_into_the_same_folder_drops_stale_charts() {
+    let tmp = tmpdir();
+    write_report(&report(), tmp.path()).unwrap();
+    std::fs::write(tmp.path().join("charts/mine.txt"), "keep").unwrap();
+    let mut r = report();
+    r.binlog = None;
+    r.flames.clear();
+    write_report(&r, tmp.path()).unwrap();
+    assert!(!tmp.path().join("charts/binlog-sizes.png").exists());
+    assert!(!tmp.path().join("charts/flame-perf-mysqld.svg").exists());
+    assert!(tmp.path().join("charts/binlog-rate.png").exists());
+    assert!(tmp.path().join("charts/mine.txt").exists(), "files iosift did not write are left alone");
+}
+
+#[test]
+fn long_timelines_are_bucketed_by_maximum() {
+    // Two days: 172800 s, one 2 s burst every 31 s; bucketed to at most 1500 points.
+    let len = 2 * 86400;
+    let mut r = report();
+    let mut t = Timeline { t0: T0, len, columns: BTreeMap::new() };
+    t.columns.insert(
+        "dev.vda.w_bytes_s".into(),
+        Series {
+            values: (0..len).map(|i| Some(if i % PERIOD < 2 { 150.0 * MIB } else { 5.0 * MIB })).collect(),
+            unit: "B/s",
+            source: "iostat".into(),
+        },
+    );
+    r.timeline = t;
+    r.periodicity = None;
+    let start = Instant::now();
+    let tmp = tmpdir();
+    write_report(&r, tmp.path()).unwrap();
+    assert!(start.elapsed() < Duration::from_secs(60), "took {:?}", start.elapsed());
+    let svg = String::from_utf8(read(&tmp.path().join("charts/device-writes.svg"))).unwrap();
+    assert!(svg.contains("2024-05-01 to 2024-05-03"), "date range on the time axis");
+    // Maxima keep every bucket at the burst height: no point of the writes line is at the baseline.
+    let html = String::from_utf8(read(&tmp.path().join("index.html"))).unwrap();
+    assert!(html.contains("Each point is the maximum of 116 s."));
+    let line = svg.split("stroke=\"#1F77B4\" stroke-width=\"2\" points=\"").nth(1).unwrap();
+    let ys: Vec<i32> = line
+        .split('"')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert!(ys.len() >= 2000, "{} points", ys.len());
+    assert!(ys.iter().all(|y| *y == ys[0]), "every bucket shows the peak");
+}
+
+#[test]
 fn degenerate_inputs_do_not_panic() {
     let mut r = report();
     // One-second timeline, NaN and infinite values, bursts beyond the end, empty curves.

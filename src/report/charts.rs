@@ -215,6 +215,20 @@ fn register_font() {
     });
 }
 
+/// The file stems of every chart iosift draws.
+pub const NAMES: [&str; 10] = [
+    "device-writes",
+    "write-sources",
+    "dirty-writeback",
+    "latency-queue",
+    "autocorrelation",
+    "periodogram",
+    "correlations",
+    "fsync-share",
+    "binlog-rate",
+    "binlog-sizes",
+];
+
 /// Every chart the report has data for, described and drawn. Charts that fail to
 /// draw are left out and named in the second list.
 pub fn render_all(report: &Report) -> (Vec<Chart>, Vec<String>) {
@@ -1257,6 +1271,14 @@ mod tests {
         let (lo, hi) = y_range_of([f64::NAN, 5.0].iter());
         assert_eq!(lo, 0.0);
         assert!(hi > 5.0);
+    }
+
+    #[test]
+    fn every_spec_name_is_listed() {
+        for n in ["device-writes", "binlog-sizes"] {
+            assert!(NAMES.contains(&n));
+        }
+        assert_eq!(NAMES.len(), 10);
     }
 
     #[test]

@@ -945,7 +945,7 @@ pub fn latency_queue(report: &Report) -> Option<Spec> {
             y_desc: "fraction of max".into(),
             lines: bottom,
             spans,
-            y_range: Some((0.0, 1.5)),
+            y_range: Some((0.0, 1.75)),
             ..Default::default()
         });
     }

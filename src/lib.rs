@@ -7,11 +7,13 @@
 pub mod analysis;
 pub mod analyze;
 pub mod attribution;
+pub mod batch;
 pub mod bundle;
 pub mod clock;
 pub mod inspect;
 pub mod model;
 pub mod output;
 pub mod pipeline;
+pub mod report;
 pub mod rules;
 pub mod table;

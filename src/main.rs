@@ -70,6 +70,22 @@ enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
+    /// Analyze every bundle under the folders: one report each plus an overview.
+    Batch {
+        /// Folders holding bundles (subfolders or archives).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output folder (default: reports/).
+        #[arg(short, long, default_value = "reports")]
+        output: PathBuf,
+        /// Bundles analyzed at once.
+        #[arg(long, default_value_t = 2)]
+        jobs: usize,
+        #[command(flatten)]
+        time: TimeArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
     /// Write the aligned tables of a bundle (per source and the 1 s timeline).
     Tables {
         /// The bundle: a directory, archive(s) or files.
@@ -174,12 +190,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if json {
                 emit(&(serde_json::to_string_pretty(&report.doc)? + "\n"))?;
             } else {
-                emit(&iosift::output::terminal_summary(&report, &dir, written.len()))?;
+                let _ = written;
+                emit(&iosift::report::terminal_summary(&report, &dir))?;
             }
             let recognised = report.doc.bundle.inputs.iter().filter(|i| i.format.is_some()).count();
             let failed =
                 report.doc.bundle.inputs.iter().any(|i| i.skipped_lines > 0) || !report.problems.is_empty();
             Ok(if recognised == 0 || (strict && failed) { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Batch { dirs, output, jobs, time, limits } => {
+            let opts = time.options()?;
+            let rows = iosift::batch::run(&dirs, &output, jobs, &opts, &limits.limits())?;
+            let ok = rows.iter().filter(|r| r.error.is_none()).count();
+            emit(&format!(
+                "{} bundles, {ok} analyzed, {} failed; overview: {}\n",
+                rows.len(),
+                rows.len() - ok,
+                output.join("index.html").display()
+            ))?;
+            Ok(if ok == 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Tables { paths, output, format, time, limits } => {
             let opts = time.options()?;

@@ -1,6 +1,5 @@
-//! Writing an analysis: the report folder (findings.json, tables, and the
-//! HTML/chart renderers of [`crate::report`] when present) and the terminal
-//! summary; and `iosift tables`.
+//! Writing an analysis: the report folder (the renderers of
+//! [`crate::report`] plus the timeline table), and `iosift tables`.
 
 use crate::bundle::Bundle;
 use crate::model::Report;
@@ -9,60 +8,16 @@ use crate::table::{self, LongTable, TableFormat};
 use iosift_parsers::Data;
 use std::path::{Path, PathBuf};
 
-/// Writes everything of a report under `dir` (created if needed); returns the files written.
+/// Writes everything of a report under `dir` (created if needed): the HTML
+/// report, findings.json, charts and flame graphs, and the timeline table.
 pub fn write_all(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
-    let mut written = Vec::new();
-    let fj = dir.join("findings.json");
-    std::fs::write(&fj, serde_json::to_string_pretty(&report.doc)? + "\n")?;
-    written.push(fj);
+    let mut written = crate::report::write_report(report, dir)?;
     let tdir = dir.join("tables");
     std::fs::create_dir_all(&tdir)?;
     let mut df = table::timeline_frame(&report.timeline)?;
     written.push(table::write_frame(&mut df, &tdir, "timeline", TableFormat::Parquet)?);
     Ok(written)
-}
-
-/// The terminal summary after `analyze`.
-pub fn terminal_summary(report: &Report, dir: &Path, files_written: usize) -> String {
-    use std::fmt::Write;
-    let d = &report.doc;
-    let inputs = &d.bundle.inputs;
-    let recognised = inputs.iter().filter(|i| i.format.is_some()).count();
-    let skipped: usize = inputs.iter().map(|i| i.skipped_lines).sum();
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "iosift {}: bundle {} — {} files, {} recognised, {} lines skipped; clock {} ({})",
-        d.iosift_version,
-        d.bundle.name,
-        inputs.len(),
-        recognised,
-        skipped,
-        d.clock.timezone,
-        d.clock.timezone_source
-    );
-    if let (Some(a), Some(b)) = (&d.clock.start, &d.clock.end) {
-        let _ = writeln!(s, "timeline {a} .. {b}");
-    }
-    for w in &d.clock.warnings {
-        let _ = writeln!(s, "note: {w}");
-    }
-    if d.findings.is_empty() {
-        let _ = writeln!(s, "no findings");
-    }
-    for f in &d.findings {
-        let _ = writeln!(s, "[{:?}] {} ({:.2}): {}", f.severity, f.rule, f.confidence, f.summary);
-    }
-    for c in &d.checked {
-        let why = c.reason.clone().unwrap_or_else(|| format!("missing {}", c.missing.join(", ")));
-        let _ = writeln!(s, "  {} {}: {}", c.outcome, c.rule, why);
-    }
-    for p in &report.problems {
-        let _ = writeln!(s, "problem: {}: {}", p.name, p.message);
-    }
-    let _ = writeln!(s, "report: {} ({files_written} files)", dir.display());
-    s
 }
 
 /// `iosift tables`: one frame per source plus the timeline.

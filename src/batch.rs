@@ -1,0 +1,131 @@
+//! `iosift batch`: every bundle under the given folders, analyzed in
+//! parallel, one report each plus an overview (`index.html`, `summary.json`).
+//! A broken bundle becomes a row with its error; the batch goes on.
+
+use crate::bundle::{self, Limits, sanitize_file_name};
+use crate::pipeline::Options;
+use crate::report::BatchRow;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// The bundles under a folder: each subfolder and each archive; the folder
+/// itself when it holds neither (a single capture).
+pub fn discover(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else { return vec![dir.to_path_buf()] };
+    let mut entries: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+        let is_archive = [".tar.gz", ".tgz", ".tar", ".zip"].iter().any(|e| name.ends_with(e));
+        let is_dir = p.symlink_metadata().map(|m| m.is_dir()).unwrap_or(false);
+        if is_dir || is_archive {
+            out.push(p);
+        }
+    }
+    if out.is_empty() {
+        out.push(dir.to_path_buf());
+    }
+    out
+}
+
+/// Runs the batch; returns the rows written to the overview.
+pub fn run(
+    dirs: &[PathBuf],
+    out: &Path,
+    jobs: usize,
+    opts: &Options,
+    limits: &Limits,
+) -> anyhow::Result<Vec<BatchRow>> {
+    let bundles: Vec<PathBuf> = dirs.iter().flat_map(|d| discover(d)).collect();
+    std::fs::create_dir_all(out)?;
+    let bar = if std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(bundles.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} bundles {elapsed} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build()?;
+    // Unique, safe folder names (two bundles may share a name in different folders).
+    let mut names: Vec<String> = Vec::new();
+    for b in &bundles {
+        let base = bundle::bundle_name(std::slice::from_ref(b));
+        let mut n = sanitize_file_name(&base);
+        let mut k = 2;
+        while names.contains(&n) {
+            n = format!("{}-{k}", sanitize_file_name(&base));
+            k += 1;
+        }
+        names.push(n);
+    }
+    let rows: Vec<BatchRow> = pool.install(|| {
+        use rayon::prelude::*;
+        bundles
+            .par_iter()
+            .zip(names.par_iter())
+            .map(|(path, dir_name)| {
+                let row = one(path, dir_name, out, opts, limits);
+                match &bar {
+                    Some(b) => {
+                        b.set_message(dir_name.clone());
+                        b.inc(1);
+                    }
+                    None => eprintln!(
+                        "iosift batch: {dir_name}: {}",
+                        row.error
+                            .as_deref()
+                            .map_or_else(|| format!("{} findings", row.findings), |e| format!("error: {e}"))
+                    ),
+                }
+                row
+            })
+            .collect()
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    crate::report::write_batch_index(&rows, out)?;
+    Ok(rows)
+}
+
+fn one(path: &Path, dir_name: &str, out: &Path, opts: &Options, limits: &Limits) -> BatchRow {
+    let mut row = BatchRow {
+        bundle: path.display().to_string(),
+        dir_name: dir_name.to_string(),
+        top_rule: None,
+        severity: None,
+        summary: None,
+        period_s: None,
+        findings: 0,
+        inputs: 0,
+        error: None,
+    };
+    let b = match bundle::load(&[path.to_path_buf()], limits) {
+        Ok(b) => b,
+        Err(e) => {
+            row.error = Some(e.to_string());
+            return row;
+        }
+    };
+    let report = crate::analyze::analyze(&b, opts);
+    row.inputs = report.doc.bundle.inputs.len();
+    row.findings = report.doc.findings.len();
+    if let Some(f) = report.doc.findings.first() {
+        row.top_rule = Some(f.rule.to_string());
+        row.severity = Some(format!("{:?}", f.severity).to_lowercase());
+        row.summary = Some(f.summary.clone());
+    }
+    row.period_s = report
+        .periodicity
+        .as_ref()
+        .and_then(|p| p.period_s)
+        .filter(|_| report.doc.findings.iter().any(|f| f.rule == "periodic_write_bursts"));
+    if let Err(e) = crate::output::write_all(&report, &out.join(dir_name)) {
+        row.error = Some(format!("writing the report failed: {e}"));
+    }
+    row
+}

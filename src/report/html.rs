@@ -1,0 +1,425 @@
+//! `index.html`: one self-contained page (inline CSS, charts as base64 PNG
+//! data URIs, flame graphs as SVG data URIs in `<img>` so their scripts never
+//! run, no JavaScript, no external resources), readable on a laptop and
+//! printable to PDF.
+//!
+//! Everything is rendered with maud, which escapes every interpolated string:
+//! thread names, file paths, quoted input lines and diagnostics are capture
+//! text and must never become markup. The page is deterministic: no wall-clock
+//! time, and every list is in a stable order.
+
+use super::charts::{Chart, Section};
+use super::flame::Flame;
+use super::fmt::{bytes_h, json_cell, num, utc_full};
+use crate::model::{Finding, Report, Severity};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+/// Inline stylesheet.
+const CSS: &str = r#"
+body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;font-size:14px;color:#1d1d1f;margin:0;background:#fff}
+main{max-width:1080px;margin:0 auto;padding:12px 24px 48px}
+h1{font-size:24px;margin:16px 0 4px} h2{font-size:19px;border-bottom:2px solid #d0d7de;padding-bottom:3px;margin-top:34px}
+h3{font-size:16px;margin:18px 0 6px}
+.meta{color:#57606a} nav a{margin-right:12px}
+table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
+th,td{border:1px solid #d0d7de;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f3f5f7} td.n{text-align:right;font-variant-numeric:tabular-nums}
+pre{background:#f6f8fa;border:1px solid #d0d7de;padding:6px 8px;white-space:pre-wrap;word-break:break-all;font-size:12px;margin:4px 0}
+.finding{border:1px solid #d0d7de;border-left:6px solid #8c959f;border-radius:4px;padding:8px 14px;margin:12px 0;break-inside:avoid}
+.finding.critical{border-left-color:#cf222e} .finding.warning{border-left-color:#d4a72c} .finding.info{border-left-color:#0969da}
+.sev{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;font-size:12px;font-weight:bold;text-transform:uppercase}
+.sev.critical{background:#cf222e} .sev.warning{background:#9a6700} .sev.info{background:#0969da}
+.summary{font-size:15px;margin:6px 0}
+figure{margin:14px 0;break-inside:avoid} figure img{max-width:100%;height:auto;border:1px solid #eaeef2}
+figcaption{color:#57606a;font-size:13px;margin-top:4px}
+.muted{color:#6e7781} .ok{color:#1a7f37} .skip{color:#9a6700} .bad{color:#cf222e}
+@media print{main{max-width:none;padding:0} h2{break-after:avoid} nav{display:none} a{color:inherit;text-decoration:none}}
+"#;
+
+/// Most rows of a long table (the rest are counted).
+const MAX_ROWS: usize = 100;
+
+fn data_uri(mime: &str, bytes: &[u8]) -> String {
+    format!("data:{mime};base64,{}", STANDARD.encode(bytes))
+}
+
+/// Findings ranked by severity (worst first), then confidence (highest first); stable.
+pub fn ranked(findings: &[Finding]) -> Vec<&Finding> {
+    let mut v: Vec<&Finding> = findings.iter().collect();
+    v.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| b.confidence.total_cmp(&a.confidence)));
+    v
+}
+
+/// The severity as its JSON word.
+pub fn sev_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Critical => "critical",
+    }
+}
+
+/// Renders the page.
+pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_problems: &[String]) -> String {
+    let doc = &report.doc;
+    let title = format!("iosift report: {}", doc.bundle.name);
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                style { (PreEscaped(CSS)) }
+            }
+            body { main {
+                h1 { (title) }
+                p.meta {
+                    "iosift " (doc.iosift_version) " · "
+                    (doc.bundle.inputs.len()) " input files · timeline "
+                    (doc.clock.start.as_deref().unwrap_or("?")) " to " (doc.clock.end.as_deref().unwrap_or("?"))
+                    " · host time zone " (doc.clock.timezone) " (" (doc.clock.timezone_source) "); "
+                    "all times below are UTC"
+                }
+                nav {
+                    a href="#verdict" { "Verdict" } a href="#checked" { "Checked" } a href="#timeline" { "Timeline" }
+                    a href="#sources" { "Write sources" } a href="#periodicity" { "Periodicity" }
+                    a href="#correlation" { "Correlation" } a href="#perf" { "perf" } a href="#binlog" { "Binlog" }
+                    a href="#inventory" { "Inventory" }
+                }
+                (verdict(report))
+                (checked(report))
+                section #timeline {
+                    h2 { "Timeline" }
+                    (clock_warnings(report))
+                    (charts_of(charts, Section::Timeline, "No device or memory series in the capture."))
+                }
+                (sources(report, charts))
+                (periodicity(report, charts))
+                (correlation(report, charts))
+                (perf(report, charts, flames))
+                (binlog(report, charts))
+                (inventory(report, render_problems))
+            } }
+        }
+    };
+    page.into_string()
+}
+
+fn verdict(report: &Report) -> Markup {
+    let fs = ranked(&report.doc.findings);
+    html! {
+        section #verdict {
+            h2 { "Verdict" }
+            @if fs.is_empty() {
+                p { "No rule fired. The rules checked and the inputs they lacked are listed below." }
+            }
+            @for f in &fs { (finding(f)) }
+        }
+    }
+}
+
+fn finding(f: &Finding) -> Markup {
+    let sev = sev_word(f.severity);
+    html! {
+        div class={ "finding " (sev) } {
+            h3 { span class={ "sev " (sev) } { (sev) } " " (f.rule) " "
+                 span.muted { "confidence " (format!("{:.0} %", f.confidence * 100.0)) } }
+            p.summary { (f.summary) }
+            @if let Some(w) = &f.window { p { "Window: " (w.start) " to " (w.end) } }
+            @if !f.metrics.is_empty() {
+                table { tr { th { "metric" } th { "value" } }
+                    @for (k, v) in &f.metrics { tr { td { (k) } td.n { (metric_cell(k, v)) } } } }
+            }
+            @if !f.remedies.is_empty() {
+                p { b { "Remedies" } }
+                ul { @for r in &f.remedies { li { (r) } } }
+            }
+            @if !f.evidence.is_empty() {
+                p { b { "Evidence" } }
+                table {
+                    tr { th { "file" } th { "lines" } th { "metric" } th { "value" } }
+                    @for e in &f.evidence {
+                        tr {
+                            td { (e.file) }
+                            td.n { @match e.lines { Some([a, b]) if a == b => { (a) } Some([a, b]) => { (a) "–" (b) } None => { "-" } } }
+                            td { (e.metric) }
+                            td.n { (json_cell(&e.value)) }
+                        }
+                        @if let Some(q) = &e.quote {
+                            tr { td colspan="4" { pre { (q) } } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A metric value; byte counts also in binary units (`471859200 (450 MiB)`).
+fn metric_cell(key: &str, v: &serde_json::Value) -> String {
+    match v.as_f64() {
+        Some(b) if key.contains("bytes") && b.abs() >= 1024.0 => format!("{} ({})", json_cell(v), bytes_h(b)),
+        _ => json_cell(v),
+    }
+}
+
+fn checked(report: &Report) -> Markup {
+    let c = &report.doc.checked;
+    html! {
+        section #checked {
+            h2 { "Checked" }
+            @if c.is_empty() { p.muted { "No other rule was checked." } } @else {
+                table {
+                    tr { th { "rule" } th { "outcome" } th { "reason / missing inputs" } }
+                    @for r in c {
+                        tr {
+                            td { (r.rule) }
+                            td class=(if r.outcome == "passed" { "ok" } else { "skip" }) { (r.outcome) }
+                            td {
+                                @if let Some(reason) = &r.reason { (reason) }
+                                @if !r.missing.is_empty() {
+                                    @if r.reason.is_some() { br; }
+                                    "missing: " (r.missing.join(", "))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn clock_warnings(report: &Report) -> Markup {
+    let w = &report.doc.clock.warnings;
+    html! {
+        @if !w.is_empty() {
+            p { b { "Clock warnings" } }
+            ul { @for x in w { li { (x) } } }
+        }
+    }
+}
+
+fn charts_of(charts: &[Chart], section: Section, empty: &str) -> Markup {
+    let cs: Vec<&Chart> = charts.iter().filter(|c| c.section == section).collect();
+    html! {
+        @if cs.is_empty() && !empty.is_empty() { p.muted { (empty) } }
+        @for c in cs {
+            figure {
+                img src=(data_uri("image/png", &c.png)) alt=(c.title) width="1000";
+                figcaption { (c.caption) " Files: charts/" (c.name) ".png, charts/" (c.name) ".svg." }
+            }
+        }
+    }
+}
+
+fn sources(report: &Report, charts: &[Chart]) -> Markup {
+    let ws = &report.write_sources;
+    let total: f64 = ws.iter().map(|w| w.total_bytes).filter(|v| v.is_finite()).sum();
+    html! {
+        section #sources {
+            h2 { "Write sources" }
+            (charts_of(charts, Section::Sources, if ws.is_empty() { "No per-thread write data (pidstat -d) in the capture." } else { "" }))
+            @if !ws.is_empty() {
+                table {
+                    tr { th { "category" } th { "written" } th { "share" } th { "top threads (name [tid]: bytes)" } }
+                    @for w in ws {
+                        tr {
+                            td { (w.category) }
+                            td.n { (bytes_h(w.total_bytes)) }
+                            td.n { (if total > 0.0 { format!("{:.1} %", 100.0 * w.total_bytes / total) } else { "-".into() }) }
+                            td { @for (i, (name, tid, b)) in w.top_threads.iter().enumerate() {
+                                @if i > 0 { br; } (name) " [" (tid) "]: " (bytes_h(*b))
+                            } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn periodicity(report: &Report, charts: &[Chart]) -> Markup {
+    let t0 = report.timeline.t0;
+    // Bytes per second series show peaks and totals in binary units.
+    let bytes = report
+        .periodicity
+        .as_ref()
+        .and_then(|p| report.timeline.columns.get(&p.series))
+        .is_some_and(|s| s.unit == "B/s");
+    html! {
+        section #periodicity {
+            h2 { "Periodicity" }
+            @if let Some(p) = &report.periodicity {
+                table {
+                    tr { th { "series" } td { (p.series) } }
+                    tr { th { "period" } td { (p.period_s.map(|v| format!("{v:.1} s")).unwrap_or_else(|| "none found".into())) } }
+                    tr { th { "confidence" } td { (p.confidence.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into())) } }
+                    tr { th { "bursts" } td { (p.bursts.len()) " above " (if bytes { format!("{}/s", bytes_h(p.threshold)) } else { num(p.threshold) }) } }
+                    tr { th { "writeback window" } td { @match p.writeback_window_s {
+                        Some((w, true)) => { (format!("{w:.0} s (dirty_expire + dirty_writeback, from the capture)")) }
+                        Some((w, false)) => { (format!("{w:.0} s (kernel defaults; the capture has no vm.dirty_* values)")) }
+                        None => { "unknown" }
+                    } } }
+                    tr { th { "series sharing the period" } td {
+                        @if p.shared_with.is_empty() { "none" }
+                        @for (i, (c, ps, conf)) in p.shared_with.iter().enumerate() {
+                            @if i > 0 { br; } (c) ": " (format!("{ps:.1} s, confidence {conf:.2}"))
+                        }
+                    } }
+                }
+                (charts_of(charts, Section::Periodicity, ""))
+                @if !p.bursts.is_empty() {
+                    h3 { "Bursts" }
+                    table {
+                        tr { th { "#" } th { "start (UTC)" } th { "duration" } th { "peak at" } th { "peak" } th { "total" } }
+                        @for (i, b) in p.bursts.iter().take(MAX_ROWS).enumerate() {
+                            tr {
+                                td.n { (i + 1) }
+                                td { (utc_full(t0.saturating_add(b.start as i64))) }
+                                td.n { (b.end.saturating_sub(b.start) + 1) " s" }
+                                td { (utc_full(t0.saturating_add(b.peak as i64))) }
+                                td.n { (if bytes { format!("{}/s", bytes_h(b.peak_value)) } else { num(b.peak_value) }) }
+                                td.n { (if bytes { bytes_h(b.total) } else { num(b.total) }) }
+                            }
+                        }
+                    }
+                    @if p.bursts.len() > MAX_ROWS { p.muted { "and " (p.bursts.len() - MAX_ROWS) " more" } }
+                }
+            } @else {
+                p.muted { "No periodicity analysis: no device write series." }
+            }
+        }
+    }
+}
+
+fn correlation(report: &Report, charts: &[Chart]) -> Markup {
+    let cs = &report.correlations;
+    html! {
+        section #correlation {
+            h2 { "Correlation" }
+            @if cs.is_empty() { p.muted { "No pair of series to correlate." } } @else {
+                (charts_of(charts, Section::Correlation, ""))
+                table {
+                    tr { th { "pair" } th { "leading" } th { "following" } th { "best lag" } th { "r" } th { "n" } }
+                    @for c in cs {
+                        tr {
+                            td { (c.label) } td { (c.a) } td { (c.b) }
+                            td.n { (format!("{:+} s", c.best_lag_s)) }
+                            td.n { (format!("{:.2}", c.best_r)) }
+                            td.n { (c.n) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn perf(report: &Report, charts: &[Chart], flames: &[Flame]) -> Markup {
+    let fs = &report.fsync_shares;
+    let total: u64 = fs.iter().map(|s| s.fsync_samples).sum();
+    let mut rows: Vec<_> = fs.iter().collect();
+    rows.sort_by(|a, b| {
+        b.fsync_samples.cmp(&a.fsync_samples).then_with(|| a.comm.cmp(&b.comm)).then(a.tid.cmp(&b.tid))
+    });
+    html! {
+        section #perf {
+            h2 { "perf: flame graphs and fsync" }
+            @if flames.is_empty() && fs.is_empty() { p.muted { "No perf script output in the capture." } }
+            @for f in flames {
+                figure {
+                    img src=(data_uri("image/svg+xml", &f.svg)) alt=(f.title) style="width:100%";
+                    figcaption { (f.title) " (" (f.stacks) " distinct stacks). Interactive version: charts/flame-" (f.stem) ".svg." }
+                }
+            }
+            (charts_of(charts, Section::Perf, ""))
+            @if !rows.is_empty() {
+                table {
+                    tr { th { "thread" } th { "tid" } th { "samples" } th { "in fsync" } th { "share of all fsync samples" } }
+                    @for s in rows.iter().take(MAX_ROWS) {
+                        tr {
+                            td { (s.comm) }
+                            td.n { (s.tid.map(|t| t.to_string()).unwrap_or_else(|| "-".into())) }
+                            td.n { (s.samples) }
+                            td.n { (s.fsync_samples) }
+                            td.n { (if total > 0 { format!("{:.1} %", 100.0 * s.fsync_samples as f64 / total as f64) } else { "-".into() }) }
+                        }
+                    }
+                }
+                @if rows.len() > MAX_ROWS { p.muted { "and " (rows.len() - MAX_ROWS) " more threads" } }
+            }
+        }
+    }
+}
+
+fn binlog(report: &Report, charts: &[Chart]) -> Markup {
+    html! {
+        section #binlog {
+            h2 { "Binlog" }
+            @if let Some(b) = &report.binlog {
+                table {
+                    tr { th { "file" } td { (b.file) } }
+                    tr { th { "transactions" } td.n { (b.transactions) } }
+                    tr { th { "mean size" } td.n { (bytes_h(b.mean_bytes)) } }
+                    tr { th { "median size" } td.n { (bytes_h(b.median_bytes)) } }
+                }
+                (charts_of(charts, Section::Binlog, ""))
+                @if !b.per_table.is_empty() {
+                    h3 { "Transactions per table" }
+                    table {
+                        tr { th { "table" } th { "transactions" } }
+                        @for (t, n) in b.per_table.iter().take(MAX_ROWS) { tr { td { (t) } td.n { (n) } } }
+                    }
+                    @if b.per_table.len() > MAX_ROWS { p.muted { "and " (b.per_table.len() - MAX_ROWS) " more tables" } }
+                }
+            } @else {
+                (charts_of(charts, Section::Binlog, "No binlog data in the capture."))
+            }
+        }
+    }
+}
+
+fn inventory(report: &Report, render_problems: &[String]) -> Markup {
+    let inputs = &report.doc.bundle.inputs;
+    html! {
+        section #inventory {
+            h2 { "Inventory" }
+            p { "Every input file, how it was recognised and anchored on the clock, and what was skipped." }
+            table {
+                tr { th { "path" } th { "format" } th { "variant" } th { "anchored by" } th { "± s" }
+                     th { "records" } th { "lines" } th { "skipped" } th { "diagnostics" } }
+                @for i in inputs {
+                    tr {
+                        td { (i.path) @if let Some(n) = &i.note { br; span.muted { (n) } } }
+                        td { @if let Some(f) = i.format { (f) } @else { span.bad { "not recognised" } } }
+                        td { @for (j, (k, v)) in i.variant.iter().enumerate() { @if j > 0 { br; } (k) "=" (v) } }
+                        td { (i.anchored_by.unwrap_or("-")) }
+                        td.n { (i.uncertainty_s.map(num).unwrap_or_else(|| "-".into())) }
+                        td.n { (i.records) }
+                        td.n { (i.lines) }
+                        td.n class=[(i.skipped_lines > 0).then_some("bad")] { (i.skipped_lines) }
+                        td {
+                            @if !i.diagnostics.is_empty() {
+                                pre { @for d in &i.diagnostics { "line " (d.line) " " (d.kind.as_str()) ": " (d.text) "\n" } }
+                            }
+                            @if i.diagnostics_total > i.diagnostics.len() {
+                                span.muted { (i.diagnostics_total - i.diagnostics.len()) " more" }
+                            }
+                        }
+                    }
+                }
+            }
+            @if !report.problems.is_empty() || !render_problems.is_empty() {
+                h3 { "Problems" }
+                ul {
+                    @for p in &report.problems { li { b { (p.name) } ": " (p.message) } }
+                    @for p in render_problems { li { (p) } }
+                }
+            }
+        }
+    }
+}

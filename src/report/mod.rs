@@ -1,0 +1,79 @@
+//! Report renderers: everything a person or a script reads after an analysis.
+//!
+//! [`write_report`] writes one report folder:
+//!
+//! ```text
+//! DIR/index.html              one self-contained page (charts embedded, no scripts, printable)
+//! DIR/findings.json           the findings document of the contract (pretty, trailing newline)
+//! DIR/charts/<name>.png|.svg  each chart that has data (names fixed: device-writes, write-sources, ...)
+//! DIR/charts/flame-<stem>.svg each perf flame graph (stem sanitised)
+//! ```
+//!
+//! [`terminal_summary`] is what `iosift analyze` prints, and
+//! [`write_batch_index`] the overview of `iosift batch`. Renderers only read
+//! the [`crate::model::Report`]; they never parse or analyse. All output is
+//! deterministic: the same report gives byte-identical files. File names come
+//! from fixed names or sanitised stems, never from capture text.
+
+mod batch;
+pub mod charts;
+pub mod flame;
+mod fmt;
+mod html;
+mod summary;
+
+pub use batch::{BatchRow, write_batch_index};
+pub use summary::terminal_summary;
+
+use crate::model::Report;
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+
+/// Writes a file, recording its path.
+fn put(path: PathBuf, bytes: &[u8], written: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    written.push(path);
+    Ok(())
+}
+
+/// Removes chart files an earlier run may have left in `charts/` (only iosift's own
+/// names: the fixed chart names and `flame-*.svg`), so a folder never mixes two runs.
+fn remove_stale(charts_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(charts_dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let ours = charts::NAMES.iter().any(|n| name == format!("{n}.png") || name == format!("{n}.svg"))
+            || (name.starts_with("flame-") && name.ends_with(".svg"));
+        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Writes the report folder `dir` (created if needed) and returns the files
+/// written: `findings.json`, the charts and flame graphs, then `index.html`.
+/// A chart or flame graph that cannot be drawn is listed under "Problems" in
+/// the page instead of failing the report.
+pub fn write_report(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let charts_dir = dir.join("charts");
+    std::fs::create_dir_all(&charts_dir).with_context(|| format!("creating {}", charts_dir.display()))?;
+    remove_stale(&charts_dir);
+    let mut written = Vec::new();
+    let mut json = serde_json::to_string_pretty(&report.doc)?;
+    json.push('\n');
+    put(dir.join("findings.json"), json.as_bytes(), &mut written)?;
+    let (charts, mut problems) = charts::render_all(report);
+    for c in &charts {
+        put(charts_dir.join(format!("{}.png", c.name)), &c.png, &mut written)?;
+        put(charts_dir.join(format!("{}.svg", c.name)), c.svg.as_bytes(), &mut written)?;
+    }
+    let (flames, flame_problems) = flame::render_all(&report.flames);
+    problems.extend(flame_problems);
+    for f in &flames {
+        put(charts_dir.join(format!("flame-{}.svg", f.stem)), &f.svg, &mut written)?;
+    }
+    let page = html::render(report, &charts, &flames, &problems);
+    put(dir.join("index.html"), page.as_bytes(), &mut written)?;
+    Ok(written)
+}

@@ -1,0 +1,720 @@
+//! End-to-end tests of the report renderers on a synthetic [`Report`]: a
+//! 10-minute timeline whose main device writes 150 MiB/s bursts every 31 s
+//! over a 5 MiB/s baseline, a Dirty sawtooth that drops at each burst, write
+//! sources, a perf flame graph, and hostile capture text (a thread named
+//! `<script>alert(1)</script>`, an input path containing `<b>`) that must come
+//! out escaped everywhere. A Chromium test (skipped when `chromium` is not on
+//! PATH) loads the page headless, takes a screenshot and checks the DOM.
+
+use iosift::analysis::bursts::Burst;
+use iosift::bundle::Problem;
+use iosift::model::*;
+use iosift::report::{BatchRow, terminal_summary, write_batch_index, write_report};
+use iosift::table::Timeline;
+use iosift::table::timeline::Series;
+use iosift_parsers::{DiagKind, Diagnostic};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const T0: i64 = 1_714_557_600; // 2024-05-01 10:00:00 UTC
+const LEN: usize = 600;
+const MIB: f64 = 1024.0 * 1024.0;
+const PERIOD: usize = 31;
+const HOSTILE: &str = "<script>alert(1)</script>";
+const HOSTILE_ESCAPED: &str = "&lt;script&gt;alert(1)&lt;/script&gt;";
+
+fn in_burst(i: usize) -> bool {
+    i % PERIOD >= 10 && i % PERIOD < 13
+}
+
+fn series(unit: &'static str, source: &str, f: impl Fn(usize) -> Option<f64>) -> Series {
+    Series { values: (0..LEN).map(f).collect(), unit, source: source.into() }
+}
+
+fn timeline() -> Timeline {
+    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new() };
+    let io = "iostat-x-t.txt";
+    let gap = |i: usize| (300..306).contains(&i);
+    let mut put = |name: &str, s: Series| {
+        t.columns.insert(name.into(), s);
+    };
+    put(
+        "dev.vda.w_bytes_s",
+        series("B/s", io, |i| (!gap(i)).then(|| if in_burst(i) { 150.0 * MIB } else { 5.0 * MIB })),
+    );
+    put("dev.vda.r_bytes_s", series("B/s", io, |i| (!gap(i)).then_some(MIB * (1.0 + (i % 7) as f64 / 7.0))));
+    put("dev.vda.w_await_ms", series("ms", io, |i| Some(if in_burst(i) { 45.0 } else { 1.5 })));
+    put("dev.vda.f_await_ms", series("ms", io, |i| Some(if in_burst(i) { 20.0 } else { 0.8 })));
+    put("dev.vda.aqu_sz", series("count", io, |i| Some(if in_burst(i) { 60.0 } else { 0.4 })));
+    put("dev.vda.util_pct", series("%", io, |i| Some(if in_burst(i) { 99.0 } else { 7.0 })));
+    put("dev.vda.f_s", series("1/s", io, |i| Some(40.0 + (i % 5) as f64)));
+    // Dirty rises 4 MiB/s and drops at each burst; Writeback spikes during bursts.
+    put(
+        "mem.dirty_bytes",
+        series("B", "meminfo", |i| Some(20.0 * MIB + 4.0 * MIB * ((i + PERIOD - 13) % PERIOD) as f64)),
+    );
+    put(
+        "mem.writeback_bytes",
+        series("B", "meminfo", |i| Some(if in_burst(i) { 90.0 * MIB } else { 0.5 * MIB })),
+    );
+    put(
+        "cat.replication_applier.w_bytes_s",
+        series("B/s", "pidstat", |i| Some(2.5 * MIB + (i % 3) as f64 * MIB)),
+    );
+    put("cat.replication_receiver.w_bytes_s", series("B/s", "pidstat", |_| Some(1.0 * MIB)));
+    put("cat.engine_redo.w_bytes_s", series("B/s", "pidstat", |_| Some(0.3 * MIB)));
+    put("binlog.trx_s", series("1/s", "binlog", |i| Some(480.0 + (i * 7 % 40) as f64)));
+    put("binlog.bytes_s", series("B/s", "binlog", |i| Some(2.0 * MIB + (i * 13 % 17) as f64 * 1e4)));
+    t
+}
+
+fn bursts(t: &Timeline) -> Vec<Burst> {
+    let w = t.get("dev.vda.w_bytes_s").unwrap();
+    let mut out: Vec<Burst> = Vec::new();
+    for (i, v) in w.iter().enumerate() {
+        let Some(v) = *v else { continue };
+        if v < 100.0 * MIB {
+            continue;
+        }
+        match out.last_mut() {
+            Some(b) if b.end + 1 == i => {
+                b.end = i;
+                b.total += v;
+            }
+            _ => out.push(Burst { start: i, end: i, peak: i, peak_value: v, total: v }),
+        }
+    }
+    out
+}
+
+fn acf(t: &Timeline) -> Vec<f64> {
+    let w: Vec<f64> = t.get("dev.vda.w_bytes_s").unwrap().iter().map(|v| v.unwrap_or(5.0 * MIB)).collect();
+    let mean = w.iter().sum::<f64>() / w.len() as f64;
+    let var: f64 = w.iter().map(|x| (x - mean).powi(2)).sum();
+    (0..120)
+        .map(|lag| w.iter().zip(&w[lag..]).map(|(a, b)| (a - mean) * (b - mean)).sum::<f64>() / var)
+        .collect()
+}
+
+fn input(path: &str, format: Option<&'static str>, skipped: usize) -> InputInfo {
+    let mut variant = BTreeMap::new();
+    if format.is_some() {
+        variant.insert("layout", "sysstat-12".to_string());
+        variant.insert("locale", "C".to_string());
+    }
+    InputInfo {
+        path: path.into(),
+        format,
+        records: if format.is_some() { 600 } else { 0 },
+        lines: 1210,
+        skipped_lines: skipped,
+        anchored_by: format.map(|_| "banner-date+time-of-day"),
+        uncertainty_s: format.map(|_| 0.5),
+        variant,
+        diagnostics: (0..skipped)
+            .map(|k| Diagnostic::new(17 + k, DiagKind::Malformed, "garbage <i>line</i> & more"))
+            .collect(),
+        diagnostics_total: skipped,
+        note: format.is_none().then(|| "not recognised".to_string()),
+    }
+}
+
+fn report() -> Report {
+    let timeline = timeline();
+    let bursts = bursts(&timeline);
+    let mut m1 = BTreeMap::new();
+    m1.insert("period_s", serde_json::json!(31.0));
+    m1.insert("period_confidence", serde_json::json!(0.93));
+    m1.insert("bursts", serde_json::json!(bursts.len()));
+    m1.insert("burst_bytes_median", serde_json::json!(450.0 * MIB));
+    let mut m2 = BTreeMap::new();
+    m2.insert("burst_bytes_median", serde_json::json!(450.0 * MIB));
+    m2.insert("file_pmd_mapped_kb", serde_json::json!(2048));
+    m2.insert("amplification_estimate", serde_json::Value::Null);
+    let findings = vec![
+        Finding {
+            rule: "periodic_write_bursts",
+            severity: Severity::Warning,
+            confidence: 0.93,
+            summary: "vda writes come in 450 MiB bursts every 31.0 s, near the 35 s writeback window".into(),
+            window: Some(Window { start: "2024-05-01T10:00:00Z".into(), end: "2024-05-01T10:09:59Z".into() }),
+            metrics: m1,
+            evidence: vec![Evidence {
+                file: "iostat-x-t.txt".into(),
+                lines: Some([120, 180]),
+                metric: "wkB/s".into(),
+                value: serde_json::json!(153600.0),
+                quote: Some("vda  0.00 14123.00 0.00 153600.00 <peak> & co".into()),
+            }],
+            remedies: vec!["Lower vm.dirty_expire_centisecs to spread writeback".into()],
+        },
+        Finding {
+            rule: "mmap_large_folio_writeback",
+            severity: Severity::Critical,
+            confidence: 0.8,
+            summary: "Large-folio writeback of an mmap'd file".into(),
+            window: None,
+            metrics: m2,
+            evidence: vec![Evidence {
+                file: "meminfo".into(),
+                lines: Some([7, 7]),
+                metric: "FilePmdMapped".into(),
+                value: serde_json::json!(2048),
+                quote: None,
+            }],
+            remedies: vec!["madvise(MADV_RANDOM) on the mapping".into(), "lower read_ahead_kb".into()],
+        },
+    ];
+    let doc = FindingsDoc {
+        iosift_version: "0.1.0".into(),
+        bundle: BundleInfo {
+            name: "synthetic-case".into(),
+            inputs: vec![
+                input("iostat-x-t.txt", Some("iostat"), 0),
+                input("<b>bold</b>/pidstat.txt", Some("pidstat"), 2),
+                input("notes.txt", None, 0),
+            ],
+        },
+        clock: ClockInfo {
+            timezone: "UTC".into(),
+            timezone_source: "pt-stalk TS epoch vs local time".into(),
+            start: Some("2024-05-01T10:00:00Z".into()),
+            end: Some("2024-05-01T10:09:59Z".into()),
+            warnings: vec!["perf aligned by matching".into()],
+        },
+        findings,
+        checked: vec![
+            Checked {
+                rule: "ext4_dioread_nolock_nodelalloc",
+                outcome: "skipped",
+                reason: None,
+                missing: vec!["mounts".into(), "uname".into()],
+            },
+            Checked {
+                rule: "fsync_bound_small_transactions",
+                outcome: "passed",
+                reason: Some("transactions average 64 KiB".into()),
+                missing: vec![],
+            },
+        ],
+    };
+    let periodicity = PeriodicityView {
+        series: "dev.vda.w_bytes_s".into(),
+        bursts,
+        threshold: 60.0 * MIB,
+        period_s: Some(31.0),
+        confidence: Some(0.93),
+        acf: acf(&timeline),
+        periodogram: (5..=150)
+            .map(|p| (p as f64, if p == 31 { 1.0 } else { 0.05 + 0.3 / p as f64 }))
+            .collect(),
+        writeback_window_s: Some((35.0, false)),
+        shared_with: vec![("mem.writeback_bytes".into(), 31.0, 0.9)],
+    };
+    let curve = |best: i64, r: f64| -> Vec<(i64, f64)> {
+        (-30..=30).map(|l| (l, r * (-(((l - best) as f64) / 6.0).powi(2)).exp())).collect()
+    };
+    Report {
+        doc,
+        timeline,
+        main_device: Some("vda".into()),
+        periodicity: Some(periodicity),
+        correlations: vec![
+            Correlation {
+                a: "mem.dirty_bytes".into(),
+                b: "dev.vda.w_bytes_s".into(),
+                label: "Dirty -> device writes".into(),
+                best_lag_s: 2,
+                best_r: 0.81,
+                n: 590,
+                curve: curve(2, 0.81),
+            },
+            Correlation {
+                a: "binlog.bytes_s".into(),
+                b: "dev.vda.w_bytes_s".into(),
+                label: "binlog bytes -> device writes".into(),
+                best_lag_s: 0,
+                best_r: 0.04,
+                n: 594,
+                curve: curve(0, 0.04),
+            },
+        ],
+        write_sources: vec![
+            WriteSource {
+                category: "replication_applier".into(),
+                column: "cat.replication_applier.w_bytes_s".into(),
+                total_bytes: 2100.0 * MIB,
+                top_threads: vec![
+                    ("galera_applier".into(), 4101, 1500.0 * MIB),
+                    (HOSTILE.into(), 4102, 600.0 * MIB),
+                ],
+            },
+            WriteSource {
+                category: "replication_receiver".into(),
+                column: "cat.replication_receiver.w_bytes_s".into(),
+                total_bytes: 600.0 * MIB,
+                top_threads: vec![("galera_recv-0".into(), 4099, 600.0 * MIB)],
+            },
+            WriteSource {
+                category: "engine_redo".into(),
+                column: "cat.engine_redo.w_bytes_s".into(),
+                total_bytes: 180.0 * MIB,
+                top_threads: vec![("ib_log_writer".into(), 4000, 180.0 * MIB)],
+            },
+        ],
+        flames: vec![FlameInput {
+            title: "perf-mysqld.script.txt: all samples".into(),
+            stem: "perf-mysqld".into(),
+            folded: vec![
+                "mysqld;handle_connection;ha_commit_trans;MYSQL_BIN_LOG::commit;fsync 812".into(),
+                "mysqld;handle_connection;dispatch_command;mysql_execute_command 300".into(),
+                format!("mysqld;{HOSTILE};do_thing 5"),
+            ],
+        }],
+        fsync_shares: vec![
+            FsyncShare { comm: "connection".into(), tid: Some(5001), samples: 1200, fsync_samples: 812 },
+            FsyncShare { comm: HOSTILE.into(), tid: Some(5002), samples: 100, fsync_samples: 40 },
+            FsyncShare { comm: "ib_log_flush".into(), tid: None, samples: 90, fsync_samples: 60 },
+        ],
+        binlog: Some(BinlogView {
+            file: "binlog-summary.json".into(),
+            transactions: 290_000,
+            mean_bytes: 4300.0,
+            median_bytes: 3900.0,
+            size_histogram: vec![(1024, 5000), (4096, 200_000), (16384, 80_000), (65536, 5000)],
+            per_table: vec![("shop.orders".into(), 200_000), ("shop.<items>".into(), 90_000)],
+        }),
+        problems: vec![Problem { name: "broken.tar.gz".into(), message: "truncated archive".into() }],
+    }
+}
+
+fn tmpdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn read(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn writes_every_file_with_valid_pngs() {
+    let r = report();
+    let tmp = tmpdir();
+    let files = write_report(&r, tmp.path()).unwrap();
+    let rel: Vec<String> =
+        files.iter().map(|p| p.strip_prefix(tmp.path()).unwrap().to_string_lossy().into_owned()).collect();
+    for name in [
+        "device-writes",
+        "write-sources",
+        "dirty-writeback",
+        "latency-queue",
+        "autocorrelation",
+        "periodogram",
+        "correlations",
+        "fsync-share",
+        "binlog-rate",
+        "binlog-sizes",
+    ] {
+        for ext in ["png", "svg"] {
+            let f = format!("charts/{name}.{ext}");
+            assert!(rel.contains(&f), "{f} missing from {rel:?}");
+        }
+        let png = read(&tmp.path().join(format!("charts/{name}.png")));
+        assert!(png.len() > 5000, "{name}.png is {} bytes", png.len());
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{name}.png is not a PNG");
+        // IHDR: width 1000.
+        assert_eq!(&png[16..20], &1000u32.to_be_bytes(), "{name}.png width");
+        let svg = String::from_utf8(read(&tmp.path().join(format!("charts/{name}.svg")))).unwrap();
+        assert!(svg.starts_with("<svg"), "{name}.svg");
+        assert!(svg.contains("<text"), "{name}.svg has no text");
+    }
+    assert!(rel.contains(&"charts/flame-perf-mysqld.svg".to_string()));
+    assert_eq!(rel.first().map(String::as_str), Some("findings.json"));
+    assert_eq!(rel.last().map(String::as_str), Some("index.html"));
+    let flame = String::from_utf8(read(&tmp.path().join("charts/flame-perf-mysqld.svg"))).unwrap();
+    assert!(flame.contains("MYSQL_BIN_LOG::commit"));
+    assert!(!flame.contains(HOSTILE));
+    // The device chart's title carries the period.
+    let dev = String::from_utf8(read(&tmp.path().join("charts/device-writes.svg"))).unwrap();
+    assert!(dev.contains("period 31.0 s"), "period in the chart title");
+    assert!(dev.contains("10:05:00"), "UTC time labels");
+}
+
+#[test]
+fn hostile_text_is_escaped_everywhere() {
+    let r = report();
+    let tmp = tmpdir();
+    write_report(&r, tmp.path()).unwrap();
+    let html = String::from_utf8(read(&tmp.path().join("index.html"))).unwrap();
+    assert!(html.contains(HOSTILE_ESCAPED), "thread name shown escaped");
+    assert!(!html.to_ascii_lowercase().contains("<script"), "no script element in index.html");
+    assert!(html.contains("&lt;b&gt;bold&lt;/b&gt;/pidstat.txt"));
+    assert!(!html.contains("<b>bold"));
+    assert!(html.contains("garbage &lt;i&gt;line&lt;/i&gt; &amp; more"), "diagnostic text escaped");
+    assert!(html.contains("&lt;peak&gt; &amp; co"), "evidence quote escaped");
+    assert!(html.contains("shop.&lt;items&gt;"));
+    let svg = String::from_utf8(read(&tmp.path().join("charts/fsync-share.svg"))).unwrap();
+    assert!(svg.contains(HOSTILE_ESCAPED), "thread name in the SVG chart, escaped");
+    assert!(!svg.contains("<script"));
+    // No external resources: every src is a data URI, no stylesheet links.
+    for (i, _) in html.match_indices("src=\"") {
+        assert!(html[i + 5..].starts_with("data:image/"), "external src at {i}");
+    }
+    assert!(!html.contains("<link"));
+    assert!(!html.contains("http://") && !html.contains("https://"));
+}
+
+#[test]
+fn page_has_every_section_in_order() {
+    let r = report();
+    let tmp = tmpdir();
+    write_report(&r, tmp.path()).unwrap();
+    let html = String::from_utf8(read(&tmp.path().join("index.html"))).unwrap();
+    let pos = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing"));
+    let order = [
+        "id=\"verdict\"",
+        "id=\"checked\"",
+        "id=\"timeline\"",
+        "id=\"sources\"",
+        "id=\"periodicity\"",
+        "id=\"correlation\"",
+        "id=\"perf\"",
+        "id=\"binlog\"",
+        "id=\"inventory\"",
+    ];
+    for w in order.windows(2) {
+        assert!(pos(w[0]) < pos(w[1]), "{} before {}", w[0], w[1]);
+    }
+    // Critical finding first although the document lists the warning first.
+    assert!(pos("mmap_large_folio_writeback") < pos("periodic_write_bursts"));
+    // Metrics, evidence with lines, remedies.
+    assert!(html.contains("<td class=\"n\">31</td>"), "period metric");
+    assert!(html.contains("120–180"));
+    assert!(html.contains("madvise(MADV_RANDOM) on the mapping"));
+    assert!(html.contains("missing: mounts, uname"));
+    assert!(html.contains("transactions average 64 KiB"));
+    // Correlation table, bursts, inventory, problems.
+    assert!(html.contains("Dirty -&gt; device writes"));
+    assert!(html.contains("<td class=\"n\">+2 s</td>"));
+    assert!(html.contains("2024-05-01 10:00:10"), "first burst start in UTC");
+    assert!(
+        html.contains("<td class=\"n\">150 MiB/s</td><td class=\"n\">450 MiB</td>"),
+        "burst peak and volume"
+    );
+    assert!(html.contains("471859200 (450 MiB)"), "byte metrics in binary units");
+    assert!(html.contains("banner-date+time-of-day"));
+    assert!(html.contains("not recognised"));
+    assert!(html.contains("truncated archive"));
+    assert!(html.contains("galera_recv-0"));
+    assert_eq!(html.matches("data:image/png;base64,").count(), 10);
+    assert_eq!(html.matches("data:image/svg+xml;base64,").count(), 1);
+}
+
+#[test]
+fn two_renders_are_byte_identical() {
+    let r = report();
+    let (a, b) = (tmpdir(), tmpdir());
+    let fa = write_report(&r, a.path()).unwrap();
+    let fb = write_report(&r, b.path()).unwrap();
+    assert_eq!(fa.len(), fb.len());
+    for (x, y) in fa.iter().zip(&fb) {
+        assert_eq!(x.strip_prefix(a.path()).unwrap(), y.strip_prefix(b.path()).unwrap());
+        assert!(read(x) == read(y), "{} differs between renders", x.display());
+    }
+}
+
+#[test]
+fn findings_json_round_trips_with_contract_keys() {
+    let r = report();
+    let tmp = tmpdir();
+    write_report(&r, tmp.path()).unwrap();
+    let text = String::from_utf8(read(&tmp.path().join("findings.json"))).unwrap();
+    assert!(text.ends_with("}\n"));
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["iosift_version"], "0.1.0");
+    assert_eq!(v["bundle"]["name"], "synthetic-case");
+    let inp = &v["bundle"]["inputs"][0];
+    for k in ["path", "format", "records", "skipped_lines", "anchored_by", "uncertainty_s"] {
+        assert!(inp.get(k).is_some(), "inputs[].{k}");
+    }
+    assert_eq!(v["bundle"]["inputs"][2]["format"], serde_json::Value::Null);
+    for k in ["timezone", "timezone_source", "start", "end"] {
+        assert!(v["clock"].get(k).is_some(), "clock.{k}");
+    }
+    let f = &v["findings"][0];
+    for k in ["rule", "severity", "confidence", "summary", "window", "metrics", "evidence", "remedies"] {
+        assert!(f.get(k).is_some(), "findings[].{k}");
+    }
+    assert_eq!(f["rule"], "periodic_write_bursts");
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(f["metrics"]["period_s"], 31.0);
+    assert_eq!(f["evidence"][0]["lines"], serde_json::json!([120, 180]));
+    assert_eq!(v["findings"][1]["metrics"]["amplification_estimate"], serde_json::Value::Null);
+    assert_eq!(v["checked"][0]["outcome"], "skipped");
+    assert_eq!(v["checked"][0]["missing"], serde_json::json!(["mounts", "uname"]));
+    // The file holds exactly the model's document.
+    assert_eq!(v, serde_json::to_value(&r.doc).unwrap());
+    assert!(text.starts_with("{\n  \"iosift_version\": \"0.1.0\",\n  \"bundle\""), "contract key order");
+}
+
+#[test]
+fn charts_without_data_are_left_out() {
+    let mut r = report();
+    r.timeline = Timeline { t0: T0, len: LEN, columns: BTreeMap::new() };
+    r.periodicity = None;
+    r.correlations.clear();
+    r.write_sources.clear();
+    r.flames.clear();
+    r.fsync_shares.clear();
+    r.binlog = None;
+    let tmp = tmpdir();
+    let files = write_report(&r, tmp.path()).unwrap();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let html = String::from_utf8(read(&tmp.path().join("index.html"))).unwrap();
+    assert!(html.contains("No device or memory series in the capture."));
+    assert!(html.contains("No perf script output in the capture."));
+    assert!(!html.contains("data:image/"));
+    // Only Dirty: one chart.
+    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new() };
+    t.columns.insert("mem.dirty_bytes".into(), series("B", "m", |i| (i % 2 == 0).then_some(i as f64 * MIB)));
+    r.timeline = t;
+    let tmp = tmpdir();
+    let files: Vec<PathBuf> = write_report(&r, tmp.path()).unwrap();
+    assert_eq!(files.len(), 4, "{files:?}");
+    assert!(tmp.path().join("charts/dirty-writeback.png").exists());
+}
+
+#[test]
+fn rerun_into_the_same_folder_drops_stale_charts() {
+    let tmp = tmpdir();
+    write_report(&report(), tmp.path()).unwrap();
+    std::fs::write(tmp.path().join("charts/mine.txt"), "keep").unwrap();
+    let mut r = report();
+    r.binlog = None;
+    r.flames.clear();
+    write_report(&r, tmp.path()).unwrap();
+    assert!(!tmp.path().join("charts/binlog-sizes.png").exists());
+    assert!(!tmp.path().join("charts/flame-perf-mysqld.svg").exists());
+    assert!(tmp.path().join("charts/binlog-rate.png").exists());
+    assert!(tmp.path().join("charts/mine.txt").exists(), "files iosift did not write are left alone");
+}
+
+#[test]
+fn long_timelines_are_bucketed_by_maximum() {
+    // Two days: 172800 s, one 2 s burst every 31 s; bucketed to at most 1500 points.
+    let len = 2 * 86400;
+    let mut r = report();
+    let mut t = Timeline { t0: T0, len, columns: BTreeMap::new() };
+    t.columns.insert(
+        "dev.vda.w_bytes_s".into(),
+        Series {
+            values: (0..len).map(|i| Some(if i % PERIOD < 2 { 150.0 * MIB } else { 5.0 * MIB })).collect(),
+            unit: "B/s",
+            source: "iostat".into(),
+        },
+    );
+    r.timeline = t;
+    r.periodicity = None;
+    let start = Instant::now();
+    let tmp = tmpdir();
+    write_report(&r, tmp.path()).unwrap();
+    assert!(start.elapsed() < Duration::from_secs(60), "took {:?}", start.elapsed());
+    let svg = String::from_utf8(read(&tmp.path().join("charts/device-writes.svg"))).unwrap();
+    assert!(svg.contains("2024-05-01 to 2024-05-03"), "date range on the time axis");
+    // Maxima keep every bucket at the burst height: no point of the writes line is at the baseline.
+    let html = String::from_utf8(read(&tmp.path().join("index.html"))).unwrap();
+    assert!(html.contains("Each point is the maximum of 116 s."));
+    let line = svg.split("stroke=\"#1F77B4\" stroke-width=\"2\" points=\"").nth(1).unwrap();
+    let ys: Vec<i32> = line
+        .split('"')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert!(ys.len() >= 2000, "{} points", ys.len());
+    assert!(ys.iter().all(|y| *y == ys[0]), "every bucket shows the peak");
+}
+
+#[test]
+fn degenerate_inputs_do_not_panic() {
+    let mut r = report();
+    // One-second timeline, NaN and infinite values, bursts beyond the end, empty curves.
+    let mut t = Timeline { t0: i64::MAX - 10, len: 1, columns: BTreeMap::new() };
+    t.columns.insert(
+        "dev.vda.w_bytes_s".into(),
+        Series { values: vec![Some(f64::NAN)], unit: "B/s", source: "x".into() },
+    );
+    t.columns.insert(
+        "mem.dirty_bytes".into(),
+        Series { values: vec![Some(f64::INFINITY)], unit: "B", source: "x".into() },
+    );
+    t.columns
+        .insert("binlog.trx_s".into(), Series { values: vec![Some(-5.0)], unit: "1/s", source: "x".into() });
+    r.timeline = t;
+    if let Some(p) = r.periodicity.as_mut() {
+        p.acf = vec![f64::NAN, 1.0, f64::INFINITY];
+        p.periodogram = vec![(0.0, 1.0), (f64::NAN, 2.0)];
+        p.period_s = Some(f64::NAN);
+        p.threshold = f64::NAN;
+    }
+    r.correlations[0].curve = vec![(0, f64::NAN), (1, f64::NAN)];
+    r.fsync_shares =
+        vec![FsyncShare { comm: String::new(), tid: None, samples: 0, fsync_samples: u64::MAX / 2 }];
+    r.flames[0].folded = vec!["no count here".into(), String::new()];
+    if let Some(b) = r.binlog.as_mut() {
+        b.size_histogram = vec![(u64::MAX, 1)];
+        b.mean_bytes = f64::NAN;
+    }
+    let tmp = tmpdir();
+    write_report(&r, tmp.path()).unwrap();
+    assert!(tmp.path().join("index.html").exists());
+}
+
+#[test]
+fn terminal_summary_says_what_was_read_and_found() {
+    let r = report();
+    let s = terminal_summary(&r, Path::new("reports/synthetic-case"));
+    assert!(
+        s.contains("iosift: bundle synthetic-case (UTC 2024-05-01T10:00:00Z to 2024-05-01T10:09:59Z)"),
+        "{s}"
+    );
+    assert!(
+        s.contains("read 3 files: 2 recognised (iostat 1, pidstat 1), 1 not recognised; 2 lines skipped"),
+        "{s}"
+    );
+    let crit = s.find("[critical] mmap_large_folio_writeback (80 %)").expect("critical finding");
+    let warn =
+        s.find("[warning] periodic_write_bursts (93 %): vda writes come in 450 MiB bursts").expect("warning");
+    assert!(crit < warn);
+    assert!(s.contains("problem: broken.tar.gz: truncated archive"));
+    assert!(s.contains("skipped (missing inputs): ext4_dioread_nolock_nodelalloc"));
+    assert!(s.ends_with("report: reports/synthetic-case/index.html\n"), "{s}");
+}
+
+#[test]
+fn batch_overview_links_each_bundle() {
+    let tmp = tmpdir();
+    let rows = vec![
+        BatchRow {
+            bundle: "seed-000".into(),
+            dir_name: "seed-000".into(),
+            top_rule: Some("mmap_large_folio_writeback".into()),
+            severity: Some("critical".into()),
+            summary: Some("bursts every 33 s".into()),
+            period_s: Some(33.0),
+            findings: 2,
+            inputs: 11,
+            error: None,
+        },
+        BatchRow {
+            bundle: "broken".into(),
+            dir_name: "broken".into(),
+            top_rule: None,
+            severity: None,
+            summary: None,
+            period_s: None,
+            findings: 0,
+            inputs: 0,
+            error: Some("nothing could be read".into()),
+        },
+    ];
+    write_batch_index(&rows, tmp.path()).unwrap();
+    let html = std::fs::read_to_string(tmp.path().join("index.html")).unwrap();
+    assert!(html.contains(r#"<a href="seed-000/index.html">seed-000</a>"#));
+    assert!(html.contains("nothing could be read"));
+    assert!(html.contains("33.0 s"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(v["bundles"][0]["bundle"], "broken");
+    assert_eq!(v["bundles"][1]["top_rule"], "mmap_large_folio_writeback");
+    assert_eq!(v["bundles"][1]["period_s"], 33.0);
+}
+
+/// Writes the sample report where a person can look at it
+/// (`target/tmp/report-sample/index.html`).
+#[test]
+fn sample_report_for_review() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-sample");
+    let _ = std::fs::remove_dir_all(&dir);
+    write_report(&report(), &dir).unwrap();
+    assert!(dir.join("charts/device-writes.png").exists());
+}
+
+fn on_path(bin: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(bin)).find(|p| p.is_file())
+}
+
+/// Runs a command with a timeout; returns (success, stdout, stderr).
+fn run(cmd: &mut Command, timeout: Duration) -> (bool, String, String) {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn chromium");
+    let out = child.stdout.take().unwrap();
+    let err = child.stderr.take().unwrap();
+    let ho = std::thread::spawn(move || std::io::read_to_string(out).unwrap_or_default());
+    let he = std::thread::spawn(move || std::io::read_to_string(err).unwrap_or_default());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let (o, e) = (ho.join().unwrap(), he.join().unwrap());
+    (status.is_some_and(|s| s.success()), o, e)
+}
+
+#[test]
+fn chromium_renders_the_page() {
+    let Some(chromium) = on_path("chromium") else {
+        println!("chromium not found: skipping");
+        return;
+    };
+    let r = report();
+    let tmp = tmpdir();
+    write_report(&r, tmp.path()).unwrap();
+    let index = tmp.path().join("index.html");
+    let url = format!("file://{}", index.display());
+    let base = |profile: &str| {
+        let mut c = Command::new(&chromium);
+        c.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", tmp.path().join(profile).display()));
+        c
+    };
+    let shot = tmp.path().join("shot.png");
+    let (ok, _, err) = run(
+        base("p1")
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg("--window-size=1280,2000")
+            .arg("--enable-logging=stderr")
+            .arg("--v=0")
+            .arg(&url),
+        Duration::from_secs(120),
+    );
+    assert!(ok, "chromium screenshot failed: {err}");
+    let png = read(&shot);
+    // A blank 1280x2000 page compresses to about 14 kB; the report's first screen is well over 100 kB.
+    assert!(png.len() > 60_000 && png.starts_with(b"\x89PNG"), "screenshot is {} bytes (blank?)", png.len());
+    let console: Vec<&str> = err.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+    let (ok, dom, err) = run(base("p2").arg("--dump-dom").arg(&url), Duration::from_secs(120));
+    assert!(ok, "chromium --dump-dom failed: {err}");
+    assert!(dom.contains("id=\"verdict\""), "DOM not dumped: {}", &dom[..dom.len().min(500)]);
+    assert!(dom.contains(HOSTILE_ESCAPED), "hostile name is text in the DOM");
+    assert!(!dom.to_ascii_lowercase().contains("<script"), "no script element in the DOM");
+}

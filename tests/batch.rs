@@ -1,0 +1,80 @@
+//! `iosift batch` over the shared bundles (overview rows, determinism) and a
+//! bundle with planted hostile files that still yields the good files' findings.
+
+use iosift::bundle::{Limits, load};
+use iosift::pipeline::Options;
+use std::path::{Path, PathBuf};
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn batch_over_shared_bundles_is_deterministic() {
+    let bundles = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bundles"));
+    if !bundles.is_dir() {
+        eprintln!("../shared/bundles not found: skipping");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    // Two bundles are enough to check rows and determinism without re-running everything.
+    let src = tmp.path().join("in");
+    copy_dir(&bundles.join("s1_mmap_writeback"), &src.join("s1"));
+    copy_dir(&bundles.join("s4_locale_variants"), &src.join("s4"));
+    std::fs::write(src.join("broken.tar.gz"), b"\x1f\x8b\x08garbage").unwrap();
+    let out1 = tmp.path().join("out1");
+    let rows = iosift::batch::run(&[src.clone()], &out1, 2, &Options::default(), &Limits::default()).unwrap();
+    assert_eq!(rows.len(), 3);
+    let s1 = rows.iter().find(|r| r.dir_name == "s1").unwrap();
+    assert_eq!(s1.top_rule.as_deref(), Some("periodic_write_bursts"));
+    assert!(s1.period_s.is_some_and(|p| (p - 31.0).abs() <= 1.5));
+    assert!(out1.join("s1/index.html").is_file() && out1.join("s1/findings.json").is_file());
+    let broken = rows.iter().find(|r| r.dir_name == "broken").unwrap();
+    assert!(broken.error.is_some() || broken.findings == 0, "{broken:?}");
+    let out2 = tmp.path().join("out2");
+    iosift::batch::run(&[src], &out2, 1, &Options::default(), &Limits::default()).unwrap();
+    let a = std::fs::read(out1.join("summary.json")).unwrap();
+    let b = std::fs::read(out2.join("summary.json")).unwrap();
+    assert_eq!(a, b, "summary.json differs between runs");
+    let fa = std::fs::read(out1.join("s1/findings.json")).unwrap();
+    let fb = std::fs::read(out2.join("s1/findings.json")).unwrap();
+    assert_eq!(fa, fb, "findings.json differs between runs");
+}
+
+#[test]
+fn planted_hostile_files_do_not_hide_the_good_findings() {
+    let src = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/mmap_large_folio/capture"));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("b");
+    copy_dir(&src, &dir);
+    // Binary garbage, a NUL-filled file, a cut iostat, an iostat-looking file with absurd numbers,
+    // invalid UTF-8 and a thread named like markup.
+    std::fs::write(
+        dir.join("garbage.bin"),
+        (0..65536u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("zeros.txt"), vec![0u8; 10000]).unwrap();
+    let io = std::fs::read(dir.join("iostat-x-t.txt")).unwrap();
+    std::fs::write(dir.join("iostat-cut.txt"), &io[..io.len() / 3 + 17]).unwrap();
+    std::fs::write(
+        dir.join("pidstat-evil.txt"),
+        b"Linux 6.18.44-fc-v669 (vm) \t11/29/26 \t_x86_64_\t(2 CPU)\n\n# Time        UID      TGID       TID   kB_rd/s   kB_wr/s kB_ccwr/s iodelay  Command\n21:05:30        0     66666         -      0.00 99999999999999999999999.00      0.00       0  <script>alert(1)</script>\n21:05:30 \xff\xfe bad\n".as_slice(),
+    )
+    .unwrap();
+    let b = load(&[dir], &Limits::default()).unwrap();
+    let r = iosift::analyze::analyze(&b, &Options::default());
+    assert!(r.doc.findings.iter().any(|f| f.rule == "mmap_large_folio_writeback"), "{:?}", r.doc.findings);
+    let garbage = r.doc.bundle.inputs.iter().find(|i| i.path == "garbage.bin").unwrap();
+    assert!(garbage.format.is_none() && garbage.note.is_some());
+    let out = tmp.path().join("report");
+    iosift::output::write_all(&r, &out).unwrap();
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(!html.contains("<script>alert(1)"), "markup from a capture reached the HTML unescaped");
+}

@@ -29,7 +29,9 @@ fn batch_over_shared_bundles_is_deterministic() {
     copy_dir(&bundles.join("s4_locale_variants"), &src.join("s4"));
     std::fs::write(src.join("broken.tar.gz"), b"\x1f\x8b\x08garbage").unwrap();
     let out1 = tmp.path().join("out1");
-    let rows = iosift::batch::run(&[src.clone()], &out1, 2, &Options::default(), &Limits::default()).unwrap();
+    let rows =
+        iosift::batch::run(std::slice::from_ref(&src), &out1, 2, &Options::default(), &Limits::default())
+            .unwrap();
     assert_eq!(rows.len(), 3);
     let s1 = rows.iter().find(|r| r.dir_name == "s1").unwrap();
     assert_eq!(s1.top_rule.as_deref(), Some("periodic_write_bursts"));

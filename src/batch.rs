@@ -64,26 +64,30 @@ pub fn run(
     }
     let rows: Vec<BatchRow> = pool.install(|| {
         use rayon::prelude::*;
-        bundles
+        let per_bundle: Vec<Vec<BatchRow>> = bundles
             .par_iter()
             .zip(names.par_iter())
             .map(|(path, dir_name)| {
-                let row = one(path, dir_name, out, opts, limits);
+                let rows = one(path, dir_name, out, opts, limits);
                 match &bar {
                     Some(b) => {
                         b.set_message(dir_name.clone());
                         b.inc(1);
                     }
-                    None => eprintln!(
-                        "iosift batch: {dir_name}: {}",
-                        row.error
-                            .as_deref()
-                            .map_or_else(|| format!("{} findings", row.findings), |e| format!("error: {e}"))
-                    ),
+                    None => {
+                        for row in &rows {
+                            let what = row.error.as_deref().map_or_else(
+                                || format!("{} findings", row.findings),
+                                |e| format!("error: {e}"),
+                            );
+                            eprintln!("iosift batch: {}: {what}", row.dir_name);
+                        }
+                    }
                 }
-                row
+                rows
             })
-            .collect()
+            .collect();
+        per_bundle.into_iter().flatten().collect()
     });
     if let Some(b) = bar {
         b.finish_and_clear();
@@ -92,10 +96,11 @@ pub fn run(
     Ok(rows)
 }
 
-fn one(path: &Path, dir_name: &str, out: &Path, opts: &Options, limits: &Limits) -> BatchRow {
-    let mut row = BatchRow {
+/// Analyzes one bundle path; a folder holding several pt-stalk samples gives one row per sample.
+fn one(path: &Path, dir_name: &str, out: &Path, opts: &Options, limits: &Limits) -> Vec<BatchRow> {
+    let empty = |dir_name: String| BatchRow {
         bundle: path.display().to_string(),
-        dir_name: dir_name.to_string(),
+        dir_name,
         top_rule: None,
         severity: None,
         summary: None,
@@ -107,25 +112,39 @@ fn one(path: &Path, dir_name: &str, out: &Path, opts: &Options, limits: &Limits)
     let b = match bundle::load(&[path.to_path_buf()], limits) {
         Ok(b) => b,
         Err(e) => {
+            let mut row = empty(dir_name.to_string());
             row.error = Some(e.to_string());
-            return row;
+            return vec![row];
         }
     };
-    let report = crate::analyze::analyze(&b, opts);
-    row.inputs = report.doc.bundle.inputs.len();
-    row.findings = report.doc.findings.len();
-    if let Some(f) = report.doc.findings.first() {
-        row.top_rule = Some(f.rule.to_string());
-        row.severity = Some(format!("{:?}", f.severity).to_lowercase());
-        row.summary = Some(f.summary.clone());
-    }
-    row.period_s = report
-        .periodicity
-        .as_ref()
-        .and_then(|p| p.period_s)
-        .filter(|_| report.doc.findings.iter().any(|f| f.rule == "periodic_write_bursts"));
-    if let Err(e) = crate::output::write_all(&report, &out.join(dir_name)) {
-        row.error = Some(format!("writing the report failed: {e}"));
-    }
-    row
+    let parts = bundle::split_pt_stalk(b);
+    let several = parts.len() > 1;
+    parts
+        .into_iter()
+        .map(|b| {
+            let name = if several {
+                sanitize_file_name(&format!("{dir_name}-{}", b.name.rsplit('-').next().unwrap_or("")))
+            } else {
+                dir_name.to_string()
+            };
+            let mut row = empty(name.clone());
+            let report = crate::analyze::analyze(&b, opts);
+            row.inputs = report.doc.bundle.inputs.len();
+            row.findings = report.doc.findings.len();
+            if let Some(f) = report.doc.findings.first() {
+                row.top_rule = Some(f.rule.to_string());
+                row.severity = Some(format!("{:?}", f.severity).to_lowercase());
+                row.summary = Some(f.summary.clone());
+            }
+            row.period_s = report
+                .periodicity
+                .as_ref()
+                .and_then(|p| p.period_s)
+                .filter(|_| report.doc.findings.iter().any(|f| f.rule == "periodic_write_bursts"));
+            if let Err(e) = crate::output::write_all(&report, &out.join(&name)) {
+                row.error = Some(format!("writing the report failed: {e}"));
+            }
+            row
+        })
+        .collect()
 }

@@ -67,6 +67,9 @@ enum Command {
         /// Exit with status 1 when any input file could not be parsed.
         #[arg(long)]
         strict: bool,
+        /// Which pt-stalk sample to analyze when the folder holds several (default: the latest).
+        #[arg(long)]
+        prefix: Option<String>,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -181,9 +184,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let any = reports.iter().any(|r| r.format.is_some());
             Ok(if any { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        Command::Analyze { paths, output, time, json, strict, limits } => {
+        Command::Analyze { paths, output, time, json, strict, prefix, limits } => {
             let opts = time.options()?;
-            let bundle = bundle::load(&paths, &limits.limits())?;
+            let bundle = choose_sample(bundle::load(&paths, &limits.limits())?, prefix.as_deref())?;
             let report = iosift::analyze::analyze(&bundle, &opts);
             let dir = output.unwrap_or_else(|| PathBuf::from("reports").join(&bundle.name));
             let written = iosift::output::write_all(&report, &dir)?;
@@ -238,4 +241,31 @@ fn emit(text: &str) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
         r => Ok(r?),
     }
+}
+
+/// A folder with several pt-stalk samples is several bundles: analyze the one
+/// asked for (`--prefix`) or the latest, and say so.
+fn choose_sample(b: bundle::Bundle, prefix: Option<&str>) -> Result<bundle::Bundle> {
+    let mut parts = bundle::split_pt_stalk(b);
+    if parts.len() == 1 {
+        return Ok(parts.remove(0));
+    }
+    let names: Vec<String> = parts.iter().map(|p| p.name.clone()).collect();
+    let idx = match prefix {
+        Some(p) => parts.iter().position(|b| b.name.ends_with(p)).ok_or_else(|| {
+            anyhow::anyhow!("--prefix {p}: no such pt-stalk sample (have: {})", names.join(", "))
+        })?,
+        None => parts.len() - 1,
+    };
+    let mut chosen = parts.swap_remove(idx);
+    chosen.problems.push(bundle::Problem {
+        name: chosen.name.clone(),
+        message: format!(
+            "the input holds {} pt-stalk samples ({}); this report covers {} (choose with --prefix, or use iosift batch for all)",
+            names.len(),
+            names.join(", "),
+            chosen.name
+        ),
+    });
+    Ok(chosen)
 }

@@ -120,6 +120,38 @@ pub fn sanitize_file_name(raw: &str) -> String {
     if s.is_empty() { "unnamed".to_string() } else { s }
 }
 
+/// The pt-stalk sample prefix of a file (`2026_11_29_19_37_19` of
+/// `2026_11_29_19_37_19-meminfo`).
+pub fn pt_stalk_prefix_of(f: &InputFile) -> Option<String> {
+    let base = f.base_name();
+    crate::clock::pt_stalk_prefix(base).map(|_| base[..19].to_string())
+}
+
+/// Splits a bundle holding several pt-stalk samples (different prefixes) into
+/// one bundle per sample; files without a prefix go with every sample. A
+/// bundle with zero or one prefix is returned as it is.
+pub fn split_pt_stalk(b: Bundle) -> Vec<Bundle> {
+    let mut prefixes: Vec<String> = b.files.iter().filter_map(pt_stalk_prefix_of).collect();
+    prefixes.sort();
+    prefixes.dedup();
+    if prefixes.len() < 2 {
+        return vec![b];
+    }
+    prefixes
+        .iter()
+        .map(|p| Bundle {
+            name: sanitize_file_name(&format!("{}-{p}", b.name)),
+            files: b
+                .files
+                .iter()
+                .filter(|f| pt_stalk_prefix_of(f).is_none_or(|q| &q == p))
+                .cloned()
+                .collect(),
+            problems: b.problems.clone(),
+        })
+        .collect()
+}
+
 /// Reads a single path as files (used by `inspect`, which lists every file).
 pub fn load_one(path: &Path, limits: &Limits) -> Result<Bundle, BundleError> {
     load(&[path.to_path_buf()], limits)
@@ -128,6 +160,26 @@ pub fn load_one(path: &Path, limits: &Limits) -> Result<Bundle, BundleError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pt_stalk_samples_split_into_bundles() {
+        let f = |n: &str| InputFile { name: n.to_string(), data: Vec::new(), gzipped: false };
+        let b = Bundle {
+            name: "cap".into(),
+            files: vec![
+                f("2026_11_29_19_37_19-meminfo"),
+                f("2026_11_29_19_49_32-meminfo"),
+                f("sub/2026_11_29_19_49_32-iostat.gz"),
+                f("system-info.txt"),
+            ],
+            problems: vec![],
+        };
+        let parts = split_pt_stalk(b);
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0].name, "cap-2026_11_29_19_37_19");
+        assert_eq!(parts[0].files.len(), 2);
+        assert_eq!(parts[1].files.len(), 3);
+    }
 
     #[test]
     fn sanitize_blocks_traversal_and_markup() {

@@ -6,6 +6,8 @@
 //! out escaped everywhere. A Chromium test (skipped when `chromium` is not on
 //! PATH) loads the page headless, takes a screenshot and checks the DOM.
 
+mod common;
+
 use iosift::analysis::bursts::Burst;
 use iosift::bundle::Problem;
 use iosift::model::*;
@@ -643,36 +645,9 @@ fn sample_report_for_review() {
     assert!(dir.join("charts/device-writes.png").exists());
 }
 
-fn on_path(bin: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(bin)).find(|p| p.is_file())
-}
-
-/// Runs a command with a timeout; returns (success, stdout, stderr).
-fn run(cmd: &mut Command, timeout: Duration) -> (bool, String, String) {
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn chromium");
-    let out = child.stdout.take().unwrap();
-    let err = child.stderr.take().unwrap();
-    let ho = std::thread::spawn(move || std::io::read_to_string(out).unwrap_or_default());
-    let he = std::thread::spawn(move || std::io::read_to_string(err).unwrap_or_default());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break Some(s);
-        }
-        if start.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let (o, e) = (ho.join().unwrap(), he.join().unwrap());
-    (status.is_some_and(|s| s.success()), o, e)
-}
-
 #[test]
 fn chromium_renders_the_page() {
-    let Some(chromium) = on_path("chromium") else {
+    let Some(chromium) = common::on_path("chromium") else {
         println!("chromium not found: skipping");
         return;
     };
@@ -681,23 +656,9 @@ fn chromium_renders_the_page() {
     write_report(&r, tmp.path()).unwrap();
     let index = tmp.path().join("index.html");
     let url = format!("file://{}", index.display());
-    let base = |profile: &str| {
-        let mut c = Command::new(&chromium);
-        c.args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-        ])
-        .arg(format!("--user-data-dir={}", tmp.path().join(profile).display()));
-        c
-    };
+    let base = |profile: &str| common::chromium(&chromium, &tmp.path().join(profile));
     let shot = tmp.path().join("shot.png");
-    let (ok, _, err) = run(
+    let (ok, _, err) = common::run(
         base("p1")
             .arg(format!("--screenshot={}", shot.display()))
             .arg("--window-size=1280,2000")
@@ -712,7 +673,7 @@ fn chromium_renders_the_page() {
     assert!(png.len() > 60_000 && png.starts_with(b"\x89PNG"), "screenshot is {} bytes (blank?)", png.len());
     let console: Vec<&str> = err.lines().filter(|l| l.contains(":CONSOLE")).collect();
     assert!(console.is_empty(), "console messages: {console:?}");
-    let (ok, dom, err) = run(base("p2").arg("--dump-dom").arg(&url), Duration::from_secs(120));
+    let (ok, dom, err) = common::run(base("p2").arg("--dump-dom").arg(&url), Duration::from_secs(120));
     assert!(ok, "chromium --dump-dom failed: {err}");
     assert!(dom.contains("id=\"verdict\""), "DOM not dumped: {}", &dom[..dom.len().min(500)]);
     assert!(dom.contains(HOSTILE_ESCAPED), "hostile name is text in the DOM");

@@ -17,7 +17,6 @@ use iosift::table::timeline::Series;
 use iosift_parsers::{DiagKind, Diagnostic};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const T0: i64 = 1_714_557_600; // 2024-05-01 10:00:00 UTC

@@ -177,3 +177,28 @@ fn every_rule_is_reported_once() {
         assert!(ids.contains(&id), "{id}");
     }
 }
+
+#[test]
+fn pt_stalk_folder_zone_and_prefix_anchoring() {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/pt-stalk"));
+    if !dir.is_dir() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().unwrap().to_string_lossy().starts_with("generated__") {
+            std::fs::copy(&p, tmp.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let r = run(tmp.path().to_path_buf());
+    assert_eq!(r.doc.clock.timezone_source, "pt-stalk TS epoch vs local time");
+    let io = r.doc.bundle.inputs.iter().find(|i| i.path.ends_with("-iostat.txt")).unwrap();
+    assert_eq!(io.anchored_by, Some("pt-stalk-prefix+interval"));
+    let vm = r.doc.bundle.inputs.iter().find(|i| i.path.ends_with("-vmstat.txt")).unwrap();
+    assert_eq!(vm.anchored_by, Some("pt-stalk-prefix+interval"));
+    let mem = r.doc.bundle.inputs.iter().find(|i| i.path.ends_with("-meminfo.txt")).unwrap();
+    assert_eq!(mem.anchored_by, Some("epoch"));
+    // The prefix (local 19:35:42, UTC here) starts the iostat series on the TS clock.
+    assert_eq!(r.doc.clock.start.as_deref(), Some("2026-11-29T19:35:42Z"));
+}

@@ -123,8 +123,8 @@ pub fn sanitize_file_name(raw: &str) -> String {
 /// The pt-stalk sample prefix of a file (`2026_11_29_19_37_19` of
 /// `2026_11_29_19_37_19-meminfo`).
 pub fn pt_stalk_prefix_of(f: &InputFile) -> Option<String> {
-    let base = f.base_name();
-    crate::clock::pt_stalk_prefix(base).map(|_| base[..19].to_string())
+    let d = crate::clock::pt_stalk_prefix(f.base_name())?;
+    Some(d.format("%Y_%m_%d_%H_%M_%S").to_string())
 }
 
 /// Splits a bundle holding several pt-stalk samples (different prefixes) into

@@ -192,12 +192,15 @@ impl DayRoller {
 
 /// The local start time encoded in a pt-stalk file name prefix
 /// (`2026_11_29_19_37_19-iostat`).
+/// The prefix may follow a label (`host1__2026_11_29_19_37_19-iostat`).
 pub fn pt_stalk_prefix(base_name: &str) -> Option<NaiveDateTime> {
-    let p = base_name.get(..19)?;
-    if base_name.as_bytes().get(19) != Some(&b'-') {
-        return None;
-    }
-    NaiveDateTime::parse_from_str(p, "%Y_%m_%d_%H_%M_%S").ok()
+    let b = base_name.as_bytes();
+    (0..b.len().saturating_sub(19)).find_map(|i| {
+        if b[i + 19] != b'-' || (i > 0 && b[i - 1].is_ascii_digit()) || !base_name.is_char_boundary(i) {
+            return None;
+        }
+        NaiveDateTime::parse_from_str(base_name.get(i..i + 19)?, "%Y_%m_%d_%H_%M_%S").ok()
+    })
 }
 
 /// Converts a stamp that determines its instant alone or with the zone
@@ -244,6 +247,7 @@ mod tests {
         let p = pt_stalk_prefix("2026_11_29_19_37_19-meminfo").unwrap();
         assert_eq!(p.to_string(), "2026-11-29 19:37:19");
         assert!(pt_stalk_prefix("iostat.txt").is_none());
+        assert!(pt_stalk_prefix("generated__2026_11_29_19_35_42-iostat.txt").is_some());
     }
 
     #[test]

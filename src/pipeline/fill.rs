@@ -357,10 +357,10 @@ impl<'a> Filler<'a> {
                     let (end, a) = match (timed, prefix, self.bundle_start.or(banner_midnight)) {
                         (Some(x), _, _) => x,
                         (None, Some(p), _) => {
-                            (p + interval * (rep.index as f64 + 1.0), Anchoring::PtStalkPrefixInterval)
+                            (p + interval * rep.index as f64, Anchoring::PtStalkPrefixInterval)
                         }
                         (None, None, Some(b)) => {
-                            (b + interval * (rep.index as f64 + 1.0), Anchoring::BundleStartInterval)
+                            (b + interval * rep.index as f64, Anchoring::BundleStartInterval)
                         }
                         (None, None, None) => continue,
                     };
@@ -483,7 +483,7 @@ impl<'a> Filler<'a> {
                     let timed = row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, None));
                     let (end, a) = match (timed, prefix) {
                         (Some(x), _) => x,
-                        (None, Some(p)) => (p + k as f64 + 1.0, Anchoring::PtStalkPrefixInterval),
+                        (None, Some(p)) => (p + k as f64, Anchoring::PtStalkPrefixInterval),
                         _ => continue,
                     };
                     anchoring.get_or_insert(a);

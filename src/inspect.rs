@@ -65,8 +65,32 @@ pub fn detect_file(f: &InputFile) -> Option<(Detected, bool)> {
     Some((Detected { format, parsed: format.parse(&f.data) }, true))
 }
 
-/// Inspects one in-memory file.
+/// Inspects one file (a large streamed one through the pipeline's streaming parse).
 pub fn inspect_file(f: &InputFile) -> FileReport {
+    if f.stream.is_some() {
+        let p = crate::pipeline::parse_file(f);
+        let range = p.data.as_ref().and_then(|d| d.summary().time_range());
+        let total = p.diagnostics.len();
+        let mut diagnostics = p.diagnostics;
+        diagnostics.truncate(MAX_DIAGNOSTICS);
+        return FileReport {
+            path: p.name,
+            format: p.format,
+            variant: p.variant,
+            records: p.records,
+            lines: p.lines,
+            skipped_lines: p.skipped_lines,
+            diagnostics,
+            diagnostics_total: total,
+            first: range.map(|r| r.0.display()),
+            last: range.map(|r| r.1.display()),
+            gzipped: f.gzipped,
+        };
+    }
+    inspect_in_memory(f)
+}
+
+fn inspect_in_memory(f: &InputFile) -> FileReport {
     let lines = iosift_parsers::common::lines::count_lines(&f.data);
     match detect_file(f) {
         Some((d, by_name)) => {

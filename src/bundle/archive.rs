@@ -3,7 +3,7 @@
 //! or written anywhere: they are only read as data, and links are skipped
 //! with a problem note.
 
-use super::{BundleError, InputFile, Limits, Problem};
+use super::{BundleError, InputFile, Limits, Problem, STREAM_MIN_BYTES, Streamed};
 use iosift_parsers::common::decode::{DecodeError, is_gzip, maybe_gunzip};
 use std::io::Read;
 use std::path::Path;
@@ -68,7 +68,7 @@ impl<'l> Accumulator<'l> {
                 self.limits.max_total_bytes
             )));
         }
-        self.files.push(InputFile { name: name.to_string(), data, gzipped });
+        self.files.push(InputFile { name: name.to_string(), data: data.into(), gzipped, stream: None });
         Ok(())
     }
 
@@ -246,6 +246,18 @@ pub(super) fn read_path(
     acc: &mut Accumulator<'_>,
 ) -> Result<(), BundleError> {
     let len = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    if len >= STREAM_MIN_BYTES
+        && let Some(f) = streamable(p, label)
+    {
+        if acc.files.len() >= acc.limits.max_files {
+            return Err(BundleError::Limit(format!(
+                "more than {} files in the bundle (raise with --max-files)",
+                acc.limits.max_files
+            )));
+        }
+        acc.files.push(f);
+        return Ok(());
+    }
     if len > acc.remaining() {
         return Err(BundleError::Limit(format!(
             "{label}: {len} bytes would pass the total size limit of {} bytes (raise with --max-bytes)",
@@ -259,4 +271,35 @@ pub(super) fn read_path(
             Ok(())
         }
     }
+}
+
+/// A large perf script or decoded binlog is streamed: only its head is read here.
+fn streamable(p: &Path, label: &str) -> Option<InputFile> {
+    let mut file = std::fs::File::open(p).ok()?;
+    let mut head = vec![0u8; 64 * 1024];
+    let n = file.read(&mut head).ok()?;
+    head.truncate(n);
+    let gz = is_gzip(&head);
+    if gz {
+        let mut dec = flate2::read::MultiGzDecoder::new(std::fs::File::open(p).ok()?);
+        let mut h = vec![0u8; 64 * 1024];
+        let mut got = 0;
+        while got < h.len() {
+            match dec.read(&mut h[got..]) {
+                Ok(0) | Err(_) => break,
+                Ok(k) => got += k,
+            }
+        }
+        h.truncate(got);
+        head = h;
+    }
+    let format = ["perf_script", "mysqlbinlog"]
+        .into_iter()
+        .find(|id| iosift_parsers::by_id(id).is_some_and(|f| f.sniff(&head) == iosift_parsers::Sniff::Yes))?;
+    Some(InputFile {
+        name: label.to_string(),
+        data: head.into(),
+        gzipped: gz,
+        stream: Some(Streamed { path: p.to_path_buf(), gz, format }),
+    })
 }

@@ -17,11 +17,28 @@ use std::path::{Path, PathBuf};
 pub struct InputFile {
     /// Path as shown to the user: relative to the bundle root, or `archive.tgz!inner/path`.
     pub name: String,
-    /// The decompressed bytes.
-    pub data: Vec<u8>,
+    /// The decompressed bytes (shared: the pipeline keeps them for evidence quotes without a copy).
+    pub data: std::sync::Arc<[u8]>,
     /// True when the file was gzip-compressed.
     pub gzipped: bool,
+    /// Set for a large perf script or decoded binlog on disk: it is parsed by
+    /// streaming it from disk, and `data` holds only its head (for display).
+    pub stream: Option<Streamed>,
 }
+
+/// A large file parsed by streaming rather than held in memory.
+#[derive(Debug, Clone)]
+pub struct Streamed {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Gzip-compressed.
+    pub gz: bool,
+    /// Format id (`perf_script` or `mysqlbinlog`).
+    pub format: &'static str,
+}
+
+/// Files at least this large on disk are streamed when they are a perf script or a decoded binlog.
+pub const STREAM_MIN_BYTES: u64 = 128 << 20;
 
 impl InputFile {
     /// The last path component of the name (inside archives too).
@@ -163,7 +180,12 @@ mod tests {
 
     #[test]
     fn pt_stalk_samples_split_into_bundles() {
-        let f = |n: &str| InputFile { name: n.to_string(), data: Vec::new(), gzipped: false };
+        let f = |n: &str| InputFile {
+            name: n.to_string(),
+            data: Vec::new().into(),
+            gzipped: false,
+            stream: None,
+        };
         let b = Bundle {
             name: "cap".into(),
             files: vec![

@@ -4,6 +4,7 @@
 
 mod context;
 mod fill;
+mod stream;
 
 pub use context::{Context, Sourced};
 pub use fill::{LineIndex, ThreadTotal};
@@ -36,8 +37,8 @@ pub struct ParsedFile {
     pub variant: BTreeMap<&'static str, String>,
     /// Records.
     pub records: usize,
-    /// The raw text lines of the file are needed for evidence quotes: kept here (decompressed).
-    pub raw: Vec<u8>,
+    /// The decompressed bytes, shared with the bundle (for evidence quotes).
+    pub raw: std::sync::Arc<[u8]>,
 }
 
 impl ParsedFile {
@@ -52,9 +53,27 @@ impl ParsedFile {
     }
 }
 
-/// Parses one file.
+/// Parses one file (streaming it from disk when it is large).
 pub fn parse_file(f: &InputFile) -> ParsedFile {
     let base = f.base_name().to_string();
+    if let Some(st) = &f.stream {
+        let (id, parsed) = stream::parse(st);
+        let s = parsed.value.summary();
+        let mut variant = s.variant();
+        variant.insert("streamed", "yes (large file, parsed from disk without loading it)".into());
+        return ParsedFile {
+            name: f.name.clone(),
+            base,
+            format: Some(id),
+            variant,
+            records: s.records(),
+            lines: parsed.lines,
+            skipped_lines: parsed.skipped_lines,
+            diagnostics: parsed.diagnostics,
+            data: Some(parsed.value),
+            raw: f.data.clone(),
+        };
+    }
     match crate::inspect::detect_file(f) {
         Some((d, _)) => {
             let s = d.parsed.value.summary();

@@ -202,3 +202,45 @@ fn pt_stalk_folder_zone_and_prefix_anchoring() {
     // The prefix (local 19:35:42, UTC here) starts the iostat series on the TS clock.
     assert_eq!(r.doc.clock.start.as_deref(), Some("2026-11-29T19:35:42Z"));
 }
+
+#[test]
+fn counter_resets_are_gaps_and_noted() {
+    // A real TS-framed /proc/vmstat series with a reboot planted in the middle.
+    let src = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/mariadb_relaxed/capture"));
+    let name = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|n| n.contains("procvmstat"))
+        .unwrap();
+    let raw = std::fs::read(src.join(&name)).unwrap();
+    let text =
+        String::from_utf8(iosift_parsers::common::decode::maybe_gunzip(&raw, 1 << 30).unwrap().into_owned())
+            .unwrap();
+    let blocks: Vec<&str> = text.split("TS ").filter(|b| !b.is_empty()).collect();
+    let mid = blocks.len() / 2;
+    let mut out = String::new();
+    for (k, b) in blocks.iter().enumerate() {
+        out.push_str("TS ");
+        if k == mid {
+            // nr_dirtied drops to a small value: a reboot between two snapshots.
+            let fixed: Vec<String> = b
+                .lines()
+                .map(
+                    |l| if l.starts_with("nr_dirtied ") { "nr_dirtied 5".to_string() } else { l.to_string() },
+                )
+                .collect();
+            out.push_str(&fixed.join("\n"));
+            out.push('\n');
+        } else {
+            out.push_str(b);
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("2026_11_29_21_00_00-procvmstat"), out).unwrap();
+    let r = run(tmp.path().to_path_buf());
+    let input = &r.doc.bundle.inputs[0];
+    assert!(input.note.as_deref().unwrap_or("").contains("counter decrease"), "{:?}", input.note);
+    let col = r.timeline.get("vm.nr_dirtied_s").unwrap();
+    assert!(col.iter().flatten().all(|v| *v >= 0.0), "no negative rates");
+    assert!(col.iter().filter(|v| v.is_none()).count() >= 1, "the reset interval is a gap");
+}

@@ -138,6 +138,8 @@ pub struct Filler<'a> {
     filling: bool,
     /// Evidence lines.
     pub lines: LineIndex,
+    /// Counter decreases seen per file on the fill pass (reboot, reset or wrap).
+    resets: std::cell::RefCell<BTreeMap<usize, usize>>,
 }
 
 fn stamp_epoch(stamp: &Stamp, zone: &Zone, date: Option<&mut DayRoller>) -> Option<(f64, Anchoring)> {
@@ -169,6 +171,7 @@ impl<'a> Filler<'a> {
             threads: BTreeMap::new(),
             filling: false,
             lines: LineIndex::new(),
+            resets: Default::default(),
         };
         f.choose_sources();
         f
@@ -262,12 +265,31 @@ impl<'a> Filler<'a> {
             self.visit(i, &mut sink);
         }
         self.lines = lines;
+        for (i, n) in self.resets.borrow().iter() {
+            let msg =
+                format!("{n} counter decrease(s) (reset, reboot or wrap): those intervals are left as gaps");
+            self.notes[*i] = Some(match self.notes[*i].take() {
+                Some(old) => format!("{old}; {msg}"),
+                None => msg,
+            });
+        }
         // Keep per-thread columns only for the 8 busiest writers.
         let mut by_bytes: Vec<(u32, f64)> = self.threads.iter().map(|(t, x)| (*t, x.bytes)).collect();
         by_bytes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let keep: std::collections::BTreeSet<String> =
             by_bytes.iter().take(8).map(|(t, _)| format!("thr.{t}.w_bytes_s")).collect();
         tl.columns.retain(|k, _| !k.starts_with("thr.") || keep.contains(k));
+    }
+
+    /// A counter's increase, or `None` (and a recorded reset) when it went down.
+    fn delta(&self, file: usize, old: f64, new: f64) -> Option<f64> {
+        if new >= old {
+            return Some(new - old);
+        }
+        if self.filling {
+            *self.resets.borrow_mut().entry(file).or_default() += 1;
+        }
+        None
     }
 
     /// The perf time offset: from clock data in any perf file, else by matching
@@ -531,15 +553,9 @@ impl<'a> Filler<'a> {
                                 ["nr_dirtied", "nr_written", "pgpgout", "thp_file_mapped", "thp_fault_alloc"]
                             {
                                 if let (Some(a), Some(b)) = (p.get(key), snap.get(key))
-                                    && b >= a
+                                    && let Some(d) = self.delta(i, a as f64, b as f64)
                                 {
-                                    sink.rate(
-                                        &format!("vm.{key}_s"),
-                                        "1/s",
-                                        ts.epoch,
-                                        dt,
-                                        (b - a) as f64 / dt,
-                                    );
+                                    sink.rate(&format!("vm.{key}_s"), "1/s", ts.epoch, dt, d / dt);
                                 }
                             }
                         }
@@ -559,20 +575,21 @@ impl<'a> Filler<'a> {
                         if dt > 0.0 && dt <= 60.0 {
                             for d in &snap.devices {
                                 let Some(o) = p.devices.iter().find(|x| x.name == d.name) else { continue };
-                                if d.sectors_written >= o.sectors_written {
-                                    let v = (d.sectors_written - o.sectors_written) as f64 * 512.0 / dt;
-                                    sink.rate(&format!("ds.{}.w_bytes_s", d.name), "B/s", ts.epoch, dt, v);
-                                }
-                                if let (Some(a), Some(b)) = (o.flushes, d.flushes)
-                                    && b >= a
+                                if let Some(w) =
+                                    self.delta(i, o.sectors_written as f64, d.sectors_written as f64)
                                 {
                                     sink.rate(
-                                        &format!("ds.{}.f_s", d.name),
-                                        "1/s",
+                                        &format!("ds.{}.w_bytes_s", d.name),
+                                        "B/s",
                                         ts.epoch,
                                         dt,
-                                        (b - a) as f64 / dt,
+                                        w * 512.0 / dt,
                                     );
+                                }
+                                if let (Some(a), Some(b)) = (o.flushes, d.flushes)
+                                    && let Some(fl) = self.delta(i, a as f64, b as f64)
+                                {
+                                    sink.rate(&format!("ds.{}.f_s", d.name), "1/s", ts.epoch, dt, fl / dt);
                                 }
                             }
                         }
@@ -657,8 +674,11 @@ impl<'a> Filler<'a> {
                             && let Some(old) = p.get(key)
                         {
                             let dt = e - t0;
-                            if dt > 0.0 && dt <= 60.0 && cur >= old {
-                                sink.rate(&format!("mysql.{key}_s"), "1/s", e, dt, (cur - old) / dt);
+                            if dt > 0.0
+                                && dt <= 60.0
+                                && let Some(d) = self.delta(i, old, cur)
+                            {
+                                sink.rate(&format!("mysql.{key}_s"), "1/s", e, dt, d / dt);
                             }
                         }
                     }

@@ -541,62 +541,32 @@ impl<'a> Filler<'a> {
                 any.then_some((Anchoring::Epoch, 0.01))
             }
             Data::ProcVmstat(s) => {
-                let mut any = false;
-                let mut prev: Option<(f64, &iosift_parsers::proc_meminfo::Snapshot)> = None;
-                for snap in &s.snapshots {
-                    let Some(ts) = snap.ts else { continue };
-                    any = true;
-                    if let Some((t0, p)) = prev {
-                        let dt = ts.epoch - t0;
-                        if dt > 0.0 && dt <= 60.0 {
-                            for key in
-                                ["nr_dirtied", "nr_written", "pgpgout", "thp_file_mapped", "thp_fault_alloc"]
-                            {
-                                if let (Some(a), Some(b)) = (p.get(key), snap.get(key))
-                                    && let Some(d) = self.delta(i, a as f64, b as f64)
-                                {
-                                    sink.rate(&format!("vm.{key}_s"), "1/s", ts.epoch, dt, d / dt);
-                                }
-                            }
+                for (p, snap, t, dt) in snapshot_pairs(&s.snapshots, |x| x.ts.map(|t| t.epoch)) {
+                    for key in ["nr_dirtied", "nr_written", "pgpgout", "thp_file_mapped", "thp_fault_alloc"] {
+                        if let (Some(a), Some(b)) = (p.get(key), snap.get(key))
+                            && let Some(d) = self.delta(i, a as f64, b as f64)
+                        {
+                            sink.rate(&format!("vm.{key}_s"), "1/s", t, dt, d / dt);
                         }
                     }
-                    prev = Some((ts.epoch, snap));
                 }
-                any.then_some((Anchoring::Epoch, 0.01))
+                s.snapshots.iter().any(|x| x.ts.is_some()).then_some((Anchoring::Epoch, 0.01))
             }
             Data::ProcDiskstats(s) => {
-                let mut any = false;
-                let mut prev: Option<(f64, &iosift_parsers::proc_diskstats::DiskSnapshot)> = None;
-                for snap in &s.snapshots {
-                    let Some(ts) = snap.ts else { continue };
-                    any = true;
-                    if let Some((t0, p)) = prev {
-                        let dt = ts.epoch - t0;
-                        if dt > 0.0 && dt <= 60.0 {
-                            for d in &snap.devices {
-                                let Some(o) = p.devices.iter().find(|x| x.name == d.name) else { continue };
-                                if let Some(w) =
-                                    self.delta(i, o.sectors_written as f64, d.sectors_written as f64)
-                                {
-                                    sink.rate(
-                                        &format!("ds.{}.w_bytes_s", d.name),
-                                        "B/s",
-                                        ts.epoch,
-                                        dt,
-                                        w * 512.0 / dt,
-                                    );
-                                }
-                                if let (Some(a), Some(b)) = (o.flushes, d.flushes)
-                                    && let Some(fl) = self.delta(i, a as f64, b as f64)
-                                {
-                                    sink.rate(&format!("ds.{}.f_s", d.name), "1/s", ts.epoch, dt, fl / dt);
-                                }
-                            }
+                for (p, snap, t, dt) in snapshot_pairs(&s.snapshots, |x| x.ts.map(|t| t.epoch)) {
+                    for d in &snap.devices {
+                        let Some(o) = p.devices.iter().find(|x| x.name == d.name) else { continue };
+                        if let Some(w) = self.delta(i, o.sectors_written as f64, d.sectors_written as f64) {
+                            sink.rate(&format!("ds.{}.w_bytes_s", d.name), "B/s", t, dt, w * 512.0 / dt);
+                        }
+                        if let (Some(a), Some(b)) = (o.flushes, d.flushes)
+                            && let Some(fl) = self.delta(i, a as f64, b as f64)
+                        {
+                            sink.rate(&format!("ds.{}.f_s", d.name), "1/s", t, dt, fl / dt);
                         }
                     }
-                    prev = Some((ts.epoch, snap));
                 }
-                any.then_some((Anchoring::Epoch, 0.01))
+                s.snapshots.iter().any(|x| x.ts.is_some()).then_some((Anchoring::Epoch, 0.01))
             }
             Data::PerfScript(p) => {
                 let (off, a, u) = self.perf_offset?;
@@ -727,6 +697,26 @@ impl<'a> Filler<'a> {
             _ => None,
         }
     }
+}
+
+/// Successive TS-stamped snapshots as (previous, current, epoch, seconds between),
+/// for counters; pairs more than a minute apart are skipped (a gap, not a rate).
+fn snapshot_pairs<'s, S>(
+    snaps: &'s [S],
+    ts: impl Fn(&S) -> Option<f64> + 's,
+) -> impl Iterator<Item = (&'s S, &'s S, f64, f64)> + 's {
+    snaps
+        .iter()
+        .filter_map(move |x| ts(x).map(|t| (x, t)))
+        .collect::<Vec<_>>()
+        .windows(2)
+        .filter_map(|w| {
+            let ((p, t0), (c, t1)) = (w[0], w[1]);
+            let dt = t1 - t0;
+            (dt > 0.0 && dt <= 60.0).then_some((p, c, t1, dt))
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 fn best(files: &[ParsedFile], score: impl Fn(&ParsedFile) -> Option<i64>) -> Option<usize> {

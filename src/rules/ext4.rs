@@ -88,18 +88,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     if let Some(k) = &ctx.kernel {
         evidence.push(ctx_evidence(k, "kernel release"));
     }
-    evidence.push(Evidence {
-        file: mount.file.clone(),
-        lines: (mount.line > 0).then_some([mount.line, mount.line]),
-        metric: "mount options".into(),
-        value: serde_json::Value::String(format!(
-            "{} on {} ({})",
-            mount.value.source,
-            mount.value.target,
-            mount.value.options.join(",")
-        )),
-        quote: None,
-    });
+    evidence.push(super::mount_evidence(mount, "mount options"));
     if let (Some(dev), Some(w)) = (&f.device, wmb) {
         let col = format!("dev.{dev}.w_bytes_s");
         if let Some(v) = f.p.timeline.get(&col)

@@ -161,18 +161,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         evidence.push(ctx_evidence(k, "kernel release"));
     }
     if let Some(m) = mount {
-        evidence.push(Evidence {
-            file: m.file.clone(),
-            lines: (m.line > 0).then_some([m.line, m.line]),
-            metric: "filesystem".into(),
-            value: serde_json::Value::String(format!(
-                "{} {} ({})",
-                m.value.target,
-                m.value.fstype,
-                m.value.options.join(",")
-            )),
-            quote: None,
-        });
+        evidence.push(super::mount_evidence(m, "filesystem"));
     }
     if let Some(m) = file_map {
         evidence.push(Evidence {

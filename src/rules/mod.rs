@@ -93,6 +93,24 @@ pub fn ctx_evidence<T: ToString>(s: &crate::pipeline::Sourced<T>, metric: &str) 
     }
 }
 
+/// Evidence for a mount: `source on target type fstype (options)`.
+pub fn mount_evidence(m: &crate::pipeline::Sourced<iosift_parsers::mounts::Mount>, metric: &str) -> Evidence {
+    let v = &m.value;
+    Evidence {
+        file: m.file.clone(),
+        lines: (m.line > 0).then_some([m.line, m.line]),
+        metric: metric.to_string(),
+        value: Value::String(format!(
+            "{} on {} type {} ({})",
+            v.source,
+            v.target,
+            v.fstype,
+            v.options.join(",")
+        )),
+        quote: None,
+    }
+}
+
 /// Human bytes (MB with one decimal).
 pub fn mb(bytes: f64) -> String {
     format!("{:.1} MB", bytes / 1e6)

@@ -43,13 +43,30 @@ pub struct ParsedFile {
 
 impl ParsedFile {
     /// Quotes lines `[a, b]` (1-based, at most 3 lines, each cut to 240 chars).
+    /// A table row is quoted under its column header (the nearest `Device` or
+    /// `... Command` line above it) so the numbers can be read.
     pub fn quote(&self, a: usize, b: usize) -> Option<String> {
-        let lines: Vec<String> = iosift_parsers::common::Lines::new(&self.raw)
-            .skip(a.saturating_sub(1))
-            .take((b.saturating_sub(a) + 1).min(3))
-            .map(|l| l.clean_text().chars().take(240).collect())
+        let cut =
+            |l: iosift_parsers::common::Line<'_>| -> String { l.clean_text().chars().take(240).collect() };
+        let from = a.saturating_sub(60);
+        let window: Vec<iosift_parsers::common::Line<'_>> = iosift_parsers::common::Lines::new(&self.raw)
+            .skip(from.saturating_sub(1))
+            .take(b.saturating_sub(from) + 1)
             .collect();
-        (!lines.is_empty()).then(|| lines.join("\n"))
+        let lines: Vec<String> =
+            window.iter().filter(|l| l.no >= a && l.no <= b).take(3).map(|l| cut(*l)).collect();
+        if lines.is_empty() {
+            return None;
+        }
+        let is_header = |t: &str| {
+            let first = t.split_whitespace().next().unwrap_or("");
+            first == "Device" || first == "Device:" || t.trim_end().ends_with(" Command")
+        };
+        let header = window.iter().rev().filter(|l| l.no < a).map(|l| cut(*l)).find(|t| is_header(t));
+        Some(match header {
+            Some(h) => format!("{h}\n{}", lines.join("\n")),
+            None => lines.join("\n"),
+        })
     }
 }
 

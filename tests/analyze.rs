@@ -244,3 +244,38 @@ fn counter_resets_are_gaps_and_noted() {
     assert!(col.iter().flatten().all(|v| *v >= 0.0), "no negative rates");
     assert!(col.iter().filter(|v| v.is_none()).count() >= 1, "the reset interval is a gap");
 }
+
+/// The derived case-2 sample with its mount options or kernel changed.
+fn case2_variant(mounts_from: &str, mounts_to: &str, kernel: Option<&str>) -> Report {
+    let src = sample("ext4_dioread_nolock_derived");
+    let tmp = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let mut text = std::fs::read_to_string(&p).unwrap();
+        if name == "proc-mounts.txt" {
+            assert!(text.contains(mounts_from));
+            text = text.replace(mounts_from, mounts_to);
+        }
+        if let Some(k) = kernel {
+            text = text.replace("4.19.91-25.al7.x86_64", k);
+        }
+        std::fs::write(tmp.path().join(&name), text).unwrap();
+    }
+    run(tmp.path().to_path_buf())
+}
+
+#[test]
+fn case2_passes_with_one_option_or_another_kernel() {
+    let both = "dioread_nolock,nodelalloc";
+    let r = case2_variant(both, "dioread_nolock", None);
+    assert_eq!(outcome(&r, "ext4_dioread_nolock_nodelalloc"), "passed");
+    let r = case2_variant(both, "nodelalloc", None);
+    assert_eq!(outcome(&r, "ext4_dioread_nolock_nodelalloc"), "passed");
+    let r = case2_variant(both, both, Some("6.1.0-13-amd64"));
+    assert_eq!(outcome(&r, "ext4_dioread_nolock_nodelalloc"), "passed");
+    let r = case2_variant(both, both, Some("4.19.91-26.al7.x86_64"));
+    assert_eq!(outcome(&r, "ext4_dioread_nolock_nodelalloc"), "passed");
+    let r = case2_variant(both, both, None);
+    assert_eq!(outcome(&r, "ext4_dioread_nolock_nodelalloc"), "fired");
+}

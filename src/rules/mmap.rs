@@ -137,12 +137,18 @@ pub fn check(f: &Facts<'_>) -> Outcome {
             .find(|p| kbs.iter().filter(|k| *k % p == 0).count() * 5 >= kbs.len() * 4)
     });
     let period = view.period_s.unwrap_or(30.0);
+    // Folio-dirtying events per period: everything the writer process's
+    // threads were charged, in folios, over the seconds it was seen.
     let amplification = match (folio_kb, writer) {
-        (Some(fk), Some((tid, _))) => tl.get(&format!("thr.{tid}.w_bytes_s")).and_then(|v| {
-            let charged: f64 = v.iter().flatten().sum();
+        (Some(fk), Some((tid, w))) => tl.get(&format!("thr.{tid}.w_bytes_s")).and_then(|v| {
+            let charged: f64 = match w.tgid {
+                Some(pid) => f.p.threads.values().filter(|t| t.tgid == Some(pid)).map(|t| t.bytes).sum(),
+                None => w.bytes,
+            };
             let secs = v.iter().flatten().count().max(1) as f64;
             let events_per_period = charged / (fk as f64 * 1024.0) / secs * period;
-            (events_per_period > 0.0).then(|| burst_med / (events_per_period * 4096.0))
+            // At most folio/4 kB: every event a single 4 kB store.
+            (events_per_period > 0.0).then(|| (burst_med / (events_per_period * 4096.0)).min(fk as f64 / 4.0))
         }),
         _ => None,
     };
@@ -190,7 +196,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         mb(burst_med),
         path.clone().unwrap_or_else(|| "a file".into()),
         smaps_pmd.or(meminfo_pmd).unwrap_or(0),
-        amplification.map_or(String::new(), |a| format!("; writeback writes about {a:.0}x what 4 kB-granular dirtying would (upper-bound estimate from pidstat's {} kB folio charges)", folio_kb.unwrap_or(0))),
+        amplification.map_or(String::new(), |a| format!("; writeback writes up to {a:.0}x what 4 kB-granular dirtying would (upper bound from pidstat's {} kB folio charges)", folio_kb.unwrap_or(0))),
     );
     Outcome::Fire(Box::new(Finding {
         rule: "mmap_large_folio_writeback",

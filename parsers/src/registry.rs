@@ -85,6 +85,17 @@ formats! {
     Mounts => mounts,
     Sysctl => sysctl,
     Sysfs => sysfs,
+    ClockReference => clock_reference,
+    PerfReport => perf_report,
+    ThreadList => thread_list,
+    InnodbStatus => innodb_status,
+    MysqlErrorLog => mysql_error_log,
+    MysqlOptionFile => mysql_option_file,
+    MysqlProcesslist => mysql_processlist,
+    DdSummary => dd_summary,
+    ChecksumList => checksum_list,
+    PerfRecordLog => perf_record_log,
+    CsvTable => csv_table,
     Sections => sections,
 }
 

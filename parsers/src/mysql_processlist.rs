@@ -1,0 +1,265 @@
+//! `mysql_processlist`: `SHOW FULL PROCESSLIST` as the `mysql` client prints
+//! it in batch mode (`-B`, tab-separated, with or without the header line
+//! of `-N`) or as a `|`-boxed table.
+//!
+//! Real sample (`bundles/s2a_mariadb_durable/processlist.tsv`, MariaDB 10.11, `-B -N`; `→` is a TAB):
+//!
+//! ```text
+//! 21→root→localhost→NULL→Sleep→0→→NULL→0.000
+//! 22→bench→localhost→bench→Query→0→Commit→UPDATE accounts SET balance = balance + 5, updated = NOW(6) WHERE id = 147→0.000
+//! 27→root→localhost→NULL→Query→0→starting→SHOW FULL PROCESSLIST→0.000
+//! ```
+//!
+//! Columns: `Id User Host db Command Time State Info` plus MariaDB's
+//! `Progress`; with a header they are mapped by name, without one in this
+//! order. `NULL` is an absent value.
+
+use crate::common::lines::count_lines;
+use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
+
+/// One connection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Process {
+    /// 1-based line number.
+    pub line: usize,
+    /// Connection id.
+    pub id: u64,
+    /// User.
+    pub user: String,
+    /// Client host.
+    pub host: String,
+    /// Default database.
+    pub db: Option<String>,
+    /// Command (`Query`, `Sleep`, `Binlog Dump`).
+    pub command: String,
+    /// Seconds in the current state.
+    pub time: Option<i64>,
+    /// Thread state (`Commit`, `Waiting for ...`).
+    pub state: Option<String>,
+    /// Statement text.
+    pub info: Option<String>,
+    /// MariaDB `Progress` (percent).
+    pub progress: Option<f64>,
+}
+
+/// A parsed processlist.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MysqlProcesslist {
+    /// Connections in order.
+    pub processes: Vec<Process>,
+    /// `"tsv"`, `"tsv headerless"` or `"table"`.
+    pub layout: &'static str,
+}
+
+impl MysqlProcesslist {
+    /// Connections running a statement (`Command` = `Query` or `Execute`).
+    pub fn active(&self) -> impl Iterator<Item = &Process> {
+        self.processes.iter().filter(|p| p.command == "Query" || p.command == "Execute")
+    }
+}
+
+const DEFAULT_COLS: &[&str] = &["Id", "User", "Host", "db", "Command", "Time", "State", "Info", "Progress"];
+
+const COMMANDS: &[&str] = &[
+    "Sleep",
+    "Query",
+    "Connect",
+    "Daemon",
+    "Binlog Dump",
+    "Binlog Dump GTID",
+    "Killed",
+    "Field List",
+    "Init DB",
+    "Prepare",
+    "Execute",
+    "Close stmt",
+    "Reset stmt",
+    "Quit",
+    "Statistics",
+    "Processlist",
+    "Refresh",
+    "Shutdown",
+    "Connect Out",
+    "Register Slave",
+    "Slave_IO",
+    "Slave_SQL",
+    "Slave_worker",
+    "Table Dump",
+    "Change user",
+    "Long Data",
+    "Set option",
+    "Fetch",
+    "Ping",
+    "Time",
+    "Debug",
+    "Delayed insert",
+    "Error",
+    "Create DB",
+    "Drop DB",
+    "Reset connection",
+    "Group Replication Data Stream subscription",
+];
+
+fn is_header(fields: &[&str]) -> bool {
+    fields.len() >= 5
+        && fields.first().is_some_and(|f| f.trim().eq_ignore_ascii_case("Id"))
+        && fields.iter().any(|f| f.trim() == "Command")
+        && fields.iter().any(|f| f.trim() == "User")
+}
+
+fn opt(v: &str) -> Option<String> {
+    let v = v.trim();
+    (v != "NULL" && !v.is_empty()).then(|| v.to_string())
+}
+
+fn row(no: usize, cols: &[String], fields: &[&str]) -> Option<Process> {
+    let mut p = Process {
+        line: no,
+        id: 0,
+        user: String::new(),
+        host: String::new(),
+        db: None,
+        command: String::new(),
+        time: None,
+        state: None,
+        info: None,
+        progress: None,
+    };
+    let mut have_id = false;
+    for (c, f) in cols.iter().zip(fields) {
+        let f = f.trim();
+        match c.as_str() {
+            "Id" | "ID" | "id" => {
+                p.id = f.parse().ok()?;
+                have_id = true;
+            }
+            "User" => p.user = f.to_string(),
+            "Host" => p.host = f.to_string(),
+            "db" => p.db = opt(f),
+            "Command" => p.command = f.to_string(),
+            "Time" => p.time = if f == "NULL" { None } else { Some(f.parse().ok()?) },
+            "State" => p.state = opt(f),
+            "Info" => p.info = opt(f),
+            "Progress" => p.progress = f.parse().ok(),
+            _ => {}
+        }
+    }
+    (have_id && !p.command.is_empty()).then_some(p)
+}
+
+/// Splits a `| a | b |` table row.
+fn boxed(t: &str) -> Option<Vec<&str>> {
+    let inner = t.strip_prefix('|')?.strip_suffix('|')?;
+    Some(inner.split('|').map(str::trim).collect())
+}
+
+/// The reader.
+#[derive(Debug, Clone, Copy)]
+pub struct Fmt;
+
+impl Format for Fmt {
+    type Output = MysqlProcesslist;
+    const ID: &'static str = "mysql_processlist";
+    const SAMPLE: &'static str =
+        "27\troot\tlocalhost\tNULL\tQuery\t0\tstarting\tSHOW FULL PROCESSLIST\t0.000";
+    const DESCRIPTION: &'static str = "SHOW FULL PROCESSLIST (mysql -B tab-separated, headerless or boxed)";
+
+    fn sniff(head: &[u8]) -> Sniff {
+        for l in Lines::new(head).filter(|l| !l.is_blank()) {
+            let t = l.text();
+            let t = t.trim_end();
+            if t.starts_with("+-") {
+                continue;
+            }
+            let fields: Vec<&str> = match boxed(t) {
+                Some(f) => f,
+                None => t.split('\t').collect(),
+            };
+            if is_header(&fields) {
+                return Sniff::Yes;
+            }
+            // Headerless: `21	root	localhost	NULL	Sleep	0		NULL	0.000`
+            let ok = (8..=9).contains(&fields.len())
+                && fields.first().is_some_and(|f| f.parse::<u64>().is_ok())
+                && fields.get(4).is_some_and(|c| COMMANDS.contains(c))
+                && fields.get(5).is_some_and(|f| f.parse::<i64>().is_ok());
+            return if ok { Sniff::Yes } else { Sniff::No };
+        }
+        Sniff::No
+    }
+
+    fn parse(input: &[u8]) -> Parsed<MysqlProcesslist> {
+        let mut out = MysqlProcesslist { processes: Vec::new(), layout: "tsv headerless" };
+        let mut d = Diags::default();
+        let mut cols: Vec<String> = DEFAULT_COLS.iter().map(|s| s.to_string()).collect();
+        for l in Lines::new(input) {
+            if l.is_blank() {
+                continue;
+            }
+            let text = l.clean_text();
+            let t = text.trim_end_matches(['\r', '\n']);
+            if t.starts_with("+-") {
+                out.layout = "table";
+                continue;
+            }
+            let is_box = t.starts_with('|');
+            let fields: Vec<&str> = match boxed(t.trim_end()) {
+                Some(f) => f,
+                None => t.split('\t').collect(),
+            };
+            if is_header(&fields) {
+                cols = fields.iter().map(|f| f.trim().to_string()).collect();
+                if !is_box {
+                    out.layout = "tsv";
+                }
+                continue;
+            }
+            if fields.len() != cols.len() && !(cols.len() == DEFAULT_COLS.len() && fields.len() == 8) {
+                d.skip(l.no, DiagKind::FieldCount, t);
+                continue;
+            }
+            match row(l.no, &cols, &fields) {
+                Some(p) => out.processes.push(p),
+                None => d.skip(l.no, DiagKind::Malformed, t),
+            }
+        }
+        d.finish(out, count_lines(input))
+    }
+}
+
+impl Summary for MysqlProcesslist {
+    fn records(&self) -> usize {
+        self.processes.len()
+    }
+
+    fn variant(&self) -> Variant {
+        let mut v = Variant::new();
+        v.insert("layout", self.layout.to_string());
+        v.insert("active", self.active().count().to_string());
+        v
+    }
+
+    fn time_range(&self) -> Option<(Stamp, Stamp)> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headerless_and_boxed() {
+        let s = "21\troot\tlocalhost\tNULL\tSleep\t0\t\tNULL\t0.000\n22\tbench\tlocalhost\tbench\tQuery\t0\tCommit\tUPDATE t SET a = 1\t0.000\n";
+        assert_eq!(Fmt::sniff(s.as_bytes()), Sniff::Yes);
+        let p = Fmt::parse(s.as_bytes());
+        assert!(p.diagnostics.is_empty());
+        assert_eq!(p.value.processes[1].state.as_deref(), Some("Commit"));
+        assert_eq!(p.value.processes[0].db, None);
+        let b = "+----+\n| Id | User | Host | db | Command | Time | State | Info |\n+--+\n| 5 | root | localhost | NULL | Query | 0 | starting | SHOW PROCESSLIST |\n";
+        let p = Fmt::parse(b.as_bytes());
+        assert_eq!(p.value.processes[0].info.as_deref(), Some("SHOW PROCESSLIST"));
+        assert_eq!(p.value.layout, "table");
+        let _ = Fmt::parse(b"x\ty\n\xff\n|\n");
+    }
+}

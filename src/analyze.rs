@@ -372,6 +372,8 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
             start: (tl.len > 1).then(|| rfc3339(tl.t0)),
             end: (tl.len > 1).then(|| rfc3339(tl.epoch(tl.len - 1))),
             warnings: p.clock_warnings.clone(),
+            perf_offset_s: p.perf_offset.map(|(o, _)| o),
+            perf_anchored_by: p.perf_offset.map(|(_, a)| a.as_str()),
         },
         findings,
         checked,

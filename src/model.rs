@@ -71,6 +71,10 @@ pub struct ClockInfo {
     pub end: Option<String>,
     /// Warnings about time (zone assumed, perf aligned by matching, ...).
     pub warnings: Vec<String>,
+    /// perf time -> epoch offset (epoch = perf time + offset), when perf files were anchored.
+    pub perf_offset_s: Option<f64>,
+    /// How that offset was found (`perf-clock-data`, `perf+collector-clock-reference`, `perf-aligned`).
+    pub perf_anchored_by: Option<&'static str>,
 }
 
 /// Severity of a finding.

@@ -70,13 +70,26 @@ fn s1_periodic_writeback_without_amplification() {
 }
 
 #[test]
-fn s1_perf_is_aligned_to_the_wall_clock() {
+fn s1_perf_is_on_the_wall_clock() {
     let Some(d) = shared("s1_mmap_writeback") else { return };
-    let r = run(d);
     // TRUTH.md: epoch = perf ts + 1795979988.5523.
-    let w = r.doc.clock.warnings.iter().find(|w| w.contains("offset")).expect("alignment reported");
-    let off: f64 = w.split("offset ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
-    assert!((off - 1_795_979_988.552_3).abs() <= 1.0, "offset {off}");
+    let truth = 1_795_979_988.552_3;
+    let r = run(d.clone());
+    assert_eq!(r.doc.clock.perf_anchored_by, Some("perf+collector-clock-reference"));
+    let off = r.doc.clock.perf_offset_s.unwrap();
+    assert!((off - truth).abs() <= 0.01, "offset {off}");
+    // Without the collector's timeline, block-request bursts are matched against iostat.
+    let tmp = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(&d).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().unwrap() != "timeline.txt" {
+            std::fs::copy(&p, tmp.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let r = run(tmp.path().to_path_buf());
+    assert_eq!(r.doc.clock.perf_anchored_by, Some("perf-aligned"));
+    let off = r.doc.clock.perf_offset_s.unwrap();
+    assert!((off - truth).abs() <= 1.0, "aligned offset {off}");
 }
 
 #[test]

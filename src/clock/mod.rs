@@ -35,6 +35,8 @@ pub enum Anchoring {
     PerfClockData,
     /// perf time aligned by matching events against another source.
     PerfAligned,
+    /// perf (monotonic) time plus the collector's recorded epoch - CLOCK_MONOTONIC.
+    ClockReference,
     /// Reports without any time: placed at the bundle's start, index times the interval.
     BundleStartInterval,
 }
@@ -51,6 +53,7 @@ impl Anchoring {
             Anchoring::PtStalkPrefixInterval => "pt-stalk-prefix+interval",
             Anchoring::PerfClockData => "perf-clock-data",
             Anchoring::PerfAligned => "perf-aligned",
+            Anchoring::ClockReference => "perf+collector-clock-reference",
             Anchoring::BundleStartInterval => "bundle-start+interval",
         }
     }

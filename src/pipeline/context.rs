@@ -46,9 +46,15 @@ impl Context {
     /// Gathers the context from parsed files (sections included).
     pub fn gather(files: &[ParsedFile]) -> Context {
         let mut c = Context::default();
-        for f in files {
-            if let Some(d) = &f.data {
-                c.add(d, &f.name, 0);
+        // Option files last: running values (SHOW VARIABLES) win over configured ones.
+        let is_cnf = |d: &Data| matches!(d, Data::MysqlOptionFile(_));
+        for pass in [false, true] {
+            for f in files {
+                if let Some(d) = &f.data
+                    && is_cnf(d) == pass
+                {
+                    c.add(d, &f.name, 0);
+                }
             }
         }
         c
@@ -82,6 +88,16 @@ impl Context {
             Data::MysqlVariables(v) => {
                 for (line, k, val) in &v.vars {
                     self.variables.entry(k.to_ascii_lowercase()).or_insert_with(|| s(val.clone(), *line));
+                }
+            }
+            Data::MysqlOptionFile(o) => {
+                // my.cnf is the configured value; SHOW VARIABLES (the running value) wins when present.
+                for name in
+                    ["sync_binlog", "innodb_flush_log_at_trx_commit", "innodb_flush_method", "binlog_format"]
+                {
+                    if let Some(v) = o.get(name) {
+                        self.variables.entry(name.to_string()).or_insert_with(|| s(v.to_string(), 0));
+                    }
                 }
             }
             Data::MysqlThreads(t) => {

@@ -129,7 +129,7 @@ pub struct Filler<'a> {
     /// The binlog used (a bundle may hold the full decode and an excerpt of it).
     pub chosen_binlog: Option<usize>,
     /// perf time -> epoch offset and how it was found.
-    perf_offset: Option<(f64, Anchoring, f64)>,
+    pub perf_offset: Option<(f64, Anchoring, f64)>,
     /// Start of the bundle (for untimed reports), set after the first pass.
     bundle_start: Option<f64>,
     /// Per-thread totals (tid -> total), counted on the fill pass.
@@ -300,6 +300,19 @@ impl<'a> Filler<'a> {
                 && let Some(off) = p.wall_offset
             {
                 return Some((off, Anchoring::PerfClockData, 0.001));
+            }
+        }
+        // A collector's clock reference (epoch - CLOCK_MONOTONIC, the perf clock).
+        for f in self.files {
+            if let Some(Data::ClockReference(c)) = &f.data
+                && let Some(off) = c.offset()
+            {
+                let drift = c.drift().unwrap_or(0.0).abs();
+                self.warnings.push(format!(
+                    "perf times were mapped to the wall clock with the collector's clock reference in {} (epoch - CLOCK_MONOTONIC = {off:.3} s)",
+                    f.name
+                ));
+                return Some((off, Anchoring::ClockReference, drift.max(0.01)));
             }
         }
         // Matching: perf per-second W bytes issued vs iostat device write bytes.

@@ -169,6 +169,8 @@ pub struct Pipeline {
     pub lines: LineIndex,
     /// Index of the binlog file used.
     pub binlog: Option<usize>,
+    /// perf time -> epoch offset and how it was found.
+    pub perf_offset: Option<(f64, Anchoring)>,
 }
 
 /// Runs parsing, clock and timeline for a bundle.
@@ -209,6 +211,19 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     let threads = std::mem::take(&mut filler.threads);
     let lines = std::mem::take(&mut filler.lines);
     let binlog = filler.chosen_binlog;
+    let perf_offset = filler.perf_offset.map(|(o, a, _)| (o, a));
     drop(filler);
-    Pipeline { files, clocks, notes, zone, clock_warnings, timeline, ctx, threads, lines, binlog }
+    Pipeline {
+        files,
+        clocks,
+        notes,
+        zone,
+        clock_warnings,
+        timeline,
+        ctx,
+        threads,
+        lines,
+        binlog,
+        perf_offset,
+    }
 }

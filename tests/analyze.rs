@@ -292,3 +292,44 @@ fn case2_passes_with_one_option_or_another_kernel() {
     let r = case2_variant(both, both, None);
     assert_eq!(outcome(&r, "ext4_dioread_nolock_nodelalloc"), "fired");
 }
+
+/// Every sample's `truth.json` lists the rules that must fire and must not:
+/// each rule iosift has is checked against it.
+#[test]
+fn samples_match_their_truth_json() {
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/samples"));
+    let known = [
+        "periodic_write_bursts",
+        "mmap_large_folio_writeback",
+        "ext4_dioread_nolock_nodelalloc",
+        "fsync_bound_small_transactions",
+        "device_saturation",
+    ];
+    let mut checked = 0;
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("truth.json").is_file())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let truth: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+        let r = run(dir.join("capture"));
+        let ids = |k: &str| -> Vec<String> {
+            truth[k]
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+                .unwrap_or_default()
+        };
+        for id in ids("expect_fire").iter().filter(|i| known.contains(&i.as_str())) {
+            assert_eq!(outcome(&r, id), "fired", "{}: {id} should fire", dir.display());
+            checked += 1;
+        }
+        for id in ids("expect_not_fire").iter().filter(|i| known.contains(&i.as_str())) {
+            assert_ne!(outcome(&r, id), "fired", "{}: {id} should not fire", dir.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "{checked} expectations checked");
+}

@@ -117,7 +117,7 @@ res = {
     "background_threshold_reached": bool(bgth) and max(dirty.values()) >= min(bgth.values()) * 4,
     "dd_pidstat_kB_wr_s_median": dd_med,
     "expect_fire": ["buffered_write_burst"],
-    "expect_not_fire": ["large_folio_mmap_amplification", "fsync_bound_commits", "ext4_dioread_nolock_nodelalloc", "buffered_writer_dirty_throttle"],
+    "expect_not_fire": ["mmap_large_folio_writeback", "fsync_bound_small_transactions", "ext4_dioread_nolock_nodelalloc", "buffered_writer_dirty_throttle"],
 }
 json.dump(res, open(case + "/truth.json", "w"), indent=1)
 print(json.dumps(res, indent=1))

@@ -1271,7 +1271,9 @@ fn read_row_fused(bytes: &[u8], h: &Header, no: usize) -> Result<(DeviceRow, boo
     let n = bytes.len();
     let mut i = 0usize;
     let mut m = DeviceMetrics::default();
-    let mut device: Option<String> = None;
+    // The name's span and leading-space flag; the String is made only once the whole line
+    // reads as a row (stamp, `avg-cpu:` and header lines are tried here first and fail).
+    let mut device: Option<(usize, usize, bool)> = None;
     let mut comma = false;
     let mut human = false;
     for (ci, col) in h.cols.iter().enumerate() {
@@ -1287,10 +1289,9 @@ fn read_row_fused(bytes: &[u8], h: &Header, no: usize) -> Result<(DeviceRow, boo
                 while i < n && !is_ws(bytes[i]) {
                     i += 1;
                 }
-                let name = String::from_utf8_lossy(bytes.get(s..i).unwrap_or(&[]));
                 // Group rows (`-g`) are printed with a leading space: ` total`.
                 let lead = ci == 0 && !h.device_last && s > 0;
-                device = Some(if lead { format!(" {name}") } else { name.into_owned() });
+                device = Some((s, i, lead));
             }
             Col::Unknown => {
                 scan_num(bytes, &mut i).ok_or(())?;
@@ -1309,7 +1310,9 @@ fn read_row_fused(bytes: &[u8], h: &Header, no: usize) -> Result<(DeviceRow, boo
     if i < n {
         return Err(());
     }
-    let device = device.ok_or(())?;
+    let (s, e, lead) = device.ok_or(())?;
+    let name = String::from_utf8_lossy(bytes.get(s..e).unwrap_or(&[]));
+    let device = if lead { format!(" {name}") } else { name.into_owned() };
     Ok((DeviceRow { line: no, device, m }, comma, human))
 }
 

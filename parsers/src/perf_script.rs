@@ -384,10 +384,28 @@ fn is_fsync_symbol(sym: &str) -> bool {
             ]
         });
     let b = sym.as_bytes();
+    // Every pattern holds a `y` (`…sync…`), a `j` (`jbd2`) or `flush`: a symbol with
+    // none of them is ruled out by one byte scan instead of three substring searches.
+    if memchr::memchr2(b'y', b'j', b).is_none() && memchr::memmem::find(b, b"flush").is_none() {
+        return false;
+    }
     if PREFILTER.iter().all(|f| f.find(b).is_none()) {
         return false;
     }
     PATTERNS.iter().any(|p| sym.contains(p))
+}
+
+/// Where the last `+0x` starts (`ext4_sync_file+0x226` → 14), found with `memrchr`.
+fn rfind_offset(func: &str) -> Option<usize> {
+    let b = func.as_bytes();
+    let mut end = b.len();
+    while let Some(i) = memchr::memrchr(b'+', b.get(..end)?) {
+        if b.get(i + 1..i + 3) == Some(b"0x") {
+            return Some(i);
+        }
+        end = i;
+    }
+    None
 }
 
 /// Undoes the partial demangling perf leaves on Rust symbols
@@ -573,7 +591,11 @@ impl Collector {
     /// Feeds one line (without its `\n`; a trailing `\r` is ignored).
     pub fn feed_line(&mut self, line_no: usize, line: &[u8]) {
         self.lines = self.lines.max(line_no);
-        let text = String::from_utf8_lossy(line);
+        // Valid UTF-8 (nearly every line) is borrowed; only a damaged line is copied.
+        let text = match std::str::from_utf8(line) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(line),
+        };
         let is_comment = text.starts_with('#');
         let t = text.trim_end();
         if t.is_empty() {
@@ -777,7 +799,7 @@ impl Collector {
         }
         // Strip a `+0x<hex>` symbol offset.
         let mut func = raw;
-        if let Some(i) = func.rfind("+0x")
+        if let Some(i) = rfind_offset(func)
             && func.get(i + 3..).is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
         {
             func = func.get(..i).unwrap_or(func);

@@ -198,8 +198,46 @@ fn split_ws(s: &str, out: &mut Vec<(usize, usize)>) {
     }
 }
 
+const POW10: [f64; 10] = [1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+
+/// The shapes pidstat prints almost always (`3996.00`, `0,00`, `-1.00`, `12`), read
+/// without `str::parse`: at most 15 digits and 9 decimals, so `mantissa / 10^k` is one
+/// correctly rounded division and equals what `str::parse::<f64>` returns. `None` means
+/// "not this shape" (the caller falls back to the general path), never "not a number".
+#[inline]
+fn fast_num(b: &[u8]) -> Option<f64> {
+    let (neg, digits) = match b.first()? {
+        b'-' => (true, b.get(1..)?),
+        _ => (false, b),
+    };
+    let mut mant: u64 = 0;
+    let mut dot = usize::MAX;
+    for (k, &c) in digits.iter().enumerate() {
+        let d = c.wrapping_sub(b'0');
+        if d < 10 {
+            mant = mant.wrapping_mul(10).wrapping_add(u64::from(d));
+        } else if (c == b'.' || c == b',') && dot == usize::MAX {
+            dot = k;
+        } else {
+            return None;
+        }
+    }
+    let (nd, f) = match dot {
+        usize::MAX => (digits.len(), 0),
+        d => (digits.len() - 1, digits.len() - 1 - d),
+    };
+    if nd == 0 || nd > 15 || f >= POW10.len() {
+        return None;
+    }
+    let v = mant as f64 / POW10[f];
+    Some(if neg { -v } else { v })
+}
+
 /// A float as sysstat prints it: `12.34`, `12,34`, `-1.00`, `--human` `2,2M` / `0.0B` / `8.9%`.
 pub(crate) fn num(tok: &str) -> Option<f64> {
+    if let Some(v) = fast_num(tok.as_bytes()) {
+        return Some(v);
+    }
     let b = tok.as_bytes();
     match b.first()? {
         b'0'..=b'9' | b'-' | b'+' | b'.' => {}
@@ -543,10 +581,191 @@ fn row(
     Some((r, average))
 }
 
+/// Reads the common row shape in one pass: `19:37:31  0  15545  -  0.00  3996.00  0.00  0  gcache_sim`
+/// (`HH:MM:SS`, numeric UID, numeric or `-` ids, plain numbers, then the command).
+///
+/// Gives exactly the [`Row`] that [`row`] gives for such a line and `None` for anything
+/// else (12-hour and CJK times, `-U` names, `--human` suffixes, `policy`, averages, short
+/// or long lines, a `UID`/`USER` word where a header could be): those take the general path,
+/// which also writes the diagnostics.
+fn row_fused(
+    text: &str,
+    line: usize,
+    cur: &Current,
+    last_tgid: &mut Option<u32>,
+    run: usize,
+    layout: &mut Layout,
+    rows: &mut Vec<Row>,
+) -> Option<()> {
+    if cur.user || cur.cols.contains(&Col::Policy) {
+        return None;
+    }
+    let b = text.as_bytes();
+    let n = b.len();
+    let mut i = 0usize;
+    let ws = |c: u8| c == b' ' || c == b'\t';
+    // Next token as a byte range; `None` at the end of the line.
+    let next = |i: &mut usize| -> Option<(usize, usize)> {
+        while *i < n && ws(b[*i]) {
+            *i += 1;
+        }
+        if *i >= n {
+            return None;
+        }
+        let s = *i;
+        while *i < n && !ws(b[*i]) {
+            *i += 1;
+        }
+        Some((s, *i))
+    };
+    // `19:37:31`
+    let (s0, e0) = next(&mut i)?;
+    let t = b.get(s0..e0)?;
+    if t.len() != 8 || t[2] != b':' || t[5] != b':' {
+        return None;
+    }
+    let d = |k: usize| -> Option<u32> {
+        let (x, y) = (t[k], t[k + 1]);
+        (x.is_ascii_digit() && y.is_ascii_digit()).then(|| u32::from(x - b'0') * 10 + u32::from(y - b'0'))
+    };
+    let stamp = Stamp::TimeOfDay(NaiveTime::from_hms_opt(d(0)?, d(3)?, d(6)?)?);
+    let id_u32 = |r: (usize, usize)| -> Option<u32> {
+        let t = b.get(r.0..r.1)?;
+        if t.is_empty() || t.len() > 9 || !t.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        Some(t.iter().fold(0u32, |a, &c| a * 10 + u32::from(c - b'0')))
+    };
+    let dash_or_id = |r: (usize, usize)| -> Option<Option<u32>> {
+        if b.get(r.0..r.1)? == b"-" { Some(None) } else { id_u32(r).map(Some) }
+    };
+    let uid = id_u32(next(&mut i)?)?;
+    let pid = dash_or_id(next(&mut i)?)?;
+    let (tgid, tid, new_last) = if cur.threads {
+        match (pid, dash_or_id(next(&mut i)?)?) {
+            (Some(p), None) => (Some(p), None, Some(p)),
+            (None, Some(t)) => (*last_tgid, Some(t), *last_tgid),
+            (Some(p), Some(t)) => (Some(p), Some(t), *last_tgid),
+            (None, None) => return None,
+        }
+    } else {
+        (Some(pid?), None, *last_tgid)
+    };
+    let (mut kb_rd_s, mut kb_wr_s, mut kb_ccwr_s, mut iodelay) = (None, None, None, None);
+    let mut other = Vec::new();
+    let mut comma = false;
+    let io = |v: f64| if v < 0.0 { None } else { Some(v) };
+    for c in &cur.cols {
+        let (s, e) = next(&mut i)?;
+        let t = b.get(s..e)?;
+        if t == b"-" {
+            continue;
+        }
+        let v = fast_num(t)?;
+        comma |= t.contains(&b',');
+        match c {
+            Col::KbRd => kb_rd_s = io(v),
+            Col::KbWr => kb_wr_s = io(v),
+            Col::KbCcwr => kb_ccwr_s = io(v),
+            Col::Iodelay => iodelay = Some(v),
+            Col::Other(k) => other.push((cur.names.get(*k).cloned().unwrap_or_default(), v)),
+            Col::Policy => return None,
+        }
+    }
+    let mut command = String::new();
+    let mut leader = None;
+    let ntok = 3 + usize::from(cur.threads) + cur.cols.len();
+    if cur.command {
+        // The command starts at the next token and runs to the end of the line.
+        while i < n && ws(b[i]) {
+            i += 1;
+        }
+        if i >= n {
+            return None;
+        }
+        let cmd = text.get(i..)?.trim();
+        // A `UID`/`USER` word among the first five tokens sends the line to the header check.
+        if ntok < 5
+            && cmd
+                .split([' ', '\t'])
+                .filter(|w| !w.is_empty())
+                .take(5 - ntok)
+                .any(|w| w == "UID" || w == "USER")
+        {
+            return None;
+        }
+        if let Some(name) = cmd.strip_prefix("|__") {
+            command = name.to_string();
+        } else if tid.is_some()
+            && tgid.is_some()
+            && cmd.starts_with('(')
+            && let Some(close) = cmd.find(")__")
+        {
+            leader = Some(cmd.get(1..close)?.to_string());
+            command = cmd.get(close + 3..)?.to_string();
+        } else {
+            command = cmd.to_string();
+        }
+    } else if next(&mut i).is_some() {
+        return None;
+    }
+    layout.time_form.get_or_insert("hh:mm:ss");
+    layout.decimal_comma |= comma;
+    *last_tgid = new_last;
+    // Built in place in the vector (a row is ~290 bytes: no extra copy through the stack).
+    rows.push(Row {
+        line,
+        stamp: Some(stamp),
+        prev_stamp: cur.prev,
+        since_boot: Some(stamp) == cur.prev,
+        run,
+        table: cur.table,
+        uid: Some(uid),
+        user: None,
+        tgid,
+        tid,
+        command,
+        leader,
+        kb_rd_s,
+        kb_wr_s,
+        kb_ccwr_s,
+        iodelay,
+        policy: None,
+        other,
+    });
+    Some(())
+}
+
+/// The lines of `text` like [`str::lines`], found with `memchr` (the line end may keep a `\r`).
+fn str_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
+            // `\n` is ASCII: both cuts are on char boundaries.
+            Some(i) => (rest.get(..i)?, rest.get(i + 1..)?),
+            None => (rest, ""),
+        };
+        rest = next;
+        Some(line)
+    })
+}
+
 /// Parses pidstat text output.
 pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
+    parse_impl(input, true)
+}
+
+/// [`parse`], with the one-pass row reader on or off (off only in tests, to prove both agree).
+fn parse_impl(input: &[u8], fused: bool) -> Parsed<Pidstat> {
     let lines = count_lines(input);
-    let text = String::from_utf8_lossy(input);
+    // Valid UTF-8 (every real capture) is borrowed as is; only a damaged file is copied.
+    let text: Cow<'_, str> = match std::str::from_utf8(input) {
+        Ok(t) => Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(input),
+    };
     let mut out = Pidstat::default();
     let mut diags = Diags::default();
     let mut cur: Option<Current> = None;
@@ -562,7 +781,7 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
     let any_ansi = memchr::memchr(0x1b, input).is_some();
     // ~90 bytes per task line in real captures: avoid regrowing a Vec of large rows.
     out.rows.reserve(input.len() / 90);
-    for (idx, raw) in text.lines().enumerate() {
+    for (idx, raw) in str_lines(&text).enumerate() {
         let no = idx + 1;
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         let line: Cow<str> = if any_ansi && raw.contains('\x1b') {
@@ -572,6 +791,22 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
             Cow::Borrowed(raw)
         };
         let l: &str = &line;
+        // Hot path: a plain row of the open table, read in one pass without splitting first.
+        if fused
+            && let Some(c) = &cur
+            && row_fused(
+                l,
+                no,
+                c,
+                &mut last_tgid,
+                out.banners.len().saturating_sub(1),
+                &mut out.layout,
+                &mut out.rows,
+            )
+            .is_some()
+        {
+            continue;
+        }
         split_ws(l, &mut offs);
         if offs.is_empty() {
             continue;
@@ -748,6 +983,50 @@ impl Format for Fmt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-pass row reader gives exactly what the general path gives, on every real
+    /// pidstat text capture of the shared bundles and corpus (all locales and layouts).
+    #[test]
+    fn fused_rows_equal_general_path() {
+        let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
+        let mut files = Vec::new();
+        for dir in [
+            "bundles/s1_mmap_writeback",
+            "bundles/s2a_mariadb_durable",
+            "bundles/s3_buffered_dd",
+            "bundles/s4_locale_variants",
+        ] {
+            let Ok(rd) = std::fs::read_dir(format!("{shared}/{dir}")) else { continue };
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with("pidstat") && name.ends_with(".txt") {
+                    files.push(e.path());
+                }
+            }
+        }
+        if let Ok(rd) = std::fs::read_dir(format!("{shared}/corpus")) {
+            for d in rd.flatten() {
+                for e in std::fs::read_dir(d.path()).into_iter().flatten().flatten() {
+                    if e.file_name().to_string_lossy().contains("pidstat") && e.path().is_file() {
+                        files.push(e.path());
+                    }
+                }
+            }
+        }
+        assert!(files.len() >= 10, "{files:?}");
+        let mut fused_rows = 0usize;
+        for f in &files {
+            let data = std::fs::read(f).unwrap();
+            let (a, b) = (parse_impl(&data, true), parse_impl(&data, false));
+            assert_eq!(a.value.rows, b.value.rows, "{}", f.display());
+            assert_eq!(a.value.averages, b.value.averages, "{}", f.display());
+            assert_eq!(a.value.layout, b.value.layout, "{}", f.display());
+            assert_eq!(a.diagnostics, b.diagnostics, "{}", f.display());
+            assert_eq!(a.skipped_lines, b.skipped_lines, "{}", f.display());
+            fused_rows += a.value.rows.len();
+        }
+        assert!(fused_rows > 10_000);
+    }
 
     fn tod(h: u32, m: u32, s: u32) -> Option<Stamp> {
         Some(Stamp::TimeOfDay(NaiveTime::from_hms_opt(h, m, s).unwrap()))

@@ -141,6 +141,18 @@ pub(crate) fn parse_u64_bytes(b: &[u8]) -> Option<u64> {
     if b.is_empty() || b.len() > 20 {
         return None;
     }
+    if b.len() <= 19 {
+        // 19 digits always fit: no overflow checks.
+        let mut v: u64 = 0;
+        for &c in b {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            v = v * 10 + u64::from(d);
+        }
+        return Some(v);
+    }
     let mut v: u64 = 0;
     for &c in b {
         if !c.is_ascii_digit() {
@@ -194,6 +206,11 @@ pub(crate) fn value_with_unit(rest: &[u8]) -> Result<u64, DiagKind> {
     }
     let start = i;
     let mut v: u64 = 0;
+    // Up to 19 digits always fit in a u64: no overflow checks on the usual values.
+    while i < rest.len() && i - start < 19 && rest[i].is_ascii_digit() {
+        v = v * 10 + u64::from(rest[i] - b'0');
+        i += 1;
+    }
     while i < rest.len() && rest[i].is_ascii_digit() {
         v = v
             .checked_mul(10)
@@ -250,6 +267,17 @@ pub(crate) fn parse_series(input: &[u8], kind: SeriesKind, line_parser: LinePars
             }
             if block.cut_line == Some(line.no) {
                 diags.skip(line.no, DiagKind::Truncated, line.text());
+                continue;
+            }
+            // The usual line repeats the previous snapshot's key at the same position
+            // (`Dirty:   22228 kB`): compare it and read only the value.
+            if kind == SeriesKind::Meminfo
+                && let Some((pk, _)) = prev.get(snap.values.len())
+                && let Some(rest) = line.bytes.strip_prefix(pk.as_bytes())
+                && let Some(rest) = rest.strip_prefix(b":")
+                && let Ok(v) = value_with_unit(rest)
+            {
+                snap.values.push((pk.clone(), v));
                 continue;
             }
             match line_parser(line.bytes) {

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Side-by-side throughput of iosift's parsers and alternatives on the same large files.
+#
+# Usage: bench/compare.sh [DIR] [RUNS]
+#   DIR   inputs made by bench/generate.sh (default /var/tmp/iosift-bench; generated if missing)
+#   RUNS  hyperfine runs per command (default 5)
+#
+# For every input it times whole processes with hyperfine (same file, same run, interleaved
+# by benchmark) and prints the median wall-clock time, the mean CPU time (user + sys), and
+# MB/s (10^6 bytes) for both, plus each command's ratio to iosift:
+#   iosift    parsers/examples/parse.rs in release (reads the file, parses it, prints counts;
+#             the process frees what it built before exiting, which is counted)
+#   python    bench/py_iostat.py / bench/py_pidstat.py (simple split-based parsers)
+#   inferno   inferno-collapse-perf --nthreads 1 (and default threads) for perf script
+#   wc -l     the floor: reading the bytes and counting lines
+# The machine may be shared: CPU-time figures are steadier than wall-clock ones.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+dir=${1:-/var/tmp/iosift-bench}
+runs=${2:-5}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+
+command -v hyperfine >/dev/null || { echo "hyperfine is needed (apt-get install -y hyperfine)" >&2; exit 1; }
+inferno=$(command -v inferno-collapse-perf || true)
+[ -z "$inferno" ] && [ -x /tmp/inferno_root/bin/inferno-collapse-perf ] && inferno=/tmp/inferno_root/bin/inferno-collapse-perf
+[ -z "$inferno" ] && echo "note: inferno-collapse-perf not found (cargo install inferno); perf rows skip it" >&2
+
+[ -f "$dir/iostat-x-t.txt" ] || "$here/generate.sh" "$dir"
+(cd "$root" && cargo build --release -q -p iosift-parsers --example parse)
+parse="$CARGO_TARGET_DIR/release/examples/parse"
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# bench NAME FILE  CMD...   (each CMD is "label=command")
+bench() {
+    local name=$1 file=$2
+    shift 2
+    local args=() labels=()
+    for c in "$@"; do
+        labels+=("${c%%=*}")
+        args+=(--command-name "${c%%=*}" "${c#*=}")
+    done
+    hyperfine -N --warmup 1 --runs "$runs" --export-json "$out/$name.json" "${args[@]}" >/dev/null 2>&1 ||
+        hyperfine --warmup 1 --runs "$runs" --export-json "$out/$name.json" "${args[@]}" >/dev/null
+    python3 - "$out/$name.json" "$name" "$(stat -c %s "$file")" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); name = sys.argv[2]; size = int(sys.argv[3])
+rows = []
+for r in j["results"]:
+    cpu = r["user"] + r["system"]
+    rows.append((r["command"], r["median"], cpu))
+base = next((x for x in rows if x[0].startswith("iosift")), rows[0])
+print(f"\n## {name}  ({size / 1e6:.0f} MB)")
+print(f"{'command':28} {'wall s':>8} {'MB/s':>8} {'CPU s':>8} {'MB/CPU-s':>9} {'iosift is':>12}")
+for c, w, cpu in rows:
+    ratio = cpu / base[2] if base[2] else float('nan')
+    print(f"{c:28} {w:8.3f} {size / 1e6 / w:8.1f} {cpu:8.3f} {size / 1e6 / cpu:9.1f} {ratio:11.2f}x")
+PY
+}
+
+echo "# iosift compare  $(date -u +%FT%TZ)  $(nproc) CPUs  load: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench iostat "$dir/iostat-x-t.txt" \
+    "iosift iostat=$parse iostat $dir/iostat-x-t.txt" \
+    "python py_iostat.py=python3 $here/py_iostat.py $dir/iostat-x-t.txt" \
+    "wc -l=wc -l $dir/iostat-x-t.txt"
+bench pidstat "$dir/pidstat-d-t-h.txt" \
+    "iosift pidstat=$parse pidstat $dir/pidstat-d-t-h.txt" \
+    "python py_pidstat.py=python3 $here/py_pidstat.py $dir/pidstat-d-t-h.txt" \
+    "wc -l=wc -l $dir/pidstat-d-t-h.txt"
+bench meminfo "$dir/meminfo.ts" \
+    "iosift proc_meminfo=$parse proc_meminfo $dir/meminfo.ts" \
+    "wc -l=wc -l $dir/meminfo.ts"
+bench procvmstat "$dir/procvmstat.ts" \
+    "iosift proc_vmstat=$parse proc_vmstat $dir/procvmstat.ts" \
+    "wc -l=wc -l $dir/procvmstat.ts"
+bench diskstats "$dir/diskstats.ts" \
+    "iosift proc_diskstats=$parse proc_diskstats $dir/diskstats.ts" \
+    "wc -l=wc -l $dir/diskstats.ts"
+# `--stream` reads 1 MiB chunks like inferno does; the second row reads the file whole first.
+perf_cmds=("iosift perf_script --stream=$parse --stream --collapsed perf_script $dir/perf-workload.script")
+perf_cmds+=("iosift perf_script (whole)=$parse --collapsed perf_script $dir/perf-workload.script")
+if [ -n "$inferno" ]; then
+    perf_cmds+=("inferno 1 thread=$inferno --nthreads 1 $dir/perf-workload.script")
+    perf_cmds+=("inferno default threads=$inferno $dir/perf-workload.script")
+fi
+perf_cmds+=("wc -l=wc -l $dir/perf-workload.script")
+bench perf_script "$dir/perf-workload.script" "${perf_cmds[@]}"
+bench mysqlbinlog "$dir/binlog-decoded.txt" \
+    "iosift mysqlbinlog=$parse mysqlbinlog $dir/binlog-decoded.txt" \
+    "wc -l=wc -l $dir/binlog-decoded.txt"
+
+echo
+echo "# in-process parse only (file already in memory), 5 parses: mb_s = median, best_mb_s = fastest,"
+echo "# in MB per CPU-second of the parsing thread:"
+for spec in iostat:iostat-x-t.txt pidstat:pidstat-d-t-h.txt proc_meminfo:meminfo.ts \
+    proc_vmstat:procvmstat.ts proc_diskstats:diskstats.ts perf_script:perf-workload.script \
+    mysqlbinlog:binlog-decoded.txt; do
+    "$parse" --repeat 5 "${spec%%:*}" "$dir/${spec#*:}"
+done

@@ -53,10 +53,10 @@ for r in j["results"]:
     rows.append((r["command"], r["median"], cpu))
 base = next((x for x in rows if x[0].startswith("iosift")), rows[0])
 print(f"\n## {name}  ({size / 1e6:.0f} MB)")
-print(f"{'command':28} {'wall s':>8} {'MB/s':>8} {'CPU s':>8} {'MB/CPU-s':>9} {'iosift is':>12}")
+print(f"{'command':28} {'wall s':>8} {'MB/s':>8} {'CPU s':>8} {'MB/CPU-s':>9} {'CPU / iosift':>13}")
 for c, w, cpu in rows:
     ratio = cpu / base[2] if base[2] else float('nan')
-    print(f"{c:28} {w:8.3f} {size / 1e6 / w:8.1f} {cpu:8.3f} {size / 1e6 / cpu:9.1f} {ratio:11.2f}x")
+    print(f"{c:28} {w:8.3f} {size / 1e6 / w:8.1f} {cpu:8.3f} {size / 1e6 / cpu:9.1f} {ratio:12.2f}x")
 PY
 }
 

@@ -874,7 +874,7 @@ impl Collector {
                 k.push_str(c.buf.get(s..e).unwrap_or(""));
             }
             match self.stacks.get_mut(k.as_str()) {
-                Some(n) => *n += c.weight,
+                Some(n) => *n = n.saturating_add(c.weight),
                 None => {
                     self.stacks.insert(k.clone(), c.weight);
                 }

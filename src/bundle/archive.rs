@@ -127,7 +127,8 @@ impl<'l> Accumulator<'l> {
                     self.limits.max_total_bytes
                 )));
             }
-            let mut buf = Vec::with_capacity(size as usize);
+            // The header's size is untrusted: never reserve more than the archive holds.
+            let mut buf = Vec::with_capacity(size.min(data.len() as u64) as usize);
             if let Err(e) = entry.read_to_end(&mut buf) {
                 self.problem(&label, format!("cut short: {e}; the part read is analyzed"));
             }

@@ -140,7 +140,7 @@ pub fn sanitize_file_name(raw: &str) -> String {
 /// The pt-stalk sample prefix of a file (`2026_11_29_19_37_19` of
 /// `2026_11_29_19_37_19-meminfo`).
 pub fn pt_stalk_prefix_of(f: &InputFile) -> Option<String> {
-    let d = crate::clock::pt_stalk_prefix(f.base_name())?;
+    let d = iosift_parsers::common::ts::pt_stalk_prefix(f.base_name())?;
     Some(d.format("%Y_%m_%d_%H_%M_%S").to_string())
 }
 

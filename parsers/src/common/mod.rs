@@ -142,22 +142,45 @@ pub struct Diags {
     pub list: Vec<Diagnostic>,
     /// Lines skipped so far.
     pub skipped: usize,
+    /// Diagnostics not kept (past [`Diags::MAX_KEPT`]).
+    pub dropped: usize,
 }
 
 impl Diags {
+    /// Diagnostics kept per file: past this, lines are still counted as skipped,
+    /// and one closing diagnostic says how many more there were (memory stays
+    /// bounded on a file of millions of bad lines).
+    pub const MAX_KEPT: usize = 10_000;
+
+    fn push(&mut self, d: Diagnostic) {
+        if self.list.len() < Self::MAX_KEPT {
+            self.list.push(d);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
     /// Records a skipped line with its diagnostic.
     pub fn skip(&mut self, line: usize, kind: DiagKind, text: impl AsRef<str>) {
         self.skipped += 1;
-        self.list.push(Diagnostic::new(line, kind, text));
+        self.push(Diagnostic::new(line, kind, text));
     }
 
     /// Records a diagnostic about a line that was still (partly) used.
     pub fn note(&mut self, line: usize, kind: DiagKind, text: impl AsRef<str>) {
-        self.list.push(Diagnostic::new(line, kind, text));
+        self.push(Diagnostic::new(line, kind, text));
     }
 
     /// Finishes a parse.
-    pub fn finish<R>(self, value: R, lines: usize) -> Parsed<R> {
+    pub fn finish<R>(mut self, value: R, lines: usize) -> Parsed<R> {
+        if self.dropped > 0 {
+            let last = self.list.last().map_or(lines, |d| d.line);
+            self.list.push(Diagnostic::new(
+                last,
+                DiagKind::Malformed,
+                format!("{} more diagnostics not listed (the first {} are)", self.dropped, Self::MAX_KEPT),
+            ));
+        }
         Parsed { value, diagnostics: self.list, lines, skipped_lines: self.skipped }
     }
 }
@@ -192,4 +215,21 @@ pub trait Format {
     fn sniff(head: &[u8]) -> Sniff;
     /// Parses a whole (decompressed) file. Never panics; bad lines become diagnostics.
     fn parse(input: &[u8]) -> Parsed<Self::Output>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagnostics_are_capped_but_lines_counted() {
+        let mut d = Diags::default();
+        for i in 0..Diags::MAX_KEPT + 5 {
+            d.skip(i + 1, DiagKind::Malformed, "x");
+        }
+        let p = d.finish((), Diags::MAX_KEPT + 5);
+        assert_eq!(p.skipped_lines, Diags::MAX_KEPT + 5);
+        assert_eq!(p.diagnostics.len(), Diags::MAX_KEPT + 1);
+        assert!(p.diagnostics.last().unwrap().text.starts_with("5 more diagnostics"));
+    }
 }

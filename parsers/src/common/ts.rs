@@ -34,6 +34,19 @@ impl TsLine {
     }
 }
 
+/// The local start time encoded in a pt-stalk file name prefix
+/// (`2026_11_29_19_37_19-iostat`); the prefix may follow a label
+/// (`host1__2026_11_29_19_37_19-iostat`).
+pub fn pt_stalk_prefix(base_name: &str) -> Option<NaiveDateTime> {
+    let b = base_name.as_bytes();
+    (0..b.len().saturating_sub(19)).find_map(|i| {
+        if b[i + 19] != b'-' || (i > 0 && b[i - 1].is_ascii_digit()) || !base_name.is_char_boundary(i) {
+            return None;
+        }
+        NaiveDateTime::parse_from_str(base_name.get(i..i + 19)?, "%Y_%m_%d_%H_%M_%S").ok()
+    })
+}
+
 /// Parses a `TS` line; `None` when the line is not one.
 ///
 /// `TS 1795981039.666693755 2026-11-29 19:37:19`, `TS 1795981039`, `TS 1795981039.666693755`

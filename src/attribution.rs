@@ -86,13 +86,97 @@ pub fn category_of_comm(comm: &str) -> &'static str {
 
 /// Category of a thread: the thread map (performance_schema) wins over its name.
 pub fn category(tid: Option<u32>, comm: &str, map: &std::collections::BTreeMap<u32, String>) -> &'static str {
-    if let Some(name) = tid.and_then(|t| map.get(&t)) {
-        let c = category_of_ps_name(name);
-        if c != "other" {
-            return c;
+    Taxonomy::default().category(tid, comm, map)
+}
+
+/// User overrides of the built-in taxonomy, read from a TOML file (`--taxonomy`):
+///
+/// ```toml
+/// [comm]                      # thread/process names as pidstat prints them (prefix match)
+/// "gcache-w" = "replication_applier"
+/// [ps_name]                   # performance_schema thread names (prefix match)
+/// "thread/sql/slave_worker" = "replication_applier"
+/// ```
+///
+/// Overrides win over the built-in table; the longest matching prefix wins.
+#[derive(Debug, Clone, Default)]
+pub struct Taxonomy {
+    comm: Vec<(String, &'static str)>,
+    ps_name: Vec<(String, &'static str)>,
+}
+
+/// Why a taxonomy file was refused.
+#[derive(Debug)]
+pub enum TaxonomyError {
+    /// Not valid TOML of the expected shape.
+    Syntax(String),
+    /// A category that is not one of [`CATEGORIES`].
+    UnknownCategory(String),
+}
+
+impl std::fmt::Display for TaxonomyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TaxonomyError::Syntax(m) => write!(f, "taxonomy file: {m}"),
+            TaxonomyError::UnknownCategory(c) => {
+                write!(f, "taxonomy file: unknown category {c:?} (one of {})", CATEGORIES.join(", "))
+            }
         }
     }
-    category_of_comm(comm)
+}
+
+impl std::error::Error for TaxonomyError {}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaxonomyFile {
+    #[serde(default)]
+    comm: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    ps_name: std::collections::BTreeMap<String, String>,
+}
+
+impl Taxonomy {
+    /// Reads overrides from TOML text.
+    pub fn from_toml(text: &str) -> Result<Taxonomy, TaxonomyError> {
+        let f: TaxonomyFile = toml::from_str(text).map_err(|e| TaxonomyError::Syntax(e.to_string()))?;
+        let conv = |m: std::collections::BTreeMap<String, String>| -> Result<Vec<(String, &'static str)>, TaxonomyError> {
+            let mut v = Vec::new();
+            for (k, c) in m {
+                let cat = CATEGORIES.iter().find(|x| **x == c).ok_or(TaxonomyError::UnknownCategory(c))?;
+                v.push((k, *cat));
+            }
+            v.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
+            Ok(v)
+        };
+        Ok(Taxonomy { comm: conv(f.comm)?, ps_name: conv(f.ps_name)? })
+    }
+
+    /// Category of a thread: overrides, then the thread map, then the name.
+    pub fn category(
+        &self,
+        tid: Option<u32>,
+        comm: &str,
+        map: &std::collections::BTreeMap<u32, String>,
+    ) -> &'static str {
+        let hit = |rules: &[(String, &'static str)], name: &str| {
+            rules.iter().find(|(p, _)| name.starts_with(p.as_str())).map(|r| r.1)
+        };
+        let ps = tid.and_then(|t| map.get(&t));
+        if let Some(c) = ps.and_then(|n| hit(&self.ps_name, n)) {
+            return c;
+        }
+        if let Some(c) = hit(&self.comm, comm.trim()) {
+            return c;
+        }
+        if let Some(name) = ps {
+            let c = category_of_ps_name(name);
+            if c != "other" {
+                return c;
+            }
+        }
+        category_of_comm(comm)
+    }
 }
 
 #[cfg(test)]
@@ -109,5 +193,23 @@ mod tests {
         m.insert(19879, "thread/sql/one_connection".to_string());
         assert_eq!(category(Some(19879), "mariadbd", &m), "connection");
         assert_eq!(category_of_ps_name("thread/innodb/page_cleaner_thread"), "engine_page_cleaner");
+    }
+
+    #[test]
+    fn toml_overrides_win() {
+        let t = Taxonomy::from_toml(
+            "[comm]\n\"gcache-w\" = \"replication_applier\"\n[ps_name]\n\"thread/sql/one\" = \"other\"\n",
+        )
+        .unwrap();
+        let mut m = std::collections::BTreeMap::new();
+        m.insert(7, "thread/sql/one_connection".to_string());
+        assert_eq!(t.category(Some(1), "gcache-w0", &m), "replication_applier");
+        assert_eq!(t.category(Some(7), "mariadbd", &m), "other");
+        assert_eq!(t.category(Some(2), "kworker/u8:3+flush-254:0", &m), "writeback");
+        assert!(matches!(
+            Taxonomy::from_toml("[comm]\nx = \"nope\""),
+            Err(TaxonomyError::UnknownCategory(_))
+        ));
+        assert!(matches!(Taxonomy::from_toml("[other]\n"), Err(TaxonomyError::Syntax(_))));
     }
 }

@@ -119,6 +119,9 @@ struct TimeArgs {
     /// Analyze up to this time (RFC 3339, or epoch seconds).
     #[arg(long)]
     to: Option<String>,
+    /// TOML file overriding the write-source categories ([comm] and [ps_name] prefix -> category).
+    #[arg(long)]
+    taxonomy: Option<PathBuf>,
 }
 
 impl TimeArgs {
@@ -127,10 +130,18 @@ impl TimeArgs {
             Some(t) => Some((iosift::clock::parse_tz(t).map_err(anyhow::Error::msg)?, t.clone())),
             None => None,
         };
+        let taxonomy = match &self.taxonomy {
+            Some(p) => iosift::attribution::Taxonomy::from_toml(
+                &std::fs::read_to_string(p)
+                    .map_err(|e| anyhow::anyhow!("--taxonomy {}: {e}", p.display()))?,
+            )?,
+            None => Default::default(),
+        };
         Ok(iosift::pipeline::Options {
             tz,
             from: parse_time(self.from.as_deref())?,
             to: parse_time(self.to.as_deref())?,
+            taxonomy,
         })
     }
 }

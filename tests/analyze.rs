@@ -333,3 +333,16 @@ fn samples_match_their_truth_json() {
     }
     assert!(checked >= 20, "{checked} expectations checked");
 }
+
+#[test]
+fn taxonomy_file_overrides_categories() {
+    let tax =
+        iosift::attribution::Taxonomy::from_toml("[comm]\n\"mstore-\" = \"replication_applier\"\n").unwrap();
+    let b = load(&[sample("mmap_large_folio")], &Limits::default()).unwrap();
+    let r = analyze(&b, &Options { taxonomy: tax, ..Options::default() });
+    let ws = r.write_sources.iter().find(|w| w.category == "replication_applier").expect("category present");
+    assert!(ws.top_threads.iter().any(|t| t.0.starts_with("mstore-")), "{:?}", ws.top_threads);
+    assert!(ws.total_bytes > 1e9, "{}", ws.total_bytes);
+    let plain = run(sample("mmap_large_folio"));
+    assert!(plain.write_sources.iter().all(|w| w.category != "replication_applier" || w.total_bytes < 1e9));
+}

@@ -40,6 +40,8 @@ pub struct Context {
     pub mappings: Vec<Sourced<Mapping>>,
     /// `FilePmdMapped` from /proc/meminfo (max seen, kB).
     pub meminfo_file_pmd_mapped_kb: Option<Sourced<u64>>,
+    /// Write-source categories (built in, with the user's overrides).
+    pub taxonomy: crate::attribution::Taxonomy,
 }
 
 impl Context {

@@ -3,7 +3,7 @@
 //! [`Sink`]; the first pass only measures time ranges, the second fills.
 
 use super::{Context, FileClock, ParsedFile};
-use crate::attribution;
+
 use crate::clock::{self, Anchoring, DayRoller, Zone};
 use crate::table::Timeline;
 use iosift_parsers::{Data, Stamp};
@@ -489,7 +489,7 @@ impl<'a> Filler<'a> {
                     let Some(kb) = row.kb_wr_s.filter(|v| *v >= 0.0) else { continue };
                     sink.at(row.line);
                     let tid = row.tid.or(row.tgid);
-                    let cat = attribution::category(tid, &row.command, &self.ctx.thread_map);
+                    let cat = self.ctx.taxonomy.category(tid, &row.command, &self.ctx.thread_map);
                     sink.rate(&format!("cat.{cat}.w_bytes_s"), "B/s", end, dt, kb * 1024.0);
                     if let Some(t) = tid
                         && kb > 0.0

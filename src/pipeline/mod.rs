@@ -131,6 +131,8 @@ pub struct Options {
     pub from: Option<f64>,
     /// `--to` (epoch seconds).
     pub to: Option<f64>,
+    /// `--taxonomy`: overrides of the write-source categories.
+    pub taxonomy: crate::attribution::Taxonomy,
 }
 
 /// How one file's times were anchored.
@@ -176,7 +178,8 @@ pub struct Pipeline {
 /// Runs parsing, clock and timeline for a bundle.
 pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     let files: Vec<ParsedFile> = bundle.files.par_iter().map(parse_file).collect();
-    let ctx = Context::gather(&files);
+    let mut ctx = Context::gather(&files);
+    ctx.taxonomy = opts.taxonomy.clone();
     let mut ev = ZoneEvidence { cli: opts.tz.clone(), ..Default::default() };
     context::zone_evidence(&files, &mut ev);
     let zone = ev.decide();

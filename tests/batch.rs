@@ -40,10 +40,22 @@ fn batch_over_shared_bundles_is_deterministic() {
     let broken = rows.iter().find(|r| r.dir_name == "broken").unwrap();
     assert!(broken.error.is_some() || broken.findings == 0, "{broken:?}");
     let out2 = tmp.path().join("out2");
-    iosift::batch::run(&[src], &out2, 1, &Options::default(), &Limits::default()).unwrap();
+    iosift::batch::run(std::slice::from_ref(&src), &out2, 1, &Options::default(), &Limits::default())
+        .unwrap();
     let a = std::fs::read(out1.join("summary.json")).unwrap();
     let b = std::fs::read(out2.join("summary.json")).unwrap();
     assert_eq!(a, b, "summary.json differs between runs");
+    // Snapshot of the overview (paths made relative to the input folder):
+    // UPDATE_SNAPSHOTS=1 cargo test --test batch rewrites it after a reviewed change.
+    let text = String::from_utf8(a.clone()).unwrap().replace(&format!("{}/", src.display()), "");
+    let snap =
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots/batch_summary.json"));
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(snap.parent().unwrap()).unwrap();
+        std::fs::write(snap, &text).unwrap();
+    }
+    let want = std::fs::read_to_string(snap).expect("snapshot exists (UPDATE_SNAPSHOTS=1 to create it)");
+    assert_eq!(text, want, "summary.json differs from tests/snapshots/batch_summary.json");
     let fa = std::fs::read(out1.join("s1/findings.json")).unwrap();
     let fb = std::fs::read(out2.join("s1/findings.json")).unwrap();
     assert_eq!(fa, fb, "findings.json differs between runs");

@@ -69,6 +69,19 @@ pub struct Mount {
 impl Mount {
     /// True when an option is set: `has_option("noatime")`, or by key for
     /// `key=value` options (`has_option("stripe")` for `stripe=0`).
+    /// An entry for `/proc/fs/ext4/<dev>/options` (effective options, no mount point).
+    fn ext4_options(line: usize, dev: &str) -> Mount {
+        Mount {
+            line,
+            source: dev.to_string(),
+            target: String::new(),
+            fstype: "ext4".to_string(),
+            options: Vec::new(),
+            origin: Origin::Ext4Options,
+            extra: Vec::new(),
+        }
+    }
+
     pub fn has_option(&self, name: &str) -> bool {
         self.options.iter().any(|o| o == name || o.split_once('=').is_some_and(|(k, _)| k == name))
     }
@@ -452,15 +465,7 @@ impl Format for Fmt {
             let t = text.trim_end();
             // ext4: `== /proc/fs/ext4/vda/options` then one option per line.
             if let Some(dev) = ext4_header(t) {
-                out.entries.push(Mount {
-                    line: l.no,
-                    source: dev.to_string(),
-                    target: String::new(),
-                    fstype: "ext4".to_string(),
-                    options: Vec::new(),
-                    origin: Origin::Ext4Options,
-                    extra: Vec::new(),
-                });
+                out.entries.push(Mount::ext4_options(l.no, dev));
                 state = State::Ext4(out.entries.len() - 1);
                 continue;
             }
@@ -472,15 +477,7 @@ impl Format for Fmt {
                 let idx = match out.entries.last() {
                     Some(m) if m.origin == Origin::Ext4Options && m.source == dev => out.entries.len() - 1,
                     _ => {
-                        out.entries.push(Mount {
-                            line: l.no,
-                            source: dev.to_string(),
-                            target: String::new(),
-                            fstype: "ext4".to_string(),
-                            options: Vec::new(),
-                            origin: Origin::Ext4Options,
-                            extra: Vec::new(),
-                        });
+                        out.entries.push(Mount::ext4_options(l.no, dev));
                         out.entries.len() - 1
                     }
                 };

@@ -1,6 +1,8 @@
 //! End-to-end: the analysis of the real bundles in `../shared/bundles` and
 //! of the captures in `samples/` reaches the conclusions of their ground truth.
 
+mod common;
+
 use iosift::analyze::analyze;
 use iosift::bundle::{Limits, load};
 use iosift::model::Report;
@@ -8,11 +10,11 @@ use iosift::pipeline::Options;
 use std::path::PathBuf;
 
 fn shared(p: &str) -> Option<PathBuf> {
-    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bundles")).join(p);
+    let d = common::support::path("bundles").join(p);
     if d.is_dir() {
         Some(d)
     } else {
-        eprintln!("{} not found: skipping (CI and developers have ../shared)", d.display());
+        common::support::skip(&format!("{} not found", d.display()));
         None
     }
 }
@@ -193,10 +195,10 @@ fn every_rule_is_reported_once() {
 
 #[test]
 fn pt_stalk_folder_zone_and_prefix_anchoring() {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/pt-stalk"));
-    if !dir.is_dir() {
+    if !common::support::has("corpus/pt-stalk") {
         return;
     }
+    let dir = common::support::path("corpus/pt-stalk");
     let tmp = tempfile::tempdir().unwrap();
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();

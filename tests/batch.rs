@@ -1,6 +1,8 @@
 //! `iosift batch` over the shared bundles (overview rows, determinism) and a
 //! bundle with planted hostile files that still yields the good files' findings.
 
+mod common;
+
 use iosift::bundle::{Limits, load};
 use iosift::pipeline::Options;
 use std::path::{Path, PathBuf};
@@ -17,9 +19,9 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn batch_over_shared_bundles_is_deterministic() {
-    let bundles = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bundles"));
+    let bundles = common::support::path("bundles");
     if !bundles.is_dir() {
-        eprintln!("../shared/bundles not found: skipping");
+        common::support::skip(&format!("{} not found", bundles.display()));
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -6,7 +6,7 @@ mod common;
 
 use iosift::bundle::{Limits, load};
 use iosift::pipeline::Options;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 fn render(dir: &Path, out: &Path) {
@@ -48,12 +48,12 @@ fn check_in_chromium(chromium: &Path, out: &Path, tmp: &Path) -> String {
 #[test]
 fn every_shared_bundle_report_renders() {
     let Some(chromium) = common::on_path("chromium") else {
-        println!("chromium not found: skipping (CI installs Debian's chromium)");
+        common::support::skip("chromium not found (CI installs Debian's chromium)");
         return;
     };
-    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bundles"));
+    let root = common::support::path("bundles");
     if !root.is_dir() {
-        println!("../shared/bundles not found: skipping");
+        common::support::skip(&format!("{} not found", root.display()));
         return;
     }
     for name in ["s1_mmap_writeback", "s2a_mariadb_durable", "s3_buffered_dd", "s4_locale_variants"] {
@@ -68,7 +68,7 @@ fn every_shared_bundle_report_renders() {
 #[test]
 fn planted_hostile_thread_name_is_text() {
     let Some(chromium) = common::on_path("chromium") else {
-        println!("chromium not found: skipping (CI installs Debian's chromium)");
+        common::support::skip("chromium not found (CI installs Debian's chromium)");
         return;
     };
     let tmp = tempfile::tempdir().unwrap();

@@ -7,6 +7,8 @@
 //! passes (CI installs sysstat and runs as root). No perf (`-P`/`-T` off)
 //! and no MySQL (`-M` off): those parts need a profiler and a server.
 
+mod common;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,7 +42,7 @@ fn is_root() -> bool {
 #[test]
 fn collect_sh_is_posix_sh_and_shellcheck_clean() {
     if !have("sh") {
-        eprintln!("skipping: no sh");
+        common::support::skip("no sh");
         return;
     }
     let o = Command::new("sh").arg("-n").arg(SCRIPT).output().expect("sh runs");
@@ -76,11 +78,14 @@ fn a_short_real_capture_is_fully_recognised() {
     let missing: Vec<&str> =
         ["sh", "iostat", "pidstat", "tar", "date"].into_iter().filter(|t| !have(t)).collect();
     if !missing.is_empty() {
-        eprintln!("skipping the collector run: {} not installed (package sysstat)", missing.join(", "));
+        common::support::skip(&format!(
+            "the collector run: {} not installed (package sysstat)",
+            missing.join(", ")
+        ));
         return;
     }
     if !is_root() {
-        eprintln!("skipping the collector run: not root");
+        common::support::skip("the collector run: not root");
         return;
     }
     let tmp = tempfile::tempdir().expect("temp dir");

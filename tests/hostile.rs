@@ -9,6 +9,8 @@
 //! the limit and the flag raising it; the rest of the bundle is analyzed;
 //! nothing panics and nothing is written anywhere.
 
+mod common;
+
 use iosift::analyze::analyze;
 use iosift::bundle::{Bundle, BundleError, Limits, load};
 use iosift::model::{InputInfo, Report};
@@ -16,15 +18,13 @@ use iosift::pipeline::Options;
 use std::io::Write;
 use std::path::Path;
 
-const S1: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bundles/s1_mmap_writeback");
-
 /// A real file of the s1 bundle, or `None` (with a note) when ../shared is missing.
 fn s1(name: &str) -> Option<Vec<u8>> {
-    let p = Path::new(S1).join(name);
+    let p = common::support::path("bundles/s1_mmap_writeback").join(name);
     match std::fs::read(&p) {
         Ok(b) => Some(b),
         Err(_) => {
-            eprintln!("{} not found: skipping (CI and developers have ../shared)", p.display());
+            common::support::skip(&format!("{} not found", p.display()));
             None
         }
     }

@@ -1,6 +1,10 @@
 //! Context formats (uname, mounts, sysctl, sysfs, sections) on real files:
 //! the shared corpus, the capture bundles and fixtures made on this VM.
 
+#[macro_use]
+#[path = "support/shared.rs"]
+mod support;
+
 use iosift_parsers::common::decode::maybe_gunzip;
 use iosift_parsers::mounts::{Mounts, Origin};
 use iosift_parsers::sections::Sections;
@@ -9,7 +13,6 @@ use iosift_parsers::sysfs::{Sysfs, active_choice};
 use iosift_parsers::uname::Uname;
 use iosift_parsers::{Data, DiagKind, Format, Parsed, Summary, detect};
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/context");
 
 /// The format ids this helper owns.
@@ -22,7 +25,7 @@ fn read(path: &str) -> Vec<u8> {
 }
 
 fn corpus(name: &str) -> Vec<u8> {
-    read(&format!("{SHARED}/corpus/context/{name}"))
+    read(&format!("{}/corpus/context/{name}", support::root().display()))
 }
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -82,11 +85,13 @@ fn sections(input: &[u8], what: &str) -> Parsed<Sections> {
 
 #[test]
 fn manifest_detection() {
-    let manifest = std::fs::read_to_string(format!("{SHARED}/corpus/MANIFEST.tsv")).unwrap();
+    need_shared!();
+    let manifest =
+        std::fs::read_to_string(format!("{}/corpus/MANIFEST.tsv", support::root().display())).unwrap();
     let mut checked = 0;
     for line in manifest.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
         let Some((file, expected)) = line.split_once('\t') else { continue };
-        let path = format!("{SHARED}/corpus/{file}");
+        let path = format!("{}/corpus/{file}", support::root().display());
         if std::path::Path::new(&path).is_dir() {
             continue;
         }
@@ -117,6 +122,7 @@ fn manifest_detection() {
 
 #[test]
 fn uname_corpus_and_fixtures() {
+    need_shared!();
     let u = uname(&corpus("generated__ctx_uname_a.txt"), "uname -a");
     assert_eq!(u.release, "6.18.44-fc-v669");
     assert_eq!(u.hostname.as_deref(), Some("vm"));
@@ -148,6 +154,7 @@ fn uname_corpus_and_fixtures() {
 
 #[test]
 fn mounts_corpus() {
+    need_shared!();
     let m = mounts(&corpus("jc__ubuntu-18.04_mount.txt"), "ubuntu mount");
     let root = m.by_target("/").unwrap();
     assert_eq!((root.source.as_str(), root.fstype.as_str()), ("/dev/sda2", "ext4"));
@@ -215,6 +222,7 @@ fn mounts_fixtures() {
 
 #[test]
 fn sysctl_corpus_and_fixtures() {
+    need_shared!();
     for f in [
         "generated__ctx_sysctl_vm_dirty.txt",
         "generated__ctx_sysctl_a_vm.txt",
@@ -260,6 +268,7 @@ fn sysctl_corpus_and_fixtures() {
 
 #[test]
 fn sysfs_corpus_and_fixtures() {
+    need_shared!();
     let p = sysfs(&corpus("generated__ctx_sysblock_grep.txt"), "grep");
     assert_clean(&p, "grep");
     assert_eq!(p.value.get("vda", "read_ahead_kb"), Some("8192"));
@@ -305,7 +314,7 @@ fn sysfs_corpus_and_fixtures() {
 
 fn bundle_system_info(bundle: &str) {
     let what = format!("{bundle}/system-info.txt");
-    let p = sections(&read(&format!("{SHARED}/bundles/{what}")), &what);
+    let p = sections(&read(&format!("{}/bundles/{what}", support::root().display())), &what);
     // Sections nobody parses are listed in the variant, not diagnosed; every parsed line is clean.
     assert!(p.diagnostics.is_empty(), "{what}: {:?}", p.diagnostics);
     assert!(p.value.variant().get("text_sections").is_some_and(|t| t.contains("lsblk")), "{what}");
@@ -364,6 +373,7 @@ fn bundle_system_info(bundle: &str) {
 
 #[test]
 fn system_info_sections() {
+    need_shared!();
     for b in ["s1_mmap_writeback", "s2a_mariadb_durable", "s3_buffered_dd", "s4_locale_variants"] {
         bundle_system_info(b);
     }
@@ -371,6 +381,7 @@ fn system_info_sections() {
 
 #[test]
 fn pt_summary_sections() {
+    need_shared!();
     let p = iosift_parsers::sections::Fmt::parse(&corpus("percona-toolkit__pt-summary_Linux_output_002.txt"));
     let s = &p.value;
     assert_eq!(s.sections.first().map(|x| x.line), Some(0), "preamble");
@@ -394,6 +405,7 @@ fn pt_summary_sections() {
 /// must not panic, and every diagnostic must point at a real line.
 #[test]
 fn every_parser_survives_the_corpus() {
+    need_shared!();
     use iosift_parsers::{
         mounts, mysql_threads, mysql_variables, mysqladmin_ext, sections, sysctl, sysfs, uname,
     };
@@ -404,7 +416,7 @@ fn every_parser_survives_the_corpus() {
         assert!(p.skipped_lines <= p.lines, "{} on {what}", F::ID);
     }
     let mut files = Vec::new();
-    let mut stack = vec![std::path::PathBuf::from(format!("{SHARED}/corpus"))];
+    let mut stack = vec![std::path::PathBuf::from(format!("{}/corpus", support::root().display()))];
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).unwrap().flatten() {
             let p = e.path();

@@ -2,13 +2,16 @@
 //! on real files: the shared corpus, the s1 bundle's `dool.csv` and the
 //! fixtures in `tests/fixtures/dstat/` (see its README for the commands).
 
+#[macro_use]
+#[path = "support/shared.rs"]
+mod support;
+
 use chrono::{NaiveDate, NaiveTime};
 use iosift_parsers::common::{DiagKind, Format, Parsed, Stamp, Summary};
 use iosift_parsers::detect;
 use iosift_parsers::dstat_csv::{self, Dstat, Unit};
 use iosift_parsers::dstat_text;
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
 const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/dstat");
 
 fn read(path: &str) -> Vec<u8> {
@@ -16,7 +19,7 @@ fn read(path: &str) -> Vec<u8> {
 }
 
 fn corpus(name: &str) -> Vec<u8> {
-    read(&format!("{SHARED}/corpus/dstat/{name}"))
+    read(&format!("{}/corpus/dstat/{name}", support::root().display()))
 }
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -43,15 +46,17 @@ fn hms(h: u32, m: u32, s: u32) -> NaiveTime {
 
 #[test]
 fn manifest_detection() {
-    let manifest = String::from_utf8(read(&format!("{SHARED}/corpus/MANIFEST.tsv"))).unwrap();
+    need_shared!();
+    let manifest =
+        String::from_utf8(read(&format!("{}/corpus/MANIFEST.tsv", support::root().display()))).unwrap();
     let mut checked = 0;
     for line in manifest.lines().filter(|l| !l.starts_with('#')) {
         let Some((file, expected)) = line.split_once('\t') else { continue };
-        let path = format!("{SHARED}/corpus/{file}");
+        let path = format!("{}/corpus/{file}", support::root().display());
         if !std::path::Path::new(&path).is_file() {
             continue; // directories (sysfs trees) are for other formats
         }
-        let bytes = read(&format!("{SHARED}/corpus/{file}"));
+        let bytes = read(&format!("{}/corpus/{file}", support::root().display()));
         let got = detect(&bytes).map(|d| d.format.id);
         let ours = |id: &str| id == "dstat_csv" || id == "dstat_text";
         if ours(expected) {
@@ -99,7 +104,8 @@ fn fixtures_detect() {
 
 #[test]
 fn s1_dool_csv() {
-    let p = csv(&read(&format!("{SHARED}/bundles/s1_mmap_writeback/dool.csv")));
+    need_shared!();
+    let p = csv(&read(&format!("{}/bundles/s1_mmap_writeback/dool.csv", support::root().display())));
     let d = &p.value;
     assert_eq!(d.runs.len(), 1);
     let r = &d.runs[0];
@@ -140,6 +146,7 @@ fn s1_dool_csv() {
 
 #[test]
 fn perfkit_dstat_072_csv() {
+    need_shared!();
     let p = csv(&corpus("PerfKitBenchmarker__dstat-result.csv"));
     let r = &p.value.runs[0];
     // The title says pcp-dstat 5.0.3; the body is dstat 0.7.2 style (bare nicks, `.0` floats).
@@ -165,6 +172,7 @@ fn perfkit_dstat_072_csv() {
 
 #[test]
 fn generated_dool_csv() {
+    need_shared!();
     let p = csv(&corpus("generated__dool_epoch_Dvda.csv"));
     let r = &p.value.runs[0];
     assert_eq!(r.meta.version.as_deref(), Some("1.3.4"));
@@ -183,6 +191,7 @@ fn generated_dool_csv() {
 
 #[test]
 fn debian_dstat_header_only_csv() {
+    need_shared!();
     for f in
         ["generated__dstat_tcmdngy.csv", "generated__dstat_epoch_Dvda.csv", "generated__dstat_noheaders.csv"]
     {
@@ -226,6 +235,7 @@ fn appended_runs_and_bits() {
 
 #[test]
 fn dstat_terminal_layouts() {
+    need_shared!();
     let p = text(&corpus("generated__dstat_tcdngy.txt"));
     let r = &p.value.runs[0];
     assert_eq!(r.rows.len(), 3);
@@ -262,6 +272,7 @@ fn dstat_terminal_layouts() {
 
 #[test]
 fn dool_terminal_layouts() {
+    need_shared!();
     let p = text(&corpus("generated__dool_tcdngy.txt"));
     let r = &p.value.runs[0];
     assert_eq!(r.meta.tool.as_deref(), Some("dool"));
@@ -325,6 +336,7 @@ fn exceptions_are_tool_messages() {
 
 #[test]
 fn pcp_dstat_samples_do_not_break() {
+    need_shared!();
     // QA harness output (not a real file layout): parsed as text, harness lines reported.
     let p = dstat_text::Fmt::parse(&corpus("pcp-qa__1187.out.txt"));
     let r = &p.value.runs[0];
@@ -335,6 +347,7 @@ fn pcp_dstat_samples_do_not_break() {
 
 #[test]
 fn cut_and_mangled_inputs_never_panic() {
+    need_shared!();
     let mut inputs = vec![
         corpus("generated__dool_tcdngy.txt"),
         corpus("generated__dstat_t_D.txt"),
@@ -344,7 +357,9 @@ fn cut_and_mangled_inputs_never_panic() {
         fixture("dool_append.csv"),
         fixture("dstat_diskutil_stderr.txt"),
     ];
-    inputs.push(read(&format!("{SHARED}/bundles/s1_mmap_writeback/dool.csv"))[..4000].to_vec());
+    inputs.push(
+        read(&format!("{}/bundles/s1_mmap_writeback/dool.csv", support::root().display()))[..4000].to_vec(),
+    );
     for b in &inputs {
         for cut in (0..b.len()).step_by(5) {
             let part = &b[..cut];

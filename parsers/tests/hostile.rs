@@ -12,9 +12,6 @@ use iosift_parsers::common::decode::{DecodeError, maybe_gunzip};
 use iosift_parsers::iostat::{self, Iostat};
 use iosift_parsers::{DiagKind, FORMATS, Format, detect};
 use std::io::Write;
-use std::path::Path;
-
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
 
 /// Deterministic pseudo-random bytes (xorshift), no dependency needed.
 fn noise(n: usize, mut seed: u64) -> Vec<u8> {
@@ -44,11 +41,11 @@ fn every_parser(input: &[u8]) -> Vec<(&'static str, usize, usize, usize)> {
         .collect()
 }
 
-/// The first `n` reports of the s1 bundle's `iostat -x -t` (a real capture), or a
-/// copy of its first report when ../shared is missing.
+/// The first `n` reports of `samples/mmap_large_folio`'s `iostat -x -t` (a real capture
+/// made on this project's VM, in the repository).
 fn iostat_reports(n: usize) -> String {
-    let p = Path::new(SHARED).join("bundles/s1_mmap_writeback/iostat-x-t.txt");
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|_| FIRST_REPORT.to_string());
+    let p = concat!(env!("CARGO_MANIFEST_DIR"), "/../samples/mmap_large_folio/capture/iostat-x-t.txt");
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{p}: {e}"));
     let mut out = String::new();
     let mut seen = 0;
     for block in text.split_inclusive("\n\n\n") {
@@ -63,19 +60,6 @@ fn iostat_reports(n: usize) -> String {
     out
 }
 
-/// The banner and first report of s1's `iostat -x -t` (sysstat 12.7, C locale).
-const FIRST_REPORT: &str = "Linux 6.18.44-fc-v669 (vm) \t11/29/26 \t_x86_64_\t(2 CPU)
-
-11/29/26 19:37:19
-avg-cpu:  %user   %nice %system %iowait  %steal   %idle
-          61.51    0.00    9.68    0.50    0.07   28.23
-
-Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util
-vda            688.75  27025.48    10.54   1.51    0.26    39.24  617.88  44130.04    86.16  12.24    1.04    71.42   20.31  25029.39     0.06   0.30    0.41  1232.42  125.09    0.06    0.84   9.66
-
-
-";
-
 fn iostat(text: &[u8]) -> iosift_parsers::Parsed<Iostat> {
     iostat::Fmt::parse(text)
 }
@@ -84,8 +68,8 @@ fn vda_w_s(v: &Iostat) -> Vec<Option<f64>> {
     v.reports.iter().map(|r| r.devices.iter().find(|d| d.device == "vda").and_then(|d| d.m.w_s)).collect()
 }
 
-fn local(s: &str) -> Stamp {
-    Stamp::Local(chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap())
+fn zoned(s: &str) -> Stamp {
+    Stamp::Zoned(chrono::DateTime::parse_from_rfc3339(s).unwrap())
 }
 
 #[test]
@@ -116,7 +100,7 @@ fn nul_bytes_and_invalid_utf8_in_one_line_leave_the_other_reports_intact() {
     assert_eq!(clean.value.reports.len(), 3);
     assert!(clean.diagnostics.is_empty(), "{:?}", clean.diagnostics);
     let want = vda_w_s(&clean.value);
-    assert_eq!(want[0], Some(617.88));
+    assert_eq!(want[0], Some(29.0));
 
     // Report 2's vda row: NULs in the middle, then Latin-1 / invalid UTF-8 bytes.
     let lines: Vec<&str> = good.lines().collect();
@@ -228,12 +212,12 @@ fn overflowing_negative_and_nan_numbers_never_become_values() {
         ("NaN", None),
         ("inf", None),
         ("-inf", None),
-        ("-617.88", Some(-617.88)),
+        ("-29.00", Some(-29.0)),
     ] {
         let text: String = lines
             .iter()
             .enumerate()
-            .map(|(i, l)| if i == row { l.replacen("617.88", tok, 1) + "\n" } else { format!("{l}\n") })
+            .map(|(i, l)| if i == row { l.replacen("29.00", tok, 1) + "\n" } else { format!("{l}\n") })
             .collect();
         let p = iostat(text.as_bytes());
         assert_eq!(p.value.reports.len(), 2, "{tok}");
@@ -269,23 +253,23 @@ fn time_going_backwards_and_duplicate_stamps_are_kept_as_given() {
     // Swap the times of reports 1 and 3 (time going backwards), and stamp
     // report 2 like report 1 (a duplicate).
     let text = good
-        .replace("11/29/26 19:37:19", "TMP")
-        .replace("11/29/26 19:37:21", "11/29/26 19:37:19")
-        .replace("TMP", "11/29/26 19:37:21")
-        .replace("11/29/26 19:37:20", "11/29/26 19:37:21");
+        .replace("2026-11-29T21:05:22+0000", "TMP")
+        .replace("2026-11-29T21:05:24+0000", "2026-11-29T21:05:22+0000")
+        .replace("TMP", "2026-11-29T21:05:24+0000")
+        .replace("2026-11-29T21:05:23+0000", "2026-11-29T21:05:24+0000");
     let p = iostat(text.as_bytes());
     assert_eq!(p.value.reports.len(), 3);
     let stamps: Vec<_> = p.value.reports.iter().map(|r| r.stamp).collect();
     assert_eq!(
         stamps,
         vec![
-            Some(local("2026-11-29 19:37:21")),
-            Some(local("2026-11-29 19:37:21")),
-            Some(local("2026-11-29 19:37:19"))
+            Some(zoned("2026-11-29T21:05:24+00:00")),
+            Some(zoned("2026-11-29T21:05:24+00:00")),
+            Some(zoned("2026-11-29T21:05:22+00:00"))
         ]
     );
     // Values stay with their own report.
-    assert_eq!(vda_w_s(&p.value)[0], Some(617.88));
+    assert_eq!(vda_w_s(&p.value)[0], Some(29.0));
     every_parser(text.as_bytes());
 }
 
@@ -297,7 +281,7 @@ fn two_runs_concatenated_are_two_runs() {
     assert_eq!(p.value.runs.len(), 2, "{:?}", p.diagnostics);
     assert_eq!(p.value.reports.len(), 4);
     assert_eq!(p.value.reports[2].run, 1);
-    assert_eq!(vda_w_s(&p.value)[2], Some(617.88));
+    assert_eq!(vda_w_s(&p.value)[2], Some(29.0));
     // And for every other parser the same text does not panic.
     every_parser(two.as_bytes());
     // A run cut mid-line and followed by a new run.

@@ -1,13 +1,17 @@
 //! iostat / iostat_json on real files: the shared corpus, the s1/s4 bundles and the
 //! fixtures made with Debian's sysstat 12.6.1 (see tests/fixtures/iostat/README.md).
 
+#[macro_use]
+#[path = "support/shared.rs"]
+mod support;
+
 use iosift_parsers::common::{Format, Parsed, Stamp};
 use iosift_parsers::iostat::{Fmt, Iostat, Layout};
 use iosift_parsers::iostat_json::Fmt as JsonFmt;
 use std::path::PathBuf;
 
 fn shared() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"))
+    support::root()
 }
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -62,6 +66,7 @@ fn manifest() -> Vec<(String, String)> {
 
 #[test]
 fn corpus_detection_and_no_diagnostics() {
+    need_shared!();
     let mut ours = 0;
     let mut problems = Vec::new();
     for (file, expected) in manifest() {
@@ -124,6 +129,7 @@ fn fixtures_have_no_diagnostics() {
 
 #[test]
 fn s1_burst_seconds() {
+    need_shared!();
     let v = clean(&read_shared("bundles/s1_mmap_writeback/iostat-x-t.txt"));
     assert_eq!(v.reports.len(), 240);
     assert_eq!(v.layout, Layout::Extended12_3_1);
@@ -160,6 +166,7 @@ fn s1_burst_seconds() {
 
 #[test]
 fn s1_megabytes_file() {
+    need_shared!();
     let v = clean(&read_shared("bundles/s1_mmap_writeback/iostat-x-t-m.txt"));
     assert_eq!(v.unit, Some("MB"));
     // 11/29/26 19:37:19  vda 688.75 26.39 (rMB/s)
@@ -171,6 +178,7 @@ fn s1_megabytes_file() {
 /// The same 30 seconds printed in five locales / forms give the same numbers.
 #[test]
 fn s4_locale_variants_agree() {
+    need_shared!();
     let b = "bundles/s4_locale_variants/";
     let c = clean(&read_shared(&format!("{b}iostat-x-t.C.txt")));
     let de = clean(&read_shared(&format!("{b}iostat-x-t.de_DE.txt")));
@@ -260,6 +268,7 @@ fn s4_locale_variants_agree() {
 
 #[test]
 fn layout_sysstat7_time_lines_sectors() {
+    need_shared!();
     // pcp-qa RHEL5 (sysstat 7): `Time: 03:49:57 PM`, rsec/s, avgrq-sz in sectors, no colon-less header.
     let v = clean(&read_shared("corpus/iostat/pcp-qa-sadist__iostat-t-x-bud.txt"));
     assert_eq!(v.layout, Layout::ExtendedUpTo9_1_1);
@@ -283,6 +292,7 @@ fn layout_sysstat7_time_lines_sectors() {
 
 #[test]
 fn layout_9_1_2_r_await_megabytes() {
+    need_shared!();
     // iostat-tool sample (RHEL6 9.0.4 backport with r_await), rMB/s, 12-hour stamps.
     let v = clean(&read_shared("corpus/iostat/iostat-tool__sample_iostat_small.txt"));
     assert_eq!(v.layout, Layout::Extended9_1_2);
@@ -300,6 +310,7 @@ fn layout_9_1_2_r_await_megabytes() {
 
 #[test]
 fn layout_11_5_7_kb_request_sizes() {
+    need_shared!();
     let v = clean(&read_shared("corpus/iostat/jc__ubuntu-18.04__iostat-x.txt"));
     assert_eq!(v.layout, Layout::Extended11_5_7);
     // loop1  63.02  0.00  72.52  0.00 … 0.12 0.00 0.00 1.15 0.00 0.00 0.01
@@ -313,6 +324,7 @@ fn layout_11_5_7_kb_request_sizes() {
 
 #[test]
 fn layout_basic_blocks_and_since_boot_totals() {
+    need_shared!();
     // `Device:  tps  Blk_read/s  Blk_wrtn/s  Blk_read  Blk_wrtn` (sysstat 9, en_AU date).
     let v = clean(&read_shared("corpus/iostat/pcp-qa-sadist__iostat.txt"));
     assert_eq!(v.layout, Layout::BasicUpTo11_5_6);
@@ -329,6 +341,7 @@ fn layout_basic_blocks_and_since_boot_totals() {
 
 #[test]
 fn basic_discard_short_and_groups() {
+    need_shared!();
     let v = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-g.txt"));
     assert_eq!(v.layout, Layout::Basic12_1_2);
     let names: Vec<&str> = v.reports[0].devices.iter().map(|d| d.device.as_str()).collect();
@@ -354,6 +367,7 @@ fn basic_discard_short_and_groups() {
 
 #[test]
 fn device_last_layouts_and_subtables() {
+    need_shared!();
     let v = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-x-pretty.txt"));
     assert!(v.device_last && v.pretty_subtables);
     let r = &v.reports[0];
@@ -381,6 +395,7 @@ fn device_last_layouts_and_subtables() {
 
 #[test]
 fn cciss_and_posix_sectors() {
+    need_shared!();
     let v = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-p-cciss.txt"));
     let names: Vec<&str> = v.reports[1].devices.iter().map(|d| d.device.as_str()).collect();
     assert_eq!(names, ["cciss/c0d0", "cciss/c0d0p1", "cciss/c0d0p2"]);
@@ -393,6 +408,7 @@ fn cciss_and_posix_sectors() {
 
 #[test]
 fn sigint_and_y_flag() {
+    need_shared!();
     let v = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-sigint.txt"));
     assert!(v.reports.len() >= 4);
     let y = clean(&read_shared("corpus/iostat/generated__iostat_C_xyzm_N.txt"));
@@ -450,6 +466,7 @@ fn fixture_runs_colours_human() {
 
 #[test]
 fn json_variants() {
+    need_shared!();
     let v = JsonFmt::parse(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-g-JSON.txt"));
     assert!(v.diagnostics.is_empty());
     let v = v.value;
@@ -539,6 +556,7 @@ fn handwritten_old_layouts() {
 /// Prints what the parser makes of every corpus iostat file (run with --nocapture when debugging).
 #[test]
 fn debug_dump_corpus_variants() {
+    need_shared!();
     use iosift_parsers::common::Summary;
     for (file, expected) in manifest() {
         if expected != "iostat" && expected != "iostat_json" {

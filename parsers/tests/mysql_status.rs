@@ -1,13 +1,16 @@
 //! MySQL/MariaDB formats (mysql_variables, mysql_threads, mysqladmin_ext) on
 //! the s2a bundle and on fixtures made with the MariaDB client.
 
+#[macro_use]
+#[path = "support/shared.rs"]
+mod support;
+
 use iosift_parsers::common::decode::maybe_gunzip;
 use iosift_parsers::mysql_threads::Threads;
 use iosift_parsers::mysql_variables::Variables;
 use iosift_parsers::mysqladmin_ext::MysqladminExt;
 use iosift_parsers::{Data, Parsed, detect};
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mysql");
 const S2A: &str = "bundles/s2a_mariadb_durable";
 
@@ -51,7 +54,11 @@ fn fixture(name: &str) -> Vec<u8> {
 
 #[test]
 fn s2a_variables() {
-    let v = variables(&read(&format!("{SHARED}/{S2A}/mariadb-variables.txt")), "mariadb-variables.txt");
+    need_shared!();
+    let v = variables(
+        &read(&format!("{}/{S2A}/mariadb-variables.txt", support::root().display())),
+        "mariadb-variables.txt",
+    );
     assert_eq!(v.title.as_deref(), Some("SHOW GLOBAL VARIABLES (selected)"));
     assert_eq!(v.vars.len(), 18);
     assert_eq!(v.get("sync_binlog"), Some("1"));
@@ -63,7 +70,11 @@ fn s2a_variables() {
 
 #[test]
 fn s2a_threads() {
-    let t = threads(&read(&format!("{SHARED}/{S2A}/mariadb-threads.tsv")), "mariadb-threads.tsv");
+    need_shared!();
+    let t = threads(
+        &read(&format!("{}/{S2A}/mariadb-threads.tsv", support::root().display())),
+        "mariadb-threads.tsv",
+    );
     assert_eq!(t.rows.len(), 19);
     let c = t.by_os_id(19879).unwrap();
     assert_eq!(c.name, "thread/sql/one_connection");
@@ -81,7 +92,11 @@ fn s2a_threads() {
 
 #[test]
 fn s2a_mysqladmin_series() {
-    let a = admin(&read(&format!("{SHARED}/{S2A}/2026_11_29_19_42_06-mysqladmin.gz")), "mysqladmin.gz");
+    need_shared!();
+    let a = admin(
+        &read(&format!("{}/{S2A}/2026_11_29_19_42_06-mysqladmin.gz", support::root().display())),
+        "mysqladmin.gz",
+    );
     assert_eq!(a.samples.len(), 150);
     assert!(!a.relative);
     assert_eq!(a.samples[0].get("Binlog_commits"), Some(70177.0));

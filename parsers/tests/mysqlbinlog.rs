@@ -2,6 +2,10 @@
 //! transactions, checked one by one against the bundle's own CSV) and the
 //! corpus files (MySQL 5.0-8.0, MariaDB 10.11 in every output mode).
 
+#[macro_use]
+#[path = "support/shared.rs"]
+mod support;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -10,7 +14,7 @@ use iosift_parsers::mysqlbinlog::{Binlog, Flavor, Fmt, Gtid, SecondKey, TrxKind}
 use iosift_parsers::{Format, Parsed, Summary, detect};
 
 fn shared() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"))
+    support::root()
 }
 
 fn read(rel: &str) -> Vec<u8> {
@@ -36,6 +40,7 @@ fn csv(data: &[u8]) -> Vec<HashMap<String, String>> {
 
 #[test]
 fn s2a_mariadb_bundle_matches_its_truth() {
+    need_shared!();
     let dir = "bundles/s2a_mariadb_durable";
     let input = read(&format!("{dir}/binlog-mariadb-bin.000002-decoded.txt.gz"));
     let p = Fmt::parse(&input);
@@ -118,6 +123,7 @@ fn s2a_mariadb_bundle_matches_its_truth() {
 
 #[test]
 fn mysql8_default_mode_with_transaction_length() {
+    need_shared!();
     let p = corpus("indiflex-hana7__backup_bin.txt");
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
     let b = &p.value;
@@ -150,6 +156,7 @@ fn mysql8_default_mode_with_transaction_length() {
 
 #[test]
 fn mysql8_verbose_with_gtids() {
+    need_shared!();
     let p = corpus("binlogsum__testdata_sample.binlog.txt");
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
     let b = &p.value;
@@ -180,6 +187,7 @@ fn mysql8_verbose_with_gtids() {
 
 #[test]
 fn mariadb_modes_agree() {
+    need_shared!();
     // The same MariaDB 10.11 binlog listed with -v, -vv, default, -vv without decode-rows, hexdump.
     let modes = [
         "generated__binlog_mariadb_v_decode.txt",
@@ -217,6 +225,7 @@ fn mariadb_modes_agree() {
 
 #[test]
 fn mariadb_short_form() {
+    need_shared!();
     let p = corpus("generated__binlog_mariadb_short_form.txt");
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
     let b = &p.value;
@@ -230,6 +239,7 @@ fn mariadb_short_form() {
 
 #[test]
 fn percona_statement_logs() {
+    need_shared!();
     // MySQL 5.6 with CRC32: BEGIN, Intvar, INSERT, Xid.
     let p = corpus("percona-toolkit__lib_binlogs_binlog-CRC32.txt");
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
@@ -291,6 +301,7 @@ fn percona_statement_logs() {
 
 #[test]
 fn corpus_detection() {
+    need_shared!();
     let root = shared().join("corpus");
     let manifest = std::fs::read_to_string(root.join("MANIFEST.tsv")).unwrap();
     let mut mine = 0;
@@ -317,6 +328,7 @@ fn corpus_detection() {
 
 #[test]
 fn real_tool_lines_give_no_diagnostics() {
+    need_shared!();
     for e in std::fs::read_dir(shared().join("corpus/mysql-binlog")).unwrap() {
         let path = e.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();

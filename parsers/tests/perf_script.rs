@@ -1,6 +1,10 @@
 //! perf_script on the real corpus, the bundles and the fixtures; folding
 //! compared with `inferno-collapse-perf` on the same bytes.
 
+#[macro_use]
+#[path = "support/shared.rs"]
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -9,7 +13,6 @@ use iosift_parsers::common::decode::maybe_gunzip;
 use iosift_parsers::perf_script::{CollapseOptions, Collector, Fmt, PerfScript, parse_with};
 use iosift_parsers::{Format, Parsed, Stamp, Summary, detect};
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/perf");
 
 fn read(path: &Path) -> Vec<u8> {
@@ -18,11 +21,11 @@ fn read(path: &Path) -> Vec<u8> {
 }
 
 fn corpus(name: &str) -> Vec<u8> {
-    read(&Path::new(SHARED).join("corpus/perf-script").join(name))
+    read(&support::root().join("corpus/perf-script").join(name))
 }
 
 fn bundle(b: &str, name: &str) -> Vec<u8> {
-    let dir = Path::new(SHARED).join("bundles").join(b);
+    let dir = support::root().join("bundles").join(b);
     let p = dir.join(name);
     if p.exists() { read(&p) } else { read(&dir.join(format!("{name}.gz"))) }
 }
@@ -49,7 +52,7 @@ fn inferno_fold(input: &[u8], pid: bool, tid: bool) -> BTreeMap<String, u64> {
 }
 
 fn perf_corpus_files() -> Vec<(String, String)> {
-    let m = std::fs::read_to_string(Path::new(SHARED).join("corpus/MANIFEST.tsv")).unwrap();
+    let m = std::fs::read_to_string(support::root().join("corpus/MANIFEST.tsv")).unwrap();
     m.lines()
         .filter(|l| !l.starts_with('#'))
         .filter_map(|l| l.split_once('\t'))
@@ -59,9 +62,10 @@ fn perf_corpus_files() -> Vec<(String, String)> {
 
 #[test]
 fn manifest_detection() {
+    need_shared!();
     let mut mine = 0;
     for (file, id) in perf_corpus_files() {
-        let path = Path::new(SHARED).join("corpus").join(&file);
+        let path = support::root().join("corpus").join(&file);
         if path.is_dir() {
             continue;
         }
@@ -79,6 +83,7 @@ fn manifest_detection() {
 
 #[test]
 fn corpus_real_lines_give_no_diagnostics() {
+    need_shared!();
     // Files whose odd lines are deliberate test input of inferno.
     let odd = ["inferno__collapse-perf_weird-stack-line.txt"];
     for (file, id) in perf_corpus_files() {
@@ -106,6 +111,7 @@ const FOLD_DIVERGENT: &[&str] = &[
 
 #[test]
 fn folding_equals_inferno_on_corpus() {
+    need_shared!();
     let mut compared = 0;
     let mut failures = Vec::new();
     for (file, id) in perf_corpus_files() {
@@ -137,6 +143,7 @@ fn folding_equals_inferno_on_corpus() {
 
 #[test]
 fn folding_equals_inferno_on_bundles_with_pid_tid_options() {
+    need_shared!();
     for (b, f) in [
         ("s1_mmap_writeback", "perf-workload.script.txt"),
         ("s2a_mariadb_durable", "perf-workload.script.txt"),
@@ -175,6 +182,7 @@ fn fixtures_fold_like_inferno() {
 
 #[test]
 fn s1_workload_fsync_share() {
+    need_shared!();
     let p = parse(&bundle("s1_mmap_writeback", "perf-workload.script.txt"));
     assert!(p.diagnostics.is_empty());
     let v = &p.value;
@@ -194,6 +202,7 @@ fn s1_workload_fsync_share() {
 
 #[test]
 fn s2a_connection_threads_fsync() {
+    need_shared!();
     let p = parse(&bundle("s2a_mariadb_durable", "perf-workload.script.txt"));
     assert!(p.diagnostics.is_empty(), "{:?}", &p.diagnostics[..p.diagnostics.len().min(3)]);
     let v = &p.value;
@@ -220,6 +229,7 @@ fn s2a_connection_threads_fsync() {
 
 #[test]
 fn s1_trace_block_issue_bursts() {
+    need_shared!();
     let data = bundle("s1_mmap_writeback", "perf-trace.script.txt");
     // Streaming: feed line by line, as the CLI does for huge files.
     let mut c = Collector::new();
@@ -305,6 +315,7 @@ fn tracepoints_with_callchains() {
 
 #[test]
 fn corpus_forms() {
+    need_shared!();
     let v = parse(&corpus("generated__perf_script_F_notime.txt")).value;
     assert_eq!(v.first_ts, None);
     assert_eq!(v.variant().get("time").map(String::as_str), Some("none"));
@@ -320,7 +331,8 @@ fn corpus_forms() {
 
 #[test]
 fn every_corpus_file_is_safe() {
-    let dir: PathBuf = Path::new(SHARED).join("corpus");
+    need_shared!();
+    let dir: PathBuf = support::root().join("corpus");
     for (file, _) in perf_corpus_files() {
         if dir.join(&file).is_dir() {
             continue;

@@ -1,11 +1,14 @@
 //! pidstat / pidstat_json on real files: the shared corpus, the bundles and our fixtures.
 
+#[macro_use]
+#[path = "support/shared.rs"]
+mod support;
+
 use iosift_parsers::common::{Format, Stamp};
 use iosift_parsers::pidstat::{self, Pidstat, Row};
 use iosift_parsers::{Summary, detect, pidstat_json};
 use std::path::{Path, PathBuf};
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
 const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pidstat");
 
 fn read(p: impl AsRef<Path>) -> Vec<u8> {
@@ -13,7 +16,7 @@ fn read(p: impl AsRef<Path>) -> Vec<u8> {
 }
 
 fn shared(rel: &str) -> Vec<u8> {
-    read(Path::new(SHARED).join(rel))
+    read(support::root().join(rel))
 }
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -42,7 +45,7 @@ fn manifest() -> Vec<(PathBuf, String)> {
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .filter_map(|l| {
             let mut it = l.split('\t');
-            Some((Path::new(SHARED).join("corpus").join(it.next()?), it.next()?.to_string()))
+            Some((support::root().join("corpus").join(it.next()?), it.next()?.to_string()))
         })
         .collect()
 }
@@ -59,6 +62,7 @@ fn fixtures() -> Vec<PathBuf> {
 
 #[test]
 fn corpus_detection_and_no_diagnostics() {
+    need_shared!();
     let mut problems = Vec::new();
     for (path, expected) in manifest() {
         if !path.is_file() {
@@ -111,6 +115,7 @@ fn epoch(v: f64) -> Option<Stamp> {
 
 #[test]
 fn s1_gcache_threads_steady_writes() {
+    need_shared!();
     let p = parse_clean(&shared("bundles/s1_mmap_writeback/pidstat-d-t-h.txt"));
     assert!(p.layout.one_line && p.layout.threads);
     assert_eq!(p.banner.as_ref().unwrap().nodename, "vm");
@@ -139,6 +144,7 @@ fn s1_gcache_threads_steady_writes() {
 
 #[test]
 fn s1_pidstat_d_default_layout() {
+    need_shared!();
     let p = parse_clean(&shared("bundles/s1_mmap_writeback/pidstat-d.txt"));
     assert!(!p.layout.threads && !p.layout.one_line);
     assert_eq!(p.layout.iodelay, Some(true));
@@ -156,6 +162,7 @@ fn s1_pidstat_d_default_layout() {
 /// s4: the same 30 s printed under C, ISO, de_DE and en_US give the same numbers.
 #[test]
 fn s4_locale_variants_agree() {
+    need_shared!();
     let load = |f: &str| parse_clean(&shared(&format!("bundles/s4_locale_variants/{f}")));
     let c = load("pidstat-d.C.txt");
     let variants = [load("pidstat-d.ISO.txt"), load("pidstat-d.de_DE.txt"), load("pidstat-d.en_US.txt")];
@@ -321,6 +328,7 @@ fn hand_written_old_layouts() {
 
 #[test]
 fn corpus_samples_values() {
+    need_shared!();
     let p = |f: &str| parse_clean(&shared(&format!("corpus/pidstat/{f}")));
     // jc centos old -h: ` 1646857494     0         6 … -1.00     -1.00     -1.00      0.77      0.00  ksoftirqd/0`
     let j = p("jc__centos-7.7__pidstat-hdlrsuw.txt");
@@ -361,6 +369,7 @@ fn corpus_samples_values() {
 
 #[test]
 fn json_values() {
+    need_shared!();
     let j = pidstat_json::Fmt::parse(&shared(
         "corpus/pidstat/sysstat-tests__expected1.pidstat-At-TTASK-JSON.txt",
     ));

@@ -2,6 +2,10 @@
 //! `proc_diskstats`) and the `TS` block splitter, on the shared corpus, the
 //! s1 bundle and fixtures made on this machine.
 
+#[macro_use]
+#[path = "support/shared.rs"]
+mod support;
+
 use iosift_parsers::common::decode::maybe_gunzip;
 use iosift_parsers::common::{DiagKind, Format, Sniff};
 use iosift_parsers::tsblocks::{self, Layout};
@@ -9,7 +13,7 @@ use iosift_parsers::{detect, proc_diskstats, proc_meminfo, proc_vmstat};
 use std::path::{Path, PathBuf};
 
 fn shared() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"))
+    support::root()
 }
 
 fn read(p: impl AsRef<Path>) -> Vec<u8> {
@@ -39,6 +43,7 @@ fn manifest() -> Vec<(String, String)> {
 
 #[test]
 fn corpus_detection_and_zero_diagnostics() {
+    need_shared!();
     let mut checked = 0;
     for (file, want) in manifest() {
         let path = shared().join("corpus").join(&file);
@@ -84,6 +89,7 @@ fn corpus_detection_and_zero_diagnostics() {
 
 #[test]
 fn s1_meminfo_dirty_sawtooth() {
+    need_shared!();
     let data = read(shared().join(format!("{S1}-meminfo")));
     assert_eq!(proc_meminfo::Fmt::sniff(&data), Sniff::Yes);
     let p = proc_meminfo::Fmt::parse(&data);
@@ -133,6 +139,7 @@ fn s1_meminfo_dirty_sawtooth() {
 
 #[test]
 fn s1_procvmstat_nr_dirtied_monotonic() {
+    need_shared!();
     let data = read(shared().join(format!("{S1}-procvmstat")));
     assert_eq!(proc_vmstat::Fmt::sniff(&data), Sniff::Yes);
     assert_eq!(proc_meminfo::Fmt::sniff(&data), Sniff::No);
@@ -157,6 +164,7 @@ fn s1_procvmstat_nr_dirtied_monotonic() {
 
 #[test]
 fn s1_diskstats_vda_has_20_fields() {
+    need_shared!();
     let data = read(shared().join(format!("{S1}-diskstats")));
     assert_eq!(proc_diskstats::Fmt::sniff(&data), Sniff::Yes);
     let p = proc_diskstats::Fmt::parse(&data);
@@ -188,6 +196,7 @@ fn corpus(name: &str) -> Vec<u8> {
 
 #[test]
 fn corpus_meminfo_single_snapshots() {
+    need_shared!();
     let p = proc_meminfo::Fmt::parse(&corpus("proc-meminfo/jc__linux-proc__meminfo.txt"));
     assert!(p.diagnostics.is_empty());
     let s = &p.value;
@@ -208,6 +217,7 @@ fn corpus_meminfo_single_snapshots() {
 
 #[test]
 fn corpus_pt_diskstats_layouts() {
+    need_shared!();
     // `TS <epoch>` integer stamps, 14 fields, a device name with a slash.
     let p = proc_diskstats::Fmt::parse(&corpus("pt-stalk/percona-toolkit__pt-diskstats_diskstats-001.txt"));
     assert!(p.diagnostics.is_empty());
@@ -238,6 +248,7 @@ fn corpus_pt_diskstats_layouts() {
 
 #[test]
 fn corpus_diskstats_mixed_field_counts() {
+    need_shared!();
     let p = proc_diskstats::Fmt::parse(&corpus("diskstats/prometheus-procfs__proc_diskstats.txt"));
     assert!(p.diagnostics.is_empty());
     let s = &p.value.snapshots[0];
@@ -357,6 +368,7 @@ fn fixture_14_field_diskstats() {
 
 #[test]
 fn splitter_on_real_bundle_files() {
+    need_shared!();
     for suffix in ["meminfo", "procvmstat", "diskstats"] {
         let data = read(shared().join(format!("{S1}-{suffix}")));
         let mut diags = iosift_parsers::common::Diags::default();

@@ -1,13 +1,17 @@
 //! Real-file tests of the `smaps` parser: bundle s1 (`gcache_sim.smaps`,
 //! `gcache_sim.smaps_rollup`), the shared corpus and fixtures made on this machine.
 
+#[macro_use]
+#[path = "support/shared.rs"]
+mod support;
+
 use iosift_parsers::common::decode::maybe_gunzip;
 use iosift_parsers::common::{Format, Sniff, Summary};
 use iosift_parsers::{detect, smaps};
 use std::path::{Path, PathBuf};
 
 fn shared() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"))
+    support::root()
 }
 
 fn read(p: impl AsRef<Path>) -> Vec<u8> {
@@ -29,6 +33,7 @@ fn parse_clean(data: &[u8]) -> smaps::Smaps {
 
 #[test]
 fn s1_gcache_mapping() {
+    need_shared!();
     let s = parse_clean(&read(shared().join("bundles/s1_mmap_writeback/gcache_sim.smaps")));
     assert!(!s.rollup);
     assert_eq!(s.mappings.len(), 29);
@@ -64,6 +69,7 @@ fn s1_gcache_mapping() {
 
 #[test]
 fn s1_gcache_rollup() {
+    need_shared!();
     let s = parse_clean(&read(shared().join("bundles/s1_mmap_writeback/gcache_sim.smaps_rollup")));
     assert!(s.rollup);
     assert_eq!(s.mappings.len(), 1);
@@ -82,6 +88,7 @@ fn s1_gcache_rollup() {
 
 #[test]
 fn corpus_generations() {
+    need_shared!();
     let c = |n: &str| read(shared().join("corpus/smaps").join(n));
     // 5.x: `THPeligible:\t\t0` (two TABs).
     let s = parse_clean(&c("jc__linux-proc__pid_smaps.txt"));
@@ -132,6 +139,7 @@ fn fixtures_self_and_concatenated() {
 
 #[test]
 fn corpus_detection() {
+    need_shared!();
     let manifest = String::from_utf8(read(shared().join("corpus/MANIFEST.tsv"))).unwrap();
     let mut n = 0;
     for line in manifest.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {

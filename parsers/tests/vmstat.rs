@@ -1,11 +1,14 @@
 //! vmstat on real files: the shared corpus, the bundles and our fixtures.
 
+#[macro_use]
+#[path = "support/shared.rs"]
+mod support;
+
 use iosift_parsers::common::{Format, Stamp};
 use iosift_parsers::vmstat::{self, Row, Vmstat};
 use iosift_parsers::{Summary, detect};
 use std::path::{Path, PathBuf};
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
 const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/vmstat");
 
 fn read(p: impl AsRef<Path>) -> Vec<u8> {
@@ -19,7 +22,7 @@ fn parse_clean(bytes: &[u8]) -> Vmstat {
 }
 
 fn shared(rel: &str) -> Vmstat {
-    parse_clean(&read(Path::new(SHARED).join(rel)))
+    parse_clean(&read(support::root().join(rel)))
 }
 
 fn fixture(name: &str) -> Vmstat {
@@ -41,12 +44,13 @@ fn vals(r: &Row) -> Vec<f64> {
 
 #[test]
 fn corpus_detection_and_no_diagnostics() {
-    let text = String::from_utf8(read(Path::new(SHARED).join("corpus/MANIFEST.tsv"))).unwrap();
+    need_shared!();
+    let text = String::from_utf8(read(support::root().join("corpus/MANIFEST.tsv"))).unwrap();
     let mut problems = Vec::new();
     for l in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
         let mut it = l.split('\t');
         let (Some(f), Some(expected)) = (it.next(), it.next()) else { continue };
-        let path: PathBuf = Path::new(SHARED).join("corpus").join(f);
+        let path: PathBuf = support::root().join("corpus").join(f);
         if !path.is_file() {
             continue;
         }
@@ -91,6 +95,7 @@ fn fixtures_detected_without_diagnostics() {
 
 #[test]
 fn s1_vmstat_t() {
+    need_shared!();
     let v = shared("bundles/s1_mmap_writeback/vmstat-t.txt");
     assert_eq!(v.timezone.as_deref(), Some("UTC"));
     assert_eq!(v.rows.len(), 240, "headers reprinted every 21 rows are not rows");
@@ -117,6 +122,7 @@ fn s1_vmstat_t() {
 
 #[test]
 fn s4_vmstat_de_de() {
+    need_shared!();
     let v = shared("bundles/s4_locale_variants/vmstat-t.de_DE.txt");
     assert_eq!(v.timezone.as_deref(), Some("UTC"));
     assert!(v.translated);
@@ -185,6 +191,7 @@ fn fixtures_layouts() {
 
 #[test]
 fn corpus_values() {
+    need_shared!();
     // Very old procps without `st`.
     let o = shared("corpus/vmstat/percona-toolkit__pt-summary_Linux_001_vmstat.txt");
     assert_eq!(o.layouts, ["no st (old procps)"]);

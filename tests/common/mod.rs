@@ -1,7 +1,12 @@
 //! Helpers shared by the integration tests: finding a program on PATH,
-//! running it with a timeout, and a headless Chromium command line.
+//! running it with a timeout, a headless Chromium command line, and (`support`)
+//! the one place that finds the shared folder.
 
 #![allow(dead_code)]
+
+/// Finding `../shared` (or `$IOSIFT_SHARED`); prints visible skip lines without it.
+#[path = "../../parsers/tests/support/shared.rs"]
+pub mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

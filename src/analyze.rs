@@ -389,5 +389,56 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         fsync_shares,
         binlog,
         problems: bundle.problems.clone(),
+        display: display_zone(&p, &opts.display_tz),
+        window_error: p.window_error.clone(),
     }
+}
+
+/// The zone of `--display-tz` for this bundle (`host` is the zone the clock decided).
+fn display_zone(p: &Pipeline, choice: &crate::pipeline::DisplayTz) -> crate::clock::DisplayZone {
+    use crate::pipeline::DisplayTz;
+    match choice {
+        DisplayTz::Utc => crate::clock::DisplayZone::default(),
+        DisplayTz::Host => crate::clock::DisplayZone {
+            rule: p.zone.rule,
+            label: if p.zone.assumed {
+                "UTC (host zone unknown)".into()
+            } else {
+                format!("{} (host)", p.zone.name)
+            },
+        },
+        DisplayTz::Zone(rule, name) => crate::clock::DisplayZone { rule: *rule, label: name.clone() },
+    }
+}
+
+/// The error when nothing in the bundle is a capture iosift can read (no input recognised
+/// with records): names what was given and each file with why it was not used.
+pub fn nothing_readable(report: &Report, given: &str) -> Option<String> {
+    let inputs = &report.doc.bundle.inputs;
+    if inputs.iter().any(|i| i.format.is_some() && i.records > 0) {
+        return None;
+    }
+    const SHOWN: usize = 6;
+    let mut why: Vec<String> = inputs
+        .iter()
+        .take(SHOWN)
+        .map(|i| {
+            let reason = match (i.format, &i.note) {
+                (Some(f), _) => format!("{f} with no records"),
+                (None, Some(n)) => n.clone(),
+                (None, None) => "not recognised".into(),
+            };
+            format!("{} ({reason})", i.path)
+        })
+        .collect();
+    if inputs.len() > SHOWN {
+        why.push(format!("and {} more", inputs.len() - SHOWN));
+    }
+    why.extend(report.problems.iter().take(SHOWN).map(|p| format!("{}: {}", p.name, p.message)));
+    let files = match inputs.len() {
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
+    };
+    let list = if why.is_empty() { String::new() } else { format!(": {}", why.join("; ")) };
+    Some(format!("nothing in {given} is a capture iosift can read ({files}{list})"))
 }

@@ -29,7 +29,7 @@ pub fn discover(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Runs the batch; returns the rows written to the overview.
+/// Runs the batch with progress on stderr; returns the rows written to the overview.
 pub fn run(
     dirs: &[PathBuf],
     out: &Path,
@@ -37,9 +37,25 @@ pub fn run(
     opts: &Options,
     limits: &Limits,
 ) -> anyhow::Result<Vec<BatchRow>> {
+    run_with(dirs, out, jobs, opts, limits, false)
+}
+
+/// Runs the batch; `quiet` drops the progress bar and the per-bundle lines.
+pub fn run_with(
+    dirs: &[PathBuf],
+    out: &Path,
+    jobs: usize,
+    opts: &Options,
+    limits: &Limits,
+    quiet: bool,
+) -> anyhow::Result<Vec<BatchRow>> {
+    use anyhow::Context as _;
     let bundles: Vec<PathBuf> = dirs.iter().flat_map(|d| discover(d)).collect();
-    std::fs::create_dir_all(out)?;
-    let bar = if std::io::stderr().is_terminal() {
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("cannot create the output folder {}", out.display()))?;
+    let bar = if quiet {
+        None
+    } else if std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(bundles.len() as u64);
         b.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} bundles {elapsed} {msg}")
@@ -74,6 +90,7 @@ pub fn run(
                         b.set_message(dir_name.clone());
                         b.inc(1);
                     }
+                    None if quiet => {}
                     None => {
                         for row in &rows {
                             let what = row.error.as_deref().map_or_else(
@@ -129,6 +146,15 @@ fn one(path: &Path, dir_name: &str, out: &Path, opts: &Options, limits: &Limits)
             };
             let mut row = empty(name.clone());
             let report = crate::analyze::analyze(&b, opts);
+            if let Some(e) = report
+                .window_error
+                .clone()
+                .or_else(|| crate::analyze::nothing_readable(&report, &path.display().to_string()))
+            {
+                row.inputs = report.doc.bundle.inputs.len();
+                row.error = Some(e);
+                return row;
+            }
             row.inputs = report.doc.bundle.inputs.len();
             row.findings = report.doc.findings.len();
             if let Some(f) = report.doc.findings.first() {

@@ -1,5 +1,6 @@
 //! The `iosift` command line: parses arguments, runs a command, maps errors
 //! to exit codes (0 success, 1 nothing could be read or analyzed, 2 usage).
+//! Every error line names the path or the option it is about.
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -14,6 +15,28 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print only errors (no summary, no progress).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Also print each input file with its format and notes, and every file written.
+    #[arg(short, long, global = true)]
+    verbose: bool,
+}
+
+/// A usage error of our own (a bad option value, an empty window): exit status 2.
+#[derive(Debug)]
+struct Usage(String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+fn usage(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Usage(msg.into()))
 }
 
 /// Input limits shared by the commands that read captures.
@@ -56,7 +79,8 @@ enum Command {
         /// The bundle: a directory, archive(s) or files.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Output folder (default: reports/<bundle name>).
+        /// Output folder (default: reports/<bundle name>, e.g. reports/mmap_large_folio for
+        /// samples/mmap_large_folio/capture).
         #[arg(short, long)]
         output: Option<PathBuf>,
         #[command(flatten)]
@@ -110,15 +134,21 @@ enum Command {
 /// Clock options.
 #[derive(clap::Args, Clone)]
 struct TimeArgs {
-    /// Time zone of the capturing host (`+02:00`, `-0500`, `UTC`, `CET`): overrides what the capture says.
+    /// Time zone of the capturing host (`Europe/Berlin`, `+02:00`, `-0500`, `UTC`, `CET`):
+    /// overrides what the capture says. IANA zones follow daylight saving time.
     #[arg(long)]
     tz: Option<String>,
-    /// Analyze from this time on (RFC 3339, or epoch seconds).
-    #[arg(long)]
+    /// Analyze from this time on: RFC 3339, epoch seconds, `2026-11-29 19:38:00` or
+    /// `19:38:00` (in the capture's zone), or an offset from the start (`+90s`) or end (`-2m`).
+    #[arg(long, allow_hyphen_values = true)]
     from: Option<String>,
-    /// Analyze up to this time (RFC 3339, or epoch seconds).
-    #[arg(long)]
+    /// Analyze up to this time (same forms as --from).
+    #[arg(long, allow_hyphen_values = true)]
     to: Option<String>,
+    /// Show times in the report, charts and summary in `utc` (default), `host` (the
+    /// capture's zone) or a zone (`Europe/Berlin`, `+05:30`).
+    #[arg(long, default_value = "utc")]
+    display_tz: String,
     /// TOML file overriding the write-source categories ([comm] and [ps_name] prefix -> category).
     #[arg(long)]
     taxonomy: Option<PathBuf>,
@@ -127,33 +157,44 @@ struct TimeArgs {
 impl TimeArgs {
     fn options(&self) -> Result<iosift::pipeline::Options> {
         let tz = match &self.tz {
-            Some(t) => Some((iosift::clock::parse_tz(t).map_err(anyhow::Error::msg)?, t.clone())),
+            Some(t) => {
+                Some((iosift::clock::parse_tz(t).map_err(|e| usage(format!("--tz: {e}")))?, t.clone()))
+            }
             None => None,
         };
         let taxonomy = match &self.taxonomy {
             Some(p) => iosift::attribution::Taxonomy::from_toml(
-                &std::fs::read_to_string(p)
-                    .map_err(|e| anyhow::anyhow!("--taxonomy {}: {e}", p.display()))?,
-            )?,
+                &std::fs::read_to_string(p).map_err(|e| usage(format!("--taxonomy {}: {e}", p.display())))?,
+            )
+            .map_err(|e| usage(format!("--taxonomy {}: {e}", p.display())))?,
             None => Default::default(),
+        };
+        let spec = |flag: &str, v: &Option<String>| -> Result<_> {
+            v.as_deref()
+                .map(|s| iosift::clock::window::parse_time_spec(s).map_err(|e| usage(format!("{flag}: {e}"))))
+                .transpose()
         };
         Ok(iosift::pipeline::Options {
             tz,
-            from: parse_time(self.from.as_deref())?,
-            to: parse_time(self.to.as_deref())?,
+            from: spec("--from", &self.from)?,
+            to: spec("--to", &self.to)?,
+            display_tz: iosift::pipeline::DisplayTz::parse(&self.display_tz)
+                .map_err(|e| usage(format!("--display-tz: {e}")))?,
             taxonomy,
         })
     }
 }
 
-fn parse_time(s: Option<&str>) -> Result<Option<f64>> {
-    let Some(s) = s else { return Ok(None) };
-    if let Ok(e) = s.parse::<f64>() {
-        return Ok(Some(e));
-    }
-    let d = chrono::DateTime::parse_from_rfc3339(s)
-        .map_err(|e| anyhow::anyhow!("--from/--to: {s:?} is neither RFC 3339 nor epoch seconds ({e})"))?;
-    Ok(Some(d.timestamp() as f64))
+/// How much the command prints besides its result.
+#[derive(Clone, Copy)]
+struct Verbosity {
+    quiet: bool,
+    verbose: bool,
+}
+
+/// The paths as the user gave them, for messages.
+fn given(paths: &[PathBuf]) -> String {
+    paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
 }
 
 fn main() -> ExitCode {
@@ -162,12 +203,13 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("iosift: {e:#}");
-            ExitCode::from(1)
+            if e.downcast_ref::<Usage>().is_some() { ExitCode::from(2) } else { ExitCode::from(1) }
         }
     }
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    let v = Verbosity { quiet: cli.quiet, verbose: cli.verbose };
     match cli.command {
         Command::Inspect { paths, json, limits } => {
             let limits = limits.limits();
@@ -199,40 +241,72 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let opts = time.options()?;
             let bundle = choose_sample(bundle::load(&paths, &limits.limits())?, prefix.as_deref())?;
             let report = iosift::analyze::analyze(&bundle, &opts);
+            if let Some(e) = &report.window_error {
+                return Err(usage(e.clone()));
+            }
+            if let Some(e) = iosift::analyze::nothing_readable(&report, &given(&paths)) {
+                anyhow::bail!("{e}; no report written");
+            }
+            if v.verbose {
+                for i in &report.doc.bundle.inputs {
+                    eprintln!(
+                        "input {}: {}{}",
+                        i.path,
+                        i.format.unwrap_or("not recognised"),
+                        i.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
+                    );
+                }
+            }
             let dir = output.unwrap_or_else(|| PathBuf::from("reports").join(&bundle.name));
             let written = iosift::output::write_all(&report, &dir)?;
+            if v.verbose {
+                for w in &written {
+                    eprintln!("wrote {}", w.display());
+                }
+            }
             if json {
                 emit(&(serde_json::to_string_pretty(&report.doc)? + "\n"))?;
-            } else {
-                let _ = written;
-                emit(&iosift::report::terminal_summary(&report, &dir))?;
+            } else if !v.quiet {
+                let style = iosift::report::summary::Style::for_stdout();
+                emit(&iosift::report::summary::terminal_summary_styled(&report, &dir, style))?;
             }
-            let recognised = report.doc.bundle.inputs.iter().filter(|i| i.format.is_some()).count();
             let failed =
                 report.doc.bundle.inputs.iter().any(|i| i.skipped_lines > 0) || !report.problems.is_empty();
             // The process ends here: freeing millions of parsed rows one by one would only cost time.
             std::mem::forget(report);
             std::mem::forget(bundle);
-            Ok(if recognised == 0 || (strict && failed) { ExitCode::from(1) } else { ExitCode::SUCCESS })
+            Ok(if strict && failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Batch { dirs, output, jobs, time, limits } => {
             let opts = time.options()?;
-            let rows = iosift::batch::run(&dirs, &output, jobs, &opts, &limits.limits())?;
+            let rows = iosift::batch::run_with(&dirs, &output, jobs, &opts, &limits.limits(), v.quiet)?;
             let ok = rows.iter().filter(|r| r.error.is_none()).count();
-            emit(&format!(
-                "{} bundles, {ok} analyzed, {} failed; overview: {}\n",
-                rows.len(),
-                rows.len() - ok,
-                output.join("index.html").display()
-            ))?;
+            for r in rows.iter().filter(|r| r.error.is_some()) {
+                eprintln!("iosift: {}: {}", r.bundle, r.error.as_deref().unwrap_or(""));
+            }
+            if !v.quiet {
+                emit(&format!(
+                    "{} bundles, {ok} analyzed, {} failed; overview: {}\n",
+                    rows.len(),
+                    rows.len() - ok,
+                    output.join("index.html").display()
+                ))?;
+            }
             Ok(if ok == 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Tables { paths, output, format, time, limits } => {
             let opts = time.options()?;
             let bundle = bundle::load(&paths, &limits.limits())?;
-            let written = iosift::output::write_tables(&bundle, &opts, &output, format)?;
-            for w in &written {
-                eprintln!("wrote {}", w.display());
+            let written = iosift::output::write_tables(&bundle, &opts, &output, format).map_err(|e| {
+                match e.downcast::<iosift::output::WindowError>() {
+                    Ok(w) => usage(w.0),
+                    Err(e) => e,
+                }
+            })?;
+            if !v.quiet {
+                for w in &written {
+                    eprintln!("wrote {}", w.display());
+                }
             }
             Ok(if written.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
@@ -261,13 +335,21 @@ fn emit(text: &str) -> Result<()> {
 /// asked for (`--prefix`) or the latest, and say so.
 fn choose_sample(b: bundle::Bundle, prefix: Option<&str>) -> Result<bundle::Bundle> {
     let mut parts = bundle::split_pt_stalk(b);
+    let names: Vec<String> = parts.iter().map(|p| p.name.clone()).collect();
     if parts.len() == 1 {
+        if let Some(p) = prefix
+            && !names[0].ends_with(p)
+        {
+            return Err(usage(format!(
+                "--prefix {p}: no such pt-stalk sample (the input holds one bundle, {})",
+                names[0]
+            )));
+        }
         return Ok(parts.remove(0));
     }
-    let names: Vec<String> = parts.iter().map(|p| p.name.clone()).collect();
     let idx = match prefix {
         Some(p) => parts.iter().position(|b| b.name.ends_with(p)).ok_or_else(|| {
-            anyhow::anyhow!("--prefix {p}: no such pt-stalk sample (have: {})", names.join(", "))
+            usage(format!("--prefix {p}: no such pt-stalk sample (have: {})", names.join(", ")))
         })?,
         None => parts.len() - 1,
     };

@@ -269,4 +269,8 @@ pub struct Report {
     pub binlog: Option<BinlogView>,
     /// Bundle-level problems (unreadable files, limits).
     pub problems: Vec<crate::bundle::Problem>,
+    /// The zone times are shown in (`--display-tz`).
+    pub display: crate::clock::DisplayZone,
+    /// Why `--from`/`--to` could not be applied; the CLI reports it as a usage error.
+    pub window_error: Option<String>,
 }

@@ -5,18 +5,36 @@ use crate::bundle::Bundle;
 use crate::model::Report;
 use crate::pipeline::{self, Options};
 use crate::table::{self, LongTable, TableFormat};
+use anyhow::Context as _;
 use iosift_parsers::Data;
 use std::path::{Path, PathBuf};
+
+/// `--from`/`--to` left no data (the message names the capture's range).
+#[derive(Debug)]
+pub struct WindowError(pub String);
+
+impl std::fmt::Display for WindowError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for WindowError {}
 
 /// Writes everything of a report under `dir` (created if needed): the HTML
 /// report, findings.json, charts and flame graphs, and the timeline table.
 pub fn write_all(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)?;
-    let mut written = crate::report::write_report(report, dir)?;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the report folder {}", dir.display()))?;
+    let mut written = crate::report::write_report(report, dir)
+        .with_context(|| format!("writing the report in {}", dir.display()))?;
     let tdir = dir.join("tables");
-    std::fs::create_dir_all(&tdir)?;
+    std::fs::create_dir_all(&tdir).with_context(|| format!("cannot create {}", tdir.display()))?;
     let mut df = table::timeline_frame(&report.timeline)?;
-    written.push(table::write_frame(&mut df, &tdir, "timeline", TableFormat::Parquet)?);
+    written.push(
+        table::write_frame(&mut df, &tdir, "timeline", TableFormat::Parquet)
+            .with_context(|| format!("writing {}", tdir.join("timeline.parquet").display()))?,
+    );
     Ok(written)
 }
 
@@ -27,8 +45,12 @@ pub fn write_tables(
     dir: &Path,
     format: TableFormat,
 ) -> anyhow::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)?;
     let p = pipeline::run(bundle, opts);
+    if let Some(e) = &p.window_error {
+        return Err(WindowError(e.clone()).into());
+    }
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the tables folder {}", dir.display()))?;
     let mut written = Vec::new();
     let mut df = table::timeline_frame(&p.timeline)?;
     written.push(table::write_frame(&mut df, dir, "timeline", format)?);

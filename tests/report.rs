@@ -290,6 +290,8 @@ fn report() -> Report {
             per_table: vec![("shop.orders".into(), 200_000), ("shop.<items>".into(), 90_000)],
         }),
         problems: vec![Problem { name: "broken.tar.gz".into(), message: "truncated archive".into() }],
+        display: Default::default(),
+        window_error: None,
     }
 }
 
@@ -580,20 +582,23 @@ fn degenerate_inputs_do_not_panic() {
 fn terminal_summary_says_what_was_read_and_found() {
     let r = report();
     let s = terminal_summary(&r, Path::new("reports/synthetic-case"));
-    assert!(
-        s.contains("iosift: bundle synthetic-case (UTC 2024-05-01T10:00:00Z to 2024-05-01T10:09:59Z)"),
-        "{s}"
-    );
+    assert!(s.contains("iosift: synthetic-case, 2024-05-01 10:00:00 to 10:09:59 UTC (600 s)"), "{s}");
     assert!(
         s.contains("read 3 files: 2 recognised (iostat 1, pidstat 1), 1 not recognised; 2 lines skipped"),
         "{s}"
     );
-    let crit = s.find("[critical] mmap_large_folio_writeback (80 %)").expect("critical finding");
-    let warn =
-        s.find("[warning] periodic_write_bursts (93 %): vda writes come in 450 MiB bursts").expect("warning");
+    let crit = s.find("  CRITICAL mmap_large_folio_writeback, confidence 80 %\n").expect("critical finding");
+    let warn = s
+        .find("  WARNING periodic_write_bursts, confidence 93 %\n    vda writes come in 450 MiB bursts")
+        .expect("warning");
     assert!(crit < warn);
+    // Whole sentences (no "…" cut), wrapped at 100 columns, one confidence per finding.
+    assert!(!s.contains('…'), "{s}");
+    assert!(s.lines().all(|l| l.chars().count() <= 100 || !l.trim().contains(' ')), "{s}");
+    assert!(!s.contains("(confidence 0."), "{s}");
     assert!(s.contains("problem: broken.tar.gz: truncated archive"));
     assert!(s.contains("skipped (missing inputs): ext4_dioread_nolock_nodelalloc"));
+    assert!(s.contains("    Change: madvise(MADV_RANDOM) on the mapping\n"), "{s}");
     assert!(s.ends_with("report: reports/synthetic-case/index.html\n"), "{s}");
 }
 

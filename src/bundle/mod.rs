@@ -105,14 +105,27 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Result<Bundle, BundleError> {
     Ok(Bundle { name: bundle_name(paths), files, problems: acc.problems })
 }
 
-/// A bundle's name from its paths: the directory or archive name, sanitised.
+/// Folder names that say nothing about the capture: the parent folder names it.
+const GENERIC_NAMES: &[&str] = &["capture", "captures", "data", "bundle", "collected", "output"];
+
+/// A bundle's name from its paths: the directory or archive name, sanitised
+/// (`case/capture` is named `case`).
 pub fn bundle_name(paths: &[PathBuf]) -> String {
     let raw = match paths {
-        [one] => one
-            .canonicalize()
-            .ok()
-            .and_then(|c| c.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| one.to_string_lossy().into_owned()),
+        [one] => {
+            let c = one.canonicalize().unwrap_or_else(|_| one.clone());
+            let name = c.file_name().map(|n| n.to_string_lossy().into_owned());
+            // `case/capture` (how samples and many tickets lay a capture out) is named
+            // after `case`: every `capture` folder would otherwise share one name.
+            let generic =
+                name.as_deref().is_some_and(|n| GENERIC_NAMES.contains(&n.to_ascii_lowercase().as_str()));
+            let parent = c.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned());
+            match (name, parent) {
+                (Some(_), Some(p)) if generic => p,
+                (Some(n), _) => n,
+                _ => one.to_string_lossy().into_owned(),
+            }
+        }
         _ => "bundle".to_string(),
     };
     let raw = ["tar.gz", "tgz", "tar", "zip", "gz"]

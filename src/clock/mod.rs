@@ -3,13 +3,14 @@
 //! how sure we are.
 //!
 //! The time zone of the capturing host is decided once per bundle, in this
-//! order: `--tz`; the gap between pt-stalk `TS` epochs and their local dates;
+//! order: `--tz` (an offset or an IANA zone, DST-aware); the gap between pt-stalk `TS` epochs and their local dates;
 //! `vmstat -t` headers; ISO offsets in iostat; dstat's `Date:` zone; else UTC
 //! with a warning in the report.
 
+pub mod window;
 mod zone;
 
-pub use zone::{parse_tz, zone_abbreviation_offset};
+pub use zone::{DisplayZone, ZoneRule, parse_tz, zone_abbreviation_offset};
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use iosift_parsers::Stamp;
@@ -62,8 +63,12 @@ impl Anchoring {
 /// The bundle's time zone and where it came from.
 #[derive(Debug, Clone, Serialize)]
 pub struct Zone {
-    /// Offset of local time from UTC, in seconds (local = UTC + offset).
+    /// Offset of local time from UTC, in seconds (local = UTC + offset); for an IANA
+    /// zone, the offset at the start of the capture.
     pub offset_s: i32,
+    /// The rule local times are read with (an IANA zone follows DST).
+    #[serde(skip)]
+    pub rule: ZoneRule,
     /// A readable name (`UTC`, `+02:00`, `CET`).
     pub name: String,
     /// Where the zone came from (`--tz`, `pt-stalk TS epoch vs local time`, ...).
@@ -77,6 +82,7 @@ impl Zone {
     pub fn assumed_utc() -> Self {
         Zone {
             offset_s: 0,
+            rule: ZoneRule::Fixed(0),
             name: "UTC".into(),
             source: "assumed (no time zone found in the capture)".into(),
             assumed: true,
@@ -85,8 +91,7 @@ impl Zone {
 
     /// Epoch seconds of a local wall-clock time.
     pub fn local_to_epoch(&self, n: NaiveDateTime) -> f64 {
-        let utc = n.and_utc();
-        utc.timestamp() as f64 + f64::from(utc.timestamp_subsec_nanos()) / 1e9 - f64::from(self.offset_s)
+        self.rule.local_to_epoch(n)
     }
 
     /// Formats an offset as `+HH:MM`.
@@ -101,7 +106,7 @@ impl Zone {
 #[derive(Debug, Clone, Default)]
 pub struct ZoneEvidence {
     /// `--tz` given by the user (already parsed).
-    pub cli: Option<(i32, String)>,
+    pub cli: Option<(ZoneRule, String)>,
     /// Offsets seen in pt-stalk TS lines (epoch vs local date).
     pub ts_offsets: Vec<i32>,
     /// Zone abbreviations from `vmstat -t` headers.
@@ -115,12 +120,18 @@ pub struct ZoneEvidence {
 impl ZoneEvidence {
     /// Decides the zone in the documented order of precedence.
     pub fn decide(&self) -> Zone {
-        if let Some((off, name)) = &self.cli {
-            return Zone { offset_s: *off, name: name.clone(), source: "--tz".into(), assumed: false };
+        if let Some((rule, name)) = &self.cli {
+            let offset_s = match rule {
+                ZoneRule::Fixed(o) => *o,
+                // Set to the offset at the capture's start once that is known.
+                ZoneRule::Iana(_) => 0,
+            };
+            return Zone { offset_s, rule: *rule, name: name.clone(), source: "--tz".into(), assumed: false };
         }
         if let Some(off) = mode(&self.ts_offsets) {
             return Zone {
                 offset_s: off,
+                rule: ZoneRule::Fixed(off),
                 name: Zone::offset_text(off),
                 source: "pt-stalk TS epoch vs local time".into(),
                 assumed: false,
@@ -130,6 +141,7 @@ impl ZoneEvidence {
             if let Some(off) = zone_abbreviation_offset(z) {
                 return Zone {
                     offset_s: off,
+                    rule: ZoneRule::Fixed(off),
                     name: z.clone(),
                     source: "vmstat -t header".into(),
                     assumed: false,
@@ -139,6 +151,7 @@ impl ZoneEvidence {
         if let Some(off) = mode(&self.iso_offsets) {
             return Zone {
                 offset_s: off,
+                rule: ZoneRule::Fixed(off),
                 name: Zone::offset_text(off),
                 source: "ISO time stamps with offset".into(),
                 assumed: false,
@@ -148,6 +161,7 @@ impl ZoneEvidence {
             if let Some(off) = zone_abbreviation_offset(z) {
                 return Zone {
                     offset_s: off,
+                    rule: ZoneRule::Fixed(off),
                     name: z.clone(),
                     source: "dstat Date: line".into(),
                     assumed: false,
@@ -224,7 +238,7 @@ mod tests {
         let z = ev.decide();
         assert_eq!(z.offset_s, 7200);
         assert_eq!(z.source, "pt-stalk TS epoch vs local time");
-        ev.cli = Some((-18000, "-05:00".into()));
+        ev.cli = Some((ZoneRule::Fixed(-18000), "-05:00".into()));
         assert_eq!(ev.decide().offset_s, -18000);
         assert!(ZoneEvidence::default().decide().assumed);
     }
@@ -244,7 +258,13 @@ mod tests {
 
     #[test]
     fn local_to_epoch_uses_offset() {
-        let z = Zone { offset_s: 3600, name: "CET".into(), source: String::new(), assumed: false };
+        let z = Zone {
+            offset_s: 3600,
+            rule: ZoneRule::Fixed(3600),
+            name: "CET".into(),
+            source: String::new(),
+            assumed: false,
+        };
         let n = NaiveDate::from_ymd_opt(2026, 11, 29).unwrap().and_hms_opt(20, 37, 19).unwrap();
         assert_eq!(z.local_to_epoch(n), 1_795_981_039.0);
     }

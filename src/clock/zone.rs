@@ -1,7 +1,93 @@
 //! Time-zone names as captures print them: fixed offsets (`+02:00`, `-0700`,
-//! `UTC`) and the common abbreviations of `vmstat -t` and dstat `Date:` lines.
-//! IANA names (`Europe/Berlin`) are not resolved: their offset depends on the
-//! date, so the user is asked for an offset instead.
+//! `UTC`) and the common abbreviations of `vmstat -t` and dstat `Date:` lines,
+//! plus the IANA names a user gives (`--tz Europe/Berlin`), whose offset
+//! depends on the date (daylight saving time): [`ZoneRule`] keeps either.
+
+use chrono::{NaiveDateTime, Offset, TimeZone};
+use chrono_tz::Tz;
+
+/// A time zone as a rule: a fixed offset, or an IANA zone with its DST history.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ZoneRule {
+    /// Local = UTC + this many seconds, all year.
+    Fixed(i32),
+    /// An IANA zone (`Europe/Berlin`): the offset of each instant from the tz database.
+    Iana(Tz),
+}
+
+impl ZoneRule {
+    /// Offset of local time from UTC at an instant, in seconds.
+    pub fn offset_at(&self, epoch: i64) -> i32 {
+        match self {
+            ZoneRule::Fixed(o) => *o,
+            ZoneRule::Iana(tz) => match tz.timestamp_opt(epoch, 0) {
+                chrono::LocalResult::Single(d) => d.offset().fix().local_minus_utc(),
+                _ => 0,
+            },
+        }
+    }
+
+    /// Epoch seconds of a local wall-clock time. A time that occurs twice (the hour
+    /// repeated when DST ends) is read as its first occurrence; a time that never
+    /// occurs (the hour skipped when DST starts) is read with the offset before the gap.
+    pub fn local_to_epoch(&self, n: NaiveDateTime) -> f64 {
+        let utc = n.and_utc();
+        let naive_epoch = utc.timestamp() as f64 + f64::from(utc.timestamp_subsec_nanos()) / 1e9;
+        match self {
+            ZoneRule::Fixed(o) => naive_epoch - f64::from(*o),
+            ZoneRule::Iana(tz) => {
+                let off = match tz.offset_from_local_datetime(&n) {
+                    chrono::LocalResult::Single(o) => o.fix().local_minus_utc(),
+                    chrono::LocalResult::Ambiguous(a, _) => a.fix().local_minus_utc(),
+                    // In the gap: the offset in force just before it.
+                    chrono::LocalResult::None => self.offset_at(utc.timestamp() - 86_400),
+                };
+                naive_epoch - f64::from(off)
+            }
+        }
+    }
+
+    /// The local wall-clock time of an instant.
+    pub fn epoch_to_local(&self, epoch: i64) -> Option<NaiveDateTime> {
+        let off = self.offset_at(epoch);
+        chrono::DateTime::from_timestamp(epoch.checked_add(i64::from(off))?, 0).map(|d| d.naive_utc())
+    }
+}
+
+/// The zone the report, charts and terminal summary show times in, with its label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DisplayZone {
+    /// How instants become wall-clock times.
+    pub rule: ZoneRule,
+    /// `UTC`, `Europe/Berlin`, `+01:00 (host)`.
+    pub label: String,
+}
+
+impl Default for DisplayZone {
+    fn default() -> Self {
+        DisplayZone { rule: ZoneRule::Fixed(0), label: "UTC".into() }
+    }
+}
+
+impl DisplayZone {
+    /// True for UTC.
+    pub fn is_utc(&self) -> bool {
+        self.rule == ZoneRule::Fixed(0)
+    }
+
+    /// The wall-clock time of an epoch second in this zone, formatted with `fmt`.
+    pub fn format(&self, epoch: i64, fmt: &str) -> String {
+        self.rule.epoch_to_local(epoch).map(|n| n.format(fmt).to_string()).unwrap_or_else(|| "?".into())
+    }
+
+    /// Offset at an instant as `+HH:MM`.
+    pub fn offset_text(&self, epoch: i64) -> String {
+        let o = self.rule.offset_at(epoch);
+        let sign = if o < 0 { '-' } else { '+' };
+        let a = o.abs();
+        format!("{sign}{:02}:{:02}", a / 3600, (a % 3600) / 60)
+    }
+}
 
 /// Offset in seconds of a zone abbreviation (`CET` -> 3600); `None` if unknown.
 pub fn zone_abbreviation_offset(abbr: &str) -> Option<i32> {
@@ -70,11 +156,31 @@ fn parse_offset(s: &str) -> Option<i32> {
     Some(sign * (h * 3600 + m * 60))
 }
 
-/// Parses the `--tz` argument: an offset or a known abbreviation.
-pub fn parse_tz(s: &str) -> Result<i32, String> {
-    zone_abbreviation_offset(s).ok_or_else(|| {
-        format!("unknown time zone {s:?}: give an offset such as +02:00 or -0500, or UTC, CET, PST, ...")
-    })
+/// Parses a `--tz` / `--display-tz` argument: an offset, a known abbreviation, or an
+/// IANA zone name (`Europe/Berlin`, `America/New_York`; case as in the tz database,
+/// other cases accepted when unambiguous).
+pub fn parse_tz(s: &str) -> Result<ZoneRule, String> {
+    if let Some(o) = zone_abbreviation_offset(s) {
+        return Ok(ZoneRule::Fixed(o));
+    }
+    let t = s.trim();
+    if let Ok(tz) = t.parse::<Tz>() {
+        return Ok(ZoneRule::Iana(tz));
+    }
+    let lower = t.to_ascii_lowercase();
+    let hits: Vec<&Tz> =
+        chrono_tz::TZ_VARIANTS.iter().filter(|z| z.name().to_ascii_lowercase() == lower).collect();
+    if let [one] = hits[..] {
+        return Ok(ZoneRule::Iana(*one));
+    }
+    let hint = if t.eq_ignore_ascii_case("CST") {
+        " (CST is ambiguous: China +08:00 or US Central -06:00; give Asia/Shanghai, America/Chicago or an offset)"
+    } else {
+        ""
+    };
+    Err(format!(
+        "unknown time zone {s:?}{hint}: give an IANA name such as Europe/Berlin, an offset such as +02:00 or -0500, or UTC, CET, PST, ..."
+    ))
 }
 
 #[cfg(test)]
@@ -83,11 +189,29 @@ mod tests {
 
     #[test]
     fn offsets() {
-        assert_eq!(parse_tz("+02:00"), Ok(7200));
-        assert_eq!(parse_tz("-0530"), Ok(-19800));
-        assert_eq!(parse_tz("UTC"), Ok(0));
-        assert_eq!(parse_tz("pdt"), Ok(-25200));
-        assert!(parse_tz("Europe/Berlin").is_err());
+        assert_eq!(parse_tz("+02:00"), Ok(ZoneRule::Fixed(7200)));
+        assert_eq!(parse_tz("-0530"), Ok(ZoneRule::Fixed(-19800)));
+        assert_eq!(parse_tz("UTC"), Ok(ZoneRule::Fixed(0)));
+        assert_eq!(parse_tz("pdt"), Ok(ZoneRule::Fixed(-25200)));
+        assert_eq!(parse_tz("Europe/Berlin"), Ok(ZoneRule::Iana(chrono_tz::Europe::Berlin)));
+        assert_eq!(parse_tz("europe/berlin"), Ok(ZoneRule::Iana(chrono_tz::Europe::Berlin)));
         assert!(parse_tz("+99").is_err());
+        assert!(parse_tz("Mars/Olympus").is_err());
+        assert!(parse_tz("CST").unwrap_err().contains("ambiguous"));
+    }
+
+    #[test]
+    fn iana_zones_follow_daylight_saving_time() {
+        let berlin = ZoneRule::Iana(chrono_tz::Europe::Berlin);
+        let at = |s: &str| chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap();
+        // Winter: +01:00; summer: +02:00.
+        assert_eq!(berlin.local_to_epoch(at("2026-11-29 20:37:19")), 1_795_981_039.0);
+        assert_eq!(berlin.local_to_epoch(at("2026-07-01 12:00:00")), 1_782_900_000.0);
+        // 2026-10-25 02:30 occurs twice: the first (still +02:00) is taken.
+        assert_eq!(berlin.local_to_epoch(at("2026-10-25 02:30:00")), 1_792_888_200.0);
+        // 2026-03-29 02:30 never occurs: read with the winter offset.
+        assert_eq!(berlin.local_to_epoch(at("2026-03-29 02:30:00")), 1_774_747_800.0);
+        assert_eq!(berlin.offset_at(1_795_981_039), 3600);
+        assert_eq!(berlin.epoch_to_local(1_782_900_000), Some(at("2026-07-01 12:00:00")));
     }
 }

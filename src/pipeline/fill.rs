@@ -295,6 +295,10 @@ impl<'a> Filler<'a> {
     /// The perf time offset: from clock data in any perf file, else by matching
     /// block-request bursts (tracepoints) against the iostat writes.
     fn find_perf_offset(&mut self) -> Option<(f64, Anchoring, f64)> {
+        // No perf file, nothing to anchor and nothing to warn about.
+        if !self.files.iter().any(|f| matches!(&f.data, Some(Data::PerfScript(_)))) {
+            return None;
+        }
         for f in self.files {
             if let Some(Data::PerfScript(p)) = &f.data
                 && let Some(off) = p.wall_offset

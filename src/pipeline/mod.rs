@@ -125,14 +125,39 @@ pub fn parse_file(f: &InputFile) -> ParsedFile {
 /// Options of an analysis run.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// `--tz`: offset seconds and the text given.
-    pub tz: Option<(i32, String)>,
-    /// `--from` (epoch seconds).
-    pub from: Option<f64>,
-    /// `--to` (epoch seconds).
-    pub to: Option<f64>,
+    /// `--tz`: the zone rule and the text given.
+    pub tz: Option<(crate::clock::ZoneRule, String)>,
+    /// `--from`, resolved against the capture once its zone and range are known.
+    pub from: Option<crate::clock::window::TimeSpec>,
+    /// `--to`, likewise.
+    pub to: Option<crate::clock::window::TimeSpec>,
+    /// `--display-tz`: the zone times are shown in (report, charts, summary).
+    pub display_tz: DisplayTz,
     /// `--taxonomy`: overrides of the write-source categories.
     pub taxonomy: crate::attribution::Taxonomy,
+}
+
+/// `--display-tz`: which zone the report, charts and summary show times in.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum DisplayTz {
+    /// UTC (the default: what findings.json uses).
+    #[default]
+    Utc,
+    /// The capturing host's zone, as the clock decided it.
+    Host,
+    /// A zone the user named.
+    Zone(crate::clock::ZoneRule, String),
+}
+
+impl DisplayTz {
+    /// Parses `utc`, `host` or a zone name/offset.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "utc" => Ok(DisplayTz::Utc),
+            "host" | "capture" | "local" => Ok(DisplayTz::Host),
+            _ => crate::clock::parse_tz(s).map(|r| DisplayTz::Zone(r, s.trim().to_string())),
+        }
+    }
 }
 
 /// How one file's times were anchored.
@@ -173,6 +198,8 @@ pub struct Pipeline {
     pub binlog: Option<usize>,
     /// perf time -> epoch offset and how it was found.
     pub perf_offset: Option<(f64, Anchoring)>,
+    /// Why `--from`/`--to` could not be applied (reversed, empty or outside the capture).
+    pub window_error: Option<String>,
 }
 
 /// Runs parsing, clock and timeline for a bundle.
@@ -182,7 +209,7 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     ctx.taxonomy = opts.taxonomy.clone();
     let mut ev = ZoneEvidence { cli: opts.tz.clone(), ..Default::default() };
     context::zone_evidence(&files, &mut ev);
-    let zone = ev.decide();
+    let mut zone = ev.decide();
     let mut clock_warnings = Vec::new();
     if zone.assumed {
         clock_warnings.push(
@@ -198,8 +225,12 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
         .flatten()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), c| (a.min(c.first), b.max(c.last)));
     let (start, end) = if start.is_finite() { (start, end) } else { (0.0, 0.0) };
-    let start = opts.from.map_or(start, |f| f.max(start));
-    let end = opts.to.map_or(end, |t| t.min(end));
+    let offset_at_start = zone.rule.offset_at(start as i64);
+    let (start, end, window_error) =
+        match crate::clock::window::resolve_window(opts.from.as_ref(), opts.to.as_ref(), &zone, start, end) {
+            Ok((a, b)) => (a, b, None),
+            Err(e) => (start, end, Some(e)),
+        };
     let mut timeline = Timeline::new(start, end.max(start));
     if (end - start) as usize > crate::table::timeline::MAX_LEN {
         clock_warnings.push(format!(
@@ -216,6 +247,7 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     let binlog = filler.chosen_binlog;
     let perf_offset = filler.perf_offset.map(|(o, a, _)| (o, a));
     drop(filler);
+    zone.offset_s = offset_at_start;
     Pipeline {
         files,
         clocks,
@@ -228,5 +260,6 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
         lines,
         binlog,
         perf_offset,
+        window_error,
     }
 }

@@ -9,7 +9,7 @@
 //! maximum per bucket when a long timeline has more seconds than pixels
 //! (maxima keep short bursts visible, means would flatten them).
 
-use super::fmt::{bytes_h, num, utc_hms, utc_ymd};
+use super::fmt::{bytes_h, num};
 use crate::model::Report;
 use crate::table::Timeline;
 use plotters::coord::Shift;
@@ -108,7 +108,7 @@ pub struct Spec {
 /// The three kinds of drawing.
 #[derive(Debug, Clone)]
 pub enum Plot {
-    /// Panels sharing a UTC time axis.
+    /// Panels sharing a time axis (in the display zone).
     Time(TimePlot),
     /// A numeric x axis (lags, periods).
     Xy(XyPlot),
@@ -159,6 +159,8 @@ pub struct TimePlot {
     pub len: usize,
     /// Panels, top first.
     pub panels: Vec<TimePanel>,
+    /// The zone the axis labels show (`--display-tz`).
+    pub zone: crate::clock::DisplayZone,
 }
 
 /// A line of an x/y chart.
@@ -341,7 +343,7 @@ fn runs(values: &[Option<f64>], step: usize) -> Vec<Vec<(f64, f64)>> {
     out
 }
 
-/// Tick positions (seconds from `t0`) at round UTC times: multiples of 1 s .. 1 day,
+/// Tick positions (seconds from `t0`) at round wall-clock times of `t0`'s zone: multiples of 1 s .. 1 day,
 /// at most about ten over `len` seconds.
 fn time_ticks(t0: i64, len: usize) -> Vec<f64> {
     const STEPS: [i64; 18] =
@@ -414,15 +416,19 @@ fn draw_time<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &TimePlot) ->
     let n = p.panels.len().max(1);
     let areas = area.split_evenly((n, 1));
     let x_max = p.len.max(1) as f64;
-    let ticks = time_ticks(p.t0, p.len.max(1));
+    // Ticks on round wall-clock times of the display zone (its offset at the start).
+    let off = i64::from(p.zone.rule.offset_at(p.t0));
+    let ticks = time_ticks(p.t0.saturating_add(off), p.len.max(1));
     let t0 = p.t0;
-    let fmt_x = move |x: &f64| utc_hms(t0.saturating_add(x.round() as i64));
-    let day_a = utc_ymd(t0);
-    let day_b = utc_ymd(t0.saturating_add(x_max as i64 - 1));
+    let zone = p.zone.clone();
+    let fmt_x = move |x: &f64| zone.format(t0.saturating_add(x.round() as i64), "%H:%M:%S");
+    let day_a = p.zone.format(t0, "%Y-%m-%d");
+    let day_b = p.zone.format(t0.saturating_add(x_max as i64 - 1), "%Y-%m-%d");
+    let label = &p.zone.label;
     let x_desc = if day_a == day_b {
-        format!("time, UTC ({day_a})")
+        format!("time, {label} ({day_a})")
     } else {
-        format!("time, UTC ({day_a} to {day_b})")
+        format!("time, {label} ({day_a} to {day_b})")
     };
     let fmt_y = |y: &f64| num(*y);
     for (i, (panel, a)) in p.panels.iter().zip(areas.iter()).enumerate() {
@@ -715,8 +721,8 @@ fn bucket_note(step: usize) -> String {
     if step > 1 { format!(" Each point is the maximum of {step} s.") } else { String::new() }
 }
 
-fn time_plot(t: &Timeline, panels: Vec<TimePanel>) -> TimePlot {
-    TimePlot { t0: t.t0, step: step_of(t), len: t.len, panels }
+fn time_plot(t: &Timeline, zone: &crate::clock::DisplayZone, panels: Vec<TimePanel>) -> TimePlot {
+    TimePlot { t0: t.t0, step: step_of(t), len: t.len, panels, zone: zone.clone() }
 }
 
 fn line(
@@ -810,7 +816,7 @@ pub fn device_writes(report: &Report) -> Option<Spec> {
         caption,
         section: Section::Timeline,
         height: HEIGHT,
-        plot: Plot::Time(time_plot(t, vec![panel])),
+        plot: Plot::Time(time_plot(t, &report.display, vec![panel])),
     })
 }
 
@@ -869,7 +875,7 @@ pub fn write_sources(report: &Report) -> Option<Spec> {
         caption,
         section: Section::Sources,
         height: HEIGHT,
-        plot: Plot::Time(time_plot(t, vec![panel])),
+        plot: Plot::Time(time_plot(t, &report.display, vec![panel])),
     })
 }
 
@@ -899,7 +905,7 @@ pub fn dirty_writeback(report: &Report) -> Option<Spec> {
         ),
         section: Section::Timeline,
         height: HEIGHT,
-        plot: Plot::Time(time_plot(t, vec![panel])),
+        plot: Plot::Time(time_plot(t, &report.display, vec![panel])),
     })
 }
 
@@ -960,7 +966,7 @@ pub fn latency_queue(report: &Report) -> Option<Spec> {
         ),
         section: Section::Timeline,
         height: h,
-        plot: Plot::Time(time_plot(t, panels)),
+        plot: Plot::Time(time_plot(t, &report.display, panels)),
     })
 }
 
@@ -1199,7 +1205,7 @@ pub fn binlog_rate(report: &Report) -> Option<Spec> {
         ),
         section: Section::Binlog,
         height: h,
-        plot: Plot::Time(time_plot(t, panels)),
+        plot: Plot::Time(time_plot(t, &report.display, panels)),
     })
 }
 

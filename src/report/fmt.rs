@@ -1,23 +1,22 @@
 //! Number and time formatting shared by the charts, the HTML page and the
-//! terminal summary. Times are always UTC; nothing reads the wall clock.
+//! terminal summary. Times are shown in the display zone (`--display-tz`, UTC by
+//! default); nothing reads the wall clock.
 
-use chrono::DateTime;
+use crate::clock::DisplayZone;
 
-/// `HH:MM:SS` (UTC) of an epoch second; `?` when out of range.
-pub fn utc_hms(epoch: i64) -> String {
-    DateTime::from_timestamp(epoch, 0).map(|t| t.format("%H:%M:%S").to_string()).unwrap_or_else(|| "?".into())
+/// `YYYY-MM-DD HH:MM:SS` of an epoch second in the display zone; `?` when out of range.
+pub fn full(z: &DisplayZone, epoch: i64) -> String {
+    z.format(epoch, "%Y-%m-%d %H:%M:%S")
 }
 
-/// `YYYY-MM-DD` (UTC) of an epoch second.
-pub fn utc_ymd(epoch: i64) -> String {
-    DateTime::from_timestamp(epoch, 0).map(|t| t.format("%Y-%m-%d").to_string()).unwrap_or_else(|| "?".into())
-}
-
-/// `YYYY-MM-DD HH:MM:SS` (UTC) of an epoch second.
-pub fn utc_full(epoch: i64) -> String {
-    DateTime::from_timestamp(epoch, 0)
-        .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
-        .unwrap_or_else(|| "?".into())
+/// An RFC 3339 instant of findings.json shown in the display zone with its offset
+/// (`2026-11-29 19:38:03 +01:00`); the text as given when it is not RFC 3339.
+pub fn instant(z: &DisplayZone, rfc3339: &str) -> String {
+    match chrono::DateTime::parse_from_rfc3339(rfc3339) {
+        Ok(d) if z.is_utc() => format!("{} UTC", full(z, d.timestamp())),
+        Ok(d) => format!("{} {}", full(z, d.timestamp()), z.offset_text(d.timestamp())),
+        Err(_) => rfc3339.to_string(),
+    }
 }
 
 /// A number with about three significant digits (`0.93`, `14.2`, `1400`).
@@ -88,9 +87,17 @@ mod tests {
 
     #[test]
     fn formats() {
-        assert_eq!(utc_hms(1_700_000_000), "22:13:20");
-        assert_eq!(utc_full(0), "1970-01-01 00:00:00");
-        assert_eq!(utc_hms(i64::MAX), "?");
+        let utc = DisplayZone::default();
+        assert_eq!(full(&utc, 1_700_000_000), "2023-11-14 22:13:20");
+        assert_eq!(full(&utc, 0), "1970-01-01 00:00:00");
+        assert_eq!(full(&utc, i64::MAX), "?");
+        let berlin = DisplayZone {
+            rule: crate::clock::ZoneRule::Iana(chrono_tz::Europe::Berlin),
+            label: "Europe/Berlin".into(),
+        };
+        assert_eq!(instant(&berlin, "2026-11-29T18:38:03Z"), "2026-11-29 19:38:03 +01:00");
+        assert_eq!(instant(&berlin, "2026-07-01T10:00:00Z"), "2026-07-01 12:00:00 +02:00");
+        assert_eq!(instant(&utc, "2026-11-29T18:38:03Z"), "2026-11-29 18:38:03 UTC");
         assert_eq!(num(14.0), "14");
         assert_eq!(num(0.5), "0.5");
         assert_eq!(num(1400.4), "1400");

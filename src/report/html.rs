@@ -10,7 +10,7 @@
 
 use super::charts::{Chart, Section};
 use super::flame::Flame;
-use super::fmt::{bytes_h, json_cell, num, utc_full};
+use super::fmt::{bytes_h, full, instant, json_cell, num};
 use crate::model::{Finding, Report, Severity};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -79,9 +79,10 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
                 p.meta {
                     "iosift " (doc.iosift_version) " · "
                     (doc.bundle.inputs.len()) " input files · timeline "
-                    (doc.clock.start.as_deref().unwrap_or("?")) " to " (doc.clock.end.as_deref().unwrap_or("?"))
+                    (doc.clock.start.as_deref().map_or("?".into(), |t| instant(&report.display, t))) " to "
+                    (doc.clock.end.as_deref().map_or("?".into(), |t| instant(&report.display, t)))
                     " · host time zone " (doc.clock.timezone) " (" (doc.clock.timezone_source) "); "
-                    "all times below are UTC"
+                    "times below are shown in " (report.display.label) " (--display-tz utc|host|ZONE)"
                 }
                 nav {
                     a href="#verdict" { "Verdict" } a href="#checked" { "Checked" } a href="#timeline" { "Timeline" }
@@ -116,19 +117,19 @@ fn verdict(report: &Report) -> Markup {
             @if fs.is_empty() {
                 p { "No rule fired. The rules checked and the inputs they lacked are listed below." }
             }
-            @for f in &fs { (finding(f)) }
+            @for f in &fs { (finding(f, &report.display)) }
         }
     }
 }
 
-fn finding(f: &Finding) -> Markup {
+fn finding(f: &Finding, display: &crate::clock::DisplayZone) -> Markup {
     let sev = sev_word(f.severity);
     html! {
         div class={ "finding " (sev) } {
             h3 { span class={ "sev " (sev) } { (sev) } " " (f.rule) " "
                  span.muted { "confidence " (format!("{:.0} %", f.confidence * 100.0)) } }
             p.summary { (f.summary) }
-            @if let Some(w) = &f.window { p { "Window: " (w.start) " to " (w.end) } }
+            @if let Some(w) = &f.window { p { "Window: " (instant(display, &w.start)) " to " (instant(display, &w.end)) } }
             @if !f.metrics.is_empty() {
                 table { tr { th { "metric" } th { "value" } }
                     @for (k, v) in &f.metrics { tr { td { (k) } td.n { (metric_cell(k, v)) } } } }
@@ -275,13 +276,13 @@ fn periodicity(report: &Report, charts: &[Chart]) -> Markup {
                 @if !p.bursts.is_empty() {
                     h3 { "Bursts" }
                     table {
-                        tr { th { "#" } th { "start (UTC)" } th { "duration" } th { "peak at" } th { "peak" } th { "total" } }
+                        tr { th { "#" } th { "start (" (report.display.label) ")" } th { "duration" } th { "peak at" } th { "peak" } th { "total" } }
                         @for (i, b) in p.bursts.iter().take(MAX_ROWS).enumerate() {
                             tr {
                                 td.n { (i + 1) }
-                                td { (utc_full(t0.saturating_add(b.start as i64))) }
+                                td { (full(&report.display, t0.saturating_add(b.start as i64))) }
                                 td.n { (b.end.saturating_sub(b.start) + 1) " s" }
-                                td { (utc_full(t0.saturating_add(b.peak as i64))) }
+                                td { (full(&report.display, t0.saturating_add(b.peak as i64))) }
                                 td.n { (if bytes { format!("{}/s", bytes_h(b.peak_value)) } else { num(b.peak_value) }) }
                                 td.n { (if bytes { bytes_h(b.total) } else { num(b.total) }) }
                             }

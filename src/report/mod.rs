@@ -20,7 +20,7 @@ pub mod charts;
 pub mod flame;
 mod fmt;
 mod html;
-mod summary;
+pub mod summary;
 
 pub use batch::{BatchRow, write_batch_index};
 pub use summary::terminal_summary;

@@ -1,0 +1,194 @@
+//! The command line as a newcomer meets it: clear errors with the right exit
+//! status (1: nothing readable, 2: usage), no report for input that holds no
+//! capture, the time forms people copy out of iostat and pidstat, default
+//! output folders that do not collide, `--quiet`. Runs the real binary on the
+//! repository's samples (nothing from `../shared`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_iosift");
+
+/// A small real sample (6 files, 30 s, no zone in the capture: read as UTC).
+fn derived() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/ext4_dioread_nolock_derived/capture"))
+}
+
+fn run(args: &[&str], cwd: &Path) -> Output {
+    Command::new(BIN).args(args).current_dir(cwd).env_remove("NO_COLOR").output().expect("run iosift")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+/// `analyze ... --json` and the findings document it prints.
+fn analyze_json(extra: &[&str]) -> serde_json::Value {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r");
+    let d = derived();
+    let mut args = vec!["analyze", d.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"];
+    args.extend_from_slice(extra);
+    let o = run(&args, tmp.path());
+    assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn clock(doc: &serde_json::Value) -> (String, String) {
+    (doc["clock"]["start"].as_str().unwrap().to_string(), doc["clock"]["end"].as_str().unwrap().to_string())
+}
+
+#[test]
+fn input_with_no_capture_is_an_error_and_writes_no_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    std::fs::write(
+        t.join("passwd"),
+        "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n",
+    )
+    .unwrap();
+    // A PNG header and chunk bytes.
+    let png: Vec<u8> =
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10\x08\x06\0\0\0\x1f\xf3\xffa".to_vec();
+    std::fs::write(t.join("chart.png"), &png).unwrap();
+    std::fs::create_dir(t.join("empty")).unwrap();
+    for (input, what) in
+        [("passwd", "1 file: passwd (not recognised"), ("chart.png", "1 file"), ("empty", "0 files")]
+    {
+        let out = t.join(format!("out-{input}"));
+        let o = run(&["analyze", input, "-o", out.to_str().unwrap()], t);
+        let e = stderr(&o);
+        assert_eq!(code(&o), 1, "{input}: {e}");
+        assert!(e.contains(&format!("nothing in {input} is a capture iosift can read")), "{e}");
+        assert!(e.contains(what), "{e}");
+        assert!(!out.exists(), "{input}: a report was written");
+        assert!(o.stdout.is_empty(), "{input}: {}", String::from_utf8_lossy(&o.stdout));
+    }
+    // A path that does not exist: the error names it.
+    let o = run(&["analyze", "no/such/capture"], t);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("cannot read no/such/capture"), "{}", stderr(&o));
+}
+
+#[test]
+fn batch_counts_a_bundle_of_noise_as_failed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    std::fs::create_dir(t.join("in")).unwrap();
+    let noise: Vec<u8> = (0u32..4096).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    std::fs::write(t.join("in/junk.tar.gz"), &noise).unwrap();
+    let o = run(&["batch", "in", "-o", "out"], t);
+    let (out, e) = (String::from_utf8_lossy(&o.stdout).into_owned(), stderr(&o));
+    assert_eq!(code(&o), 1, "{out}{e}");
+    assert!(out.contains("1 bundles, 0 analyzed, 1 failed"), "{out}");
+    assert!(e.contains("junk.tar.gz"), "{e}");
+}
+
+#[test]
+fn usage_errors_exit_2_and_say_what_to_give() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let d = derived();
+    let d = d.to_str().unwrap();
+    let out = t.join("r");
+    let o_ = out.to_str().unwrap();
+    std::fs::write(t.join("tax.toml"), "[comm]\n\"mysqld\" = \"no_such_category\"\n").unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--tz", "bogus"], "--tz: unknown time zone \"bogus\""),
+        (vec!["--tz", "CST"], "ambiguous"),
+        (vec!["--display-tz", "Mars/Base"], "--display-tz: unknown time zone"),
+        (vec!["--from", "yesterday"], "--from: \"yesterday\" is not a time"),
+        (vec!["--prefix", "nope"], "--prefix nope: no such pt-stalk sample"),
+        (vec!["--taxonomy", "tax.toml"], "--taxonomy tax.toml"),
+        (vec!["--taxonomy", "missing.toml"], "--taxonomy missing.toml"),
+        // Reversed and outside windows name the capture's range.
+        (
+            vec!["--from", "00:00:20", "--to", "00:00:10"],
+            "the capture covers 2022-03-15 00:00:00 UTC to 2022-03-15 00:00:30 UTC",
+        ),
+        (vec!["--from", "2022-03-16 00:00:00"], "holds no data: the capture covers 2022-03-15 00:00:00 UTC"),
+        (vec!["--to", "-10m"], "holds no data"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["analyze", d, "-o", o_];
+        args.extend_from_slice(&extra);
+        let o = run(&args, t);
+        let e = stderr(&o);
+        assert_eq!(code(&o), 2, "{extra:?}: {e}");
+        assert!(e.contains(want), "{extra:?}: {e}");
+        assert!(!out.exists(), "{extra:?}: a report was written");
+    }
+    // clap's own usage errors exit 2 as well.
+    assert_eq!(code(&run(&["analyze"], t)), 2);
+}
+
+#[test]
+fn times_as_people_write_them() {
+    // The capture: 2022-03-15 00:00:00 .. 00:00:30, local times read as UTC.
+    let full = analyze_json(&[]);
+    assert_eq!(clock(&full), ("2022-03-15T00:00:00Z".into(), "2022-03-15T00:00:30Z".into()));
+    let ten_to_twenty = ("2022-03-15T00:00:10Z".to_string(), "2022-03-15T00:00:20Z".to_string());
+    for window in [
+        ["--from", "00:00:10", "--to", "00:00:20"],
+        ["--from", "2022-03-15 00:00:10", "--to", "2022-03-15 00:00:20"],
+        ["--from", "2022-03-15T00:00:10Z", "--to", "2022-03-15T01:00:20+01:00"],
+        ["--from", "1647302410", "--to", "1647302420"],
+        ["--from", "+10s", "--to", "-10s"],
+    ] {
+        assert_eq!(clock(&analyze_json(&window)), ten_to_twenty, "{window:?}");
+    }
+    // An IANA zone for the host: the local times move by Berlin's winter offset.
+    let berlin = analyze_json(&["--tz", "Europe/Berlin", "--from", "2022-03-15 00:00:10"]);
+    assert_eq!(clock(&berlin), ("2022-03-14T23:00:10Z".into(), "2022-03-14T23:00:30Z".into()));
+    assert_eq!(berlin["clock"]["timezone"], "Europe/Berlin");
+    // The finding survives the window (its plateau is inside it).
+    let rules: Vec<&str> =
+        berlin["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["ext4_dioread_nolock_nodelalloc"]);
+}
+
+#[test]
+fn display_zone_reaches_summary_and_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r");
+    let d = derived();
+    let o = run(
+        &["analyze", d.to_str().unwrap(), "-o", out.to_str().unwrap(), "--display-tz", "Asia/Tokyo"],
+        tmp.path(),
+    );
+    let s = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(s.contains("2022-03-15 09:00:00 to 09:00:30 Asia/Tokyo +09:00 (31 s)"), "{s}");
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("times below are shown in Asia/Tokyo"), "display zone not in the page");
+    assert!(html.contains("2022-03-15 09:00:00 +09:00"), "window not in the display zone");
+    // findings.json stays in UTC whatever is displayed.
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("findings.json")).unwrap()).unwrap();
+    assert_eq!(doc["clock"]["start"], "2022-03-15T00:00:00Z");
+}
+
+#[test]
+fn default_output_is_named_after_the_case_and_quiet_prints_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = derived();
+    let o = run(&["analyze", d.to_str().unwrap(), "--quiet"], tmp.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(o.stdout.is_empty() && o.stderr.is_empty(), "--quiet printed: {:?}", o);
+    // samples/ext4_dioread_nolock_derived/capture -> reports/ext4_dioread_nolock_derived
+    assert!(tmp.path().join("reports/ext4_dioread_nolock_derived/index.html").is_file());
+    let fixed = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/samples/ext4_dioread_nolock_derived_fixed_kernel/capture"
+    ));
+    let o = run(&["analyze", fixed.to_str().unwrap(), "-q"], tmp.path());
+    assert_eq!(code(&o), 0);
+    assert!(tmp.path().join("reports/ext4_dioread_nolock_derived_fixed_kernel/index.html").is_file());
+    // --verbose lists every input with its format.
+    let o = run(&["analyze", d.to_str().unwrap(), "-o", "v", "--verbose"], tmp.path());
+    assert!(stderr(&o).contains("input iostat-xm-1.txt: iostat"), "{}", stderr(&o));
+}

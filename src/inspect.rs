@@ -1,7 +1,15 @@
 //! `iosift inspect`: per file, the detected format, its variant, records,
 //! time range and diagnostics (the JSON contract of DESIGN.md).
+//!
+//! `first`/`last` are RFC 3339 instants or null: each file's times go through
+//! the same clock as `analyze` (banner dates, `Date:` lines, the zone evidence
+//! of the bundle), and `time_basis` says how they were anchored. A file whose
+//! times cannot be placed alone (a time of day without a date, perf's
+//! boot-relative clock without a reference) has null there and its times as
+//! printed in `as_printed`.
 
-use crate::bundle::InputFile;
+use crate::bundle::{Bundle, InputFile};
+use crate::pipeline::{FileClock, ParsedFile};
 use iosift_parsers::{Detected, Diagnostic, detect};
 use serde::Serialize;
 
@@ -27,10 +35,20 @@ pub struct FileReport {
     pub diagnostics: Vec<Diagnostic>,
     /// All diagnostics, counted.
     pub diagnostics_total: usize,
-    /// First time stamp (RFC 3339 when the file gives an instant).
+    /// First instant (RFC 3339, UTC), or null when the file's times cannot be placed.
     pub first: Option<String>,
-    /// Last time stamp.
+    /// Last instant (RFC 3339, UTC), or null.
     pub last: Option<String>,
+    /// How `first`/`last` were anchored (`epoch`, `banner-date+time-of-day`,
+    /// `local-date-time+tz`, `bundle-start+interval` = inferred, ...), null without times.
+    pub time_basis: Option<&'static str>,
+    /// True when the times are inferred (no time in the file: placed at the bundle's start).
+    pub inferred_times: bool,
+    /// The zone local times were read in, when the file's times are local.
+    pub zone: Option<String>,
+    /// The file's first and last times exactly as printed (`10:55:29`, `boot+1093.2s`,
+    /// `--08-22T23:04:21`), when it has times.
+    pub as_printed: Option<[String; 2]>,
     /// True when the file was gzip-compressed.
     pub gzipped: bool,
 }
@@ -65,71 +83,54 @@ pub fn detect_file(f: &InputFile) -> Option<(Detected, bool)> {
     Some((Detected { format, parsed: format.parse(&f.data) }, true))
 }
 
-/// Inspects one file (a large streamed one through the pipeline's streaming parse).
-pub fn inspect_file(f: &InputFile) -> FileReport {
-    if f.stream.is_some() {
-        let p = crate::pipeline::parse_file(f);
-        let range = p.data.as_ref().and_then(|d| d.summary().time_range());
-        let total = p.diagnostics.len();
-        let mut diagnostics = p.diagnostics;
-        diagnostics.truncate(MAX_DIAGNOSTICS);
-        return FileReport {
-            path: p.name,
-            format: p.format,
-            variant: p.variant,
-            records: p.records,
-            lines: p.lines,
-            skipped_lines: p.skipped_lines,
-            diagnostics,
-            diagnostics_total: total,
-            first: range.map(|r| r.0.display()),
-            last: range.map(|r| r.1.display()),
-            gzipped: f.gzipped,
-        };
-    }
-    inspect_in_memory(f)
+/// Inspects every file of a bundle, with its times on the bundle's clock.
+pub fn inspect_bundle(b: &Bundle, opts: &crate::pipeline::Options) -> Vec<FileReport> {
+    let a = crate::pipeline::anchor(b, opts);
+    let zone = if a.zone.assumed {
+        format!("{} (assumed: no zone in the capture; set --tz)", a.zone.name)
+    } else {
+        format!("{} (from {})", a.zone.name, a.zone.source)
+    };
+    a.files
+        .into_iter()
+        .zip(a.clocks)
+        .zip(b.files.iter())
+        .map(|((p, clock), f)| file_report(p, clock, f.gzipped, &zone))
+        .collect()
 }
 
-fn inspect_in_memory(f: &InputFile) -> FileReport {
-    let lines = iosift_parsers::common::lines::count_lines(&f.data);
-    match detect_file(f) {
-        Some((d, by_name)) => {
-            let s = d.parsed.value.summary();
-            let mut variant = s.variant();
-            if by_name {
-                variant.insert("detected_by", "file name (the file has no content)".into());
-            }
-            let range = s.time_range();
-            let total = d.parsed.diagnostics.len();
-            let mut diagnostics = d.parsed.diagnostics;
-            diagnostics.truncate(MAX_DIAGNOSTICS);
-            FileReport {
-                path: f.name.clone(),
-                format: Some(d.format.id),
-                variant,
-                records: s.records(),
-                lines: d.parsed.lines,
-                skipped_lines: d.parsed.skipped_lines,
-                diagnostics,
-                diagnostics_total: total,
-                first: range.map(|r| r.0.display()),
-                last: range.map(|r| r.1.display()),
-                gzipped: f.gzipped,
-            }
-        }
-        None => FileReport {
-            path: f.name.clone(),
-            format: None,
-            variant: Default::default(),
-            records: 0,
-            lines,
-            skipped_lines: 0,
-            diagnostics: Vec::new(),
-            diagnostics_total: 0,
-            first: None,
-            last: None,
-            gzipped: f.gzipped,
-        },
+fn file_report(p: ParsedFile, clock: Option<FileClock>, gzipped: bool, zone: &str) -> FileReport {
+    use crate::clock::Anchoring;
+    let range = p.data.as_ref().and_then(|d| d.summary().time_range());
+    let total = p.diagnostics.len();
+    let mut diagnostics = p.diagnostics;
+    diagnostics.truncate(MAX_DIAGNOSTICS);
+    let rfc = crate::clock::epoch_rfc3339;
+    let local = clock.is_some_and(|c| {
+        matches!(
+            c.anchoring,
+            Anchoring::LocalDateTime
+                | Anchoring::BannerDateTimeOfDay
+                | Anchoring::DateLineYear
+                | Anchoring::PtStalkPrefixInterval
+        )
+    });
+    FileReport {
+        path: p.name,
+        format: p.format,
+        variant: p.variant,
+        records: p.records,
+        lines: p.lines,
+        skipped_lines: p.skipped_lines,
+        diagnostics,
+        diagnostics_total: total,
+        first: clock.and_then(|c| rfc(c.first)),
+        last: clock.and_then(|c| rfc(c.last)),
+        time_basis: clock.map(|c| c.anchoring.as_str()),
+        inferred_times: clock.is_some_and(|c| c.anchoring == Anchoring::BundleStartInterval),
+        zone: local.then(|| zone.to_string()),
+        as_printed: range.map(|r| [r.0.display(), r.1.display()]),
+        gzipped,
     }
 }
 
@@ -152,8 +153,16 @@ pub fn render_text(reports: &[FileReport]) -> String {
             r.skipped_lines,
             if r.gzipped { " (gzip)" } else { "" }
         );
-        if let (Some(a), Some(b)) = (&r.first, &r.last) {
-            let _ = writeln!(out, "  time: {a} .. {b}");
+        match (&r.first, &r.last, &r.as_printed) {
+            (Some(a), Some(b), _) => {
+                let basis = r.time_basis.unwrap_or("?");
+                let inferred = if r.inferred_times { ", INFERRED: the file has no times" } else { "" };
+                let _ = writeln!(out, "  time: {a} .. {b} ({basis}{inferred})");
+            }
+            (_, _, Some([a, b])) => {
+                let _ = writeln!(out, "  time as printed: {a} .. {b} (cannot be placed on the clock alone)");
+            }
+            _ => {}
         }
         for d in r.diagnostics.iter().take(5) {
             let _ = writeln!(out, "  line {}: {}: {}", d.line, d.kind, d.text);

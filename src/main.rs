@@ -70,6 +70,8 @@ enum Command {
         #[arg(long)]
         json: bool,
         #[command(flatten)]
+        time: TimeArgs,
+        #[command(flatten)]
         limits: LimitArgs,
     },
     /// The supported formats with one real sample line each.
@@ -211,14 +213,15 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     let v = Verbosity { quiet: cli.quiet, verbose: cli.verbose };
     match cli.command {
-        Command::Inspect { paths, json, limits } => {
+        Command::Inspect { paths, json, time, limits } => {
             let limits = limits.limits();
+            let opts = time.options()?;
             let mut reports = Vec::new();
             let mut problems = Vec::new();
             for p in &paths {
                 match bundle::load_one(p, &limits) {
                     Ok(b) => {
-                        reports.extend(b.files.iter().map(inspect::inspect_file));
+                        reports.extend(inspect::inspect_bundle(&b, &opts));
                         problems.extend(b.problems);
                     }
                     Err(e) => problems

@@ -192,3 +192,40 @@ fn default_output_is_named_after_the_case_and_quiet_prints_nothing() {
     let o = run(&["analyze", d.to_str().unwrap(), "-o", "v", "--verbose"], tmp.path());
     assert!(stderr(&o).contains("input iostat-xm-1.txt: iostat"), "{}", stderr(&o));
 }
+
+#[test]
+fn inspect_json_gives_instants_or_null_and_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = [
+        // pidstat -h: times of day under the banner's date.
+        root.join("samples/mariadb_relaxed/capture/pidstat-d-t-h.txt"),
+        // perf script without clock data: boot-relative times only (real perf 6.1 output).
+        root.join("parsers/tests/fixtures/perf/tracepoints_callchain_head.txt"),
+        // iostat without -t: no time at all, placed at the banner date.
+        derived().join("iostat-xm-1.txt"),
+    ];
+    let mut args = vec!["inspect", "--json"];
+    args.extend(files.iter().map(|p| p.to_str().unwrap()));
+    let o = run(&args, tmp.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = doc["files"].as_array().unwrap();
+    let is_rfc3339 =
+        |v: &serde_json::Value| v.as_str().is_some_and(|s| chrono::DateTime::parse_from_rfc3339(s).is_ok());
+    for r in f {
+        for k in ["first", "last"] {
+            assert!(r[k].is_null() || is_rfc3339(&r[k]), "{}: {k} = {}", r["path"], r[k]);
+        }
+    }
+    assert_eq!(f[0]["format"], "pidstat");
+    assert_eq!(f[0]["first"], "2026-11-29T21:12:08Z");
+    assert_eq!(f[0]["time_basis"], "banner-date+time-of-day");
+    assert_eq!(f[0]["as_printed"][0], "21:12:09");
+    assert!(f[0]["zone"].as_str().unwrap().contains("assumed"), "{}", f[0]["zone"]);
+    assert_eq!(f[1]["format"], "perf_script");
+    assert!(f[1]["first"].is_null() && f[1]["time_basis"].is_null(), "{}", f[1]);
+    assert_eq!(f[1]["as_printed"][0], "boot+506.414466s");
+    assert_eq!(f[2]["inferred_times"], true);
+    assert_eq!(f[2]["time_basis"], "bundle-start+interval");
+}

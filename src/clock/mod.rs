@@ -209,6 +209,13 @@ impl DayRoller {
 
 pub use iosift_parsers::common::ts::pt_stalk_prefix;
 
+/// RFC 3339 (UTC, `Z`, fractional seconds only when present) of epoch seconds;
+/// `None` when out of range.
+pub fn epoch_rfc3339(epoch: f64) -> Option<String> {
+    iosift_parsers::common::time::epoch_to_utc(epoch)
+        .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+}
+
 /// Converts a stamp that determines its instant alone or with the zone
 /// (epoch, zoned, local date-time); other kinds need context and give `None`.
 pub fn simple_epoch(stamp: &Stamp, zone: &Zone) -> Option<(f64, Anchoring)> {

@@ -202,14 +202,50 @@ pub struct Pipeline {
     pub window_error: Option<String>,
 }
 
-/// Runs parsing, clock and timeline for a bundle.
-pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
+/// Parsed files with their clocks: what `inspect` needs, without the timeline.
+#[derive(Debug)]
+pub struct Anchored {
+    /// Parsed files in bundle order.
+    pub files: Vec<ParsedFile>,
+    /// Anchoring per file (same order; `None` for files without times).
+    pub clocks: Vec<Option<FileClock>>,
+    /// The bundle's zone.
+    pub zone: Zone,
+    /// Clock warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Parses every file, gathers the context and decides the zone.
+fn prepare(bundle: &Bundle, opts: &Options) -> (Vec<ParsedFile>, Context, Zone) {
     let files: Vec<ParsedFile> = bundle.files.par_iter().map(parse_file).collect();
     let mut ctx = Context::gather(&files);
     ctx.taxonomy = opts.taxonomy.clone();
     let mut ev = ZoneEvidence { cli: opts.tz.clone(), ..Default::default() };
     context::zone_evidence(&files, &mut ev);
-    let mut zone = ev.decide();
+    let zone = ev.decide();
+    (files, ctx, zone)
+}
+
+/// Parses a bundle and anchors every file's times (no timeline is filled).
+pub fn anchor(bundle: &Bundle, opts: &Options) -> Anchored {
+    let (files, ctx, mut zone) = prepare(bundle, opts);
+    let mut warnings = Vec::new();
+    let clocks = {
+        let mut filler = fill::Filler::new(&files, &zone, &ctx);
+        let clocks = filler.anchor_all();
+        warnings.append(&mut filler.warnings);
+        clocks
+    };
+    let start = clocks.iter().flatten().map(|c| c.first).fold(f64::INFINITY, f64::min);
+    if start.is_finite() {
+        zone.offset_s = zone.rule.offset_at(start as i64);
+    }
+    Anchored { files, clocks, zone, warnings }
+}
+
+/// Runs parsing, clock and timeline for a bundle.
+pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
+    let (files, ctx, mut zone) = prepare(bundle, opts);
     let mut clock_warnings = Vec::new();
     if zone.assumed {
         clock_warnings.push(

@@ -1,5 +1,7 @@
 //! `iosift batch`: every bundle under the given folders, analyzed in
-//! parallel, one report each plus an overview (`index.html`, `summary.json`).
+//! parallel, one report each plus an overview (`index.html`, `summary.json`)
+//! and one tidy long Parquet dataset of every bundle's timeline
+//! (`dataset/bundle=<name>/timeline.parquet`, read as one table by DuckDB or Spark).
 //! A broken bundle becomes a row with its error; the batch goes on.
 
 use crate::bundle::{self, Limits, sanitize_file_name};
@@ -168,7 +170,9 @@ fn one(path: &Path, dir_name: &str, out: &Path, opts: &Options, limits: &Limits)
                 .and_then(|p| p.period_s)
                 .filter(|_| report.doc.findings.iter().any(|f| f.rule == "periodic_write_bursts"));
             if let Err(e) = crate::output::write_all(&report, &out.join(&name)) {
-                row.error = Some(format!("writing the report failed: {e}"));
+                row.error = Some(format!("writing the report failed: {e:#}"));
+            } else if let Err(e) = crate::output::write_dataset_part(&report, &out.join("dataset"), &name) {
+                row.error = Some(format!("writing the dataset failed: {e:#}"));
             }
             row
         })

@@ -31,11 +31,20 @@ pub fn write_all(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let tdir = dir.join("tables");
     std::fs::create_dir_all(&tdir).with_context(|| format!("cannot create {}", tdir.display()))?;
     let mut df = table::timeline_frame(&report.timeline)?;
-    written.push(
-        table::write_frame(&mut df, &tdir, "timeline", TableFormat::Parquet)
-            .with_context(|| format!("writing {}", tdir.join("timeline.parquet").display()))?,
-    );
+    written.push(table::write_frame(&mut df, &tdir, "timeline", TableFormat::Parquet)?);
+    let mut cols = table::columns_frame(&report.timeline)?;
+    written.push(table::write_frame(&mut cols, &tdir, "columns", TableFormat::Parquet)?);
     Ok(written)
+}
+
+/// Writes a bundle's timeline as one tidy long Parquet file into a dataset shared by
+/// several bundles: `<dataset>/bundle=<name>/timeline.parquet` (hive partitioning:
+/// DuckDB, Spark and polars read the folder as one table with a `bundle` column).
+pub fn write_dataset_part(report: &Report, dataset: &Path, bundle: &str) -> anyhow::Result<PathBuf> {
+    let dir = dataset.join(format!("bundle={}", crate::bundle::sanitize_file_name(bundle)));
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut df = table::timeline_long_frame(&report.timeline)?;
+    table::write_frame(&mut df, &dir, "timeline", TableFormat::Parquet)
 }
 
 /// `iosift tables`: one frame per source plus the timeline.
@@ -54,8 +63,19 @@ pub fn write_tables(
     let mut written = Vec::new();
     let mut df = table::timeline_frame(&p.timeline)?;
     written.push(table::write_frame(&mut df, dir, "timeline", format)?);
+    let mut cols = table::columns_frame(&p.timeline)?;
+    written.push(table::write_frame(&mut cols, dir, "columns", format)?);
+    let threads: Vec<(u32, Option<u32>, String, &str, f64)> =
+        p.threads.iter().map(|(tid, t)| (*tid, t.tgid, t.comm.clone(), t.category, t.bytes)).collect();
+    if !threads.is_empty() {
+        let mut df = table::threads_frame(&threads)?;
+        written.push(table::write_frame(&mut df, dir, "threads", format)?);
+    }
+    // Every point each source's visitor emits (all devices, all threads), on the same clock.
+    let mut filler = pipeline::fill::Filler::new(&p.files, &p.zone, &p.ctx);
+    let _ = filler.anchor_all();
     for (i, f) in p.files.iter().enumerate() {
-        let Some(t) = source_table(&p, i) else { continue };
+        let Some(t) = source_table(&p, i, &mut filler) else { continue };
         if t.is_empty() {
             continue;
         }
@@ -66,8 +86,12 @@ pub fn write_tables(
     Ok(written)
 }
 
-/// A source as a long table (time, entity, metric, value), using the pipeline's clock.
-fn source_table(p: &pipeline::Pipeline, i: usize) -> Option<LongTable> {
+/// A source as a long table (time, entity, metric, value, interval), using the pipeline's clock.
+fn source_table(
+    p: &pipeline::Pipeline,
+    i: usize,
+    filler: &mut pipeline::fill::Filler<'_>,
+) -> Option<LongTable> {
     let f = &p.files[i];
     let mut t = LongTable::default();
     match f.data.as_ref()? {
@@ -79,30 +103,36 @@ fn source_table(p: &pipeline::Pipeline, i: usize) -> Option<LongTable> {
                 }
             }
         }
+        Data::MysqladminExt(m) => {
+            // Every counter of every sample (the timeline keeps a few rates).
+            for s in &m.samples {
+                let Some(ts) = &s.ts else { continue };
+                for (k, v) in &s.values {
+                    t.push(ts.epoch, "mysql", k, Some(*v));
+                }
+            }
+            if t.is_empty() {
+                emitted_into(&mut t, filler, i);
+            }
+        }
         Data::Mysqlbinlog(b) => {
             for s in b.per_second() {
                 let e = match s.sec {
                     iosift_parsers::mysqlbinlog::SecondKey::Epoch(e) => e as f64,
                     iosift_parsers::mysqlbinlog::SecondKey::Local(n) => p.zone.local_to_epoch(n),
                 };
-                t.push(e, "", "transactions", Some(s.transactions as f64));
-                t.push(e, "", "bytes", Some(s.bytes as f64));
-                t.push(e, "", "rows", Some(s.rows as f64));
+                t.push_over(e + 1.0, 1.0, "binlog", "transactions", Some(s.transactions as f64));
+                t.push_over(e + 1.0, 1.0, "binlog", "bytes", Some(s.bytes as f64));
+                t.push_over(e + 1.0, 1.0, "binlog", "rows", Some(s.rows as f64));
             }
         }
-        _ => {
-            // Sources binned on the timeline: their columns, as a long table.
-            for (name, s) in &p.timeline.columns {
-                if s.source != f.name {
-                    continue;
-                }
-                for (r, v) in s.values.iter().enumerate() {
-                    if v.is_some() {
-                        t.push(p.timeline.epoch(r) as f64, "", name, *v);
-                    }
-                }
-            }
-        }
+        _ => emitted_into(&mut t, filler, i),
     }
     Some(t)
+}
+
+fn emitted_into(t: &mut LongTable, filler: &mut pipeline::fill::Filler<'_>, i: usize) {
+    for (e, name, v, interval) in filler.emitted(i) {
+        t.push_named(e, interval, &name, Some(v));
+    }
 }

@@ -1,5 +1,10 @@
 //! Bundles read from a folder, a .tar.gz and a .zip give the same tables;
-//! `iosift tables` Parquet reads back with the same row counts.
+//! `iosift tables` Parquet reads back with the same row counts, with names a
+//! notebook needs no quotes for, entities filled, a threads table and every
+//! thread in the per-source tables; `iosift batch`'s dataset reads as one
+//! table in DuckDB across bundles.
+
+mod common;
 
 use iosift::bundle::{Limits, load};
 use iosift::pipeline::{Options, run};
@@ -68,8 +73,8 @@ fn folder_targz_and_zip_give_the_same_timeline() {
     }
 }
 
-#[test]
-fn parquet_reads_back_with_the_same_rows() {
+/// `iosift tables` of the sample into a temporary folder.
+fn write_sample_tables() -> (tempfile::TempDir, iosift::bundle::Bundle, Vec<PathBuf>) {
     let tmp = tempfile::tempdir().unwrap();
     let b = load(&[sample()], &Limits::default()).unwrap();
     let written = iosift::output::write_tables(
@@ -79,6 +84,12 @@ fn parquet_reads_back_with_the_same_rows() {
         iosift::table::TableFormat::Parquet,
     )
     .unwrap();
+    (tmp, b, written)
+}
+
+#[test]
+fn parquet_reads_back_with_the_same_rows() {
+    let (_tmp, b, written) = write_sample_tables();
     assert!(written.len() >= 5, "{written:?}");
     let p = run(&b, &Options::default());
     let tl = written.iter().find(|w| w.ends_with("timeline.parquet")).unwrap();
@@ -88,6 +99,102 @@ fn parquet_reads_back_with_the_same_rows() {
     for w in &written {
         let df = ParquetReader::new(std::fs::File::open(w).unwrap()).finish().unwrap();
         assert!(df.height() > 0, "{}", w.display());
-        assert!(df.column("time").is_ok());
+        let stem = w.file_stem().unwrap().to_string_lossy();
+        if stem != "columns" && stem != "threads" {
+            assert!(df.column("time").is_ok(), "{}", w.display());
+        }
+    }
+}
+
+fn read(p: &std::path::Path) -> DataFrame {
+    ParquetReader::new(std::fs::File::open(p).unwrap()).finish().unwrap()
+}
+
+#[test]
+fn tables_for_notebooks_names_entities_threads_and_every_source_row() {
+    let (tmp, b, written) = write_sample_tables();
+    let p = run(&b, &Options::default());
+    // Column names: no dots, nothing to quote; the mapping table gives the old names.
+    let tl = read(&tmp.path().join("timeline.parquet"));
+    for n in tl.get_column_names() {
+        assert!(n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'), "{n}");
+    }
+    let cols = read(&tmp.path().join("columns.parquet"));
+    assert_eq!(cols.height(), p.timeline.columns.len());
+    let col = cols.column("column").unwrap().str().unwrap();
+    let old = cols.column("timeline_name").unwrap().str().unwrap();
+    let i = (0..cols.height())
+        .find(|&i| old.get(i) == Some("dev.vda.w_bytes_s"))
+        .expect("dev.vda.w_bytes_s mapped");
+    assert_eq!(col.get(i), Some("dev_vda_w_bytes_s"));
+    assert!(tl.column("dev_vda_w_bytes_s").is_ok());
+    // Threads: tid, tgid, name, category for every pidstat thread that wrote.
+    let th = read(&tmp.path().join("threads.parquet"));
+    assert_eq!(th.height(), p.threads.len());
+    assert!(th.height() > 8, "only {} threads", th.height());
+    let names = th.column("name").unwrap().str().unwrap();
+    assert!((0..th.height()).any(|i| names.get(i) == Some("mariadbd")), "no mariadbd thread");
+    // The pidstat source table holds every thread the timeline did not keep.
+    let pid = written.iter().find(|w| w.to_string_lossy().ends_with("pidstat-d-t-h.txt.parquet")).unwrap();
+    let df = read(pid);
+    let ent = df.column("entity").unwrap().str().unwrap();
+    let met = df.column("metric").unwrap().str().unwrap();
+    let tids: std::collections::BTreeSet<&str> = (0..df.height())
+        .filter(|&i| met.get(i) == Some("thr_w_bytes_s"))
+        .filter_map(|i| ent.get(i))
+        .collect();
+    let kept = p.timeline.columns.keys().filter(|k| k.starts_with("thr.")).count();
+    assert!(tids.len() > kept, "{} threads in the source table, {kept} in the timeline", tids.len());
+    // No empty entity anywhere.
+    for w in written.iter().filter(|w| w.file_name().is_some_and(|n| n.to_string_lossy().starts_with('0'))) {
+        let df = read(w);
+        let e = df.column("entity").unwrap().str().unwrap();
+        assert!((0..df.height()).all(|i| e.get(i).is_some_and(|x| !x.is_empty())), "{}", w.display());
+    }
+}
+
+#[test]
+fn batch_dataset_is_one_table_for_duckdb_across_bundles() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let have_duckdb = std::process::Command::new("python3")
+        .args(["-c", "import duckdb"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_duckdb {
+        common::support::skip("python3 with duckdb not found (CI installs it: pip install duckdb)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let inputs = [
+        root.join("samples/ext4_dioread_nolock_derived"),
+        root.join("samples/ext4_dioread_nolock_derived_fixed_kernel"),
+    ];
+    let rows = iosift::batch::run(&inputs, tmp.path(), 2, &Options::default(), &Limits::default()).unwrap();
+    assert!(rows.iter().all(|r| r.error.is_none()), "{rows:?}");
+    // What each bundle's timeline holds, counted by iosift itself.
+    let cells = |case: &str| {
+        let b = load(&[root.join("samples").join(case).join("capture")], &Limits::default()).unwrap();
+        let p = run(&b, &Options::default());
+        p.timeline.columns.values().map(|s| s.values.iter().filter(|v| v.is_some()).count()).sum::<usize>()
+    };
+    let sql = format!(
+        "select bundle, count(*), count(distinct metric), min(time) from read_parquet('{}/dataset/*/*.parquet', hive_partitioning=true) group by bundle order by bundle",
+        tmp.path().display()
+    );
+    let script = format!(
+        "import duckdb\nfor r in duckdb.sql(\"{sql}\").fetchall(): print(r[0], r[1], r[2], r[3].isoformat())"
+    );
+    let out = std::process::Command::new("python3").args(["-c", &script]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split(' ').collect()).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    for (l, case) in
+        lines.iter().zip(["ext4_dioread_nolock_derived", "ext4_dioread_nolock_derived_fixed_kernel"])
+    {
+        assert_eq!(l[0], case, "{text}");
+        assert_eq!(l[1].parse::<usize>().unwrap(), cells(case), "{text}");
+        assert!(l[2].parse::<usize>().unwrap() >= 10, "{text}");
+        assert!(l[3].starts_with("2022-03-15T00:00:00"), "{text}");
     }
 }

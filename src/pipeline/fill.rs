@@ -101,6 +101,23 @@ impl Sink for Fill<'_> {
     }
 }
 
+/// Every point a visitor emits, as (epoch, timeline name, value, interval seconds).
+struct Collect<'o> {
+    out: &'o mut Vec<(f64, String, f64, f64)>,
+}
+
+impl Sink for Collect<'_> {
+    fn gauge(&mut self, name: &str, _: &'static str, e: f64, v: f64) {
+        self.out.push((e, name.to_string(), v, 0.0));
+    }
+    fn rate(&mut self, name: &str, _: &'static str, end: f64, interval: f64, v: f64) {
+        self.out.push((end, name.to_string(), v, interval));
+    }
+    fn event(&mut self, name: &str, _: &'static str, e: f64, v: f64) {
+        self.out.push((e, name.to_string(), v, 0.0));
+    }
+}
+
 /// Per-thread write totals from pidstat (for the write-source table).
 #[derive(Debug, Clone, Default)]
 pub struct ThreadTotal {
@@ -290,6 +307,16 @@ impl<'a> Filler<'a> {
             *self.resets.borrow_mut().entry(file).or_default() += 1;
         }
         None
+    }
+
+    /// Every point file `i` contributes, at its own time and interval, with every
+    /// entity (all devices and threads, not only those the timeline keeps): the
+    /// per-source tables of `iosift tables`. Call after [`Filler::anchor_all`].
+    pub fn emitted(&mut self, i: usize) -> Vec<(f64, String, f64, f64)> {
+        let mut out = Vec::new();
+        self.visit(i, &mut Collect { out: &mut out });
+        out.retain(|(_, n, _, _)| !n.ends_with(".seen"));
+        out
     }
 
     /// The perf time offset: from clock data in any perf file, else by matching

@@ -3,7 +3,7 @@
 //! timeline, then hand it to the analysis and the rules.
 
 mod context;
-mod fill;
+pub mod fill;
 mod stream;
 
 pub use context::{Context, Sourced};

@@ -28,21 +28,37 @@ pub enum TableFormat {
 pub struct LongTable {
     /// Epoch milliseconds.
     pub time_ms: Vec<i64>,
-    /// Device, thread id, key, ... (what the value is about).
+    /// Device, thread id, counter group, `system`, ... (what the value is about).
     pub entity: Vec<String>,
     /// Metric name.
     pub metric: Vec<String>,
     /// Value.
     pub value: Vec<Option<f64>>,
+    /// Seconds the value is measured over (rates: the interval ending at `time`; 0 for
+    /// gauges and snapshots).
+    pub interval_s: Vec<f64>,
 }
 
 impl LongTable {
-    /// Appends one value.
+    /// Appends one value (a gauge or snapshot: interval 0).
     pub fn push(&mut self, epoch: f64, entity: &str, metric: &str, value: Option<f64>) {
+        self.push_over(epoch, 0.0, entity, metric, value);
+    }
+
+    /// Appends one value measured over the `interval_s` seconds ending at `epoch`.
+    pub fn push_over(&mut self, epoch: f64, interval_s: f64, entity: &str, metric: &str, value: Option<f64>) {
         self.time_ms.push((epoch * 1000.0).round() as i64);
-        self.entity.push(entity.to_string());
+        self.entity.push(if entity.is_empty() { "system".to_string() } else { entity.to_string() });
         self.metric.push(metric.to_string());
         self.value.push(value);
+        self.interval_s.push(interval_s);
+    }
+
+    /// Appends a value under its timeline name, split into entity and metric
+    /// (`dev.vda.w_bytes_s` -> `vda`, `dev_w_bytes_s`; `mem.dirty_bytes` -> `system`, `mem_dirty_bytes`).
+    pub fn push_named(&mut self, epoch: f64, interval_s: f64, name: &str, value: Option<f64>) {
+        let (entity, metric) = split_name(name);
+        self.push_over(epoch, interval_s, &entity, &metric, value);
     }
 
     /// Rows.
@@ -56,6 +72,95 @@ impl LongTable {
     }
 }
 
+/// A timeline name without dots or other characters that need quoting in SQL:
+/// `dev.vda.w_bytes_s` -> `dev_vda_w_bytes_s`, `dev.dm-0.util_pct` -> `dev_dm_0_util_pct`
+/// (the mapping is written next to the tables as `columns.<ext>` and documented in
+/// docs/tables.md).
+pub fn output_name(internal: &str) -> String {
+    let s: String = internal
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .collect();
+    if s.starts_with(|c: char| c.is_ascii_digit()) { format!("c_{s}") } else { s }
+}
+
+/// `family.entity.metric` -> (`entity`, `family_metric`); `family.metric` -> (``, `family_metric`).
+pub fn split_name(name: &str) -> (String, String) {
+    let parts: Vec<&str> = name.split('.').collect();
+    match parts.as_slice() {
+        [fam, mid @ .., last] if !mid.is_empty() => (mid.join("."), output_name(&format!("{fam}_{last}"))),
+        _ => (String::new(), output_name(name)),
+    }
+}
+
+/// Output names of the timeline's columns, in column order, made unique.
+fn output_names(tl: &Timeline) -> Vec<(String, &String, &timeline::Series)> {
+    let mut seen = std::collections::BTreeSet::new();
+    tl.columns
+        .iter()
+        .map(|(name, s)| {
+            let base = output_name(name);
+            let mut n = base.clone();
+            let mut k = 2;
+            while !seen.insert(n.clone()) {
+                n = format!("{base}_{k}");
+                k += 1;
+            }
+            (n, name, s)
+        })
+        .collect()
+}
+
+/// The column mapping of a timeline frame: `column` (as in the table), `timeline_name`
+/// (the internal dotted name of earlier versions), `unit`, `source` (input file).
+pub fn columns_frame(tl: &Timeline) -> PolarsResult<DataFrame> {
+    let names = output_names(tl);
+    let n = names.len();
+    DataFrame::new(
+        n,
+        vec![
+            Column::new("column".into(), names.iter().map(|(o, _, _)| o.clone()).collect::<Vec<_>>()),
+            Column::new(
+                "timeline_name".into(),
+                names.iter().map(|(_, i, _)| (*i).clone()).collect::<Vec<_>>(),
+            ),
+            Column::new("unit".into(), names.iter().map(|(_, _, s)| s.unit).collect::<Vec<_>>()),
+            Column::new("source".into(), names.iter().map(|(_, _, s)| s.source.clone()).collect::<Vec<_>>()),
+        ],
+    )
+}
+
+/// The timeline as one tidy long frame (`time`, `entity`, `metric`, `value`, `unit`),
+/// every non-empty cell a row: what `batch` writes into its dataset.
+pub fn timeline_long_frame(tl: &Timeline) -> PolarsResult<DataFrame> {
+    let (mut t, mut units) = (LongTable::default(), Vec::new());
+    for (name, s) in &tl.columns {
+        for (r, v) in s.values.iter().enumerate() {
+            if let Some(v) = v {
+                t.push_named(tl.epoch(r) as f64, 1.0, name, Some(*v));
+                units.push(s.unit);
+            }
+        }
+    }
+    let mut df = long_frame(&t)?;
+    df.with_column(Column::new("unit".into(), units))?;
+    Ok(df)
+}
+
+/// Per-thread totals: `tid`, `tgid`, `name`, `category`, `written_bytes` (pidstat charges).
+pub fn threads_frame(rows: &[(u32, Option<u32>, String, &str, f64)]) -> PolarsResult<DataFrame> {
+    DataFrame::new(
+        rows.len(),
+        vec![
+            Column::new("tid".into(), rows.iter().map(|r| r.0).collect::<Vec<_>>()),
+            Column::new("tgid".into(), rows.iter().map(|r| r.1).collect::<Vec<_>>()),
+            Column::new("name".into(), rows.iter().map(|r| r.2.clone()).collect::<Vec<_>>()),
+            Column::new("category".into(), rows.iter().map(|r| r.3).collect::<Vec<_>>()),
+            Column::new("written_bytes".into(), rows.iter().map(|r| r.4).collect::<Vec<_>>()),
+        ],
+    )
+}
+
 fn utc_time_column(ms: Vec<i64>) -> PolarsResult<Column> {
     Ok(Int64Chunked::from_vec("time".into(), ms)
         .into_datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
@@ -63,7 +168,7 @@ fn utc_time_column(ms: Vec<i64>) -> PolarsResult<Column> {
         .into())
 }
 
-/// A source frame: `time` (UTC datetime), `entity`, `metric`, `value`.
+/// A source frame: `time` (UTC datetime), `entity`, `metric`, `value`, `interval_s`.
 pub fn long_frame(t: &LongTable) -> PolarsResult<DataFrame> {
     DataFrame::new(
         t.len(),
@@ -72,15 +177,17 @@ pub fn long_frame(t: &LongTable) -> PolarsResult<DataFrame> {
             Column::new("entity".into(), t.entity.clone()),
             Column::new("metric".into(), t.metric.clone()),
             Column::new("value".into(), t.value.clone()),
+            Column::new("interval_s".into(), t.interval_s.clone()),
         ],
     )
 }
 
-/// The timeline as a frame: `time` (UTC datetime, 1 s) then one column per metric.
+/// The timeline as a frame: `time` (UTC datetime, 1 s) then one column per metric,
+/// named by [`output_name`].
 pub fn timeline_frame(tl: &Timeline) -> PolarsResult<DataFrame> {
     let mut cols = vec![utc_time_column((0..tl.len).map(|r| tl.epoch(r) * 1000).collect())?];
-    for (name, s) in &tl.columns {
-        cols.push(Column::new(name.as_str().into(), s.values.clone()));
+    for (out, _, s) in output_names(tl) {
+        cols.push(Column::new(out.as_str().into(), s.values.clone()));
     }
     DataFrame::new(tl.len, cols)
 }
@@ -97,13 +204,19 @@ pub fn write_frame(
         TableFormat::Csv => "csv",
     };
     let path = dir.join(format!("{stem}.{ext}"));
-    let file = std::fs::File::create(&path)?;
+    let file =
+        std::fs::File::create(&path).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     match format {
         TableFormat::Parquet => {
             ParquetWriter::new(file).finish(df)?;
         }
         TableFormat::Csv => {
-            CsvWriter::new(file).include_header(true).finish(df)?;
+            // Times with their zone (`2026-11-29T21:05:21.000Z`: the column is UTC), so a spreadsheet
+            // or a notebook never reads them as local times.
+            CsvWriter::new(file)
+                .include_header(true)
+                .with_datetime_format(Some("%Y-%m-%dT%H:%M:%S%.3fZ".into()))
+                .finish(df)?;
         }
     }
     Ok(path)
@@ -123,7 +236,31 @@ mod tests {
             df.column("time").unwrap().dtype(),
             &DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
         );
-        let v = df.column("mem.dirty_bytes").unwrap().f64().unwrap().get(1);
+        let v = df.column("mem_dirty_bytes").unwrap().f64().unwrap().get(1);
         assert_eq!(v, Some(5.0));
+    }
+
+    #[test]
+    fn names_need_no_quoting_and_keep_their_meaning() {
+        assert_eq!(output_name("dev.vda.w_bytes_s"), "dev_vda_w_bytes_s");
+        assert_eq!(output_name("dev.dm-0.util_pct"), "dev_dm_0_util_pct");
+        assert_eq!(split_name("dev.vda.w_bytes_s"), ("vda".into(), "dev_w_bytes_s".into()));
+        assert_eq!(split_name("thr.15575.w_bytes_s"), ("15575".into(), "thr_w_bytes_s".into()));
+        assert_eq!(split_name("mem.dirty_bytes"), ("".into(), "mem_dirty_bytes".into()));
+        let mut t = LongTable::default();
+        t.push_named(10.0, 1.0, "mem.dirty_bytes", Some(1.0));
+        assert_eq!(t.entity, ["system"]);
+    }
+
+    #[test]
+    fn csv_times_carry_their_zone() {
+        let mut tl = Timeline::new(1_795_981_039.0, 1_795_981_040.0);
+        tl.set_gauge("mem.dirty_bytes", "B", "meminfo", 1_795_981_039.0, 5.0);
+        let tmp = std::env::temp_dir().join(format!("iosift-csv-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let p = write_frame(&mut timeline_frame(&tl).unwrap(), &tmp, "t", TableFormat::Csv).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let _ = std::fs::remove_dir_all(&tmp);
+        assert!(text.starts_with("time,mem_dirty_bytes\n2026-11-29T19:37:19.000Z,5.0"), "{text}");
     }
 }

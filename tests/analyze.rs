@@ -297,6 +297,10 @@ fn case2_passes_with_one_option_or_another_kernel() {
 
 /// Every sample's `truth.json` lists the rules that must fire and must not:
 /// each rule iosift has is checked against it.
+///
+/// Scenario-matrix cases (`truth.json` with `"half": "dev" | "check"`, issue 14) are known to fail with the
+/// current rules: they are analyzed (no panic allowed) and their rule x case results are written to stderr as a
+/// table, but not asserted until the rules are rebuilt on the development half.
 #[test]
 fn samples_match_their_truth_json() {
     let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/samples"));
@@ -308,6 +312,7 @@ fn samples_match_their_truth_json() {
         "device_saturation",
     ];
     let mut checked = 0;
+    let mut matrix: Vec<String> = Vec::new();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -324,6 +329,10 @@ fn samples_match_their_truth_json() {
                 .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
                 .unwrap_or_default()
         };
+        if let Some(half) = truth["half"].as_str() {
+            matrix.extend(matrix_rows(&dir, half, &r, &ids("expect_fire"), &ids("expect_not_fire")));
+            continue;
+        }
         for id in ids("expect_fire").iter().filter(|i| known.contains(&i.as_str())) {
             assert_eq!(outcome(&r, id), "fired", "{}: {id} should fire", dir.display());
             checked += 1;
@@ -333,7 +342,39 @@ fn samples_match_their_truth_json() {
             checked += 1;
         }
     }
+    if !matrix.is_empty() {
+        let miss = matrix.iter().filter(|l| l.ends_with("MISS")).count();
+        let mut out = format!(
+            "\nscenario matrix (known-failing, not asserted): {} rule x case results, {miss} MISS\n{:<46} {:<6} {:<32} {:<6} {:<8} result\n",
+            matrix.len(),
+            "case",
+            "half",
+            "rule",
+            "expect",
+            "actual"
+        );
+        for l in &matrix {
+            out.push_str(l);
+            out.push('\n');
+        }
+        // Straight to stderr (not the captured print macros), so the table shows in every test run.
+        use std::io::Write;
+        let _ = std::io::stderr().write_all(out.as_bytes());
+    }
     assert!(checked >= 20, "{checked} expectations checked");
+}
+
+/// One line per expectation of a matrix case: case, half, rule, expected, actual outcome, ok / MISS.
+fn matrix_rows(dir: &std::path::Path, half: &str, r: &Report, fire: &[String], quiet: &[String]) -> Vec<String> {
+    let case = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let row = |id: &String, want_fire: bool| {
+        let got = outcome(r, id);
+        let got = if got.is_empty() { "absent".to_string() } else { got };
+        let ok = (got == "fired") == want_fire;
+        let expect = if want_fire { "fire" } else { "quiet" };
+        format!("{case:<46} {half:<6} {id:<32} {expect:<6} {got:<8} {}", if ok { "ok" } else { "MISS" })
+    };
+    fire.iter().map(|id| row(id, true)).chain(quiet.iter().map(|id| row(id, false))).collect()
 }
 
 #[test]

@@ -1,8 +1,11 @@
 #!/bin/sh
 # Private MariaDB instance for the samples: datadir, socket and binlogs under /var/tmp/iosift_db,
 # TCP only on 127.0.0.1:33307.  usage: mariadb_instance.sh start|stop
+# IOSIFT_DB_DIR and IOSIFT_DB_PORT override the directory and the port (the matrix cases use
+# /var/tmp/iosift_mx/... and ports 3400-3409).
 set -eu
-B=/var/tmp/iosift_db
+B=${IOSIFT_DB_DIR:-/var/tmp/iosift_db}
+PORT=${IOSIFT_DB_PORT:-33307}
 CNF=$B/my.cnf
 case ${1:-start} in
 start)
@@ -19,7 +22,7 @@ pid-file=$B/mariadbd.pid
 log_error=$B/mariadb-error.log
 tmpdir=$B/tmp
 bind-address=127.0.0.1
-port=33307
+port=$PORT
 server_id=1
 log_bin=$B/binlog/mariadb-bin
 binlog_format=ROW

@@ -5,10 +5,12 @@ Each of N connections loops until the deadline, without think time:
   65 %  INSERT one row into bench.orders            (kind ins)
   25 %  UPDATE one bench.accounts row by primary key (kind upd)
   10 %  BEGIN; UPDATE accounts; INSERT audit; COMMIT (kind two)
+With --payload N the INSERTs (kind ins) go to bench.orders_big with a text column of N bytes (a compressible
+pattern), so that the average binlog transaction is a few kB instead of ~340 B (the table is created if missing).
 Ground truth written by the driver itself:
   OUT.persec.csv  epoch_second,kind,commits,lat_p50_us,lat_p99_us,lat_max_us  (per second and kind)
   OUT.json        connection ids and client TIDs, start/end epoch, totals, TPS, latency percentiles
-usage: tiny_trx.py --socket S --threads 4 --duration 60 --out PREFIX
+usage: tiny_trx.py --socket S --threads 4 --duration 60 --out PREFIX [--payload BYTES]
 """
 import argparse
 import collections
@@ -25,10 +27,18 @@ ap.add_argument("--socket", required=True)
 ap.add_argument("--threads", type=int, default=4)
 ap.add_argument("--duration", type=float, default=60)
 ap.add_argument("--out", required=True)
+ap.add_argument("--payload", type=int, default=0, help="bytes of text per INSERT (0: the small orders row)")
 args = ap.parse_args()
 
 lat = [collections.defaultdict(list) for _ in range(args.threads)]  # (second, kind) -> [us]
-info = {"pid": os.getpid(), "threads": args.threads, "duration_s": args.duration, "connections": []}
+info = {"pid": os.getpid(), "threads": args.threads, "duration_s": args.duration, "payload_bytes": args.payload,
+        "connections": []}
+if args.payload:
+    c0 = pymysql.connect(unix_socket=args.socket, user="bench", password="benchpw", database="bench", autocommit=True)
+    c0.cursor().execute("CREATE TABLE IF NOT EXISTS orders_big (id BIGINT AUTO_INCREMENT PRIMARY KEY, customer_id INT NOT NULL, "
+                        "amount DECIMAL(10,2) NOT NULL, created DATETIME(6) NOT NULL, body TEXT NOT NULL) ENGINE=InnoDB")
+    c0.close()
+WORDS = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore ".split()
 ready = threading.Barrier(args.threads + 1)
 go = {"deadline": 0.0}
 
@@ -46,7 +56,12 @@ def run(n):
         if start >= go["deadline"]:
             break
         p = rnd.random()
-        if p < 0.65:
+        if p < 0.65 and args.payload:
+            kind = "ins"
+            body = " ".join(rnd.choice(WORDS) for _ in range(args.payload // 5))[: args.payload].ljust(args.payload, ".")
+            cur.execute("INSERT INTO orders_big (customer_id, amount, created, body) VALUES (%s, %s, NOW(6), %s)",
+                        (rnd.randrange(1, 100000), rnd.randrange(100, 99999) / 100, body))
+        elif p < 0.65:
             kind = "ins"
             cur.execute("INSERT INTO orders (customer_id, amount, status, created, note) VALUES (%s, %s, %s, NOW(6), %s)",
                         (rnd.randrange(1, 100000), rnd.randrange(100, 99999) / 100, rnd.randrange(4), "c%05d" % rnd.randrange(100000)))

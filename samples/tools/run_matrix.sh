@@ -77,7 +77,8 @@ trap 'exit 130' INT TERM
 if [ "$dev" = loop ]; then
     rm -f "$ROOT/loop.img"; fallocate -l 6G "$ROOT/loop.img"
     LOOPDEV=$(losetup --direct-io=on --find --show "$ROOT/loop.img")
-    if [ "$fs" = xfs ]; then mkfs.xfs -q -f "$LOOPDEV"; else mkfs.ext4 -q -F "$LOOPDEV"; fi
+    # no discard at mkfs: a discard through the loop device punches holes in loop.img (its extents would change)
+    if [ "$fs" = xfs ]; then mkfs.xfs -q -f -K "$LOOPDEV"; else mkfs.ext4 -q -F -E nodiscard "$LOOPDEV"; fi
     mkdir -p "$ROOT/mnt"; mount "$LOOPDEV" "$ROOT/mnt"
     W=$ROOT/mnt
     filefrag -v "$ROOT/loop.img" > "$T/filefrag-loop.img.txt"
@@ -213,6 +214,8 @@ db)
     q "SHOW GLOBAL STATUS WHERE Variable_name IN ('Binlog_commits','Binlog_group_commits','Innodb_data_fsyncs','Innodb_os_log_written','Com_commit')" > "$T/status_after.txt" ;;
 esac
 ev workload_done
+# the backing file's extents after the run (the ones the loop device wrote), for attributing vda requests to it
+[ -n "$LOOPDEV" ] && filefrag -v "$ROOT/loop.img" > "$T/filefrag-loop.img-end.txt"
 rm -rf "$CASE/capture"; mkdir -p "$CASE/capture"
 tar -C "$CASE/capture" --strip-components=1 -xzf "$ROOT/capture.tar.gz"
 sh "$HERE/gz_big.sh" "$CASE/capture"

@@ -33,6 +33,11 @@ def folio_text(lines):
     return "; ".join(p[0] + " " + ", ".join(p[1:]) for p in parts)
 
 
+def utc(e):
+    import datetime
+    return datetime.datetime.fromtimestamp(int(e), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
 def mb(x):
     return "%.1f MB" % (x / 1e6) if x is not None else "-"
 
@@ -86,8 +91,8 @@ if fl:
     w("- Foreign load added by the driver: `%s` on vda: **%s writes/s** of 4 KiB (O_DIRECT, no flush), %d writes." % (fl["command"], fl["writes_per_s"], fl["writes"]))
 fb = t.get("foreign_buffered_appender")
 if fb:
-    w("- Foreign load added by the driver: a second buffered writer, `python3 tools/buffered_appender.py %s 4 ...` (%s): "
-      "4 MiB/s in four `write()`s a second, no fsync; %s in total." % (fb["file"], fb["header"].lstrip("# "), mb(fb["bytes"])))
+    w("- Foreign load added by the driver: a second buffered writer, `python3 tools/buffered_appender.py %s 4 ...` (pid %s): "
+      "4 MiB/s in four `write()`s a second, no fsync; %s in total." % (fb["header"].split()[4], fb["header"].split()[2], mb(fb["bytes"])))
 w("- Collector: `%s`; `SKIPPED.txt`: %s." % (t.get("collector_command", ""), "; ".join("`%s`" % s for s in t["collector_skipped"]) or "nothing skipped"))
 if t.get("degrade_note"):
     w("- Collector degradation: %s." % t["degrade_note"])
@@ -120,7 +125,7 @@ if env["work"] == "mmap":
     if t["bursts"] and "predicted_bytes_folio" in t["bursts"][0]:
         w("- Predicted from the folio size (distinct folio-sized ranges touched x folio size): %s." % ", ".join(mb(b["predicted_bytes_folio"]) for b in t["bursts"]))
     if t.get("backing_file_writers_on_vda_trace"):
-        w("- Through the loop device: the loop worker rewrites the same bytes into `loop.img` on vda (%s per burst + 2 s; issuers %s)." % (
+        w("- Through the loop device: the loop workers write `loop.img` on vda (all of loop0's writes, the file's and any other's: %s in each burst second + 2 s; issuers %s)." % (
             ", ".join(mb(b.get("backing_file_bytes_on_vda_trace_burst_plus_2s")) for b in t["bursts"]), t["backing_file_writers_on_vda_trace"]))
     w("- smaps FilePmdMapped of the mapping: %s kB; meminfo FilePmdMapped min/max %s kB; thp_file_mapped first/last %s." % (
         t["smaps_mapping_FilePmdMapped_kB"] or "not captured", t["meminfo_FilePmdMapped_kB_min_max"], t["thp_file_mapped_first_last"]))
@@ -135,10 +140,15 @@ elif env["work"] == "copy":
       "while dd ran; meminfo Dirty while dd ran min/median/max %s kB (whole capture %s kB). **Throttled: %s.**" % (
           t["dirty_limit_bytes"], t["dirty_background_limit_bytes"], t["nr_dirty_threshold_pages_median_during_dd"],
           t["nr_dirty_background_threshold_pages_median_during_dd"], t["dirty_kB_during_dd_min_median_max"], t["dirty_kB_min_max"], t["throttled"]))
-    w("- The file's bytes written (trace, extents from `filefrag -v` taken before the file was removed): %s, of which %s while dd ran and "
+    src = ("trace: every write request of %s, whose fresh file system holds only dd's file" % t["device"]) if t["device"] != "vda" else \
+        "trace: write requests in the file's extents from `filefrag -v`"
+    w("- The file's bytes written (%s): %s, of which %s while dd ran and "
       "%s after it exited; last write %s s after dd exited; issuers %s; first writeback_start by reason %s (all reasons %s)." % (
-          mb(t["file_bytes_written_trace"]), mb(t["file_bytes_written_trace_while_dd_ran"]), mb(t["file_bytes_written_trace_after_dd_exit"]),
-          t["file_writeback_ends_after_dd_exit_s"], t["file_write_issuers_trace"], t["first_writeback_reason_epoch"], t["writeback_start_reasons"]))
+          src, mb(t["file_bytes_written_trace"]), mb(t["file_bytes_written_trace_while_dd_ran"]), mb(t["file_bytes_written_trace_after_dd_exit"]),
+          t["file_writeback_ends_after_dd_exit_s"], t["file_write_issuers_trace"],
+          ", ".join("%s %s" % (k, utc(v)[11:]) for k, v in t["first_writeback_reason_epoch"].items()), t["writeback_start_reasons"]))
+    w("- The file's writes per second (UTC: MB, seconds with > 1 MB): %s." % ", ".join(
+        "%s: %.0f" % (utc(int(k))[11:], v * 1.048576) for k, v in t["file_write_MiB_by_second"].items() if v * 1.048576 > 1))
     w("- pidstat dd kB_wr/s median %s; perf (-F 49 on dd): %d samples, %d with `balance_dirty_pages` on the stack." % (
         t["pidstat_dd_kB_wr_s_median"], t["perf_dd_samples"], t["perf_dd_samples_in_balance_dirty_pages"]))
     if t.get("backing_file_bytes_on_vda_trace") is not None:

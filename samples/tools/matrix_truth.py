@@ -155,6 +155,8 @@ trace = one("perf-trace.script.txt*")
 file_w = collections.defaultdict(lambda: [0, 0])     # sec -> [requests, bytes] for the workload's file
 file_comm = collections.defaultdict(collections.Counter)
 backing_w = collections.Counter()                     # sec -> bytes of loop.img written on vda
+dev_w = collections.defaultdict(lambda: [0, 0])      # sec -> [requests, bytes] of every write of the file's device
+dev_comm = collections.Counter()
 backing_comm = collections.Counter()
 reasons, first_reason = collections.Counter(), {}
 if trace:
@@ -166,6 +168,10 @@ if trace:
             if not rwbs.startswith("W"):
                 continue
             s = int(float(t) + off)
+            if dv == fdev:
+                dev_w[s][0] += 1
+                dev_w[s][1] += int(nb)
+                dev_comm[re.sub(r"[-/:].*", "", comm)] += 1
             if dv == fdev and fext and in_ext(fext, fst, int(sector)):
                 file_w[s][0] += 1
                 file_w[s][1] += int(nb)
@@ -188,7 +194,8 @@ summary_path = tr + "trace_summary.json"
 if trace:
     json.dump({"file_w": {str(k): v for k, v in file_w.items()}, "file_comm": {str(k): dict(v) for k, v in file_comm.items()},
                "backing_w": {str(k): v for k, v in backing_w.items()}, "backing_comm": dict(backing_comm),
-               "reasons": dict(reasons), "first_reason": first_reason}, open(summary_path, "w"))
+               "reasons": dict(reasons), "first_reason": first_reason,
+               "dev_w": {str(k): v for k, v in dev_w.items()}, "dev_comm": dict(dev_comm)}, open(summary_path, "w"))
     size = os.path.getsize(trace)
     if size > 2_500_000:
         os.remove(trace)
@@ -206,6 +213,9 @@ elif os.path.exists(summary_path):
     backing_comm.update(sm_["backing_comm"])
     reasons.update(sm_["reasons"])
     first_reason = sm_["first_reason"]
+    for k, v in sm_.get("dev_w", {}).items():
+        dev_w[int(k)] = v
+    dev_comm.update(sm_.get("dev_comm", {}))
     trace_note = open(tr + "trace_removed.txt").read().strip() if os.path.exists(tr + "trace_removed.txt") else None
 
 skipped = [l.strip() for l in open(cap + "SKIPPED.txt") if l.strip() and l.strip() != "nothing skipped"]
@@ -340,6 +350,12 @@ if work == "mmap":
         "backing_file_writers_on_vda_trace": dict(backing_comm.most_common(4)) if loopdev else None,
     })
 elif work == "copy":
+    if loopdev:
+        # the loop device's fresh file system holds only dd's file (plus its own metadata and journal): every write of
+        # the loop device is the file's writeback (the extents of a delayed-allocation file are known only afterwards)
+        file_w, file_comm = dev_w, collections.defaultdict(collections.Counter, {s: collections.Counter() for s in dev_w})
+        for s in dev_w:
+            file_comm[s]["(all issuers of the loop device, see device_write_issuers_trace)"] = dev_w[s][0]
     dd_pid = int(events["dd_pid"])
     t0, t1 = events["dd_start"], events["dd_exit"]
     rep = open(tr + "dd.stderr").read().strip().splitlines()
@@ -364,7 +380,7 @@ elif work == "copy":
                     bdp += any("balance_dirty_pages" in s for s in stack)
                 cur, stack = None, []
             elif not line.startswith("\t"):
-                m = re.search(r"\s(\d+)/(\d+)\s+\[\d+\]", line)
+                m = re.search(r"\s(\d+)/(\d+)\s", line)
                 cur = int(m.group(1)) if m else None
             else:
                 stack.append(line)
@@ -385,6 +401,8 @@ elif work == "copy":
         "file_bytes_written_trace_after_dd_exit": sum(file_w[s][1] for s in fsecs if s > t1 + 1),
         "file_write_MiB_by_second": {str(s): round(file_w[s][1] / 1048576, 1) for s in fsecs},
         "file_write_issuers_trace": dict(sum((file_comm[s] for s in fsecs), collections.Counter()).most_common(5)),
+        "device_write_MB_by_second_trace": {str(s): round(dev_w[s][1] / 1e6, 1) for s in sorted(dev_w) if dev_w[s][1] > 1e6},
+        "device_write_issuers_trace": dict(dev_comm.most_common(5)),
         "first_writeback_reason_epoch": first_reason,
         "device_while_dd_ran_diskstats": dev_during,
         "dd_rate_over_device_rate_while_running": round(nbytes / (t1 - t0) / (dev_during["write_MB_per_s_mean"] * 1e6), 2) if dev_during and dev_during["write_MB_per_s_mean"] else None,

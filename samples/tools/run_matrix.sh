@@ -197,8 +197,9 @@ copy)
     sleep 5
     ev dd_start; echo go > "$ROOT/go.fifo"; wait "$DDPID" || true; ev dd_exit
     grep -E '^(Dirty|Writeback):' /proc/meminfo > "$T/meminfo_at_dd_exit.txt"
-    filefrag -v "$W/copy.dat" > "$T/filefrag.txt" 2>&1 || true
-    wait "$CP" || true ;;
+    wait "$CP" || true
+    # after the capture: with delayed allocation the file has no blocks until writeback allocates them
+    filefrag -v "$W/copy.dat" > "$T/filefrag.txt" 2>&1 || true ;;
 db)
     PP="-p $MDPID"; [ "$degrade" = nosmaps ] && PP="-n iosift_none"
     # shellcheck disable=SC2086

@@ -137,9 +137,14 @@ elif env["work"] == "copy":
       "dd rate / device rate **%s**." % (mb(wr["bytes"]), wr["duration_s"], wr["rate_MB_per_s"], t["device"], d.get("write_MB_per_s_mean"),
                                          d.get("write_MB_per_s_max"), d.get("avg_write_request_kB"), t["dd_rate_over_device_rate_while_running"]))
     w("- Limits: dirty_bytes %s, dirty_background_bytes %s; nr_dirty_threshold median %s pages, nr_dirty_background_threshold median %s pages "
-      "while dd ran; meminfo Dirty while dd ran min/median/max %s kB (whole capture %s kB). **Throttled: %s.**" % (
+      "while dd ran; meminfo Dirty while dd ran min/median/max %s kB (whole capture %s kB), Dirty+Writeback %s kB against the "
+      "balance_dirty_pages pause ceiling %s kB; dd's wchan (every 0.1 s): %s (share in balance_dirty_pages %s); dd's schedstat: %s. "
+      "**Throttled: %s.**" % (
           t["dirty_limit_bytes"], t["dirty_background_limit_bytes"], t["nr_dirty_threshold_pages_median_during_dd"],
-          t["nr_dirty_background_threshold_pages_median_during_dd"], t["dirty_kB_during_dd_min_median_max"], t["dirty_kB_min_max"], t["throttled"]))
+          t["nr_dirty_background_threshold_pages_median_during_dd"], t["dirty_kB_during_dd_min_median_max"], t["dirty_kB_min_max"],
+          t["dirty_plus_writeback_kB_during_dd_min_median_max"], t["balance_dirty_pages_freerun_ceiling_kB"],
+          t["dd_wchan_samples_while_running"] or "not sampled", t["dd_wchan_balance_dirty_pages_share"], t["dd_schedstat_while_running"] or "not sampled",
+          t["throttled"]))
     src = ("trace: every write request of %s, whose fresh file system holds only dd's file" % t["device"]) if t["device"] != "vda" else \
         "trace: write requests in the file's extents from `filefrag -v`"
     w("- The file's bytes written (%s): %s, of which %s while dd ran and "

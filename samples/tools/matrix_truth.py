@@ -385,6 +385,24 @@ elif work == "copy":
             else:
                 stack.append(line)
     dev_during = dev_summary(file_dev, dsecs)
+    dwb = [mem["Dirty"][k] + mem["Writeback"].get(k, 0) for k in mem["Dirty"] if k in dsecs]
+    freerun_kb = (med(thr) + med(bthr)) / 2 * 4 if thr and bthr else None
+    # dd's own state sampled every 0.1 s (wchan) and its schedstat every 1 s, while it ran (after the fifo released it)
+    wch = collections.Counter()
+    if os.path.exists(tr + "dd_wchan.txt"):
+        for line in open(tr + "dd_wchan.txt"):
+            p = line.split()
+            if len(p) >= 2 and t0 + 0.2 <= float(p[0]) <= t1:
+                wch["%s %s" % (p[1], p[2] if len(p) > 2 else "-")] += 1
+    nw = sum(wch.values())
+    bdp_share = round(sum(v for k, v in wch.items() if "balance_dirty_pages" in k) / nw, 3) if nw else None
+    sched = None
+    if os.path.exists(tr + "dd_schedstat.txt"):
+        ss = [(float(p[0]), int(p[1]), int(p[2])) for p in (l.split() for l in open(tr + "dd_schedstat.txt")) if len(p) >= 4 and float(p[0]) >= t0]
+        if len(ss) > 1:
+            span = ss[-1][0] - ss[0][0]
+            sched = {"seconds": round(span, 1), "on_cpu_share": round((ss[-1][1] - ss[0][1]) / 1e9 / span, 3),
+                     "runqueue_wait_share": round((ss[-1][2] - ss[0][2]) / 1e9 / span, 3)}
     res.update({
         "writer": {"pid": dd_pid, "comm": "dd", "command": "dd if=/dev/zero of=%s bs=10M count=%d" % (
             "/var/tmp/iosift_mx/mnt/copy.dat" if loopdev else "/var/tmp/iosift_mx/copy.dat", int(env["copy_mb"]) // 10),
@@ -408,7 +426,14 @@ elif work == "copy":
         "dd_rate_over_device_rate_while_running": round(nbytes / (t1 - t0) / (dev_during["write_MB_per_s_mean"] * 1e6), 2) if dev_during and dev_during["write_MB_per_s_mean"] else None,
         "pidstat_dd_kB_wr_s_median": med(ddk),
         "perf_dd_samples": samples, "perf_dd_samples_in_balance_dirty_pages": bdp,
-        "throttled": bool(dirty_during) and int(sysd["vm.dirty_bytes"]) > 0 and med(dirty_during) * 1024 > 0.5 * int(sysd["vm.dirty_bytes"]),
+        "dirty_plus_writeback_kB_during_dd_min_median_max": [min(dwb), med(dwb), max(dwb)] if dwb else None,
+        "balance_dirty_pages_freerun_ceiling_kB": freerun_kb,
+        "dd_wchan_samples_while_running": dict(wch.most_common(6)) if nw else None,
+        "dd_wchan_balance_dirty_pages_share": bdp_share,
+        "dd_schedstat_while_running": sched,
+        # held by the dirty limit: dd sleeping in balance_dirty_pages (wchan) when sampled, else Dirty+Writeback at the
+        # ceiling above which balance_dirty_pages pauses dirtiers ((limit + background limit) / 2)
+        "throttled": (bdp_share > 0.2) if bdp_share is not None else bool(dwb and freerun_kb and med(dwb) >= 0.9 * freerun_kb),
         "backing_file_bytes_on_vda_trace": sum(backing_w.values()) if loopdev else None,
         "backing_file_writers_on_vda_trace": dict(backing_comm.most_common(4)) if loopdev else None,
     })

@@ -19,16 +19,18 @@
 #   payload=0                db: tiny_trx.py --payload;  durable=1: 1 = sync_binlog=1 + trx_commit=1, 0 = 0 + 2
 #   window=10                db: collect.sh -W (seconds of binlog decoded)
 #   port=3400                db: TCP port of the private MariaDB (127.0.0.1, 3400-3409)
+#   slow=0                   dev=loop: 1 = max_sectors_kb=4 on the loop device (every request 4 KiB: a slow device,
+#                            tens of MB/s, slower than a buffered writer)
 # Every changed sysctl is recorded first (truth/sysctl_before.txt) and restored on exit; loop device, mount, servers
 # (by pid) and temporary files are removed on exit.  The tarball is unpacked into CASE_DIR/capture (files > 200 KB
 # gzip'd); the workload's own logs go to CASE_DIR/truth.  Ground truth: tools/matrix_truth.py CASE_DIR.
 set -eu
 CASE=$1; shift
 work=mmap fs=ext4 dev=vda folios=2m load=none expire=3000 dirty_bytes=0 degrade=none secs=120 prerun=0 rate=20
-copy_mb=1500 payload=0 durable=1 window=10 port=3400
+copy_mb=1500 payload=0 durable=1 window=10 port=3400 slow=0
 for kv in "$@"; do
     case $kv in
-    work=*|fs=*|dev=*|folios=*|load=*|expire=*|dirty_bytes=*|degrade=*|secs=*|prerun=*|rate=*|copy_mb=*|payload=*|durable=*|window=*|port=*)
+    work=*|fs=*|dev=*|folios=*|load=*|expire=*|dirty_bytes=*|degrade=*|secs=*|prerun=*|rate=*|copy_mb=*|payload=*|durable=*|window=*|port=*|slow=*)
         eval "${kv%%=*}=\${kv#*=}" ;;
     *) echo "run_matrix.sh: unknown key $kv" >&2; exit 2 ;;
     esac
@@ -43,7 +45,7 @@ find "$T" -maxdepth 1 -type f ! -name extra.json -delete
 ev() { echo "$1 $(date +%s.%N) $(date -u '+%F %T.%N' | cut -c1-23)" >> "$T/events.txt"; }
 : > "$T/events.txt"
 echo "sh samples/tools/run_matrix.sh samples/$(basename "$CASE") $*" > "$T/command.txt"
-{ for kv in work fs dev folios load expire dirty_bytes degrade secs prerun rate copy_mb payload durable window port; do
+{ for kv in work fs dev folios load expire dirty_bytes degrade secs prerun rate copy_mb payload durable window port slow; do
     eval "echo $kv=\$$kv"; done; } > "$T/matrix.env"
 
 # ------------------------------------------------------------------ sysctls: record, restore on exit
@@ -79,6 +81,7 @@ if [ "$dev" = loop ]; then
     LOOPDEV=$(losetup --direct-io=on --find --show "$ROOT/loop.img")
     # no discard at mkfs: a discard through the loop device punches holes in loop.img (its extents would change)
     if [ "$fs" = xfs ]; then mkfs.xfs -q -f -K "$LOOPDEV"; else mkfs.ext4 -q -F -E nodiscard "$LOOPDEV"; fi
+    [ "$slow" = 1 ] && echo 4 > /sys/block/"${LOOPDEV#/dev/}"/queue/max_sectors_kb
     mkdir -p "$ROOT/mnt"; mount "$LOOPDEV" "$ROOT/mnt"
     W=$ROOT/mnt
     filefrag -v "$ROOT/loop.img" > "$T/filefrag-loop.img.txt"
@@ -193,8 +196,13 @@ copy)
     PP="-p $DDPID"; [ "$degrade" = nosmaps ] && PP="-n iosift_none"
     # shellcheck disable=SC2086
     collect $PP -P -F 49 -T &
-    CP=$!
+    CP=$!; PIDS_TO_STOP="$PIDS_TO_STOP $CP"
     sleep 5
+    # dd's own state while it runs (ground truth of throttling): every 0.1 s the kernel function it sleeps in (wchan)
+    # and its state, every 1 s its schedstat (ns on CPU, ns waiting for a CPU, timeslices)
+    ( while [ -d /proc/$DDPID ]; do
+        printf '%s %s %s\n' "$(date +%s.%N)" "$(cut -d' ' -f3 /proc/$DDPID/stat 2>/dev/null)" "$(cat /proc/$DDPID/wchan 2>/dev/null)"; sleep 0.1; done ) > "$T/dd_wchan.txt" 2>/dev/null &
+    ( while [ -d /proc/$DDPID ]; do echo "$(date +%s.%N) $(cat /proc/$DDPID/schedstat 2>/dev/null)"; sleep 1; done ) > "$T/dd_schedstat.txt" 2>/dev/null &
     ev dd_start; echo go > "$ROOT/go.fifo"; wait "$DDPID" || true; ev dd_exit
     grep -E '^(Dirty|Writeback):' /proc/meminfo > "$T/meminfo_at_dd_exit.txt"
     wait "$CP" || true
@@ -204,10 +212,10 @@ db)
     PP="-p $MDPID"; [ "$degrade" = nosmaps ] && PP="-n iosift_none"
     # shellcheck disable=SC2086
     collect $PP -P -F 49 -M "--defaults-file=$CNF" -W "$window" &
-    CP=$!
+    CP=$!; PIDS_TO_STOP="$PIDS_TO_STOP $CP"
     sleep 5
     ev load_start
-    python3 "$HERE/tiny_trx.py" --socket "$D/mariadb.sock" --threads 4 --duration $((secs - 15)) --payload "$payload" \
+    /usr/bin/python3 "$HERE/tiny_trx.py" --socket "$D/mariadb.sock" --threads 4 --duration $((secs - 15)) --payload "$payload" \
         --out "$T/tiny_trx" > "$T/tiny_trx.stdout" 2>&1
     ev load_end
     wait "$CP" || true

@@ -84,7 +84,7 @@ for line in op(one("*-diskstats*")):
     if len(p) < 14 or p[2] not in (file_dev, "vda"):
         continue
     v = [int(x) for x in p[3:]]
-    cur = {"w": v[4], "wsec": v[6], "f": v[14] if len(v) > 14 else 0}
+    cur = {"w": v[4], "wsec": v[6], "f": v[15] if len(v) > 15 else 0}  # 16th field: flush requests completed
     if p[2] in prev:
         pt, pv = prev[p[2]]
         dt = ts - pt

@@ -433,7 +433,7 @@ elif work == "copy":
         "dd_schedstat_while_running": sched,
         # held by the dirty limit: dd sleeping in balance_dirty_pages (wchan) when sampled, else Dirty+Writeback at the
         # ceiling above which balance_dirty_pages pauses dirtiers ((limit + background limit) / 2)
-        "throttled": (bdp_share > 0.2) if bdp_share is not None else bool(dwb and freerun_kb and med(dwb) >= 0.9 * freerun_kb),
+        "throttled": (bdp_share >= 0.1) if bdp_share is not None else bool(dwb and freerun_kb and med(dwb) >= 0.9 * freerun_kb),
         "backing_file_bytes_on_vda_trace": sum(backing_w.values()) if loopdev else None,
         "backing_file_writers_on_vda_trace": dict(backing_comm.most_common(4)) if loopdev else None,
     })

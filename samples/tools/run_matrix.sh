@@ -69,6 +69,7 @@ cleanup() {
     rm -f "$ROOT/ddirect.dat" "$ROOT/gcache.dat" "$ROOT/copy.dat" "$ROOT/appender.dat" "$ROOT/capture.tar.gz"
     if [ -n "$LOOPDEV" ]; then
         umount "$ROOT/mnt" 2>/dev/null; losetup -d "$LOOPDEV" 2>/dev/null; rm -f "$ROOT/loop.img"
+        [ -n "${MSK:-}" ] && echo "$MSK_ORIG" > "$MSK"
     fi
     rm -rf "$ROOT/db$port" "$ROOT/nobin"
 }
@@ -81,7 +82,10 @@ if [ "$dev" = loop ]; then
     LOOPDEV=$(losetup --direct-io=on --find --show "$ROOT/loop.img")
     # no discard at mkfs: a discard through the loop device punches holes in loop.img (its extents would change)
     if [ "$fs" = xfs ]; then mkfs.xfs -q -f -K "$LOOPDEV"; else mkfs.ext4 -q -F -E nodiscard "$LOOPDEV"; fi
-    [ "$slow" = 1 ] && echo 4 > /sys/block/"${LOOPDEV#/dev/}"/queue/max_sectors_kb
+    # the queue limit outlives losetup -d (loopN is reused): record it, set it, restore it on exit
+    MSK=/sys/block/${LOOPDEV#/dev/}/queue/max_sectors_kb; MSK_ORIG=$(cat "$MSK")
+    if [ "$slow" = 1 ]; then echo 4 > "$MSK"; elif [ "$MSK_ORIG" -lt 1280 ]; then echo 1280 > "$MSK"; fi
+    echo "max_sectors_kb of ${LOOPDEV#/dev/}: before $MSK_ORIG, during $(cat "$MSK")" >> "$T/losetup-queue.txt"
     mkdir -p "$ROOT/mnt"; mount "$LOOPDEV" "$ROOT/mnt"
     W=$ROOT/mnt
     filefrag -v "$ROOT/loop.img" > "$T/filefrag-loop.img.txt"

@@ -365,7 +365,13 @@ fn samples_match_their_truth_json() {
 }
 
 /// One line per expectation of a matrix case: case, half, rule, expected, actual outcome, ok / MISS.
-fn matrix_rows(dir: &std::path::Path, half: &str, r: &Report, fire: &[String], quiet: &[String]) -> Vec<String> {
+fn matrix_rows(
+    dir: &std::path::Path,
+    half: &str,
+    r: &Report,
+    fire: &[String],
+    quiet: &[String],
+) -> Vec<String> {
     let case = dir.file_name().unwrap().to_string_lossy().into_owned();
     let row = |id: &String, want_fire: bool| {
         let got = outcome(r, id);

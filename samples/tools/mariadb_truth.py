@@ -16,6 +16,8 @@ import re
 import statistics
 import sys
 
+import truthlib
+
 case, name = sys.argv[1], sys.argv[2]
 extra = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
 cap = case + "/capture/"
@@ -34,26 +36,7 @@ drv = json.load(open(case + "/truth/tiny_trx.json"))
 t0, t1 = drv["start_epoch"], drv["end_epoch"]
 load_secs = set(range(int(t0) + 1, int(t1)))  # whole seconds inside the load
 
-# mysqladmin ext: blocks of | name | value |
-blocks, cur = [], {}
-for line in op(one("*-mysqladmin*")):
-    m = re.match(r"\|\s*(\w+)\s*\|\s*(\S*)\s*\|", line)
-    if m:
-        if m.group(1) == "Variable_name":
-            if cur:
-                blocks.append(cur)
-            cur = {}
-        else:
-            cur[m.group(1)] = m.group(2)
-if cur:
-    blocks.append(cur)
-
-
-def delta(k):
-    try:
-        return int(blocks[-1][k]) - int(blocks[0][k])
-    except (KeyError, ValueError, IndexError):
-        return None
+delta = truthlib.mysqladmin_delta(one("*-mysqladmin*"))
 
 
 io = {}
@@ -115,53 +98,10 @@ for line in op(ps):
         if cmd.endswith("mariadbd"):
             all_kb += kb
 
-# decoded binlog window
-trx_bytes, per_sec, cids = [], collections.Counter(), set()
-start = last_end = None
-at = None
-hdr_re = re.compile(r"^#(\d{6})\s+(\d{1,2}:\d\d:\d\d) server id \d+\s+end_log_pos (\d+)\s.*?\t(\w+)(.*)$")
-for path in sorted(glob.glob(cap + "binlog-*-decoded.txt*")):
-    for line in op(path):
-        if line.startswith("# at "):
-            at = int(line[5:])
-            continue
-        m = hdr_re.match(line)
-        if not m:
-            continue
-        end, kind, rest = int(m.group(3)), m.group(4), m.group(5)
-        if kind == "GTID":
-            if start is not None and last_end is not None:
-                trx_bytes.append(last_end - start)
-            start = at
-            per_sec[m.group(1) + " " + m.group(2)] += 1
-            c = re.search(r"cid=(\d+)", rest)
-            if c:
-                cids.add(c.group(1))
-        last_end = end
-    if start is not None and last_end is not None:
-        trx_bytes.append(last_end - start)
-    start = None
-
-# perf: share of mariadbd samples with fsync/fdatasync in the stack
-samples = fs = 0
-in_md = False
-stack = []
+# decoded binlog window; perf: share of mariadbd samples with fsync/fdatasync in the stack
+trx_bytes, per_sec, cids = truthlib.binlog_transactions(sorted(glob.glob(cap + "binlog-*-decoded.txt*")))
 pp = one("perf-profile.script.txt*")
-if pp:
-    for line in op(pp):
-        if line.startswith("#"):
-            continue
-        if line.strip() == "":
-            if in_md:
-                samples += 1
-                if any(re.search(r"\b(fsync|fdatasync|__x64_sys_fsync|__x64_sys_fdatasync|ext4_sync_file)\b", s) for s in stack):
-                    fs += 1
-            in_md, stack = False, []
-            continue
-        if not line.startswith("\t"):
-            in_md = line.split()[0] == "mariadbd" if line.split() else False
-        else:
-            stack.append(line)
+samples, fs = truthlib.perf_fsync_share(pp) if pp else (0, 0)
 
 res = {
     "case": name,

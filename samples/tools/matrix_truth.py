@@ -29,6 +29,8 @@ import re
 import statistics
 import sys
 
+import truthlib
+
 case = sys.argv[1].rstrip("/")
 name = os.path.basename(case)
 cap, tr = case + "/capture/", case + "/truth/"
@@ -441,24 +443,7 @@ elif work == "db":
     drv = json.load(open(tr + "tiny_trx.json"))
     t0, t1 = drv["start_epoch"], drv["end_epoch"]
     load_secs = set(range(int(t0) + 1, int(t1)))
-    blocks, cur = [], {}
-    for line in op(one("*-mysqladmin*")):
-        m = re.match(r"\|\s*(\w+)\s*\|\s*(\S*)\s*\|", line)
-        if m:
-            if m.group(1) == "Variable_name":
-                if cur:
-                    blocks.append(cur)
-                cur = {}
-            else:
-                cur[m.group(1)] = m.group(2)
-    if cur:
-        blocks.append(cur)
-
-    def delta(k):
-        try:
-            return int(blocks[-1][k]) - int(blocks[0][k])
-        except (KeyError, ValueError, IndexError):
-            return None
+    delta = truthlib.mysqladmin_delta(one("*-mysqladmin*"))
     conn_ids = {c["connection_id"] for c in drv["connections"]}
     tids, seen = [], set()
     for path in sorted(glob.glob(cap + "mysql-threads*.tsv")):
@@ -475,40 +460,9 @@ elif work == "db":
             kb = float(r["kB_wr/s"])
             all_kb += kb
             conn_kb += kb if int(r["TID"]) in tids else 0
-    trx_bytes, start, last_end, at = [], None, None, None
-    hdr = re.compile(r"^#(\d{6})\s+(\d{1,2}:\d\d:\d\d) server id \d+\s+end_log_pos (\d+)\s.*?\t(\w+)(.*)$")
-    for path in sorted(glob.glob(cap + "binlog-*-decoded.txt*")):
-        for line in op(path):
-            if line.startswith("# at "):
-                at = int(line[5:])
-                continue
-            m = hdr.match(line)
-            if not m:
-                continue
-            if m.group(4) == "GTID":
-                if start is not None and last_end is not None:
-                    trx_bytes.append(last_end - start)
-                start = at
-            last_end = int(m.group(3))
-        if start is not None and last_end is not None:
-            trx_bytes.append(last_end - start)
-        start = None
-    samples = fs = 0
+    trx_bytes = truthlib.binlog_transactions(sorted(glob.glob(cap + "binlog-*-decoded.txt*")))[0]
     pp = one("perf-profile.script.txt*")
-    if pp:
-        in_md, stack = False, []
-        for line in op(pp):
-            if line.startswith("#"):
-                continue
-            if not line.strip():
-                if in_md:
-                    samples += 1
-                    fs += any(re.search(r"\b(fsync|fdatasync|__x64_sys_fsync|__x64_sys_fdatasync|ext4_sync_file|xfs_file_fsync)\b", s) for s in stack)
-                in_md, stack = False, []
-            elif not line.startswith("\t"):
-                in_md = bool(line.split()) and line.split()[0] == "mariadbd"
-            else:
-                stack.append(line)
+    samples, fs = truthlib.perf_fsync_share(pp) if pp else (0, 0)
     bc, bg = delta("Binlog_commits"), delta("Binlog_group_commits")
     res.update({
         "writer": {"mariadbd_pid": md_pid, "driver_pid": drv["pid"], "driver_connection_ids": sorted(conn_ids),

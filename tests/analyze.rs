@@ -194,6 +194,10 @@ fn sample_replica_io_bound() {
         f.evidence.iter().any(|e| e.quote.as_deref().is_some_and(|q| q.contains("Seconds_Behind_Master")))
     );
     assert!(f.remedies.iter().any(|m| m.contains("sync_relay_log")));
+    // The decoded window (source times of the load's first seconds) timed on the replica's own binlog positions.
+    let decoded = truth_f64(&truth, &["replica_binlog_window", "xid_events_by_server_id", "1"]);
+    assert!(metric(f, "binlog_events_timed") >= 0.95 * decoded, "{}", metric(f, "binlog_events_timed"));
+    assert!((0.0..=5.0).contains(&metric(f, "binlog_event_lag_median_s")));
 
     let fs = fired(&r, "fsync_bound_small_transactions").expect("fsync rule fires");
     let tps = metric(fs, "transactions_per_s");

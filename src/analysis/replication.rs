@@ -200,6 +200,68 @@ pub fn thread_fsync(p: &Pipeline) -> Option<ThreadFsync> {
     any.then_some(out)
 }
 
+/// How long after the source committed them the replica wrote the replicated transactions of its
+/// decoded binlog: each event keeps the source's time (`SET TIMESTAMP`, or the header time), and the replica's own
+/// `SHOW MASTER STATUS` series says when its binlog passed the event's end position.
+#[derive(Debug, Clone, Copy)]
+pub struct EventLag {
+    /// Transactions timed (written during the position series).
+    pub transactions: usize,
+    /// Median lag, seconds (source times are whole seconds: +-0.5 s).
+    pub median_s: f64,
+    /// Largest lag, seconds.
+    pub max_s: f64,
+}
+
+/// [`EventLag`] of the chosen binlog, when it is this server's binlog with replicated events and the
+/// capture has the server's `SHOW MASTER STATUS` series over the same file.
+pub fn event_lag(p: &Pipeline) -> Option<EventLag> {
+    let own = p.ctx.variable("server_id")?.value.trim().parse::<u32>().ok()?;
+    let bi = p.binlog?;
+    let Some(Data::Mysqlbinlog(b)) = &p.files[bi].data else { return None };
+    let base = &p.files[bi].base;
+    // (epoch, position) of the local binlog file the decoded one is named after.
+    let series: Vec<(f64, u64)> = p
+        .files
+        .iter()
+        .filter_map(|f| match &f.data {
+            Some(Data::MysqlReplicaStatus(s)) => Some(s),
+            _ => None,
+        })
+        .flat_map(|s| s.binlog.iter())
+        .filter(|x| base.contains(x.file.as_str()))
+        .filter_map(|x| Some((x.ts?.epoch, x.position)))
+        .collect();
+    if series.len() < 2 {
+        return None;
+    }
+    let mut lags: Vec<f64> = Vec::new();
+    for t in &b.transactions {
+        // `SET TIMESTAMP` when there is one, else the header's time in the capture's zone.
+        let src = t.epoch.map(|e| e as f64).or_else(|| t.local.map(|n| p.zone.local_to_epoch(n)));
+        let (Some(id), Some(src)) = (t.server_id, src) else { continue };
+        if id == own {
+            continue;
+        }
+        // The first snapshot at or past the event's end: it was written between that one and the one before.
+        let Some(k) = series.iter().position(|&(_, pos)| pos >= t.end_pos).filter(|&k| k > 0) else {
+            continue;
+        };
+        let ((t0, p0), (t1, p1)) = (series[k - 1], series[k]);
+        let frac = if p1 > p0 { (t.end_pos.saturating_sub(p0)) as f64 / (p1 - p0) as f64 } else { 1.0 };
+        lags.push(t0 + frac * (t1 - t0) - src);
+    }
+    if lags.is_empty() {
+        return None;
+    }
+    lags.sort_by(f64::total_cmp);
+    Some(EventLag {
+        transactions: lags.len(),
+        median_s: lags[lags.len() / 2],
+        max_s: *lags.last().unwrap_or(&0.0),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

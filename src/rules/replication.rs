@@ -72,6 +72,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         None => "unknown",
     };
     let threads = replication::thread_fsync(f.p);
+    let event_lag = replication::event_lag(f.p);
     let mut metrics = std::collections::BTreeMap::new();
     metrics.insert("lag_start_s", num(start));
     metrics.insert("lag_end_s", num(end));
@@ -86,6 +87,9 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     metrics.insert("sql_caught_up_share", num(v.sql_caught_up_share));
     metrics.insert("lag_readings", num(v.lag.len() as f64));
     metrics.insert("zero_readings_dropped", num(v.zeros_dropped as f64));
+    metrics.insert("binlog_event_lag_median_s", opt(event_lag.map(|e| e.median_s)));
+    metrics.insert("binlog_event_lag_max_s", opt(event_lag.map(|e| e.max_s)));
+    metrics.insert("binlog_events_timed", opt(event_lag.map(|e| e.transactions as f64)));
     metrics.insert(
         "io_thread_fsync_share",
         opt(threads.filter(|t| t.io_samples > 0).map(|t| t.io_fsync as f64 / t.io_samples as f64)),
@@ -122,6 +126,14 @@ pub fn check(f: &Facts<'_>) -> Outcome {
             format!(
                 "; perf: IO thread {} of {} samples in fsync paths, SQL thread {} of {}",
                 t.io_fsync, t.io_samples, t.sql_fsync, t.sql_samples
+            )
+        })
+        .unwrap_or_default();
+    let event_text = event_lag
+        .map(|e| {
+            format!(
+                "; its binlog's {} replicated transactions (stamped with the source's commit times) were written a median {:.0} s (max {:.0} s) after the source committed them",
+                e.transactions, e.median_s, e.max_s
             )
         })
         .unwrap_or_default();
@@ -173,7 +185,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         severity: Severity::Warning,
         confidence: if io_bound.is_some() { 0.85 } else { 0.6 },
         summary: format!(
-            "The replica falls behind{conn}: lag {start:.0} s -> {end:.0} s ({growth:.2} s per s, least squares over {} readings{}); {why}. Replica: {set_text}{thread_text}.",
+            "The replica falls behind{conn}: lag {start:.0} s -> {end:.0} s ({growth:.2} s per s, least squares over {} readings{}); {why}. Replica: {set_text}{thread_text}{event_text}.",
             v.lag.len(),
             if v.zeros_dropped > 0 {
                 format!(

@@ -232,6 +232,43 @@ mysql_start() {
     fi
     mysql_threads_loop &
     bg $! mysql-threads-loop
+    mysql_repl_probe
+    if [ -n "$REPL_Q$SOURCE_Q" ]; then
+        mysql_repl_loop &
+        bg $! mysql-replication-loop
+    fi
+}
+REPL_Q=; SOURCE_Q=
+mysql_repl_probe() {  # which replica / source status statements this server answers
+    # MariaDB: SHOW ALL SLAVES STATUS (every connection); MySQL >= 8.0.22: SHOW REPLICA STATUS; older: SHOW SLAVE STATUS.
+    for q in "SHOW ALL SLAVES STATUS" "SHOW REPLICA STATUS" "SHOW SLAVE STATUS"; do
+        out=$(mysql_q "$q" 2>/dev/null) || continue
+        [ -n "$out" ] && REPL_Q=$q
+        break  # answered: a replica (rows) or not one (empty)
+    done
+    [ -n "$REPL_Q" ] || skip "PREFIX-slave-status: not a replica (no replication connection configured)"
+    # MySQL >= 8.4: SHOW BINARY LOG STATUS; older and MariaDB: SHOW MASTER STATUS. A row when the binary log is on.
+    for q in "SHOW MASTER STATUS" "SHOW BINARY LOG STATUS"; do
+        out=$(mysql_q "$q" 2>/dev/null) || continue
+        [ -n "$out" ] && SOURCE_Q=$q
+        break
+    done
+    [ -n "$SOURCE_Q" ] || skip "PREFIX-master-status: binary log disabled (not a source)"
+    log "replication status: '${REPL_Q:-none}', binary log status: '${SOURCE_Q:-none}'"
+}
+mysql_repl_loop() {  # every interval, pt-stalk style: TS line, then SHOW ... STATUS\G / SHOW MASTER STATUS
+    i=0
+    while [ "$i" -lt "$COUNT" ]; do
+        t=$(ts)
+        if [ -n "$REPL_Q" ]; then
+            { echo "$t"; mysql_q "$REPL_Q\\G"; } >> "$D/$PREFIX-slave-status" 2>> "$D/mysql.err"
+        fi
+        if [ -n "$SOURCE_Q" ]; then
+            { echo "$t"; mysql_q "$SOURCE_Q"; } >> "$D/$PREFIX-master-status" 2>> "$D/mysql.err"
+        fi
+        i=$((i + 1))
+        sleep "$INTERVAL"
+    done
 }
 mysql_threads_loop() {  # performance_schema.threads every 15 s: connections come and go
     i=15

@@ -163,6 +163,88 @@ fn sample_mariadb_durable_vs_relaxed() {
     assert_eq!(outcome(&r, "fsync_bound_small_transactions"), "passed");
 }
 
+fn sample_truth(name: &str) -> serde_json::Value {
+    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/samples")).join(name).join("truth.json");
+    serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap()
+}
+
+fn truth_f64(t: &serde_json::Value, path: &[&str]) -> f64 {
+    path.iter().fold(t, |v, k| &v[*k]).as_f64().unwrap_or_else(|| panic!("truth {path:?}"))
+}
+
+/// Issue 15, IO-bound replica (double-1 + sync_relay_log=1): the lag grows at the status series' own
+/// slope, the IO thread is named, and the fsync rule counts the replica's commits on its own clock.
+#[test]
+fn sample_replica_io_bound() {
+    let truth = sample_truth("replica_io_bound");
+    let r = run(sample("replica_io_bound"));
+    let f = fired(&r, "replication_lag").expect("replication_lag fires");
+    assert_eq!(f.metrics["bound_by"], "io_thread", "{}", f.summary);
+    let g = metric(f, "lag_growth_s_per_s");
+    let own = truth_f64(&truth, &["status_series", "lag_slope_s_per_s"]);
+    assert!((g - own).abs() <= 0.15, "growth {g} vs the status series' {own}");
+    let hb = truth_f64(&truth, &["heartbeat", "lag_slope_s_per_s"]);
+    assert!((g - hb).abs() <= 0.15, "growth {g} vs the heartbeat's {hb}");
+    let recv = truth_f64(&truth, &["status_series", "received_bytes_per_s"]);
+    assert!((metric(f, "received_bytes_per_s") - recv).abs() <= 0.02 * recv);
+    assert!(metric(f, "lag_end_s") >= 60.0);
+    assert!(metric(f, "relay_log_space_end_bytes") > 4e6);
+    assert!(metric(f, "io_thread_fsync_share") > metric(f, "sql_thread_fsync_share"));
+    assert!(
+        f.evidence.iter().any(|e| e.quote.as_deref().is_some_and(|q| q.contains("Seconds_Behind_Master")))
+    );
+    assert!(f.remedies.iter().any(|m| m.contains("sync_relay_log")));
+    // The decoded window (source times of the load's first seconds) timed on the replica's own binlog positions.
+    let decoded = truth_f64(&truth, &["replica_binlog_window", "xid_events_by_server_id", "1"]);
+    assert!(metric(f, "binlog_events_timed") >= 0.95 * decoded, "{}", metric(f, "binlog_events_timed"));
+    assert!((0.0..=5.0).contains(&metric(f, "binlog_event_lag_median_s")));
+
+    let fs = fired(&r, "fsync_bound_small_transactions").expect("fsync rule fires");
+    let tps = metric(fs, "transactions_per_s");
+    let real = truth_f64(&truth, &["replica", "binlog_commits_per_s"]);
+    assert!((tps - real).abs() <= 0.15 * real, "{tps} transactions/s vs the replica's {real}");
+    assert!(tps < 0.2 * truth_f64(&truth, &["load_on_primary", "tps"]), "not the source's rate");
+    assert_eq!(fs.metrics["replica"], true);
+    assert_eq!(fs.metrics["replica_thread"], "io_thread");
+    // The device's f/s also counts the primary on this host: the replica's own fsyncs are used.
+    assert!(metric(fs, "flushes_per_s") < 0.5 * truth_f64(&truth, &["iostat_during_load", "vda_f_s_mean"]));
+    assert!(fs.summary.contains("replica"), "{}", fs.summary);
+    // The replica's binlog events carry the source's server id and times: not this server's rate.
+    assert!(r.timeline.get("binlog.trx_s").is_none());
+    // The chart on the shared timeline.
+    let chart = iosift::report::charts::replication(&r).expect("replication chart");
+    assert!(chart.title.contains("IO thread"), "{}", chart.title);
+}
+
+/// Issue 15, relaxed replica: still behind, now bound by its single SQL thread; no fsync finding.
+#[test]
+fn sample_replica_sql_bound() {
+    let truth = sample_truth("replica_sql_bound");
+    let r = run(sample("replica_sql_bound"));
+    let f = fired(&r, "replication_lag").expect("replication_lag fires");
+    assert_eq!(f.metrics["bound_by"], "sql_thread", "{}", f.summary);
+    let g = metric(f, "lag_growth_s_per_s");
+    let own = truth_f64(&truth, &["status_series", "lag_slope_s_per_s"]);
+    assert!((g - own).abs() <= 0.15, "growth {g} vs {own}");
+    let exec = truth_f64(&truth, &["status_series", "executed_bytes_per_s"]);
+    assert!((metric(f, "executed_bytes_per_s") - exec).abs() <= 0.02 * exec);
+    assert!(metric(f, "received_bytes_per_s") > 1.5 * metric(f, "executed_bytes_per_s"));
+    assert!(metric(f, "backlog_end_bytes") > 1e7);
+    assert!(f.remedies.iter().any(|m| m.contains("slave_parallel_threads")));
+    assert_eq!(outcome(&r, "fsync_bound_small_transactions"), "passed");
+    let chart = iosift::report::charts::replication(&r).expect("replication chart");
+    assert!(chart.title.contains("SQL thread"), "{}", chart.title);
+}
+
+/// Issue 15, a replica that keeps up: neither rule fires.
+#[test]
+fn sample_replica_keeps_up() {
+    let r = run(sample("replica_keeps_up"));
+    assert_eq!(outcome(&r, "replication_lag"), "passed");
+    assert_eq!(outcome(&r, "fsync_bound_small_transactions"), "passed");
+    assert!(iosift::report::charts::replication(&r).is_some());
+}
+
 #[test]
 fn sample_case2_derived_fires_and_fixed_kernel_passes() {
     let r = run(sample("ext4_dioread_nolock_derived"));
@@ -188,6 +270,7 @@ fn every_rule_is_reported_once() {
         "mmap_large_folio_writeback",
         "ext4_dioread_nolock_nodelalloc",
         "fsync_bound_small_transactions",
+        "replication_lag",
     ] {
         assert!(ids.contains(&id), "{id}");
     }
@@ -310,6 +393,7 @@ fn samples_match_their_truth_json() {
         "ext4_dioread_nolock_nodelalloc",
         "fsync_bound_small_transactions",
         "device_saturation",
+        "replication_lag",
     ];
     let mut checked = 0;
     let mut matrix: Vec<String> = Vec::new();

@@ -22,6 +22,7 @@ pub mod mounts;
 pub mod mysql_error_log;
 pub mod mysql_option_file;
 pub mod mysql_processlist;
+pub mod mysql_replica_status;
 pub mod mysql_threads;
 pub mod mysql_variables;
 pub mod mysqladmin_ext;

@@ -81,6 +81,7 @@ formats! {
     MysqlVariables => mysql_variables,
     MysqlThreads => mysql_threads,
     MysqladminExt => mysqladmin_ext,
+    MysqlReplicaStatus => mysql_replica_status,
     Uname => uname,
     Mounts => mounts,
     Sysctl => sysctl,

@@ -43,18 +43,7 @@ CNF
     while ! mariadb --defaults-file="$CNF" -e 'SELECT 1' > /dev/null 2>&1; do
         i=$((i + 1)); [ $i -lt 60 ] || { echo "mariadbd did not start" >&2; exit 1; }; sleep 1
     done
-    mariadb --defaults-file="$CNF" <<'SQL'
-CREATE DATABASE IF NOT EXISTS bench;
-USE bench;
-CREATE USER IF NOT EXISTS 'bench'@'localhost' IDENTIFIED BY 'benchpw';
-GRANT ALL ON bench.* TO 'bench'@'localhost';
-CREATE TABLE IF NOT EXISTS bench.orders (id BIGINT AUTO_INCREMENT PRIMARY KEY, customer_id INT NOT NULL,
-  amount DECIMAL(10,2) NOT NULL, status TINYINT NOT NULL, created DATETIME(6) NOT NULL, note VARCHAR(32)) ENGINE=InnoDB;
-CREATE TABLE IF NOT EXISTS bench.accounts (id INT PRIMARY KEY, balance BIGINT NOT NULL, updated DATETIME(6)) ENGINE=InnoDB;
-CREATE TABLE IF NOT EXISTS bench.audit (id BIGINT AUTO_INCREMENT PRIMARY KEY, account_id INT NOT NULL, delta INT NOT NULL,
-  ts DATETIME(6) NOT NULL) ENGINE=InnoDB;
-INSERT IGNORE INTO bench.accounts (id, balance, updated) SELECT seq, 1000, NOW(6) FROM seq_1_to_1000;
-SQL
+    mariadb --defaults-file="$CNF" < "$(dirname "$0")/bench_schema.sql"
     echo "mariadbd pid $(cat "$B/mariadbd.pid")"
     ;;
 stop)

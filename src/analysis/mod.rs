@@ -4,4 +4,5 @@
 
 pub mod bursts;
 pub mod period;
+pub mod replication;
 pub mod stats;

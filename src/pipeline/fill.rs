@@ -71,8 +71,7 @@ pub type LineIndex = BTreeMap<String, BTreeMap<i64, (usize, usize)>>;
 
 impl Fill<'_> {
     fn mark(&mut self, name: &str, epoch: f64) {
-        if self.line > 0 && (name.starts_with("dev.") || name.starts_with("mem.") || name.starts_with("thr."))
-        {
+        if self.line > 0 && ["dev.", "mem.", "thr.", "repl."].iter().any(|p| name.starts_with(p)) {
             self.lines
                 .entry(name.to_string())
                 .or_default()
@@ -640,7 +639,18 @@ impl<'a> Filler<'a> {
                 let mut first = f64::INFINITY;
                 let mut last = f64::NEG_INFINITY;
                 let mut anchoring = None;
+                // On a replica (log_slave_updates) the events of the source keep the source's server id and
+                // times: they say when the source committed, not when this server wrote them.
+                let local_id =
+                    self.ctx.variable("server_id").and_then(|v| v.value.trim().parse::<u32>().ok());
+                let mut foreign = 0usize;
                 for t in &b.transactions {
+                    if let (Some(own), Some(id)) = (local_id, t.server_id)
+                        && own != id
+                    {
+                        foreign += 1;
+                        continue;
+                    }
                     let (e, a) = match (t.epoch, t.local) {
                         (Some(e), _) => (e as f64, Anchoring::Epoch),
                         (None, Some(n)) => (zone.local_to_epoch(n), Anchoring::LocalDateTime),
@@ -657,6 +667,14 @@ impl<'a> Filler<'a> {
                     for k in ["binlog.trx_s", "binlog.bytes_s", "binlog.rows_s"] {
                         sink.dense(k, first, last);
                     }
+                }
+                if foreign > 0 && self.filling {
+                    self.notes[i] = Some(format!(
+                        "{foreign} of {} transactions carry another server's id (replicated from the source, \
+                         stamped with the source's commit times, not this server's): left out of this server's \
+                         binlog rate",
+                        b.transactions.len()
+                    ));
                 }
                 anchoring.map(|a| (a, 1.0))
             }
@@ -676,6 +694,7 @@ impl<'a> Filler<'a> {
                         "Binlog_commits",
                         "Binlog_group_commits",
                         "Com_commit",
+                        "Handler_commit",
                         "Questions",
                         "Innodb_data_written",
                     ] {
@@ -700,6 +719,7 @@ impl<'a> Filler<'a> {
                 }
                 anchoring.map(|a| (a, if a == Anchoring::Epoch { 0.01 } else { 1.0 }))
             }
+            Data::MysqlReplicaStatus(r) => self.visit_replica_status(i, r, sink),
             Data::DstatCsv(d) | Data::DstatText(d) => {
                 let mut anchoring = None;
                 for run in &d.runs {
@@ -740,6 +760,70 @@ impl<'a> Filler<'a> {
             }
             _ => None,
         }
+    }
+}
+
+impl Filler<'_> {
+    /// `SHOW SLAVE STATUS` / `SHOW MASTER STATUS` series on the replica's own clock: lag, received and
+    /// executed source-binlog bytes per second, relay log space, and the local binlog's growth.
+    /// Columns of the default connection are `repl.*`, of a named one `repl.NAME.*`.
+    fn visit_replica_status(
+        &self,
+        i: usize,
+        r: &iosift_parsers::mysql_replica_status::ReplicaStatus,
+        sink: &mut dyn Sink,
+    ) -> Option<(Anchoring, f64)> {
+        let mut any = false;
+        for name in r.connections() {
+            let pre = if name.is_empty() { "repl".to_string() } else { format!("repl.{name}") };
+            let rows: Vec<_> = r.series(name).filter(|c| c.ts.is_some()).collect();
+            for (k, c) in rows.iter().enumerate() {
+                let Some(t) = c.ts.map(|t| t.epoch) else { continue };
+                any = true;
+                sink.at(c.line);
+                if let Some(v) = c.seconds_behind {
+                    sink.gauge(&format!("{pre}.seconds_behind_s"), "s", t, v as f64);
+                }
+                if let Some(v) = c.relay_log_space {
+                    sink.gauge(&format!("{pre}.relay_log_space_bytes"), "B", t, v as f64);
+                }
+                if let Some(v) = c.backlog_bytes() {
+                    sink.gauge(&format!("{pre}.backlog_bytes"), "B", t, v as f64);
+                }
+                let Some(p) = k.checked_sub(1).map(|j| rows[j]) else { continue };
+                let dt = t - p.ts.map_or(t, |x| x.epoch);
+                if !(dt > 0.0 && dt <= 60.0) {
+                    continue;
+                }
+                let same = |a: &Option<String>, b: &Option<String>| a.is_some() && a == b;
+                if same(&p.source_log_file, &c.source_log_file)
+                    && let (Some(a), Some(b)) = (p.read_pos, c.read_pos)
+                    && let Some(d) = self.delta(i, a as f64, b as f64)
+                {
+                    sink.rate(&format!("{pre}.received_bytes_s"), "B/s", t, dt, d / dt);
+                }
+                if same(&p.exec_source_log_file, &c.exec_source_log_file)
+                    && let (Some(a), Some(b)) = (p.exec_pos, c.exec_pos)
+                    && let Some(d) = self.delta(i, a as f64, b as f64)
+                {
+                    sink.rate(&format!("{pre}.executed_bytes_s"), "B/s", t, dt, d / dt);
+                }
+            }
+        }
+        for w in r.binlog.windows(2) {
+            let (Some(t0), Some(t1)) = (w[0].ts.map(|t| t.epoch), w[1].ts.map(|t| t.epoch)) else { continue };
+            any = true;
+            let dt = t1 - t0;
+            if w[0].file == w[1].file
+                && dt > 0.0
+                && dt <= 60.0
+                && let Some(d) = self.delta(i, w[0].position as f64, w[1].position as f64)
+            {
+                sink.at(w[1].line);
+                sink.rate("binlog.local_bytes_s", "B/s", t1, dt, d / dt);
+            }
+        }
+        any.then_some((Anchoring::Epoch, 0.01))
     }
 }
 

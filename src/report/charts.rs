@@ -218,11 +218,12 @@ fn register_font() {
 }
 
 /// The file stems of every chart iosift draws.
-pub const NAMES: [&str; 10] = [
+pub const NAMES: [&str; 11] = [
     "device-writes",
     "write-sources",
     "dirty-writeback",
     "latency-queue",
+    "replication",
     "autocorrelation",
     "periodogram",
     "correlations",
@@ -253,6 +254,7 @@ pub fn specs(report: &Report) -> Vec<Spec> {
         write_sources(report),
         dirty_writeback(report),
         latency_queue(report),
+        replication(report),
         autocorrelation(report),
         periodogram(report),
         correlations(report),
@@ -1054,6 +1056,60 @@ pub fn periodogram(report: &Report) -> Option<Spec> {
     })
 }
 
+/// A replica's lag (its own `SHOW SLAVE STATUS` series) over the source-binlog bytes its IO thread
+/// received and its SQL thread executed per second, titled with the thread that bounds it.
+pub fn replication(report: &Report) -> Option<Spec> {
+    let t = &report.timeline;
+    let lag = column(t, "repl.seconds_behind_s")?;
+    let finding = report.doc.findings.iter().find(|f| f.rule == "replication_lag");
+    let bound = finding.and_then(|f| f.metrics.get("bound_by")).and_then(|v| v.as_str());
+    let growth = finding.and_then(|f| f.metrics.get("lag_growth_s_per_s")).and_then(|v| v.as_f64());
+    let mut panels = vec![TimePanel {
+        y_desc: "seconds behind".into(),
+        lines: vec![line(t, lag, "Seconds_Behind_Master", 1.0, ALERT, 2)],
+        ..Default::default()
+    }];
+    let mut rates = Vec::new();
+    for (col, label, color, width) in [
+        ("repl.received_bytes_s", "received (IO thread)", PALETTE[0], 2),
+        ("repl.executed_bytes_s", "executed (SQL thread)", PALETTE[2], 2),
+        ("binlog.local_bytes_s", "own binlog written", GREY, 1),
+    ] {
+        if let Some(v) = column(t, col) {
+            rates.push(line(t, v, label, 1.0 / 1024.0, color, width));
+        }
+    }
+    if !rates.is_empty() {
+        panels.push(TimePanel { y_desc: "KiB/s".into(), lines: rates, ..Default::default() });
+    }
+    let title = match (bound, growth) {
+        (Some("io_thread"), Some(g)) => {
+            format!("Replication: lag grows {g:.2} s per s, bound by the IO thread")
+        }
+        (Some("sql_thread"), Some(g)) => {
+            format!("Replication: lag grows {g:.2} s per s, bound by the SQL thread")
+        }
+        _ => "Replication: lag, received and executed bytes per second".into(),
+    };
+    let h = if panels.len() == 2 { 480 } else { HEIGHT };
+    Some(Spec {
+        name: "replication",
+        title,
+        caption: format!(
+            "The replica's own status series, on its clock: Seconds_Behind_Master (the server prints 0 whenever \
+             the SQL thread has caught up with the IO thread, however far behind the source the IO thread is) and \
+             the bytes of the source's binlog the IO thread received and the SQL thread executed per second \
+             (Read_Master_Log_Pos and Exec_Master_Log_Pos deltas), with the replica's own binlog growth. Executed \
+             equal to received while the lag grows: the IO thread is the bottleneck; received above executed with \
+             a growing relay log: the SQL thread.{}",
+            bucket_note(step_of(t))
+        ),
+        section: Section::Timeline,
+        height: h,
+        plot: Plot::Time(time_plot(t, &report.display, panels)),
+    })
+}
+
 /// Lagged correlation curves with the best lag of each marked.
 pub fn correlations(report: &Report) -> Option<Spec> {
     let cs: Vec<_> = report.correlations.iter().filter(|c| c.curve.len() >= 2).collect();
@@ -1281,10 +1337,10 @@ mod tests {
 
     #[test]
     fn every_spec_name_is_listed() {
-        for n in ["device-writes", "binlog-sizes"] {
+        for n in ["device-writes", "binlog-sizes", "replication"] {
             assert!(NAMES.contains(&n));
         }
-        assert_eq!(NAMES.len(), 10);
+        assert_eq!(NAMES.len(), 11);
     }
 
     #[test]

@@ -13,11 +13,15 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     let trx_col = ["binlog.trx_s", "mysql.Binlog_commits_s", "mysql.Com_commit_s"]
         .into_iter()
         .find(|c| tl.get(c).is_some());
+    let replica = crate::analysis::replication::views(f.p).into_iter().next();
+    // A source on the same host flushes the same device: the device's f/s is not this server's.
+    let own_fsyncs = replica.as_ref().is_some_and(|r| r.source_is_local())
+        && tl.get("mysql.Innodb_data_fsyncs_s").is_some();
     let flush_col = f
         .device
         .as_ref()
         .map(|d| format!("dev.{d}.f_s"))
-        .filter(|c| tl.get(c).is_some_and(|v| present(v).iter().any(|x| *x > 0.0)))
+        .filter(|c| !own_fsyncs && tl.get(c).is_some_and(|v| present(v).iter().any(|x| *x > 0.0)))
         .or_else(|| {
             ["mysql.Innodb_data_fsyncs_s"].into_iter().map(String::from).find(|c| tl.get(c).is_some())
         })
@@ -77,9 +81,43 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     );
     metrics.insert("flushes_per_transaction", num(if tps > 0.0 { fps / tps } else { 0.0 }));
     metrics.insert("fsync_sample_share", opt(fsync_share));
+    let sync_relay = var("sync_relay_log");
+    let on_replica = replica.as_ref().map(|r| {
+        let t = crate::analysis::replication::thread_fsync(f.p);
+        let share = |n: u64, d: u64| (d > 0).then(|| n as f64 / d as f64);
+        let io = t.and_then(|t| share(t.io_fsync, t.io_samples));
+        let sql = t.and_then(|t| share(t.sql_fsync, t.sql_samples));
+        // The thread the flushes stall: by perf when both threads were sampled, else by the settings
+        // (sync_relay_log=1 syncs the relay log after every event the IO thread writes).
+        let thread = match (io, sql) {
+            (Some(a), Some(b)) if a >= b => "io_thread",
+            (Some(_), Some(_)) => "sql_thread",
+            _ if sync_relay.as_deref() == Some("1") => "io_thread",
+            _ => "sql_thread",
+        };
+        (r, thread, io, sql)
+    });
+    if let Some((r, thread, io, sql)) = &on_replica {
+        metrics.insert("replica", serde_json::Value::Bool(true));
+        metrics.insert("replica_thread", serde_json::Value::String(thread.to_string()));
+        metrics.insert("io_thread_fsync_share", opt(*io));
+        metrics.insert("sql_thread_fsync_share", opt(*sql));
+        metrics.insert("source_on_this_host", serde_json::Value::Bool(r.source_is_local()));
+    }
+    let replica_note = on_replica.as_ref().map_or(String::new(), |(r, ..)| {
+        format!(
+            " on this replica (source {}): commits counted on its own clock ({trx_col}), flushes {}",
+            r.source.as_deref().unwrap_or("?"),
+            if own_fsyncs {
+                "of this server (Innodb_data_fsyncs: the source on the same host flushes the same device)"
+            } else {
+                "of the device"
+            }
+        )
+    });
     if relaxed || !flush_bound || !small {
         return Outcome::Pass(format!(
-            "{tps:.0} transactions/s with {fps:.1} flushes/s{}{}: commits are not paying a flush each",
+            "{tps:.0} transactions/s with {fps:.1} flushes/s{}{}{replica_note}: commits are not paying a flush each",
             bytes_per_trx.map_or(String::new(), |b| format!(", {b:.0} bytes each")),
             if relaxed {
                 " (durability relaxed: sync_binlog and innodb_flush_log_at_trx_commit not 1)"
@@ -128,14 +166,32 @@ pub fn check(f: &Facts<'_>) -> Outcome {
                 _ => " (durability settings not in the capture)".to_string(),
             },
             fsync_share.map_or(String::new(), |s| format!("; {:.0} % of perf samples are in fsync paths", s * 100.0)),
-        ),
+        ) + &on_replica.as_ref().map_or(String::new(), |(r, thread, io, sql)| {
+            format!(
+                " This is a replica (source {}{}): the rates are on the replica's own clock ({trx_col}; its binlog's events carry the source's times), the flushes are {}, and they stall its {}{}{}.",
+                r.source.as_deref().unwrap_or("?"),
+                r.source_server_id.map_or(String::new(), |id| format!(", server id {id}")),
+                if own_fsyncs { "this server's (Innodb_data_fsyncs; the device also serves the source on this host)" } else { "the device's" },
+                if *thread == "io_thread" { "IO thread" } else { "SQL thread" },
+                match (io, sql) {
+                    (Some(a), Some(b)) => format!(" (perf: {:.0} % of the IO thread's samples in fsync paths, {:.0} % of the SQL thread's)", a * 100.0, b * 100.0),
+                    _ => String::new(),
+                },
+                match sync_relay.as_deref() {
+                    Some("1") => ", sync_relay_log=1 syncs the relay log after every received event",
+                    _ => "",
+                }
+            )
+        }),
         window: Some(crate::model::Window { start: crate::analyze::rfc3339(tl.epoch(first)), end: crate::analyze::rfc3339(tl.epoch(last)) }),
         metrics,
         evidence,
-        remedies: vec![
+        remedies: on_replica.as_ref().map_or_else(Vec::new, |_| vec![
+            "On this replica: sync_relay_log=0 (or 10000) and sync_master_info=10000 free the IO thread; sync_binlog=0 and innodb_flush_log_at_trx_commit=2 free the SQL thread's commits (a replica can be rebuilt from its source).".to_string(),
+        ]).into_iter().chain([
             "On a replica (or where losing the last second is acceptable): sync_binlog=0 and innodb_flush_log_at_trx_commit=2 (or 0).".into(),
             "Batch small transactions into larger ones sized to the disk's sweet spot.".into(),
             "Use a device with a power-loss-protected write cache (cheap flushes).".into(),
-        ],
+        ]).collect(),
     }))
 }

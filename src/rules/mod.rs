@@ -5,6 +5,7 @@ mod ext4;
 mod fsync;
 mod mmap;
 mod periodic;
+mod replication;
 mod saturation;
 
 use crate::analyze::Facts;
@@ -24,12 +25,13 @@ pub enum Outcome {
 /// Runs every rule.
 pub fn evaluate(f: &Facts<'_>) -> (Vec<Finding>, Vec<Checked>) {
     type Rule = fn(&Facts<'_>) -> Outcome;
-    let rules: [(&'static str, Rule); 5] = [
+    let rules: [(&'static str, Rule); 6] = [
         ("periodic_write_bursts", periodic::check),
         ("mmap_large_folio_writeback", mmap::check),
         ("ext4_dioread_nolock_nodelalloc", ext4::check),
         ("fsync_bound_small_transactions", fsync::check),
         ("device_saturation", saturation::check),
+        ("replication_lag", replication::check),
     ];
     let mut findings = Vec::new();
     let mut checked = Vec::new();
@@ -62,16 +64,7 @@ pub fn cell_evidence(f: &Facts<'_>, column: &str, row: usize, metric: &str, valu
     let epoch = f.p.timeline.epoch(row);
     let hit = f.p.lines.get(column).and_then(|m| m.get(&epoch).or_else(|| m.get(&(epoch + 1))));
     match hit {
-        Some(&(file, line)) => {
-            let pf = &f.p.files[file];
-            Evidence {
-                file: pf.name.clone(),
-                lines: Some([line, line]),
-                metric: metric.to_string(),
-                value: num(value),
-                quote: pf.quote(line, line),
-            }
-        }
+        Some(&(file, line)) => line_evidence(&f.p.files[file], line, metric, value),
         None => Evidence {
             file: f.p.timeline.columns.get(column).map(|s| s.source.clone()).unwrap_or_default(),
             lines: None,
@@ -79,6 +72,17 @@ pub fn cell_evidence(f: &Facts<'_>, column: &str, row: usize, metric: &str, valu
             value: num(value),
             quote: None,
         },
+    }
+}
+
+/// Evidence for one input line of a file, quoted.
+pub fn line_evidence(pf: &crate::pipeline::ParsedFile, line: usize, metric: &str, value: f64) -> Evidence {
+    Evidence {
+        file: pf.name.clone(),
+        lines: Some([line, line]),
+        metric: metric.to_string(),
+        value: num(value),
+        quote: pf.quote(line, line),
     }
 }
 

@@ -1,0 +1,283 @@
+//! A replica's own view of its replication, from the `SHOW SLAVE STATUS`
+//! series (`mysql_replica_status`) on the replica's clock: the lag, how fast
+//! the IO thread receives and the SQL thread executes the source's binlog,
+//! the relay log backlog, and which thread the perf samples catch in fsync.
+
+use crate::pipeline::{ParsedFile, Pipeline};
+use iosift_parsers::Data;
+use iosift_parsers::mysql_replica_status::{Connection, ReplicaStatus};
+
+/// Received-but-not-executed bytes under which the SQL thread counts as caught up with the IO thread
+/// (a few tiny transactions).
+pub const NEAR_BYTES: u64 = 4096;
+
+/// One connection's series.
+#[derive(Debug, Clone)]
+pub struct ReplicaView {
+    /// Index of the status file.
+    pub file: usize,
+    /// Connection name (`""` for the default one).
+    pub name: String,
+    /// Lag readings used: (epoch, seconds, input line).
+    pub lag: Vec<(f64, f64, usize)>,
+    /// `Seconds_Behind_Master: 0` readings left out: the SQL thread was within [`NEAR_BYTES`] of what the
+    /// IO thread had read, so the server printed 0 although the series around them shows the replica far behind.
+    pub zeros_dropped: usize,
+    /// Readings with a lag value at all.
+    pub readings: usize,
+    /// Least-squares slope of the lag (s per s), when there are 5 readings or more.
+    pub slope: Option<f64>,
+    /// Source-binlog bytes received per second (IO thread), over the series.
+    pub received_bytes_s: Option<f64>,
+    /// Source-binlog bytes executed per second (SQL thread), over the series.
+    pub executed_bytes_s: Option<f64>,
+    /// Received but not executed bytes at the first and last reading.
+    pub backlog: (Option<u64>, Option<u64>),
+    /// `Relay_Log_Space` at the first and last reading.
+    pub relay_log_space: (Option<u64>, Option<u64>),
+    /// Share of readings where the SQL thread was within [`NEAR_BYTES`] of what the IO thread had read.
+    pub sql_caught_up_share: f64,
+    /// `Master_Host:Master_Port`.
+    pub source: Option<String>,
+    /// `Master_Server_Id`.
+    pub source_server_id: Option<u64>,
+}
+
+impl ReplicaView {
+    /// True when the SQL thread keeps up with what the IO thread receives (the IO thread is the bottleneck).
+    pub fn io_bound(&self) -> Option<bool> {
+        let (r, e) = (self.received_bytes_s?, self.executed_bytes_s?);
+        Some(e >= 0.9 * r)
+    }
+
+    /// True when the source runs on this host (`127.0.0.1`, `localhost`, `::1`): its disk traffic is in this
+    /// capture's device counters too.
+    pub fn source_is_local(&self) -> bool {
+        self.source.as_deref().is_some_and(|s| {
+            let h = s.rsplit_once(':').map_or(s, |(h, _)| h);
+            matches!(h, "127.0.0.1" | "localhost" | "::1")
+        })
+    }
+}
+
+/// Least-squares slope of (x, y) points.
+pub fn slope(points: &[(f64, f64)]) -> Option<f64> {
+    let n = points.len() as f64;
+    if points.len() < 2 {
+        return None;
+    }
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+/// Bytes per second of a position series, summed over the intervals that stay in one file.
+fn position_rate<'c>(
+    rows: &[&'c Connection],
+    pos: impl Fn(&'c Connection) -> Option<(&'c str, u64)>,
+) -> Option<f64> {
+    let (mut bytes, mut secs) = (0.0, 0.0);
+    for w in rows.windows(2) {
+        let (Some(t0), Some(t1)) = (w[0].ts, w[1].ts) else { continue };
+        let (Some((f0, p0)), Some((f1, p1))) = (pos(w[0]), pos(w[1])) else { continue };
+        let dt = t1.epoch - t0.epoch;
+        if f0 == f1 && p1 >= p0 && dt > 0.0 && dt <= 60.0 {
+            bytes += (p1 - p0) as f64;
+            secs += dt;
+        }
+    }
+    (secs > 0.0).then(|| bytes / secs)
+}
+
+fn view(file: usize, s: &ReplicaStatus, name: &str) -> ReplicaView {
+    let rows: Vec<&Connection> = s.series(name).filter(|c| c.ts.is_some()).collect();
+    let with_lag: Vec<&Connection> = rows.iter().copied().filter(|c| c.seconds_behind.is_some()).collect();
+    let positive = with_lag.iter().filter(|c| c.seconds_behind > Some(0)).count();
+    // A replica whose IO thread is the bottleneck has its SQL thread waiting on the relay log most of the
+    // time; whenever it is within a transaction or two of what was read the server prints 0, whatever the
+    // real lag (MariaDB 10.11: `Seconds_Behind_Master: 0` with 234-362 bytes read but not executed, amid
+    // readings of 15-60 s).
+    let artefact =
+        |c: &Connection| c.seconds_behind == Some(0) && c.backlog_bytes().is_some_and(|b| b <= NEAR_BYTES);
+    let drop_zeros = positive >= 5 && positive * 3 >= with_lag.len();
+    let mut lag = Vec::new();
+    let mut zeros_dropped = 0;
+    for c in &with_lag {
+        if drop_zeros && artefact(c) {
+            zeros_dropped += 1;
+            continue;
+        }
+        if let (Some(t), Some(v)) = (c.ts, c.seconds_behind) {
+            lag.push((t.epoch, v as f64, c.line));
+        }
+    }
+    let pts: Vec<(f64, f64)> = lag.iter().map(|&(t, v, _)| (t - lag[0].0, v)).collect();
+    let caught = rows.iter().filter(|c| c.backlog_bytes().is_some_and(|b| b <= NEAR_BYTES)).count();
+    let first = rows.first();
+    let last = rows.last();
+    ReplicaView {
+        file,
+        name: name.to_string(),
+        readings: with_lag.len(),
+        zeros_dropped,
+        slope: if pts.len() >= 5 { slope(&pts) } else { None },
+        lag,
+        received_bytes_s: position_rate(&rows, |c| Some((c.source_log_file.as_deref()?, c.read_pos?))),
+        executed_bytes_s: position_rate(&rows, |c| Some((c.exec_source_log_file.as_deref()?, c.exec_pos?))),
+        backlog: (first.and_then(|c| c.backlog_bytes()), last.and_then(|c| c.backlog_bytes())),
+        relay_log_space: (first.and_then(|c| c.relay_log_space), last.and_then(|c| c.relay_log_space)),
+        sql_caught_up_share: if rows.is_empty() { 0.0 } else { caught as f64 / rows.len() as f64 },
+        source: last.and_then(|c| {
+            let h = c.source_host.as_deref()?;
+            Some(c.source_port.map_or(h.to_string(), |p| format!("{h}:{p}")))
+        }),
+        source_server_id: last.and_then(|c| c.source_server_id),
+    }
+}
+
+/// Every replication connection with a TS-framed series, from the status file with the most rows.
+pub fn views(p: &Pipeline) -> Vec<ReplicaView> {
+    let best = p
+        .files
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f): (usize, &ParsedFile)| match &f.data {
+            Some(Data::MysqlReplicaStatus(s)) if s.rows.iter().any(|r| r.ts.is_some()) => Some((i, s)),
+            _ => None,
+        })
+        .max_by_key(|(i, s)| (s.rows.len(), std::cmp::Reverse(*i)));
+    let Some((i, s)) = best else { return Vec::new() };
+    s.connections().into_iter().map(|n| view(i, s, n)).collect()
+}
+
+/// perf samples and fsync-path samples of the replication threads (IO / SQL), through the
+/// `performance_schema.threads` map (`thread/sql/slave_io`, `thread/sql/slave_sql`, MySQL 8's
+/// `replica_io` / `replica_sql` and parallel `slave_worker` / `replica_worker`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ThreadFsync {
+    /// IO thread samples.
+    pub io_samples: u64,
+    /// IO thread samples in fsync paths.
+    pub io_fsync: u64,
+    /// SQL/applier thread samples.
+    pub sql_samples: u64,
+    /// SQL/applier samples in fsync paths.
+    pub sql_fsync: u64,
+}
+
+/// Which replication thread a performance_schema thread name is.
+pub fn role(name: &str) -> Option<&'static str> {
+    let n = name.rsplit('/').next().unwrap_or(name);
+    match n {
+        "slave_io" | "replica_io" => Some("io"),
+        "slave_sql" | "replica_sql" | "slave_worker" | "replica_worker" | "coordinator" => Some("sql"),
+        _ => None,
+    }
+}
+
+/// Per-thread fsync evidence of the replication threads, when perf and the thread map are in the capture.
+pub fn thread_fsync(p: &Pipeline) -> Option<ThreadFsync> {
+    let mut out = ThreadFsync::default();
+    let mut any = false;
+    for f in &p.files {
+        let Some(Data::PerfScript(s)) = &f.data else { continue };
+        for t in &s.threads {
+            let Some(r) = t.tid.and_then(|tid| p.ctx.thread_map.get(&tid)).and_then(|n| role(n)) else {
+                continue;
+            };
+            any = true;
+            if r == "io" {
+                out.io_samples += t.samples;
+                out.io_fsync += t.fsync_samples;
+            } else {
+                out.sql_samples += t.samples;
+                out.sql_fsync += t.fsync_samples;
+            }
+        }
+    }
+    any.then_some(out)
+}
+
+/// How long after the source committed them the replica wrote the replicated transactions of its
+/// decoded binlog: each event keeps the source's time (`SET TIMESTAMP`, or the header time), and the replica's own
+/// `SHOW MASTER STATUS` series says when its binlog passed the event's end position.
+#[derive(Debug, Clone, Copy)]
+pub struct EventLag {
+    /// Transactions timed (written during the position series).
+    pub transactions: usize,
+    /// Median lag, seconds (source times are whole seconds: +-0.5 s).
+    pub median_s: f64,
+    /// Largest lag, seconds.
+    pub max_s: f64,
+}
+
+/// [`EventLag`] of the chosen binlog, when it is this server's binlog with replicated events and the
+/// capture has the server's `SHOW MASTER STATUS` series over the same file.
+pub fn event_lag(p: &Pipeline) -> Option<EventLag> {
+    let own = p.ctx.variable("server_id")?.value.trim().parse::<u32>().ok()?;
+    let bi = p.binlog?;
+    let Some(Data::Mysqlbinlog(b)) = &p.files[bi].data else { return None };
+    let base = &p.files[bi].base;
+    // (epoch, position) of the local binlog file the decoded one is named after.
+    let series: Vec<(f64, u64)> = p
+        .files
+        .iter()
+        .filter_map(|f| match &f.data {
+            Some(Data::MysqlReplicaStatus(s)) => Some(s),
+            _ => None,
+        })
+        .flat_map(|s| s.binlog.iter())
+        .filter(|x| base.contains(x.file.as_str()))
+        .filter_map(|x| Some((x.ts?.epoch, x.position)))
+        .collect();
+    if series.len() < 2 {
+        return None;
+    }
+    let mut lags: Vec<f64> = Vec::new();
+    for t in &b.transactions {
+        // `SET TIMESTAMP` when there is one, else the header's time in the capture's zone.
+        let src = t.epoch.map(|e| e as f64).or_else(|| t.local.map(|n| p.zone.local_to_epoch(n)));
+        let (Some(id), Some(src)) = (t.server_id, src) else { continue };
+        if id == own {
+            continue;
+        }
+        // The first snapshot at or past the event's end: it was written between that one and the one before.
+        let Some(k) = series.iter().position(|&(_, pos)| pos >= t.end_pos).filter(|&k| k > 0) else {
+            continue;
+        };
+        let ((t0, p0), (t1, p1)) = (series[k - 1], series[k]);
+        let frac = if p1 > p0 { (t.end_pos.saturating_sub(p0)) as f64 / (p1 - p0) as f64 } else { 1.0 };
+        lags.push(t0 + frac * (t1 - t0) - src);
+    }
+    if lags.is_empty() {
+        return None;
+    }
+    lags.sort_by(f64::total_cmp);
+    Some(EventLag {
+        transactions: lags.len(),
+        median_s: lags[lags.len() / 2],
+        max_s: *lags.last().unwrap_or(&0.0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slope_of_a_line() {
+        let pts: Vec<(f64, f64)> = (0..10).map(|i| (i as f64, 3.0 + 0.5 * i as f64)).collect();
+        assert!((slope(&pts).unwrap() - 0.5).abs() < 1e-12);
+        assert_eq!(slope(&[(1.0, 1.0)]), None);
+        assert_eq!(slope(&[(1.0, 1.0), (1.0, 2.0)]), None);
+    }
+
+    #[test]
+    fn thread_roles() {
+        assert_eq!(role("thread/sql/slave_io"), Some("io"));
+        assert_eq!(role("thread/sql/replica_sql"), Some("sql"));
+        assert_eq!(role("thread/sql/one_connection"), None);
+    }
+}

@@ -329,7 +329,10 @@ fn inventory(p: &Pipeline) -> Vec<InputInfo> {
                 diagnostics,
                 diagnostics_total: f.diagnostics.len(),
                 note: p.notes[i].clone().or_else(|| {
-                    f.format.is_none().then(|| "not recognised as any supported format".to_string())
+                    f.format.is_none().then(|| match iosift_parsers::common::pt_stalk::unread(&f.base) {
+                        Some(what) => format!("pt-stalk collector file: {what}"),
+                        None => "not recognised as any supported format".to_string(),
+                    })
                 }),
             }
         })

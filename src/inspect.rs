@@ -69,7 +69,12 @@ const NAME_HINTS: &[(&str, &str)] = &[
 /// Detects a file's format from its content; an empty (or whitespace and
 /// ANSI-only) file falls back to a hint in its name.
 pub fn detect_file(f: &InputFile) -> Option<(Detected, bool)> {
-    if let Some(d) = detect(&f.data) {
+    if let Some(mut d) = detect(&f.data) {
+        // A binary sa file is read through the sadf on PATH (the parsers do no I/O).
+        if let iosift_parsers::Data::SaBinary(sa) = &mut d.parsed.value {
+            let diags = crate::sadf::decode(sa, &f.data);
+            d.parsed.diagnostics.extend(diags);
+        }
         return Some((d, false));
     }
     let text = String::from_utf8_lossy(&f.data);

@@ -16,4 +16,5 @@ pub mod output;
 pub mod pipeline;
 pub mod report;
 pub mod rules;
+pub mod sadf;
 pub mod table;

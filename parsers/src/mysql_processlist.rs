@@ -10,6 +10,19 @@
 //! 27→root→localhost→NULL→Query→0→starting→SHOW FULL PROCESSLIST→0.000
 //! ```
 //!
+//! pt-stalk 3.2 (`-processlist`) appends `SHOW FULL PROCESSLIST\G` every
+//! second without a `TS` line (`samples/pt_stalk_mariadb/capture/2026_12_01_19_14_22-processlist`):
+//!
+//! ```text
+//! *************************** 1. row ***************************
+//!       Id: 8
+//!     User: bench
+//!  Command: Query
+//!    State: Commit
+//! ```
+//!
+//! Each `1. row` starts a new snapshot ([`MysqlProcesslist::snapshots`]).
+//!
 //! Columns: `Id User Host db Command Time State Info` plus MariaDB's
 //! `Progress`; with a header they are mapped by name, without one in this
 //! order. `NULL` is an absent value.
@@ -47,8 +60,10 @@ pub struct Process {
 pub struct MysqlProcesslist {
     /// Connections in order.
     pub processes: Vec<Process>,
-    /// `"tsv"`, `"tsv headerless"` or `"table"`.
+    /// `"tsv"`, `"tsv headerless"`, `"table"` or `"vertical"` (`\G`).
     pub layout: &'static str,
+    /// Snapshots (`\G` output appended once per sample: each `1. row` starts one).
+    pub snapshots: usize,
 }
 
 impl MysqlProcesslist {
@@ -165,9 +180,18 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str = "SHOW FULL PROCESSLIST (mysql -B tab-separated, headerless or boxed)";
 
     fn sniff(head: &[u8]) -> Sniff {
+        let mut vertical = false;
         for l in Lines::new(head).filter(|l| !l.is_blank()) {
             let t = l.text();
             let t = t.trim_end();
+            if crate::mysql_variables::is_row_marker(t) {
+                vertical = true;
+                continue;
+            }
+            if vertical {
+                let ok = t.trim_start().strip_prefix("Id:").is_some_and(|v| v.trim().parse::<u64>().is_ok());
+                return if ok { Sniff::Yes } else { Sniff::No };
+            }
             if t.starts_with("+-") {
                 continue;
             }
@@ -189,15 +213,53 @@ impl Format for Fmt {
     }
 
     fn parse(input: &[u8]) -> Parsed<MysqlProcesslist> {
-        let mut out = MysqlProcesslist { processes: Vec::new(), layout: "tsv headerless" };
+        let mut out = MysqlProcesslist { processes: Vec::new(), layout: "tsv headerless", snapshots: 0 };
         let mut d = Diags::default();
         let mut cols: Vec<String> = DEFAULT_COLS.iter().map(|s| s.to_string()).collect();
+        // `\G`: the row being read (its marker line, field names, values).
+        let mut vert: Option<(usize, Vec<String>, Vec<String>)> = None;
+        let flush = |vert: &mut Option<(usize, Vec<String>, Vec<String>)>,
+                     out: &mut MysqlProcesslist,
+                     d: &mut Diags| {
+            if let Some((no, names, vals)) = vert.take() {
+                let f: Vec<&str> = vals.iter().map(String::as_str).collect();
+                match row(no, &names, &f) {
+                    Some(p) => out.processes.push(p),
+                    None => d.skip(no, DiagKind::Malformed, "row without Id or Command"),
+                }
+            }
+        };
         for l in Lines::new(input) {
             if l.is_blank() {
                 continue;
             }
             let text = l.clean_text();
             let t = text.trim_end_matches(['\r', '\n']);
+            if crate::mysql_variables::is_row_marker(t) {
+                flush(&mut vert, &mut out, &mut d);
+                out.layout = "vertical";
+                if t.contains(" 1. row ") {
+                    out.snapshots += 1;
+                }
+                vert = Some((l.no, Vec::new(), Vec::new()));
+                continue;
+            }
+            if let Some((_, names, vals)) = vert.as_mut() {
+                match t.trim_start().split_once(':') {
+                    Some((k, v)) if !k.contains(' ') => {
+                        names.push(k.to_string());
+                        vals.push(v.trim().to_string());
+                    }
+                    // A multi-line Info continues the last value.
+                    _ => {
+                        if let Some(last) = vals.last_mut() {
+                            last.push('\n');
+                            last.push_str(t);
+                        }
+                    }
+                }
+                continue;
+            }
             if t.starts_with("+-") {
                 out.layout = "table";
                 continue;
@@ -223,6 +285,10 @@ impl Format for Fmt {
                 None => d.skip(l.no, DiagKind::Malformed, t),
             }
         }
+        flush(&mut vert, &mut out, &mut d);
+        if out.snapshots == 0 && !out.processes.is_empty() {
+            out.snapshots = 1;
+        }
         d.finish(out, count_lines(input))
     }
 }
@@ -236,6 +302,9 @@ impl Summary for MysqlProcesslist {
         let mut v = Variant::new();
         v.insert("layout", self.layout.to_string());
         v.insert("active", self.active().count().to_string());
+        if self.snapshots > 1 {
+            v.insert("snapshots", self.snapshots.to_string());
+        }
         v
     }
 
@@ -261,5 +330,14 @@ mod tests {
         assert_eq!(p.value.processes[0].info.as_deref(), Some("SHOW PROCESSLIST"));
         assert_eq!(p.value.layout, "table");
         let _ = Fmt::parse(b"x\ty\n\xff\n|\n");
+        let g = "*************************** 1. row ***************************\n      Id: 8\n    User: bench\n    Host: localhost\n\
+      db: bench\n Command: Query\n    Time: 0\n   State: Commit\n    Info: INSERT INTO t\nVALUES (1)\nProgress: 0.000\n\
+*************************** 1. row ***************************\n      Id: 9\n    User: root\n Command: Sleep\n    Time: 3\n";
+        assert_eq!(Fmt::sniff(g.as_bytes()), Sniff::Yes);
+        let p = Fmt::parse(g.as_bytes());
+        assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+        assert_eq!((p.value.snapshots, p.value.processes.len(), p.value.layout), (2, 2, "vertical"));
+        assert_eq!(p.value.processes[0].info.as_deref(), Some("INSERT INTO t\nVALUES (1)"));
+        assert_eq!(p.value.processes[0].state.as_deref(), Some("Commit"));
     }
 }

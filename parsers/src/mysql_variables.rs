@@ -23,6 +23,24 @@
 //!         Value: 1
 //! ```
 //!
+//! pt-stalk's `-variables` (`collect_mysql_variables`) writes the query above each
+//! result, then more queries of `performance_schema` per-thread tables:
+//!
+//! ```text
+//! SHOW GLOBAL VARIABLES
+//!
+//! Variable_name\tValue
+//! allow_suspicious_udfs\tOFF
+//! ...
+//! select * from performance_schema.status_by_thread order by thread_id, variable_name;
+//!
+//! THREAD_ID\tVARIABLE_NAME\tVARIABLE_VALUE
+//! 18\tAccess_denied_errors\t0
+//! ```
+//!
+//! Only `SHOW [GLOBAL] VARIABLES` results are read; the per-thread sections
+//! are noted once (with their line count) and left out.
+//!
 //! System variable names are lower case; `SHOW GLOBAL STATUS` names are
 //! capitalised (`Binlog_commits`), which is how this format is told apart
 //! from `mysqladmin_ext`. pt-stalk `TS` lines are accepted and skipped.
@@ -84,6 +102,21 @@ pub(crate) fn is_client_noise(line: &str) -> bool {
         || t.starts_with("mysqladmin: [Warning]")
 }
 
+/// For a bare query title line (pt-stalk: `SHOW GLOBAL VARIABLES`, `select * from ...;`):
+/// whether its result holds global variables.
+fn query_title(t: &str) -> Option<bool> {
+    let up = t.trim().to_ascii_uppercase();
+    if t.contains('\t') || !(up.starts_with("SHOW ") || up.starts_with("SELECT ")) {
+        return None;
+    }
+    Some(
+        up.starts_with("SHOW ")
+            && up.contains("VARIABLES")
+            && !up.contains("SESSION")
+            && !up.contains("STATUS"),
+    )
+}
+
 /// True for a system variable name (`innodb_flush_log_at_trx_commit`).
 fn is_var_name(s: &str) -> bool {
     s.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
@@ -137,6 +170,9 @@ impl Format for Fmt {
                 }
                 return Sniff::No;
             }
+            if let Some(global) = query_title(t) {
+                return if global { Sniff::Yes } else { Sniff::No };
+            }
             if parse_ts_line(t).is_some() || is_border(t) || is_row_marker(t) {
                 continue;
             }
@@ -179,6 +215,19 @@ impl Format for Fmt {
         let mut out = Variables::default();
         let mut lines = 0;
         let mut pending: Option<(usize, String)> = None; // `\G` name waiting for its value
+        // A pt-stalk query section that does not hold global variables: (title line, its text, lines).
+        let mut other: Option<(usize, String, usize)> = None;
+        let close = |other: &mut Option<(usize, String, usize)>, d: &mut Diags| {
+            if let Some((no, q, n)) = other.take()
+                && n > 0
+            {
+                d.note(
+                    no,
+                    DiagKind::Unsupported,
+                    format!("{n} lines of `{q}` not used (not global variables)"),
+                );
+            }
+        };
         for l in Lines::new(input) {
             lines = l.no;
             if l.is_blank() {
@@ -186,6 +235,19 @@ impl Format for Fmt {
             }
             let text = l.clean_text();
             let t = text.trim_end();
+            if let Some(global) = query_title(t) {
+                close(&mut other, &mut d);
+                if global {
+                    out.title.get_or_insert_with(|| t.trim().to_string());
+                } else {
+                    other = Some((l.no, t.trim().to_string(), 0));
+                }
+                continue;
+            }
+            if let Some((_, _, n)) = other.as_mut() {
+                *n += 1;
+                continue;
+            }
             if let Some(title) = t.strip_prefix("### ") {
                 out.title.get_or_insert_with(|| title.trim().to_string());
                 continue;
@@ -225,6 +287,7 @@ impl Format for Fmt {
             }
             d.skip(l.no, DiagKind::Malformed, t);
         }
+        close(&mut other, &mut d);
         if let Some((no, n)) = pending {
             d.note(no, DiagKind::Truncated, format!("variable {n} has no Value line"));
         }
@@ -255,6 +318,21 @@ mod tests {
         let t = "Variable_name\tValue\nsync_binlog\t1\n";
         assert_eq!(Fmt::sniff(t.as_bytes()), Sniff::Yes);
         assert_eq!(Fmt::parse(t.as_bytes()).value.get("sync_binlog"), Some("1"));
+    }
+
+    #[test]
+    fn pt_stalk_query_titles() {
+        let t = "\nSHOW GLOBAL VARIABLES\n\nVariable_name\tValue\nsync_binlog\t1\n\n\
+select * from performance_schema.status_by_thread order by thread_id, variable_name; \n\n\
+THREAD_ID\tVARIABLE_NAME\tVARIABLE_VALUE\n18\tAccess_denied_errors\t0\n";
+        assert_eq!(Fmt::sniff(t.as_bytes()), Sniff::Yes);
+        let p = Fmt::parse(t.as_bytes());
+        assert_eq!(p.value.vars, vec![(5, "sync_binlog".to_string(), "1".to_string())]);
+        assert_eq!(p.value.title.as_deref(), Some("SHOW GLOBAL VARIABLES"));
+        assert_eq!(p.skipped_lines, 0);
+        assert_eq!(p.diagnostics.len(), 1);
+        assert!(p.diagnostics[0].text.starts_with("2 lines of `select"), "{:?}", p.diagnostics);
+        assert_eq!(Fmt::sniff(b"SHOW GLOBAL STATUS\n\nVariable_name\tValue\n"), Sniff::No);
     }
 
     #[test]

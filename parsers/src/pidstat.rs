@@ -963,7 +963,9 @@ impl Format for Fmt {
         for l in text.lines().take(12) {
             let l = strip_ansi(Cow::Borrowed(l));
             let toks: Vec<&str> = l.split_whitespace().collect();
+            // pidstat puts a time (or `#      Time`) before `UID`; `ps -ef` starts with `UID PID PPID`.
             if let Some(id) = toks.iter().position(|t| *t == "UID" || *t == "USER")
+                && id > 0
                 && matches!(toks.get(id + 1), Some(&"PID") | Some(&"TGID"))
             {
                 return Sniff::Yes;

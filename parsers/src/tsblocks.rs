@@ -128,6 +128,22 @@ impl<'a> IntoIterator for Blocks<'a> {
     }
 }
 
+/// The first line of a head that is neither blank nor a `TS` line (what a
+/// snapshot file's sniffer looks at: `Filesystem ...`, `           CPU0       CPU1`).
+pub fn first_data_line(head: &[u8]) -> Option<String> {
+    crate::common::Lines::new(head)
+        .find(|l| !l.is_blank() && !is_ts_line(l.bytes))
+        .map(|l| l.text().into_owned())
+}
+
+/// The first and last `TS` epochs of a file's snapshots, as stamps.
+pub fn epoch_range(
+    epochs: impl Iterator<Item = Option<f64>>,
+) -> Option<(crate::common::Stamp, crate::common::Stamp)> {
+    let e: Vec<f64> = epochs.flatten().collect();
+    Some((crate::common::Stamp::Epoch(*e.first()?), crate::common::Stamp::Epoch(*e.last()?)))
+}
+
 /// True when a line is meant to be a `TS` framing line (readable or not).
 pub fn is_ts_line(bytes: &[u8]) -> bool {
     bytes.starts_with(b"TS ") || bytes == b"TS"

@@ -87,7 +87,10 @@ const NOT_CAPTURE_DATA: &[(&str, &str)] = &[
 
 fn allowed_unrecognised(p: &Path) -> bool {
     let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    // pt-stalk collector files iosift lists with what they hold (`common::pt_stalk::UNREAD`).
+    let base = name.strip_suffix(".gz").unwrap_or(name);
     NOT_CAPTURE_DATA.iter().any(|(n, _)| name.ends_with(n))
+        || iosift_parsers::common::pt_stalk::unread(base).is_some()
 }
 
 const EXTRA_IDS: &[&str] = &[

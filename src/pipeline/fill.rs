@@ -2,6 +2,9 @@
 //! timeline. Each format has one visitor that emits points through a
 //! [`Sink`]; the first pass only measures time ranges, the second fills.
 
+mod host;
+mod sar;
+
 use super::{Context, FileClock, ParsedFile};
 
 use crate::clock::{self, Anchoring, DayRoller, Zone};
@@ -156,6 +159,8 @@ pub struct Filler<'a> {
     pub lines: LineIndex,
     /// Counter decreases seen per file on the fill pass (reboot, reset or wrap).
     resets: std::cell::RefCell<BTreeMap<usize, usize>>,
+    /// What each sar / sadf / sa / mpstat file feeds (one source per measurement).
+    sar_uses: BTreeMap<usize, sar::Uses>,
 }
 
 fn stamp_epoch(stamp: &Stamp, zone: &Zone, date: Option<&mut DayRoller>) -> Option<(f64, Anchoring)> {
@@ -188,6 +193,7 @@ impl<'a> Filler<'a> {
             filling: false,
             lines: LineIndex::new(),
             resets: Default::default(),
+            sar_uses: BTreeMap::new(),
         };
         f.choose_sources();
         f
@@ -220,6 +226,7 @@ impl<'a> Filler<'a> {
             (!b.transactions.is_empty()).then_some(b.transactions.len() as i64)
         };
         self.chosen_binlog = best(self.files, score_binlog);
+        self.choose_sar();
         for (i, f) in self.files.iter().enumerate() {
             if score_iostat(f).is_some() && Some(i) != self.chosen_iostat {
                 let used = self.chosen_iostat.map(|c| self.files[c].name.clone()).unwrap_or_default();
@@ -720,6 +727,10 @@ impl<'a> Filler<'a> {
                 anchoring.map(|a| (a, if a == Anchoring::Epoch { 0.01 } else { 1.0 }))
             }
             Data::MysqlReplicaStatus(r) => self.visit_replica_status(i, r, sink),
+            d @ (Data::Sar(_) | Data::Sadf(_) | Data::Mpstat(_) | Data::SaBinary(_)) => {
+                self.visit_sar(i, sar::sar_of(d)?, sink)
+            }
+            d @ (Data::Top(_) | Data::Interrupts(_) | Data::Netstat(_)) => self.visit_host(i, d, sink),
             Data::DstatCsv(d) | Data::DstatText(d) => {
                 let mut anchoring = None;
                 for run in &d.runs {

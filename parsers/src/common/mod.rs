@@ -7,6 +7,7 @@
 pub mod decode;
 pub mod lines;
 pub mod number;
+pub mod pt_stalk;
 pub mod sysstat;
 pub mod time;
 pub mod ts;

@@ -91,6 +91,7 @@ fn the_commit_rate_is_the_clients_rate() {
         let clients = t["windows"][k]["client_tps_mean"].as_f64().unwrap();
         // Binlog_commits: one per transaction. Handler_commit would give ~2.4x, Com_commit ~0.1x.
         assert!((tps / clients - 1.0).abs() < 0.05, "{prefix}: {tps} vs clients {clients}");
+        assert!(f.metrics["commit_counter"].as_str().is_some_and(|c| c.starts_with("Binlog_commits")));
         assert_eq!(f.metrics["sync_binlog"].as_f64(), Some(1.0), "-variables read");
         assert_eq!(f.metrics["innodb_flush_log_at_trx_commit"].as_f64(), Some(1.0));
     }

@@ -218,12 +218,13 @@ fn register_font() {
 }
 
 /// The file stems of every chart iosift draws.
-pub const NAMES: [&str; 11] = [
+pub const NAMES: [&str; 12] = [
     "device-writes",
     "write-sources",
     "dirty-writeback",
     "latency-queue",
     "replication",
+    "cpu-usage",
     "autocorrelation",
     "periodogram",
     "correlations",
@@ -255,6 +256,7 @@ pub fn specs(report: &Report) -> Vec<Spec> {
         dirty_writeback(report),
         latency_queue(report),
         replication(report),
+        cpu_usage(report),
         autocorrelation(report),
         periodogram(report),
         correlations(report),
@@ -972,6 +974,63 @@ pub fn latency_queue(report: &Report) -> Option<Spec> {
     })
 }
 
+/// CPU of all cores (user, system, iowait) and each core's busy share (iostat avg-cpu, sar -u or mpstat).
+pub fn cpu_usage(report: &Report) -> Option<Spec> {
+    let t = &report.timeline;
+    let mut top = Vec::new();
+    for (i, (c, label)) in
+        [("cpu.user_pct", "%user"), ("cpu.system_pct", "%system"), ("cpu.iowait_pct", "%iowait")]
+            .iter()
+            .enumerate()
+    {
+        if let Some(v) = column(t, c) {
+            top.push(line(t, v, *label, 1.0, PALETTE[i], 2));
+        }
+    }
+    let cores: Vec<&String> = t.names_with_prefix("cpu.").filter(|k| k.ends_with(".busy_pct")).collect();
+    let bottom: Vec<TimeLine> = cores
+        .iter()
+        .take(PALETTE.len())
+        .enumerate()
+        .filter_map(|(i, k)| {
+            let core = k.trim_start_matches("cpu.").trim_end_matches(".busy_pct");
+            column(t, k)
+                .map(|v| line(t, v, format!("CPU {core} busy"), 1.0, PALETTE[(i + 3) % PALETTE.len()], 1))
+        })
+        .collect();
+    if top.is_empty() && bottom.is_empty() {
+        return None;
+    }
+    let source = ["cpu.user_pct", cores.first().map_or("", |c| c.as_str())]
+        .iter()
+        .find_map(|c| t.columns.get(*c))
+        .map_or(String::new(), |s| s.source.clone());
+    let panels: Vec<TimePanel> = [top, bottom]
+        .into_iter()
+        .filter(|l| !l.is_empty())
+        .map(|lines| TimePanel {
+            y_desc: "%".into(),
+            lines,
+            spans: burst_spans(report),
+            y_range: Some((0.0, 105.0)),
+            ..Default::default()
+        })
+        .collect();
+    let h = if panels.len() == 2 { 520 } else { HEIGHT };
+    Some(Spec {
+        name: "cpu-usage",
+        title: format!("CPU, % ({source})"),
+        caption: format!(
+            "Top: all cores (user, system, iowait). Bottom: each core's busy share (100 - %idle). A saturated CPU \
+             bounds a commit rate as surely as a slow flush.{}",
+            bucket_note(step_of(t))
+        ),
+        section: Section::Timeline,
+        height: h,
+        plot: Plot::Time(time_plot(t, panels)),
+    })
+}
+
 /// Autocorrelation of the analysed series with the period and the writeback window marked.
 pub fn autocorrelation(report: &Report) -> Option<Spec> {
     let p = report.periodicity.as_ref()?;
@@ -1340,7 +1399,7 @@ mod tests {
         for n in ["device-writes", "binlog-sizes", "replication"] {
             assert!(NAMES.contains(&n));
         }
-        assert_eq!(NAMES.len(), 11);
+        assert_eq!(NAMES.len(), 12);
     }
 
     #[test]

@@ -121,7 +121,7 @@ fn sar_sadf_and_the_sa_file_feed_the_timeline_once() {
 #[test]
 fn the_sa_file_read_through_sadf_gives_the_text_series() {
     if common::on_path("sadf").is_none() {
-        eprintln!("skipped: no sadf on PATH");
+        common::support::skip("no sadf on PATH");
         return;
     }
     let b = load(&[sample("sar_mariadb/capture")], &Limits::default()).expect("loads");
@@ -152,14 +152,15 @@ fn the_sa_file_read_through_sadf_gives_the_text_series() {
 
 #[test]
 fn a_sa_file_of_another_sysstat_names_the_sadf_to_use() {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/field/other/mw2q-monetdb-power-100g__sar_raw.out"
-    ));
-    if !p.is_file() || common::on_path("sadf").is_none() {
-        eprintln!("skipped: {} or sadf not found", p.display());
+    let rel = "field/other/mw2q-monetdb-power-100g__sar_raw.out";
+    if !common::support::has(rel) {
         return;
     }
+    if common::on_path("sadf").is_none() {
+        common::support::skip("no sadf on PATH");
+        return;
+    }
+    let p = common::support::path(rel);
     let r = iosift::inspect::inspect_file(&load(&[p], &Limits::default()).unwrap().files[0]);
     assert_eq!(r.format, Some("sa_binary"));
     let d = &r.diagnostics[0].text;

@@ -9,6 +9,9 @@ use iosift_parsers::sar::{Activity, Sar};
 use iosift_parsers::{detect, sa_binary};
 use std::path::PathBuf;
 
+#[path = "support/shared.rs"]
+mod support;
+
 fn sample(rel: &str) -> Vec<u8> {
     let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../samples")).join(rel);
     let raw = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
@@ -158,14 +161,8 @@ fn pt_stalk_mpstat_per_core() {
 }
 
 fn field(rel: &str) -> Option<Vec<u8>> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/field")).join(rel);
-    match std::fs::read(&p) {
-        Ok(b) => Some(b),
-        Err(_) => {
-            eprintln!("skipped: {} not found", p.display());
-            None
-        }
-    }
+    let rel = format!("field/{rel}");
+    support::has(&rel).then(|| std::fs::read(support::path(&rel)).unwrap())
 }
 
 #[test]

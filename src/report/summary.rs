@@ -157,7 +157,17 @@ pub fn terminal_summary_styled(report: &Report, dir: &Path, style: Style) -> Str
     if !formats.is_empty() {
         let _ = write!(read, " ({})", formats.join(", "));
     }
-    let unrec = inputs.len() - recognised;
+    // pt-stalk collector files iosift does not read are listed with what they hold, not "unknown".
+    let listed = inputs
+        .iter()
+        .filter(|i| {
+            i.format.is_none() && i.note.as_deref().is_some_and(|n| n.starts_with("pt-stalk collector file:"))
+        })
+        .count();
+    let unrec = inputs.len() - recognised - listed;
+    if listed > 0 {
+        let _ = write!(s, ", {listed} known but not read (pt-stalk collector files, see the inventory)");
+    }
     if unrec > 0 {
         let _ = write!(read, ", {unrec} not recognised");
     }

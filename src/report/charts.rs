@@ -1027,7 +1027,7 @@ pub fn cpu_usage(report: &Report) -> Option<Spec> {
         ),
         section: Section::Timeline,
         height: h,
-        plot: Plot::Time(time_plot(t, panels)),
+        plot: Plot::Time(time_plot(t, &report.display, panels)),
     })
 }
 

@@ -166,7 +166,7 @@ pub fn terminal_summary_styled(report: &Report, dir: &Path, style: Style) -> Str
         .count();
     let unrec = inputs.len() - recognised - listed;
     if listed > 0 {
-        let _ = write!(s, ", {listed} known but not read (pt-stalk collector files, see the inventory)");
+        let _ = write!(read, ", {listed} known but not read (pt-stalk collector files, see the inventory)");
     }
     if unrec > 0 {
         let _ = write!(read, ", {unrec} not recognised");

@@ -392,6 +392,7 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         fsync_shares,
         binlog,
         problems: bundle.problems.clone(),
+        state: crate::state::gather(&p),
         display: display_zone(&p, &opts.display_tz),
         window_error: p.window_error.clone(),
     }

@@ -17,4 +17,5 @@ pub mod pipeline;
 pub mod report;
 pub mod rules;
 pub mod sadf;
+pub mod state;
 pub mod table;

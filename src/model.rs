@@ -269,6 +269,8 @@ pub struct Report {
     pub binlog: Option<BinlogView>,
     /// Bundle-level problems (unreadable files, limits).
     pub problems: Vec<crate::bundle::Problem>,
+    /// Database and host state (InnoDB status, processlist, top, netstat).
+    pub state: Vec<crate::state::StateFact>,
     /// The zone times are shown in (`--display-tz`).
     pub display: crate::clock::DisplayZone,
     /// Why `--from`/`--to` could not be applied; the CLI reports it as a usage error.

@@ -79,6 +79,13 @@ fn mpstat_cpu_is_on_the_timeline() {
     // top: processes in D state and the database servers' CPU.
     assert!(r.timeline.get("top.d_state").is_some_and(|v| v.iter().flatten().count() >= 10));
     assert!(r.timeline.names_with_prefix("top.pid.").count() >= 1);
+    // The report's state table: the server found through -variables' port and -netstat.
+    let state = |w: &str| r.state.iter().find(|s| s.what.starts_with(w)).map(|s| s.value.clone());
+    assert_eq!(state("database server process").as_deref(), Some("23847/mariadbd listening on port 3320"));
+    assert!(state("CPU of the database server (pid 23847)").is_some());
+    // innodbstatus1 line 22: `History list length 955`.
+    assert_eq!(state("InnoDB history list length").as_deref(), Some("955"));
+    assert!(state("connections (30 processlist snapshots)").is_some_and(|v| v.contains("Commit")));
 }
 
 #[test]
@@ -161,7 +168,9 @@ fn a_sa_file_of_another_sysstat_names_the_sadf_to_use() {
         return;
     }
     let p = common::support::path(rel);
-    let r = iosift::inspect::inspect_file(&load(&[p], &Limits::default()).unwrap().files[0]);
+    let reports =
+        iosift::inspect::inspect_bundle(&load(&[p], &Limits::default()).unwrap(), &Options::default());
+    let r = &reports[0];
     assert_eq!(r.format, Some("sa_binary"));
     let d = &r.diagnostics[0].text;
     assert!(d.contains("sysstat 10.1.5") && d.contains("sadf -c"), "{d}");

@@ -290,6 +290,7 @@ fn report() -> Report {
             per_table: vec![("shop.orders".into(), 200_000), ("shop.<items>".into(), 90_000)],
         }),
         problems: vec![Problem { name: "broken.tar.gz".into(), message: "truncated archive".into() }],
+        state: Vec::new(),
         display: Default::default(),
         window_error: None,
     }

@@ -88,7 +88,7 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
                     a href="#verdict" { "Verdict" } a href="#checked" { "Checked" } a href="#timeline" { "Timeline" }
                     a href="#sources" { "Write sources" } a href="#periodicity" { "Periodicity" }
                     a href="#correlation" { "Correlation" } a href="#perf" { "perf" } a href="#binlog" { "Binlog" }
-                    a href="#inventory" { "Inventory" }
+                    a href="#state" { "State" } a href="#inventory" { "Inventory" }
                 }
                 (verdict(report))
                 (checked(report))
@@ -102,6 +102,7 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
                 (correlation(report, charts))
                 (perf(report, charts, flames))
                 (binlog(report, charts))
+                (state(report))
                 (inventory(report, render_problems))
             } }
         }
@@ -379,6 +380,27 @@ fn binlog(report: &Report, charts: &[Chart]) -> Markup {
                 }
             } @else {
                 (charts_of(charts, Section::Binlog, "No binlog data in the capture."))
+            }
+        }
+    }
+}
+
+fn state(report: &Report) -> Markup {
+    html! {
+        section #state {
+            h2 { "Database and host state" }
+            @if report.state.is_empty() {
+                p.muted { "No InnoDB status, processlist, top or netstat snapshot in the capture." }
+            } @else {
+                table {
+                    tr { th { "what" } th { "value" } th { "from" } }
+                    @for s in report.state.iter().take(MAX_ROWS) {
+                        tr {
+                            td { (s.what) } td { (s.value) }
+                            td { (s.file) @if let Some(l) = s.line { " line " (l) } }
+                        }
+                    }
+                }
             }
         }
     }

@@ -78,7 +78,7 @@ fn mpstat_cpu_is_on_the_timeline() {
     assert!(overall.note.as_deref().is_some_and(|n| n.contains("finer interval")), "{:?}", overall.note);
     // top: processes in D state and the database servers' CPU.
     assert!(r.timeline.get("top.d_state").is_some_and(|v| v.iter().flatten().count() >= 10));
-    assert!(r.timeline.names_with_prefix("top.pid.").count() >= 1);
+    assert!(r.timeline.names_with_prefix("proc.").count() >= 1);
     // The report's state table: the server found through -variables' port and -netstat.
     let state = |w: &str| r.state.iter().find(|s| s.what.starts_with(w)).map(|s| s.value.clone());
     assert_eq!(state("database server process").as_deref(), Some("23847/mariadbd listening on port 3320"));

@@ -33,7 +33,7 @@ impl Filler<'_> {
                     }
                     for p in it.procs.iter().filter(|p| matches!(p.command.as_str(), "mariadbd" | "mysqld")) {
                         if let Some(c) = p.cpu_pct {
-                            sink.rate(&format!("top.pid.{}.cpu_pct", p.pid), "%", end, dt, c);
+                            sink.rate(&format!("proc.{}.cpu_pct", p.pid), "%", end, dt, c);
                         }
                     }
                 }

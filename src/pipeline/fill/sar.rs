@@ -230,9 +230,9 @@ impl Filler<'_> {
                 }
                 Activity::Io if u.extra => {
                     for (k, unit, x) in [
-                        ("sar.io.w_s", "1/s", v("wtps")),
-                        ("sar.io.w_bytes_s", "B/s", v("bwrtn/s").map(|b| b * 512.0)),
-                        ("sar.io.r_bytes_s", "B/s", v("bread/s").map(|b| b * 512.0)),
+                        ("sar.io_w_s", "1/s", v("wtps")),
+                        ("sar.io_w_bytes_s", "B/s", v("bwrtn/s").map(|b| b * 512.0)),
+                        ("sar.io_r_bytes_s", "B/s", v("bread/s").map(|b| b * 512.0)),
                     ] {
                         if let Some(x) = x {
                             sink.rate(k, unit, end, dt, x);
@@ -240,7 +240,7 @@ impl Filler<'_> {
                     }
                 }
                 Activity::Queue if u.extra => {
-                    for (k, x) in [("sar.queue.runq_sz", v("runq-sz")), ("sar.queue.blocked", v("blocked"))] {
+                    for (k, x) in [("sar.runq_sz", v("runq-sz")), ("sar.blocked", v("blocked"))] {
                         if let Some(x) = x {
                             sink.gauge(k, "1", end, x);
                         }
@@ -248,7 +248,7 @@ impl Filler<'_> {
                 }
                 Activity::Swapping if u.extra => {
                     if let Some(x) = v("pswpout/s") {
-                        sink.rate("sar.swap.pswpout_s", "1/s", end, dt, x);
+                        sink.rate("sar.pswpout_s", "1/s", end, dt, x);
                     }
                 }
                 Activity::NetDev if u.extra => {

@@ -9,6 +9,7 @@ use super::{Context, FileClock, ParsedFile};
 
 use crate::clock::{self, Anchoring, DayRoller, Zone};
 use crate::table::Timeline;
+use crate::table::timeline::{Cadence, MAX_FILL_S};
 use iosift_parsers::{Data, Stamp};
 use std::collections::BTreeMap;
 
@@ -18,16 +19,30 @@ trait Sink {
     fn rate(&mut self, name: &str, unit: &'static str, end: f64, interval: f64, v: f64);
     fn event(&mut self, name: &str, unit: &'static str, epoch: f64, v: f64);
     fn dense(&mut self, _name: &str, _from: f64, _to: f64) {}
+    /// The seconds a rate stamped `end` covers: `known` (the interval the file
+    /// states) when given, else the gap since the file's previous sample
+    /// ([`Cadence`]). Every sample instant of a file goes through here, rated or not.
+    fn interval(&mut self, end: f64, known: Option<f64>) -> f64;
+    /// A sample instant without a rate (a since-boot row: it starts the next interval).
+    fn sample(&mut self, _end: f64) {}
     /// The input line the next points come from (for evidence).
     fn at(&mut self, _line: usize) {}
 }
 
-/// First pass: only the range of instants.
+/// First pass: only the range of instants (and the sample instants, for the cadence).
 #[derive(Default)]
 struct Range {
     first: f64,
     last: f64,
     any: bool,
+    instants: Vec<f64>,
+    /// The earliest sample whose interval is not stated (its start is known after the pass).
+    open_first: Option<f64>,
+}
+
+/// An interval a file states, when it is usable.
+fn usable(known: Option<f64>) -> Option<f64> {
+    known.filter(|k| k.is_finite() && *k > 0.0 && *k <= MAX_FILL_S)
 }
 
 impl Range {
@@ -51,17 +66,32 @@ impl Sink for Range {
         self.see(e);
     }
     fn rate(&mut self, _: &str, _: &'static str, end: f64, interval: f64, _: f64) {
-        self.see(end - interval.clamp(0.0, 60.0));
+        self.see(end - interval.clamp(0.0, MAX_FILL_S));
         self.see(end);
     }
     fn event(&mut self, _: &str, _: &'static str, e: f64, _: f64) {
         self.see(e);
+    }
+    fn sample(&mut self, end: f64) {
+        if end.is_finite() {
+            self.instants.push(end);
+        }
+    }
+    fn interval(&mut self, end: f64, known: Option<f64>) -> f64 {
+        self.sample(end);
+        usable(known).unwrap_or_else(|| {
+            if end.is_finite() && self.open_first.is_none_or(|f| end < f) {
+                self.open_first = Some(end);
+            }
+            1.0
+        })
     }
 }
 
 /// Second pass: into the timeline, tagging columns with their file.
 struct Fill<'t> {
     tl: &'t mut Timeline,
+    cadence: Option<&'t Cadence>,
     source: String,
     file: usize,
     line: usize,
@@ -100,6 +130,9 @@ impl Sink for Fill<'_> {
     }
     fn at(&mut self, line: usize) {
         self.line = line;
+    }
+    fn interval(&mut self, end: f64, known: Option<f64>) -> f64 {
+        usable(known).unwrap_or_else(|| self.cadence.map_or(1.0, |c| c.interval_before(end)))
     }
 }
 
@@ -157,6 +190,8 @@ pub struct Filler<'a> {
     filling: bool,
     /// Evidence lines.
     pub lines: LineIndex,
+    /// Sample cadence per file (from the first pass), for rates whose interval the file does not state.
+    cadences: Vec<Option<Cadence>>,
     /// Counter decreases seen per file on the fill pass (reboot, reset or wrap).
     resets: std::cell::RefCell<BTreeMap<usize, usize>>,
     /// What each sar / sadf / sa / mpstat file feeds (one source per measurement).
@@ -192,6 +227,7 @@ impl<'a> Filler<'a> {
             threads: BTreeMap::new(),
             filling: false,
             lines: LineIndex::new(),
+            cadences: vec![None; files.len()],
             resets: Default::default(),
             sar_uses: BTreeMap::new(),
         };
@@ -270,7 +306,14 @@ impl<'a> Filler<'a> {
                 continue;
             }
             let mut r = Range::default();
-            if let Some((a, u)) = self.visit(i, &mut r)
+            let anchored = self.visit(i, &mut r);
+            let cadence = Cadence::new(std::mem::take(&mut r.instants));
+            if let Some(f) = r.open_first {
+                // The first sample covers the gap before it.
+                r.see(f - cadence.interval_before(f));
+            }
+            self.cadences[i] = cadence.typical().map(|_| cadence);
+            if let Some((a, u)) = anchored
                 && r.any
             {
                 *slot = Some(FileClock { anchoring: a, uncertainty_s: u, first: r.first, last: r.last });
@@ -282,11 +325,19 @@ impl<'a> Filler<'a> {
     pub fn fill_all(&mut self, tl: &mut Timeline) {
         self.filling = true;
         let mut lines = std::mem::take(&mut self.lines);
-        for i in 0..self.files.len() {
-            let mut sink =
-                Fill { tl, source: self.files[i].name.clone(), file: i, line: 0, lines: &mut lines };
+        let cadences = std::mem::take(&mut self.cadences);
+        for (i, cadence) in cadences.iter().enumerate() {
+            let mut sink = Fill {
+                tl,
+                cadence: cadence.as_ref(),
+                source: self.files[i].name.clone(),
+                file: i,
+                line: 0,
+                lines: &mut lines,
+            };
             self.visit(i, &mut sink);
         }
+        self.cadences = cadences;
         self.lines = lines;
         for (i, n) in self.resets.borrow().iter() {
             let msg =
@@ -506,16 +557,17 @@ impl<'a> Filler<'a> {
                     };
                     anchoring.get_or_insert(a);
                     let mut prev_roller = roller.clone();
-                    let dt = row
+                    // The header's time starts the interval; `-h` has none (the cadence tells).
+                    let stated = row
                         .prev_stamp
                         .as_ref()
                         .and_then(|s| stamp_epoch(s, zone, prev_roller.as_mut()))
-                        .map(|(p, _)| end - p)
-                        .filter(|d| *d > 0.0 && *d <= 60.0)
-                        .unwrap_or(1.0);
+                        .map(|(p, _)| end - p);
                     if row.since_boot {
+                        sink.sample(end);
                         continue;
                     }
+                    let dt = sink.interval(end, stated);
                     if !used {
                         sink.gauge("pidstat.seen", "1", end, 0.0);
                         continue;
@@ -550,7 +602,6 @@ impl<'a> Filler<'a> {
             }
             Data::Vmstat(v) => {
                 let mut anchoring = None;
-                let mut prev: Option<f64> = None;
                 for (k, row) in v.rows.iter().enumerate() {
                     let timed = row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, None));
                     let (end, a) = match (timed, prefix) {
@@ -559,11 +610,11 @@ impl<'a> Filler<'a> {
                         _ => continue,
                     };
                     anchoring.get_or_insert(a);
-                    let dt = prev.map(|p| end - p).filter(|d| *d > 0.0 && *d <= 60.0).unwrap_or(1.0);
-                    prev = Some(end);
                     if row.since_boot {
+                        sink.sample(end);
                         continue;
                     }
+                    let dt = sink.interval(end, None);
                     for key in ["r", "b", "us", "sy", "id", "wa", "bo", "bi"] {
                         if let Some(x) = row.get(key) {
                             sink.rate(&format!("vmstat.{key}"), "1", end, dt, x);
@@ -755,14 +806,16 @@ impl<'a> Filler<'a> {
                         let Some((e, a)) = e else { continue };
                         anchoring.get_or_insert(a);
                         if row.since_boot {
+                            sink.sample(e);
                             continue;
                         }
+                        let dt = sink.interval(e, None);
                         for (ci, c) in run.columns.iter().enumerate() {
                             if c.key.starts_with("dsk/")
                                 && (c.name == "writ" || c.name == "read")
                                 && let Some(Some(v)) = row.values.get(ci)
                             {
-                                sink.rate(&format!("dstat.{}", c.key), "B/s", e, 1.0, *v);
+                                sink.rate(&format!("dstat.{}", c.key), "B/s", e, dt, *v);
                             }
                         }
                     }

@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 
-/// Longest interval (seconds) whose rate is spread over every second it covers.
-pub const MAX_FILL_S: f64 = 60.0;
+/// Longest interval (seconds) whose rate is spread over every second it covers
+/// (an hour: `pidstat 1800` reports a rate over 30 minutes, and it covers them).
+pub const MAX_FILL_S: f64 = 3600.0;
 
 /// Longest timeline iosift builds (one week of seconds).
 pub const MAX_LEN: usize = 7 * 24 * 3600;
@@ -118,9 +119,71 @@ impl Timeline {
         }
     }
 
+    /// Number of seconds holding a value in any column of `source` (coverage checks).
+    pub fn seconds_covered(&self, source: &str) -> usize {
+        (0..self.len)
+            .filter(|&r| self.columns.values().any(|s| s.source == source && s.values[r].is_some()))
+            .count()
+    }
+
     /// Names of columns starting with a prefix.
     pub fn names_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a String> + 'a {
         self.columns.keys().filter(move |k| k.starts_with(prefix))
+    }
+}
+
+/// The sampling cadence of one source: its distinct sample instants. A rate
+/// stamped at an instant was measured since the previous one, so it covers
+/// that gap; the first sample of a run (and one after a pause) covers the
+/// source's typical gap instead.
+///
+/// This is what spreads a `pidstat -h` row or a `dstat 5` row over its whole
+/// interval: those formats print only the end of each interval.
+#[derive(Debug, Clone, Default)]
+pub struct Cadence {
+    instants: Vec<f64>,
+    typical: Option<f64>,
+}
+
+impl Cadence {
+    /// The cadence of sample instants in any order (duplicates are one sample).
+    pub fn new(mut instants: Vec<f64>) -> Self {
+        instants.retain(|t| t.is_finite());
+        instants.sort_by(f64::total_cmp);
+        instants.dedup();
+        let mut gaps: Vec<f64> = instants.windows(2).map(|w| w[1] - w[0]).filter(|g| *g > 0.0).collect();
+        gaps.sort_by(f64::total_cmp);
+        let typical = gaps.get(gaps.len().saturating_sub(1) / 2).copied().filter(|g| *g <= MAX_FILL_S);
+        Cadence { instants, typical }
+    }
+
+    /// The median gap between samples (`None` with fewer than two samples).
+    pub fn typical(&self) -> Option<f64> {
+        self.typical
+    }
+
+    /// The first sample instant.
+    pub fn first(&self) -> Option<f64> {
+        self.instants.first().copied()
+    }
+
+    /// The seconds a rate stamped `end` covers: the gap since the previous
+    /// sample when it is at most twice the typical gap (pidstat and dstat wake
+    /// late under load, and their rates are over the real elapsed time), else the
+    /// typical gap (a run's first sample, or the sample after a pause); 1 s when
+    /// the source has a single sample.
+    ///
+    /// Samples less than a tenth of the typical gap apart are one report whose
+    /// printing crossed a second (`pidstat -h` of the mw2q capture prints 37 rows
+    /// at `1448483788` and the other 78 of the same report at `1448483789`).
+    pub fn interval_before(&self, end: f64) -> f64 {
+        let Some(typical) = self.typical else { return 1.0 };
+        let jitter = typical / 10.0;
+        let i = self.instants.partition_point(|t| *t < end - jitter);
+        match i.checked_sub(1).and_then(|k| self.instants.get(k)) {
+            Some(prev) if end - prev <= 2.0 * typical => end - prev,
+            _ => typical,
+        }
     }
 }
 
@@ -139,5 +202,29 @@ mod tests {
         t.add_event("e", "count", "f", 101.5, 1.0);
         t.zero_fill("e", 100.0, 102.0);
         assert_eq!(&t.get("e").unwrap()[..4], &[Some(0.0), Some(1.0), Some(0.0), None]);
+    }
+
+    #[test]
+    fn cadence_covers_gaps_and_first_samples() {
+        // pidstat -h epochs of the mw2q capture: 61, 77 and 45 s apart, then a pause.
+        let c = Cadence::new(vec![
+            1448481565.0,
+            1448481504.0,
+            1448481642.0,
+            1448481687.0,
+            1448481687.0,
+            1448490000.0,
+        ]);
+        assert_eq!(c.typical(), Some(61.0));
+        assert_eq!(c.interval_before(1448481504.0), 61.0);
+        assert_eq!(c.interval_before(1448481642.0), 77.0);
+        assert_eq!(c.interval_before(1448481687.0), 45.0);
+        assert_eq!(c.interval_before(1448490000.0), 61.0);
+        // Printed one second late: still the interval since the previous report.
+        assert_eq!(c.interval_before(1448481643.0), 78.0);
+        assert_eq!(Cadence::new(vec![5.0]).interval_before(5.0), 1.0);
+        let mut t = Timeline::new(1448481443.0, 1448481504.0);
+        t.set_rate("w", "B/s", "f", 1448481504.0, c.interval_before(1448481504.0), 1.0);
+        assert_eq!(t.seconds_covered("f"), 61);
     }
 }

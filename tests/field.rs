@@ -64,3 +64,89 @@ fn pidstat_30_minute_header_interval_is_spread() {
     assert_eq!(run % 1800, 0, "{run}");
     assert_eq!(col[first], Some(0.36 * 1024.0));
 }
+
+fn inspect(p: PathBuf) -> iosift::inspect::FileReport {
+    let b = load(&[p], &Limits::default()).expect("loads");
+    iosift::inspect::inspect_file(&b.files[0])
+}
+
+#[test]
+fn chromeos_diskstats_title_line_is_a_known_preamble() {
+    let Some(f) = field("diskstats/CRYP70N1CZ-syslogs__chromeos_all_disk_stats.txt") else { return };
+    let r = inspect(f);
+    assert_eq!(r.format, Some("proc_diskstats"));
+    assert_eq!(r.variant.get("devices").map(String::as_str), Some("65"));
+    assert_eq!(r.skipped_lines, 0);
+    let d = &r.diagnostics[0];
+    assert_eq!((d.line, d.kind.as_str()), (2, "tool_message"));
+    assert!(d.text.contains("I/O stats for all block devices:"), "{}", d.text);
+}
+
+#[test]
+fn indented_iostat_banner_keeps_host_kernel_and_date() {
+    let Some(f) = field("iostat/congxueyang-iostatplot__iostat3_leading-space.out") else { return };
+    let r = inspect(f);
+    assert_eq!(r.skipped_lines, 0, "{:?}", r.diagnostics);
+    let v = |k: &str| r.variant.get(k).map(String::as_str);
+    assert_eq!(
+        (v("host"), v("kernel"), v("date_form")),
+        (Some("object1"), Some("3.13.0-76-generic"), Some("mm/dd/yyyy"))
+    );
+    // Every line is indented: `sda` is a device, not a ` sda` group row.
+    assert_eq!(v("devices"), Some("sda"));
+    assert_eq!(r.records, 4);
+}
+
+#[test]
+fn dstat_csv_first_time_has_the_year_of_its_date_line() {
+    let Some(f) = field("dstat/inada-s-isucon__dstat.csv") else { return };
+    let r = inspect(f);
+    assert_eq!(r.first.as_deref(), Some("2016-08-22T23:04:21"));
+    assert_eq!(r.last.as_deref(), Some("2016-08-22T23:05:21"));
+    assert_eq!(r.records, 61);
+}
+
+#[test]
+fn cst_is_ambiguous_and_the_report_asks_for_tz() {
+    let Some(f) = field("dstat/jackzones-chart_gruff__dstat2.csv") else { return };
+    let p = pipeline(f.clone());
+    assert!(p.zone.assumed);
+    let w = p.clock_warnings.iter().find(|w| w.contains("ambiguous")).expect("CST warning");
+    assert!(w.contains("CST") && w.contains("--tz"), "{w}");
+    // With --tz the rows are read in that zone: 05 May 2017 18:05:03 CST (+08:00) = 10:05:03 UTC.
+    let opts = Options { tz: Some((8 * 3600, "+08:00".into())), ..Default::default() };
+    let q = run(&load(&[f], &Limits::default()).unwrap(), &opts);
+    assert_eq!(q.timeline.t0, 1493978703);
+    assert!(!q.clock_warnings.iter().any(|w| w.contains("ambiguous")));
+}
+
+#[test]
+fn yearless_dstat_text_says_why_it_has_no_table() {
+    let Some(f) = field("dstat/sheldu45-Semantic-Network-Wikipedia__dstat.log") else { return };
+    let p = pipeline(f);
+    assert_eq!(p.files[0].format, Some("dstat_text"));
+    let w = p.clock_warnings.iter().find(|w| w.contains("no year")).expect("year-less warning");
+    assert!(w.contains("20881 rows"), "{w}");
+}
+
+#[test]
+fn unrelated_iostat_files_are_left_out_of_the_main_window() {
+    let Some(dir) = field("iostat") else { return };
+    let t = std::time::Instant::now();
+    let p = pipeline(dir);
+    // The 3-minute capture of 2016-03-15 09:34 (congxueyang iostat.out) is the main window;
+    // six files of other days and years are left out and named (it used to be one week).
+    assert_eq!(p.timeline.len, 180);
+    let w = p.clock_warnings.iter().find(|w| w.contains("left out")).expect("left-out warning");
+    assert!(w.starts_with("6 file(s) left out"), "{w}");
+    let left: Vec<&str> = p
+        .files
+        .iter()
+        .zip(&p.notes)
+        .filter(|(_, n)| n.as_deref().is_some_and(|n| n.starts_with("left out")))
+        .map(|(f, _)| f.base.as_str())
+        .collect();
+    assert_eq!(left.len(), 6, "{left:?}");
+    assert!(left.contains(&"Goose97-postgres_long_commit__iostat.log"));
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+}

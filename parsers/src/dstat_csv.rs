@@ -85,6 +85,21 @@ impl Run {
         self.columns.iter().position(|c| c.key == key)
     }
 
+    /// A `-t` stamp with the year of the run's `Date:` line: `22-08 23:04:21` under
+    /// `"Date:","22 Aug 2016 23:04:21 JST"` is 2016-08-22 23:04:21 (local time; a run
+    /// that started in December and reached January is in the next year). Other
+    /// stamps, and year-less ones of a run without a `Date:` line, are returned unchanged.
+    pub fn dated(&self, s: Stamp) -> Stamp {
+        use chrono::Datelike;
+        match (s, self.meta.date) {
+            (Stamp::NoYear { month, day, time }, Some(d)) => {
+                let year = d.year() + i32::from(month < d.month());
+                NaiveDate::from_ymd_opt(year, month, day).map_or(s, |n| Stamp::Local(n.and_time(time)))
+            }
+            _ => s,
+        }
+    }
+
     /// The values of column `key`, one per row (`None` for empty cells).
     pub fn series(&self, key: &str) -> Option<Vec<Option<f64>>> {
         let i = self.column(key)?;
@@ -284,9 +299,12 @@ impl Summary for Dstat {
     }
 
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        let rows = || self.runs.iter().flat_map(|r| r.rows.iter());
-        let first = rows().find_map(|r| r.stamp)?;
-        let last = self.runs.iter().rev().flat_map(|r| r.rows.iter().rev()).find_map(|r| r.stamp)?;
+        let first = self.runs.iter().find_map(|r| r.rows.iter().find_map(|x| x.stamp).map(|s| r.dated(s)))?;
+        let last = self
+            .runs
+            .iter()
+            .rev()
+            .find_map(|r| r.rows.iter().rev().find_map(|x| x.stamp).map(|s| r.dated(s)))?;
         Some((first, last))
     }
 }

@@ -575,6 +575,9 @@ struct Header {
     device_last: bool,
     mask: u64,
     colon: bool,
+    /// Leading blanks of the header line: a row indented more is a `-g` group row
+    /// (a pasted file indents every line by one space, header included).
+    indent: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1039,6 +1042,7 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
                     device_last: dev_last_hdr,
                     mask: 0,
                     colon: first == b"Device:",
+                    indent: bytes.iter().take_while(|c| is_ws(**c)).count(),
                 };
                 for &sp in &spans {
                     let name = std::str::from_utf8(tok(bytes, sp)).unwrap_or("");
@@ -1290,7 +1294,7 @@ fn read_row_fused(bytes: &[u8], h: &Header, no: usize) -> Result<(DeviceRow, boo
                     i += 1;
                 }
                 // Group rows (`-g`) are printed with a leading space: ` total`.
-                let lead = ci == 0 && !h.device_last && s > 0;
+                let lead = ci == 0 && !h.device_last && s > h.indent;
                 device = Some((s, i, lead));
             }
             Col::Unknown => {
@@ -1334,7 +1338,7 @@ fn read_row(
                 let name = String::from_utf8_lossy(t);
                 // Group rows (`-g`) are printed with a leading space: ` total`.
                 let lead =
-                    i == 0 && !h.device_last && bytes.first().is_some_and(|c| *c == b' ' || *c == b'\t');
+                    i == 0 && !h.device_last && bytes.iter().take_while(|c| is_ws(**c)).count() > h.indent;
                 device = Some(if lead { format!(" {name}") } else { name.into_owned() });
             }
             Col::Unknown => {

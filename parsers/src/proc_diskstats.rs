@@ -24,6 +24,16 @@
 //!
 //! Lines of other lengths (15-17, 19 fields: never printed by a kernel) keep
 //! the 11 base stats and get a [`DiagKind::FieldCount`] note.
+//!
+//! A title line before the first row is a known preamble (a
+//! [`DiagKind::ToolMessage`] note): ChromeOS debugd saves the file as
+//! `all_disk_stats` with
+//!
+//! ```text
+//! I/O stats for all block devices:
+//!
+//!    7       0 loop0 46 0 856 20 0 0 0 0 0 22 20 0 0 0 0 0 0
+//! ```
 
 use crate::common::ts::TsLine;
 use crate::common::{
@@ -108,6 +118,18 @@ pub struct DiskRow {
     pub ms_flushing: Option<u64>,
     /// Number of whitespace-separated fields on the line (7, 14, 18 or 20).
     pub fields: u8,
+}
+
+/// A title line saved before the rows: words ending with `:` and no number
+/// (`I/O stats for all block devices:`).
+fn is_title(line: &[u8]) -> bool {
+    let t = String::from_utf8_lossy(line);
+    let t = t.trim();
+    t.len() > 1
+        && t.len() <= 120
+        && t.ends_with(':')
+        && t.chars().any(|c| c.is_ascii_alphabetic())
+        && !t.split_whitespace().any(|w| w.bytes().all(|b| b.is_ascii_digit()))
 }
 
 impl Summary for Diskstats {
@@ -242,15 +264,18 @@ impl Format for Fmt {
         };
         let mut good = 0usize;
         let mut full = false;
+        let mut seen = false;
         for line in crate::common::Lines::new(complete) {
             if is_blank(line.bytes) || tsblocks::is_ts_line(line.bytes) {
                 continue;
             }
+            let first = !std::mem::replace(&mut seen, true);
             match parse_row(line.no, line.bytes) {
                 Ok((row, odd)) => {
                     good += 1;
                     full |= !odd && row.fields >= 14;
                 }
+                Err(_) if first && is_title(line.bytes) => {}
                 Err(_) => return Sniff::No,
             }
             if good >= 8 {
@@ -278,6 +303,10 @@ impl Format for Fmt {
             };
             for line in block.lines {
                 if is_blank(line.bytes) {
+                    continue;
+                }
+                if out.snapshots.is_empty() && snap.devices.is_empty() && is_title(line.bytes) {
+                    diags.note(line.no, DiagKind::ToolMessage, format!("title line: {}", line.text()));
                     continue;
                 }
                 if block.cut_line == Some(line.no) {

@@ -10,7 +10,7 @@
 pub mod window;
 mod zone;
 
-pub use zone::{DisplayZone, ZoneRule, parse_tz, zone_abbreviation_offset};
+pub use zone::{DisplayZone, ZoneRule, ambiguous_zone, parse_tz, zone_abbreviation_offset};
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use iosift_parsers::Stamp;
@@ -40,6 +40,9 @@ pub enum Anchoring {
     ClockReference,
     /// Reports without any time: placed at the bundle's start, index times the interval.
     BundleStartInterval,
+    /// Reports without any time and nothing else timed: the banner date at midnight,
+    /// index times the interval (a day of uncertainty).
+    BannerDateInterval,
 }
 
 impl Anchoring {
@@ -56,7 +59,14 @@ impl Anchoring {
             Anchoring::PerfAligned => "perf-aligned",
             Anchoring::ClockReference => "perf+collector-clock-reference",
             Anchoring::BundleStartInterval => "bundle-start+interval",
+            Anchoring::BannerDateInterval => "banner-date-midnight+interval",
         }
+    }
+
+    /// True when the times were inferred, not read: the file has no wall-clock time
+    /// (iostat without `-t`). Tables and the report mark such times.
+    pub fn is_inferred(self) -> bool {
+        matches!(self, Anchoring::BundleStartInterval | Anchoring::BannerDateInterval)
     }
 }
 
@@ -115,6 +125,9 @@ pub struct ZoneEvidence {
     pub iso_offsets: Vec<i32>,
     /// Zone abbreviations of dstat `Date:` lines.
     pub dstat_zones: Vec<String>,
+    /// Ambiguous zone names seen (`CST (dstat Date: line of dstat2.csv)`): not
+    /// used, but said in the report, which asks for `--tz`.
+    pub ambiguous: Vec<String>,
 }
 
 impl ZoneEvidence {
@@ -168,7 +181,37 @@ impl ZoneEvidence {
                 };
             }
         }
-        Zone::assumed_utc()
+        let mut z = Zone::assumed_utc();
+        if let Some(first) = self.ambiguous.first() {
+            z.source = format!("assumed (the capture names only an ambiguous zone: {first})");
+        }
+        z
+    }
+}
+
+impl ZoneEvidence {
+    /// Records a zone name as printed by `source`; an ambiguous one (`CST`) is kept for the warning.
+    pub fn note_name(&mut self, name: &str, source: &str) {
+        if zone_abbreviation_offset(name).is_none()
+            && let Some(readings) = ambiguous_zone(name)
+        {
+            let text = format!("{} ({source}: {readings})", name.trim());
+            if !self.ambiguous.contains(&text) {
+                self.ambiguous.push(text);
+            }
+        }
+    }
+
+    /// The warning for a zone that was assumed: nothing found, or only ambiguous names.
+    pub fn assumed_warning(&self) -> String {
+        if self.ambiguous.is_empty() {
+            "no time zone found in the capture: local times were read as UTC (use --tz to set the capturing host's offset)".to_string()
+        } else {
+            format!(
+                "the capture names an ambiguous time zone, {}: local times were read as UTC; give the capturing host's offset with --tz (e.g. --tz +08:00)",
+                self.ambiguous.join("; ")
+            )
+        }
     }
 }
 

@@ -132,6 +132,15 @@ pub fn zone_abbreviation_offset(abbr: &str) -> Option<i32> {
     }
 }
 
+/// The readings of a zone abbreviation that names several zones and is not
+/// resolved by [`zone_abbreviation_offset`] (`CST`): the report says so and asks for `--tz`.
+pub fn ambiguous_zone(abbr: &str) -> Option<&'static str> {
+    match abbr.trim().to_ascii_uppercase().as_str() {
+        "CST" => Some("China +08:00, US Central -06:00 or Cuba -05:00"),
+        _ => None,
+    }
+}
+
 /// Parses `+02:00`, `-0700`, `+5`, `UTC+2`, `GMT-03:30`.
 fn parse_offset(s: &str) -> Option<i32> {
     let s = s.trim();
@@ -198,6 +207,9 @@ mod tests {
         assert!(parse_tz("+99").is_err());
         assert!(parse_tz("Mars/Olympus").is_err());
         assert!(parse_tz("CST").unwrap_err().contains("ambiguous"));
+        assert_eq!(zone_abbreviation_offset("CST"), None);
+        assert!(ambiguous_zone("cst").unwrap().contains("+08:00"));
+        assert_eq!(ambiguous_zone("CET"), None);
     }
 
     #[test]

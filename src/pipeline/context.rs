@@ -168,6 +168,7 @@ pub fn zone_evidence(files: &[ParsedFile], ev: &mut ZoneEvidence) {
         match &f.data {
             Some(Data::Vmstat(v)) => {
                 if let Some(z) = &v.timezone {
+                    ev.note_name(z, &format!("vmstat -t header of {}", f.name));
                     ev.vmstat_zones.push(z.clone());
                 }
             }
@@ -181,6 +182,7 @@ pub fn zone_evidence(files: &[ParsedFile], ev: &mut ZoneEvidence) {
             Some(Data::DstatCsv(d)) | Some(Data::DstatText(d)) => {
                 for run in &d.runs {
                     if let Some(z) = &run.meta.zone {
+                        ev.note_name(z, &format!("dstat Date: line of {}", f.name));
                         ev.dstat_zones.push(z.clone());
                     }
                 }

@@ -7,6 +7,7 @@ mod sar;
 
 use super::{Context, FileClock, ParsedFile};
 
+use super::window::{Window, main_window};
 use crate::clock::{self, Anchoring, DayRoller, Zone};
 use crate::table::Timeline;
 use crate::table::timeline::{Cadence, MAX_FILL_S};
@@ -184,6 +185,8 @@ pub struct Filler<'a> {
     pub perf_offset: Option<(f64, Anchoring, f64)>,
     /// Start of the bundle (for untimed reports), set after the first pass.
     bundle_start: Option<f64>,
+    /// Files left out of the timeline: their times do not meet the bundle's main window.
+    pub excluded: Vec<bool>,
     /// Per-thread totals (tid -> total), counted on the fill pass.
     pub threads: BTreeMap<u32, ThreadTotal>,
     /// True during the fill pass.
@@ -224,6 +227,7 @@ impl<'a> Filler<'a> {
             chosen_binlog: None,
             perf_offset: None,
             bundle_start: None,
+            excluded: vec![false; files.len()],
             threads: BTreeMap::new(),
             filling: false,
             lines: LineIndex::new(),
@@ -239,6 +243,7 @@ impl<'a> Filler<'a> {
     /// and as JSON; pidstat with and without -t). One of each is used so
     /// nothing is counted twice; the others are noted.
     fn choose_sources(&mut self) {
+        let best = |score: &dyn Fn(&ParsedFile) -> Option<i64>| best(self.files, &self.excluded, score);
         let score_iostat = |f: &ParsedFile| -> Option<i64> {
             let (Some(Data::Iostat(i)) | Some(Data::IostatJson(i))) = &f.data else { return None };
             let rows: usize = i.reports.iter().map(|r| r.devices.len()).sum();
@@ -248,7 +253,7 @@ impl<'a> Filler<'a> {
             let precise = i.unit.is_none_or(|u| !u.contains('M')) as i64;
             Some(rows as i64 * 4 + precise * 2 + (!i.json) as i64)
         };
-        self.chosen_iostat = best(self.files, score_iostat);
+        let chosen_iostat = best(&score_iostat);
         let score_pidstat = |f: &ParsedFile| -> Option<i64> {
             let (Some(Data::Pidstat(p)) | Some(Data::PidstatJson(p))) = &f.data else { return None };
             if !p.rows.iter().any(|r| r.kb_wr_s.is_some()) {
@@ -256,14 +261,19 @@ impl<'a> Filler<'a> {
             }
             Some(p.rows.len() as i64 + if p.layout.threads { 1 << 40 } else { 0 })
         };
-        self.chosen_pidstat = best(self.files, score_pidstat);
+        let chosen_pidstat = best(&score_pidstat);
         let score_binlog = |f: &ParsedFile| -> Option<i64> {
             let Some(Data::Mysqlbinlog(b)) = &f.data else { return None };
             (!b.transactions.is_empty()).then_some(b.transactions.len() as i64)
         };
-        self.chosen_binlog = best(self.files, score_binlog);
+        let chosen_binlog = best(&score_binlog);
+        (self.chosen_iostat, self.chosen_pidstat, self.chosen_binlog) =
+            (chosen_iostat, chosen_pidstat, chosen_binlog);
         self.choose_sar();
         for (i, f) in self.files.iter().enumerate() {
+            if self.excluded[i] {
+                continue;
+            }
             if score_iostat(f).is_some() && Some(i) != self.chosen_iostat {
                 let used = self.chosen_iostat.map(|c| self.files[c].name.clone()).unwrap_or_default();
                 self.notes[i] =
@@ -285,24 +295,74 @@ impl<'a> Filler<'a> {
     /// First pass: the anchoring and time range of every file.
     pub fn anchor_all(&mut self) -> Vec<Option<FileClock>> {
         let mut out = vec![None; self.files.len()];
+        let is_perf = |f: &ParsedFile| matches!(f.data, Some(Data::PerfScript(_)));
         // Everything but perf first: perf may need the others to be aligned.
-        self.anchor_pass(&mut out, false);
-        let start = out
-            .iter()
-            .flatten()
-            .filter(|c| c.anchoring != Anchoring::BundleStartInterval)
-            .map(|c| c.first)
-            .fold(f64::INFINITY, f64::min);
-        self.bundle_start = start.is_finite().then_some(start);
+        self.anchor_pass(&mut out, |f, _| !is_perf(f));
+        // The main window of the files with wall-clock times (else of all): files outside it
+        // are another capture; files with inferred times are kept when their day meets it.
+        let timed = main_window(&out, |_, c| !c.anchoring.is_inferred());
+        let window = timed.clone().or_else(|| main_window(&out, |_, _| true));
+        if let Some(w) = &window {
+            for (i, c) in out.iter().enumerate() {
+                if let Some(c) = c {
+                    let kept = w.members.contains(&i) || (c.anchoring.is_inferred() && w.meets(c));
+                    self.excluded[i] = !kept;
+                }
+            }
+        }
+        if let Some(w) = &timed {
+            self.bundle_start = Some(w.start);
+            // Untimed reports start with the bundle, not at their banner's midnight.
+            self.anchor_pass(&mut out, |_, c| {
+                c.is_some_and(|c| c.anchoring == Anchoring::BannerDateInterval)
+            });
+        }
+        // The sources are chosen among the files kept.
+        self.notes = vec![None; self.files.len()];
+        self.choose_sources();
+        if let Some(w) = &window {
+            self.note_excluded(&out, w);
+        }
         self.perf_offset = self.find_perf_offset();
-        self.anchor_pass(&mut out, true);
+        self.anchor_pass(&mut out, |f, _| is_perf(f));
         out
     }
 
-    /// Anchors the perf files (`perf`) or all the others.
-    fn anchor_pass(&mut self, out: &mut [Option<FileClock>], perf: bool) {
+    /// Notes and one warning for the files left out of the timeline.
+    fn note_excluded(&mut self, clocks: &[Option<FileClock>], w: &Window) {
+        let t = |e: f64| crate::analyze::rfc3339(e.floor() as i64);
+        let mut names = Vec::new();
+        for (i, c) in clocks.iter().enumerate() {
+            let Some(c) = c.filter(|_| self.excluded[i]) else { continue };
+            self.notes[i] = Some(format!(
+                "left out of the timeline: its times ({} .. {}) do not overlap the bundle's main window ({} .. {}); analyze it on its own",
+                t(c.first),
+                t(c.last),
+                t(w.start),
+                t(w.end)
+            ));
+            names.push(self.files[i].name.clone());
+        }
+        if !names.is_empty() {
+            self.warnings.push(format!(
+                "{} file(s) left out: their times do not overlap the bundle's main window ({} .. {}, {} file(s)); they look like other captures, analyze them on their own: {}",
+                names.len(),
+                t(w.start),
+                t(w.end),
+                w.members.len(),
+                names.join(", ")
+            ));
+        }
+    }
+
+    /// Anchors the files `which` selects (by file and current clock).
+    fn anchor_pass(
+        &mut self,
+        out: &mut [Option<FileClock>],
+        which: impl Fn(&ParsedFile, Option<&FileClock>) -> bool,
+    ) {
         for (i, slot) in out.iter_mut().enumerate() {
-            if matches!(self.files[i].data, Some(Data::PerfScript(_))) != perf {
+            if self.excluded[i] || !which(&self.files[i], slot.as_ref()) {
                 continue;
             }
             let mut r = Range::default();
@@ -327,6 +387,9 @@ impl<'a> Filler<'a> {
         let mut lines = std::mem::take(&mut self.lines);
         let cadences = std::mem::take(&mut self.cadences);
         for (i, cadence) in cadences.iter().enumerate() {
+            if self.excluded[i] {
+                continue;
+            }
             let mut sink = Fill {
                 tl,
                 cadence: cadence.as_ref(),
@@ -477,15 +540,18 @@ impl<'a> Filler<'a> {
                         .and_then(|b| b.date)
                         .and_then(|d| d.and_hms_opt(0, 0, 0))
                         .map(|n| zone.local_to_epoch(n));
-                    let (end, a) = match (timed, prefix, self.bundle_start.or(banner_midnight)) {
-                        (Some(x), _, _) => x,
-                        (None, Some(p), _) => {
+                    let (end, a) = match (timed, prefix, self.bundle_start, banner_midnight) {
+                        (Some(x), ..) => x,
+                        (None, Some(p), ..) => {
                             (p + interval * rep.index as f64, Anchoring::PtStalkPrefixInterval)
                         }
-                        (None, None, Some(b)) => {
+                        (None, None, Some(b), _) => {
                             (b + interval * rep.index as f64, Anchoring::BundleStartInterval)
                         }
-                        (None, None, None) => continue,
+                        (None, None, None, Some(m)) => {
+                            (m + interval * rep.index as f64, Anchoring::BannerDateInterval)
+                        }
+                        (None, None, None, None) => continue,
                     };
                     anchoring.get_or_insert(a);
                     let dt = prev.map(|p| end - p).filter(|d| *d > 0.0 && *d <= 60.0).unwrap_or(interval);
@@ -538,7 +604,7 @@ impl<'a> Filler<'a> {
                 Some((
                     anchoring?,
                     match anchoring {
-                        Some(Anchoring::BundleStartInterval) if self.bundle_start.is_none() => 86_400.0,
+                        Some(Anchoring::BannerDateInterval) => 86_400.0,
                         Some(Anchoring::BundleStartInterval) => 60.0,
                         _ => 1.0,
                     },
@@ -784,23 +850,24 @@ impl<'a> Filler<'a> {
             d @ (Data::Top(_) | Data::Interrupts(_) | Data::Netstat(_)) => self.visit_host(i, d, sink),
             Data::DstatCsv(d) | Data::DstatText(d) => {
                 let mut anchoring = None;
+                let mut yearless = 0usize;
                 for run in &d.runs {
-                    let year = run.meta.date.map(|n| chrono::Datelike::year(&n));
                     let run_zone = run.meta.zone.as_deref().and_then(clock::zone_abbreviation_offset);
                     for row in &run.rows {
-                        let e = match row.stamp {
-                            Some(Stamp::Epoch(e)) => Some((e, Anchoring::Epoch)),
-                            Some(Stamp::NoYear { month, day, time }) => {
-                                year.and_then(|y| chrono::NaiveDate::from_ymd_opt(y, month, day)).map(|d| {
-                                    let n = d.and_time(time);
-                                    let e = match run_zone {
-                                        Some(off) => n.and_utc().timestamp() as f64 - f64::from(off),
-                                        None => zone.local_to_epoch(n),
-                                    };
-                                    (e, Anchoring::DateLineYear)
-                                })
+                        let e = match row.stamp.map(|s| (s, run.dated(s))) {
+                            Some((_, Stamp::Epoch(e))) => Some((e, Anchoring::Epoch)),
+                            Some((Stamp::NoYear { .. }, Stamp::Local(n))) => {
+                                let e = match run_zone {
+                                    Some(off) => n.and_utc().timestamp() as f64 - f64::from(off),
+                                    None => zone.local_to_epoch(n),
+                                };
+                                Some((e, Anchoring::DateLineYear))
                             }
-                            Some(ref s) => stamp_epoch(s, zone, None),
+                            Some((_, Stamp::NoYear { .. })) => {
+                                yearless += 1;
+                                None
+                            }
+                            Some((_, ref s)) => stamp_epoch(s, zone, None),
                             None => None,
                         };
                         let Some((e, a)) = e else { continue };
@@ -819,6 +886,12 @@ impl<'a> Filler<'a> {
                             }
                         }
                     }
+                }
+                if yearless > 0 && !self.filling {
+                    self.warnings.push(format!(
+                        "{}: {yearless} rows have a day and month but no year (dstat -t terminal output has no Date: line) and are left out of the timeline; the CSV of dstat --output has the year",
+                        f.name
+                    ));
                 }
                 anchoring.map(|a| (a, 1.0))
             }
@@ -911,10 +984,15 @@ fn snapshot_pairs<'s, S>(
         .into_iter()
 }
 
-fn best(files: &[ParsedFile], score: impl Fn(&ParsedFile) -> Option<i64>) -> Option<usize> {
+fn best(
+    files: &[ParsedFile],
+    excluded: &[bool],
+    score: impl Fn(&ParsedFile) -> Option<i64>,
+) -> Option<usize> {
     files
         .iter()
         .enumerate()
+        .filter(|(i, _)| !excluded[*i])
         .filter_map(|(i, f)| score(f).map(|s| (i, s)))
         .max_by_key(|(i, s)| (*s, std::cmp::Reverse(*i)))
         .map(|(i, _)| i)

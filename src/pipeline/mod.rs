@@ -5,6 +5,7 @@
 mod context;
 pub mod fill;
 mod stream;
+pub mod window;
 
 pub use context::{Context, Sourced};
 pub use fill::{LineIndex, ThreadTotal};
@@ -248,17 +249,15 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     let (files, ctx, mut zone) = prepare(bundle, opts);
     let mut clock_warnings = Vec::new();
     if zone.assumed {
-        clock_warnings.push(
-            "no time zone found in the capture: local times were read as UTC (use --tz to set the capturing host's offset)"
-                .to_string(),
-        );
+        clock_warnings.push(ev.assumed_warning());
     }
     let mut filler = fill::Filler::new(&files, &zone, &ctx);
     let clocks = filler.anchor_all();
     clock_warnings.append(&mut filler.warnings);
     let (start, end) = clocks
         .iter()
-        .flatten()
+        .zip(&filler.excluded)
+        .filter_map(|(c, x)| c.as_ref().filter(|_| !x))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), c| (a.min(c.first), b.max(c.last)));
     let (start, end) = if start.is_finite() { (start, end) } else { (0.0, 0.0) };
     let offset_at_start = zone.rule.offset_at(start as i64);

@@ -32,8 +32,10 @@ pub struct Banner {
 ///
 /// `Linux 6.18.44-fc-v669 (vm) \t29.11.2026 \t_x86_64_\t(2 CPU)`
 /// `Linux 2.6.18-371.9.1.el5 (somehost.redhat.com)    10/07/2014` (sysstat 7: no arch, no CPUs)
+/// ` Linux 3.13.0-76-generic (object1)  03/15/2016  _x86_64_    (4 CPU)` (pasted: indented,
+/// tabs turned into runs of spaces)
 pub fn parse_banner(line: &str) -> Option<Banner> {
-    let line = line.trim_end();
+    let line = line.trim();
     let mut it = line.splitn(3, ' ');
     let sysname = it.next()?;
     if !sysname.chars().next()?.is_ascii_alphabetic() || sysname.len() > 32 {
@@ -47,12 +49,19 @@ pub fn parse_banner(line: &str) -> Option<Banner> {
     let close = rest.find(')')?;
     let nodename = &rest[1..close];
     let tail = rest[close + 1..].trim();
-    let (date_text, machine, cpus) = if tail.contains('\t') {
+    // The fields are tab-separated; a pasted copy has runs of spaces instead.
+    let parts: Vec<&str> = if tail.contains('\t') {
+        tail.split('\t').map(str::trim).filter(|p| !p.is_empty()).collect()
+    } else {
+        tail.split("  ").map(str::trim).filter(|p| !p.is_empty()).collect()
+    };
+    let arch = |p: &str| p.len() > 2 && p.starts_with('_') && p.ends_with('_');
+    let (date_text, machine, cpus) = if tail.contains('\t') || parts.iter().any(|p| arch(p)) {
         let mut date_text = String::new();
         let mut machine = None;
         let mut cpus = None;
-        for part in tail.split('\t').map(str::trim).filter(|p| !p.is_empty()) {
-            if part.len() > 2 && part.starts_with('_') && part.ends_with('_') {
+        for part in parts {
+            if arch(part) {
                 machine = Some(part.trim_matches('_').to_string());
             } else if let Some(n) = part.strip_prefix('(').and_then(|p| p.strip_suffix(" CPU)")) {
                 cpus = n.trim().parse().ok();
@@ -361,6 +370,11 @@ mod tests {
         let b = parse_banner("Linux 2.6.32-23-generic (bozo) \t27/07/10 \t_i686_\t(1 CPU)").unwrap();
         assert_eq!(b.date, ymd(2010, 7, 27));
         assert!(parse_banner("procs -----------memory----------").is_none());
+        // congxueyang/iostatplot iostat3.out: pasted with one leading space, tabs as spaces.
+        let b = parse_banner(" Linux 3.13.0-76-generic (object1)  03/15/2016  _x86_64_    (4 CPU)").unwrap();
+        assert_eq!((b.nodename.as_str(), b.release.as_str()), ("object1", "3.13.0-76-generic"));
+        assert_eq!(b.date, ymd(2016, 3, 15));
+        assert_eq!((b.machine.as_deref(), b.cpus), (Some("x86_64"), Some(4)));
         assert!(parse_banner("Device            r/s").is_none());
     }
 

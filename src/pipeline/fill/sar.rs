@@ -58,8 +58,13 @@ impl Filler<'_> {
     /// Picks, per measurement, the sar-like files used (see the module doc) and notes the others.
     pub(super) fn choose_sar(&mut self) {
         let files = self.files;
-        let cands: Vec<(usize, &Sar)> =
-            files.iter().enumerate().filter_map(|(i, f)| Some((i, sar_of(f.data.as_ref()?)?))).collect();
+        // Files left out of the timeline (another capture's times) are not candidates.
+        let cands: Vec<(usize, &Sar)> = files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.excluded[*i])
+            .filter_map(|(i, f)| Some((i, sar_of(f.data.as_ref()?)?)))
+            .collect();
         if cands.is_empty() {
             return;
         }

@@ -300,13 +300,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Tables { paths, output, format, time, limits } => {
             let opts = time.options()?;
             let bundle = bundle::load(&paths, &limits.limits())?;
-            let written = iosift::output::write_tables(&bundle, &opts, &output, format).map_err(|e| {
-                match e.downcast::<iosift::output::WindowError>() {
-                    Ok(w) => usage(w.0),
-                    Err(e) => e,
-                }
-            })?;
+            let (written, warnings) =
+                iosift::output::write_tables_with_warnings(&bundle, &opts, &output, format).map_err(|e| {
+                    match e.downcast::<iosift::output::WindowError>() {
+                        Ok(w) => usage(w.0),
+                        Err(e) => e,
+                    }
+                })?;
             if !v.quiet {
+                for w in &warnings {
+                    eprintln!("clock: {w}");
+                }
                 for w in &written {
                     eprintln!("wrote {}", w.display());
                 }

@@ -30,12 +30,26 @@ pub fn write_all(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         .with_context(|| format!("writing the report in {}", dir.display()))?;
     let tdir = dir.join("tables");
     std::fs::create_dir_all(&tdir).with_context(|| format!("cannot create {}", tdir.display()))?;
-    let mut df = table::timeline_frame(&report.timeline)?;
+    let inferred = report
+        .doc
+        .bundle
+        .inputs
+        .iter()
+        .filter(|i| i.anchored_by.is_some_and(|a| INFERRED.contains(&a)))
+        .map(|i| i.path.clone())
+        .collect();
+    let mut df = table::timeline_frame_marked(&report.timeline, &inferred)?;
     written.push(table::write_frame(&mut df, &tdir, "timeline", TableFormat::Parquet)?);
     let mut cols = table::columns_frame(&report.timeline)?;
     written.push(table::write_frame(&mut cols, &tdir, "columns", TableFormat::Parquet)?);
     Ok(written)
 }
+
+/// The `anchored_by` values of inferred times.
+const INFERRED: [&str; 2] = [
+    crate::clock::Anchoring::BundleStartInterval.as_str(),
+    crate::clock::Anchoring::BannerDateInterval.as_str(),
+];
 
 /// Writes a bundle's timeline as one tidy long Parquet file into a dataset shared by
 /// several bundles: `<dataset>/bundle=<name>/timeline.parquet` (hive partitioning:
@@ -54,14 +68,31 @@ pub fn write_tables(
     dir: &Path,
     format: TableFormat,
 ) -> anyhow::Result<Vec<PathBuf>> {
+    Ok(write_tables_with_warnings(bundle, opts, dir, format)?.0)
+}
+
+/// [`write_tables`], also giving the clock warnings (ambiguous zone, inferred times, files left out).
+pub fn write_tables_with_warnings(
+    bundle: &Bundle,
+    opts: &Options,
+    dir: &Path,
+    format: TableFormat,
+) -> anyhow::Result<(Vec<PathBuf>, Vec<String>)> {
     let p = pipeline::run(bundle, opts);
     if let Some(e) = &p.window_error {
         return Err(WindowError(e.clone()).into());
     }
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the tables folder {}", dir.display()))?;
+    let inferred = p
+        .files
+        .iter()
+        .zip(&p.clocks)
+        .filter(|(_, c)| c.is_some_and(|c| c.anchoring.is_inferred()))
+        .map(|(f, _)| f.name.clone())
+        .collect();
     let mut written = Vec::new();
-    let mut df = table::timeline_frame(&p.timeline)?;
+    let mut df = table::timeline_frame_marked(&p.timeline, &inferred)?;
     written.push(table::write_frame(&mut df, dir, "timeline", format)?);
     let mut cols = table::columns_frame(&p.timeline)?;
     written.push(table::write_frame(&mut cols, dir, "columns", format)?);
@@ -83,7 +114,7 @@ pub fn write_tables(
         let mut df = table::long_frame(&t)?;
         written.push(table::write_frame(&mut df, dir, &stem, format)?);
     }
-    Ok(written)
+    Ok((written, p.clock_warnings))
 }
 
 /// A source as a long table (time, entity, metric, value, interval), using the pipeline's clock.
@@ -93,7 +124,10 @@ fn source_table(
     filler: &mut pipeline::fill::Filler<'_>,
 ) -> Option<LongTable> {
     let f = &p.files[i];
-    let mut t = LongTable::default();
+    let mut t = LongTable {
+        time_inferred: p.clocks[i].is_some_and(|c| c.anchoring.is_inferred()),
+        ..Default::default()
+    };
     match f.data.as_ref()? {
         Data::ProcMeminfo(s) | Data::ProcVmstat(s) => {
             for snap in &s.snapshots {

@@ -150,3 +150,82 @@ fn unrelated_iostat_files_are_left_out_of_the_main_window() {
     assert!(left.contains(&"Goose97-postgres_long_commit__iostat.log"));
     assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
 }
+
+#[test]
+fn cron_date_lines_anchor_vmstat_runs() {
+    let Some(f) = field("vmstat/ramindin-shared__vmstat.log") else { return };
+    let p = pipeline(f.clone());
+    let file = &p.files[0];
+    // The 209 `date` lines were bad lines; now each anchors its `vmstat 1 7` run.
+    assert_eq!(file.skipped_lines, 0);
+    assert_eq!(file.variant.get("date_lines").map(String::as_str), Some("209"));
+    let c = p.clocks[0].expect("anchored");
+    assert_eq!(c.anchoring.as_str(), "date-line+row-index");
+    // `Wed Aug 28 16:02:01 IST 2019` (+05:30, also the bundle's zone) = 10:32:01 UTC.
+    assert_eq!(p.zone.offset_s, 19800);
+    assert_eq!(p.timeline.t0, 1566988321);
+    assert_eq!(c.first, 1566988321.0);
+    // 209 runs of 6 one-second rows after the since-boot row (1,251 of them with values).
+    let bo = p.timeline.get("vmstat.bo").unwrap();
+    assert_eq!(bo.iter().flatten().count(), 1251);
+    assert_eq!(&bo[..7], &[Some(22.0), Some(1.0), Some(8.0), Some(3.0), Some(3.0), Some(4.0), None]);
+    assert_eq!(inspect(f).first.as_deref(), Some("2019-08-28T16:02:01"));
+}
+
+#[test]
+fn pidstat_date_lines_between_runs_are_read() {
+    let Some(f) = field("pidstat/ada231asd-nain__pidstat.log") else { return };
+    let r = inspect(f);
+    // 44 `2025-10-23 13:55:24` lines were bad_time skips; the 7 left are nohup's messages.
+    assert_eq!(r.variant.get("date_lines").map(String::as_str), Some("44"));
+    assert_eq!(r.skipped_lines, 7);
+    assert!(r.diagnostics.iter().all(|d| d.text.starts_with("nohup:")), "{:?}", r.diagnostics);
+    assert_eq!(r.records, 708);
+}
+
+#[test]
+fn iostat_without_t_has_inferred_marked_times() {
+    let Some(f) = field("iostat/WOWSCpp-new_test_res__warmup_iostat.txt") else { return };
+    let b = load(&[f], &Limits::default()).unwrap();
+    let p = run(&b, &Options::default());
+    let c = p.clocks[0].expect("placed");
+    assert!(c.anchoring.is_inferred());
+    assert_eq!((c.anchoring.as_str(), c.uncertainty_s), ("banner-date-midnight+interval", 86400.0));
+    let w = p.clock_warnings.iter().find(|w| w.contains("inferred")).expect("inferred-time warning");
+    assert!(w.contains("no time stamps"), "{w}");
+    // The tables carry the mark: a time_inferred column, true where the file has values.
+    let tmp = tempfile::tempdir().unwrap();
+    let (written, warnings) = iosift::output::write_tables_with_warnings(
+        &b,
+        &Options::default(),
+        tmp.path(),
+        iosift::table::TableFormat::Csv,
+    )
+    .unwrap();
+    assert!(warnings.iter().any(|w| w.contains("inferred")));
+    let tl = std::fs::read_to_string(written.iter().find(|w| w.ends_with("timeline.csv")).unwrap()).unwrap();
+    let header = tl.lines().next().unwrap();
+    assert!(header.ends_with(",time_inferred"), "{header}");
+    assert!(tl.lines().nth(1).unwrap().ends_with(",true"));
+    let src =
+        std::fs::read_to_string(written.iter().find(|w| !w.ends_with("timeline.csv")).unwrap()).unwrap();
+    assert_eq!(src.lines().next(), Some("time,entity,metric,value,time_inferred"));
+    // The report says it too.
+    let rep = iosift::analyze::analyze(&b, &Options::default());
+    let input = &rep.doc.bundle.inputs[0];
+    assert_eq!(input.anchored_by, Some("banner-date-midnight+interval"));
+    assert!(rep.doc.clock.warnings.iter().any(|w| w.contains("inferred")));
+}
+
+#[test]
+fn no_wall_time_gives_no_1970_row() {
+    let Some(f) = field("proc-meminfo/csm-csci442-proc-snapshot__meminfo.txt") else { return };
+    let b = load(&[f], &Limits::default()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let written =
+        iosift::output::write_tables(&b, &Options::default(), tmp.path(), iosift::table::TableFormat::Csv)
+            .unwrap();
+    let tl = std::fs::read_to_string(written.iter().find(|w| w.ends_with("timeline.csv")).unwrap()).unwrap();
+    assert_eq!(tl.lines().count(), 1, "{tl}");
+    assert!(!tl.contains("1970"));
+}

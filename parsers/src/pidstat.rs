@@ -30,12 +30,14 @@
 //!   translated `Average:` labels (`Durchschn.:`, `Moyenne :`, `平均値:`, …);
 //! * decimal comma, `--human` suffixes, ANSI colours (`S_COLORS=always`), CRLF,
 //!   concatenated runs (a new banner), a truncated last line, `-1.00` for unreadable
-//!   `/proc/PID/io` (kept as `None`), commands with spaces (`-l`, `|__dconf worker`).
+//!   `/proc/PID/io` (kept as `None`), commands with spaces (`-l`, `|__dconf worker`);
+//! * `date` lines between appended runs (`2025-10-23 13:55:24`, kept in [`Pidstat::date_lines`]).
 //!
 //! Rows of different tables are not merged: a `-u -d` capture gives one [`Row`] per task per
 //! table; [`Row::table`] tells which header a row belongs to.
 
 use crate::common::sysstat::{Banner, average_label_len, parse_banner, parse_time_of_day};
+use crate::common::time::{DateLine, parse_date_line};
 use crate::common::{
     DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines, lines::strip_ansi,
 };
@@ -57,6 +59,8 @@ pub struct Pidstat {
     pub tables: Vec<Table>,
     /// Layout facts for `inspect` (see [`Summary::variant`]).
     pub layout: Layout,
+    /// `date` lines between runs (`2025-10-23 13:55:24` of a loop `date; pidstat ... 1800`).
+    pub date_lines: Vec<DateLine>,
 }
 
 /// One column header line (`19:52:40      UID       PID   kB_rd/s …  Command`).
@@ -813,6 +817,13 @@ fn parse_impl(input: &[u8], fused: bool) -> Parsed<Pidstat> {
         }
         let first = l.get(offs[0].0..offs[0].1).unwrap_or("");
         let fb = first.as_bytes().first().copied().unwrap_or(b' ');
+        // `2025-10-23 13:55:24` written by `date` between appended runs.
+        if offs.len() <= 7
+            && let Some(d) = parse_date_line(l, no)
+        {
+            out.date_lines.push(d);
+            continue;
+        }
         // Fast path: a row (starts with a digit and we have a header).
         if fb.is_ascii_digit()
             && let Some(c) = &cur
@@ -917,6 +928,9 @@ impl Summary for Pidstat {
         }
         if self.banners.len() > 1 {
             v.insert("runs", self.banners.len().to_string());
+        }
+        if !self.date_lines.is_empty() {
+            v.insert("date_lines", self.date_lines.len().to_string());
         }
         if self.rows.iter().any(|r| r.since_boot) {
             v.insert("since_boot", "yes".to_string());

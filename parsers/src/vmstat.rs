@@ -19,13 +19,16 @@
 //!
 //! Also handled: `-d` disk mode ([`DiskRow`]), `-s`/`-f`/`-D` summaries (`<n> K <label>` lines,
 //! [`Vmstat::summary`]), reprinted headers, concatenated runs, ANSI, CRLF. The **first data line
-//! of a run is the average since boot** ([`Row::since_boot`]).
+//! of a run is the average since boot** ([`Row::since_boot`]). A `date` line before a run
+//! (`Wed Aug 28 16:02:01 IST 2019`, a cron loop appending `date; vmstat 1 7` to a log) is
+//! kept in [`Vmstat::run_dates`]: it anchors the run's rows, which have no time of their own.
 //!
 //! Units: `-S M` changes the memory columns but is not visible in the table; the table is read
 //! as KiB unless the `-s` lines say otherwise or the caller knows better
 //! ([`Vmstat::set_unit`]).
 
 use crate::common::lines::strip_ansi;
+use crate::common::time::{DateLine, parse_date_line};
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines};
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use std::borrow::Cow;
@@ -54,6 +57,9 @@ pub struct Vmstat {
     pub translated: bool,
     /// Number of runs (a header after a blank/foreign line starts a new one).
     pub runs: usize,
+    /// `date` lines printed before runs (a cron loop `date; vmstat 1 7` appending to a log):
+    /// the index into [`Vmstat::rows`] of the run's first row, and the date line.
+    pub run_dates: Vec<(usize, DateLine)>,
 }
 
 /// One procs/memory/cpu line.
@@ -197,6 +203,7 @@ pub fn parse(input: &[u8]) -> Parsed<Vmstat> {
     let mut prev_was_data = false;
     let mut sample = 0usize;
     let mut seen_disks: Vec<String> = Vec::new();
+    let mut pending_date: Option<DateLine> = None;
     for (i, raw) in text.lines().enumerate() {
         let no = i + 1;
         let line: Cow<str> =
@@ -204,6 +211,15 @@ pub fn parse(input: &[u8]) -> Parsed<Vmstat> {
         let l = line.trim_end_matches('\r');
         let toks: Vec<&str> = l.split_ascii_whitespace().collect();
         if toks.is_empty() {
+            prev_was_data = false;
+            continue;
+        }
+        // `Wed Aug 28 16:02:01 IST 2019` from `date` between runs.
+        if toks.len() <= 7
+            && let Some(dl) = parse_date_line(l, no)
+        {
+            pending_date = Some(dl);
+            new_run = true;
             prev_was_data = false;
             continue;
         }
@@ -318,6 +334,9 @@ pub fn parse(input: &[u8]) -> Parsed<Vmstat> {
                     }
                     values.push((name.to_string(), v));
                 }
+                if new_run && let Some(dl) = pending_date.take() {
+                    out.run_dates.push((out.rows.len(), dl));
+                }
                 out.rows.push(Row { line: no, stamp: st, since_boot: new_run, values });
                 if new_run {
                     out.runs += 1;
@@ -409,14 +428,22 @@ impl Summary for Vmstat {
         if self.runs > 1 {
             v.insert("runs", self.runs.to_string());
         }
+        if !self.run_dates.is_empty() {
+            v.insert("date_lines", self.run_dates.len().to_string());
+        }
         v
     }
 
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
         let stamps = || self.rows.iter().map(|r| r.stamp).chain(self.disk_rows.iter().map(|r| r.stamp));
-        let first = stamps().flatten().next()?;
-        let last = stamps().flatten().last()?;
-        Some((first, last))
+        match (stamps().flatten().next(), stamps().flatten().last()) {
+            (Some(a), Some(b)) => Some((a, b)),
+            // Untimed rows anchored by `date` lines: from the first run's date to the last one's.
+            _ => {
+                let (a, b) = (self.run_dates.first()?, self.run_dates.last()?);
+                Some((Stamp::Local(a.1.local), Stamp::Local(b.1.local)))
+            }
+        }
     }
 }
 

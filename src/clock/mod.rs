@@ -4,7 +4,8 @@
 //!
 //! The time zone of the capturing host is decided once per bundle, in this
 //! order: `--tz` (an offset or an IANA zone, DST-aware); the gap between pt-stalk `TS` epochs and their local dates;
-//! `vmstat -t` headers; ISO offsets in iostat; dstat's `Date:` zone; else UTC
+//! `vmstat -t` headers; ISO offsets in iostat; dstat's `Date:` zone; `date` lines between
+//! runs; else UTC
 //! with a warning in the report.
 
 pub mod window;
@@ -40,6 +41,9 @@ pub enum Anchoring {
     ClockReference,
     /// Reports without any time: placed at the bundle's start, index times the interval.
     BundleStartInterval,
+    /// Rows without a time after a `date` line (cron loop): the date line plus the row's
+    /// index in its run, one second apart (the interval is not printed).
+    DateLineRun,
     /// Reports without any time and nothing else timed: the banner date at midnight,
     /// index times the interval (a day of uncertainty).
     BannerDateInterval,
@@ -47,7 +51,7 @@ pub enum Anchoring {
 
 impl Anchoring {
     /// The contract string (`banner-date+time-of-day`, `pt-stalk-prefix+interval`, ...).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Anchoring::Epoch => "epoch",
             Anchoring::IsoWithZone => "iso-with-zone",
@@ -60,6 +64,7 @@ impl Anchoring {
             Anchoring::ClockReference => "perf+collector-clock-reference",
             Anchoring::BundleStartInterval => "bundle-start+interval",
             Anchoring::BannerDateInterval => "banner-date-midnight+interval",
+            Anchoring::DateLineRun => "date-line+row-index",
         }
     }
 
@@ -125,6 +130,8 @@ pub struct ZoneEvidence {
     pub iso_offsets: Vec<i32>,
     /// Zone abbreviations of dstat `Date:` lines.
     pub dstat_zones: Vec<String>,
+    /// Zone abbreviations of `date` lines between runs (cron loops).
+    pub date_line_zones: Vec<String>,
     /// Ambiguous zone names seen (`CST (dstat Date: line of dstat2.csv)`): not
     /// used, but said in the report, which asks for `--tz`.
     pub ambiguous: Vec<String>,
@@ -177,6 +184,17 @@ impl ZoneEvidence {
                     rule: ZoneRule::Fixed(off),
                     name: z.clone(),
                     source: "dstat Date: line".into(),
+                    assumed: false,
+                };
+            }
+        }
+        for z in &self.date_line_zones {
+            if let Some(off) = zone_abbreviation_offset(z) {
+                return Zone {
+                    offset_s: off,
+                    rule: ZoneRule::Fixed(off),
+                    name: z.clone(),
+                    source: "date line".into(),
                     assumed: false,
                 };
             }

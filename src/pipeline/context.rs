@@ -171,6 +171,10 @@ pub fn zone_evidence(files: &[ParsedFile], ev: &mut ZoneEvidence) {
                     ev.note_name(z, &format!("vmstat -t header of {}", f.name));
                     ev.vmstat_zones.push(z.clone());
                 }
+                for z in v.run_dates.iter().take(3).filter_map(|(_, d)| d.zone.as_ref()) {
+                    ev.note_name(z, &format!("date line of {}", f.name));
+                    ev.date_line_zones.push(z.clone());
+                }
             }
             Some(Data::Iostat(i)) | Some(Data::IostatJson(i)) => {
                 for r in i.reports.iter().take(3) {

@@ -140,6 +140,7 @@ impl Sink for Fill<'_> {
 /// Every point a visitor emits, as (epoch, timeline name, value, interval seconds).
 struct Collect<'o> {
     out: &'o mut Vec<(f64, String, f64, f64)>,
+    cadence: Option<&'o Cadence>,
 }
 
 impl Sink for Collect<'_> {
@@ -151,6 +152,9 @@ impl Sink for Collect<'_> {
     }
     fn event(&mut self, name: &str, _: &'static str, e: f64, v: f64) {
         self.out.push((e, name.to_string(), v, 0.0));
+    }
+    fn interval(&mut self, end: f64, known: Option<f64>) -> f64 {
+        usable(known).unwrap_or_else(|| self.cadence.map_or(1.0, |c| c.interval_before(end)))
     }
 }
 
@@ -325,6 +329,17 @@ impl<'a> Filler<'a> {
         }
         self.perf_offset = self.find_perf_offset();
         self.anchor_pass(&mut out, |f, _| is_perf(f));
+        for (i, c) in out.iter().enumerate() {
+            let Some(c) = c.filter(|c| c.anchoring.is_inferred() && !self.excluded[i]) else { continue };
+            let at = match c.anchoring {
+                Anchoring::BundleStartInterval => "at the bundle's start",
+                _ => "at midnight of its banner date",
+            };
+            self.warnings.push(format!(
+                "{}: no time stamps in the file (iostat without -t): its reports were placed {at}, one interval apart (1 s when unknown); these times are inferred, not read (tables mark them in a time_inferred column)",
+                self.files[i].name
+            ));
+        }
         out
     }
 
@@ -434,7 +449,9 @@ impl<'a> Filler<'a> {
     /// per-source tables of `iosift tables`. Call after [`Filler::anchor_all`].
     pub fn emitted(&mut self, i: usize) -> Vec<(f64, String, f64, f64)> {
         let mut out = Vec::new();
-        self.visit(i, &mut Collect { out: &mut out });
+        let cadence = self.cadences.get_mut(i).and_then(Option::take);
+        self.visit(i, &mut Collect { out: &mut out, cadence: cadence.as_ref() });
+        self.cadences[i] = cadence;
         out.retain(|(_, n, _, _)| !n.ends_with(".seen"));
         out
     }
@@ -615,7 +632,18 @@ impl<'a> Filler<'a> {
                 let mut roller = p.banner.as_ref().and_then(|b| b.date).map(DayRoller::new);
                 let mut anchoring = None;
                 let threads_mode = p.layout.threads;
+                let mut run = 0;
                 for row in &p.rows {
+                    if row.run != run {
+                        // Appended runs (a cron loop): each starts on its own banner's date, or on
+                        // the date of the `date` line before it.
+                        run = row.run;
+                        let date_line =
+                            p.date_lines.iter().rev().find(|d| d.line < row.line).map(|d| d.local.date());
+                        if let Some(d) = p.banners.get(run).and_then(|b| b.date).or(date_line) {
+                            roller = Some(DayRoller::new(d));
+                        }
+                    }
                     let Some((end, a)) =
                         row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut()))
                     else {
@@ -668,13 +696,29 @@ impl<'a> Filler<'a> {
             }
             Data::Vmstat(v) => {
                 let mut anchoring = None;
+                let mut run_first = 0;
+                let mut run_len = 0usize;
                 for (k, row) in v.rows.iter().enumerate() {
+                    if row.since_boot {
+                        run_first = k;
+                    }
+                    // `Wed Aug 28 16:02:01 IST 2019` before this run (cron `date; vmstat 1 7`).
+                    let dated = v.run_dates.iter().find(|(first, _)| *first == run_first).map(|(_, d)| {
+                        let off = d.zone.as_deref().and_then(clock::zone_abbreviation_offset);
+                        let base = match off {
+                            Some(o) => d.local.and_utc().timestamp() as f64 - f64::from(o),
+                            None => zone.local_to_epoch(d.local),
+                        };
+                        (base + (k - run_first) as f64, Anchoring::DateLineRun)
+                    });
                     let timed = row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, None));
-                    let (end, a) = match (timed, prefix) {
-                        (Some(x), _) => x,
-                        (None, Some(p)) => (p + k as f64, Anchoring::PtStalkPrefixInterval),
+                    let (end, a) = match (timed, prefix, dated) {
+                        (Some(x), ..) => x,
+                        (None, Some(p), _) => (p + k as f64, Anchoring::PtStalkPrefixInterval),
+                        (None, None, Some(x)) => x,
                         _ => continue,
                     };
+                    run_len = run_len.max(k - run_first);
                     anchoring.get_or_insert(a);
                     if row.since_boot {
                         sink.sample(end);
@@ -687,7 +731,8 @@ impl<'a> Filler<'a> {
                         }
                     }
                 }
-                anchoring.map(|a| (a, 1.0))
+                // Rows after a date line are assumed 1 s apart: up to the run's length off.
+                anchoring.map(|a| (a, if a == Anchoring::DateLineRun { run_len.max(1) as f64 } else { 1.0 }))
             }
             Data::ProcMeminfo(s) => {
                 let mut any = false;

@@ -217,19 +217,19 @@ pub struct Anchored {
 }
 
 /// Parses every file, gathers the context and decides the zone.
-fn prepare(bundle: &Bundle, opts: &Options) -> (Vec<ParsedFile>, Context, Zone) {
+fn prepare(bundle: &Bundle, opts: &Options) -> (Vec<ParsedFile>, Context, Zone, ZoneEvidence) {
     let files: Vec<ParsedFile> = bundle.files.par_iter().map(parse_file).collect();
     let mut ctx = Context::gather(&files);
     ctx.taxonomy = opts.taxonomy.clone();
     let mut ev = ZoneEvidence { cli: opts.tz.clone(), ..Default::default() };
     context::zone_evidence(&files, &mut ev);
     let zone = ev.decide();
-    (files, ctx, zone)
+    (files, ctx, zone, ev)
 }
 
 /// Parses a bundle and anchors every file's times (no timeline is filled).
 pub fn anchor(bundle: &Bundle, opts: &Options) -> Anchored {
-    let (files, ctx, mut zone) = prepare(bundle, opts);
+    let (files, ctx, mut zone, _) = prepare(bundle, opts);
     let mut warnings = Vec::new();
     let clocks = {
         let mut filler = fill::Filler::new(&files, &zone, &ctx);
@@ -246,7 +246,7 @@ pub fn anchor(bundle: &Bundle, opts: &Options) -> Anchored {
 
 /// Runs parsing, clock and timeline for a bundle.
 pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
-    let (files, ctx, mut zone) = prepare(bundle, opts);
+    let (files, ctx, mut zone, ev) = prepare(bundle, opts);
     let mut clock_warnings = Vec::new();
     if zone.assumed {
         clock_warnings.push(ev.assumed_warning());
@@ -259,14 +259,16 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
         .zip(&filler.excluded)
         .filter_map(|(c, x)| c.as_ref().filter(|_| !x))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), c| (a.min(c.first), b.max(c.last)));
-    let (start, end) = if start.is_finite() { (start, end) } else { (0.0, 0.0) };
+    let timed = start.is_finite();
+    let (start, end) = if timed { (start, end) } else { (0.0, 0.0) };
     let offset_at_start = zone.rule.offset_at(start as i64);
     let (start, end, window_error) =
         match crate::clock::window::resolve_window(opts.from.as_ref(), opts.to.as_ref(), &zone, start, end) {
             Ok((a, b)) => (a, b, None),
             Err(e) => (start, end, Some(e)),
         };
-    let mut timeline = Timeline::new(start, end.max(start));
+    // Without any wall time there is no timeline (not one row at 1970-01-01).
+    let mut timeline = if timed { Timeline::new(start, end.max(start)) } else { Timeline::default() };
     if (end - start) as usize > crate::table::timeline::MAX_LEN {
         clock_warnings.push(format!(
             "the capture spans {:.0} s; the timeline keeps the first {} s (use --from/--to)",

@@ -37,6 +37,8 @@ pub struct LongTable {
     /// Seconds the value is measured over (rates: the interval ending at `time`; 0 for
     /// gauges and snapshots).
     pub interval_s: Vec<f64>,
+    /// The times were inferred, not read (the frame gets a `time_inferred` column).
+    pub time_inferred: bool,
 }
 
 impl LongTable {
@@ -168,26 +170,44 @@ fn utc_time_column(ms: Vec<i64>) -> PolarsResult<Column> {
         .into())
 }
 
-/// A source frame: `time` (UTC datetime), `entity`, `metric`, `value`, `interval_s`.
+/// A source frame: `time` (UTC datetime), `entity`, `metric`, `value`, `interval_s`, plus
+/// `time_inferred` (all true) when the source's times were inferred.
 pub fn long_frame(t: &LongTable) -> PolarsResult<DataFrame> {
-    DataFrame::new(
-        t.len(),
-        vec![
-            utc_time_column(t.time_ms.clone())?,
-            Column::new("entity".into(), t.entity.clone()),
-            Column::new("metric".into(), t.metric.clone()),
-            Column::new("value".into(), t.value.clone()),
-            Column::new("interval_s".into(), t.interval_s.clone()),
-        ],
-    )
+    let mut cols = vec![
+        utc_time_column(t.time_ms.clone())?,
+        Column::new("entity".into(), t.entity.clone()),
+        Column::new("metric".into(), t.metric.clone()),
+        Column::new("value".into(), t.value.clone()),
+        Column::new("interval_s".into(), t.interval_s.clone()),
+    ];
+    if t.time_inferred {
+        cols.push(Column::new("time_inferred".into(), vec![true; t.len()]));
+    }
+    DataFrame::new(t.len(), cols)
 }
 
 /// The timeline as a frame: `time` (UTC datetime, 1 s) then one column per metric,
 /// named by [`output_name`].
 pub fn timeline_frame(tl: &Timeline) -> PolarsResult<DataFrame> {
+    timeline_frame_marked(tl, &Default::default())
+}
+
+/// [`timeline_frame`], plus a `time_inferred` column when some columns come from
+/// `inferred` sources (files without wall-clock times, e.g. iostat without `-t`):
+/// true in the seconds holding a value of theirs.
+pub fn timeline_frame_marked(
+    tl: &Timeline,
+    inferred: &std::collections::BTreeSet<String>,
+) -> PolarsResult<DataFrame> {
     let mut cols = vec![utc_time_column((0..tl.len).map(|r| tl.epoch(r) * 1000).collect())?];
     for (out, _, s) in output_names(tl) {
         cols.push(Column::new(out.as_str().into(), s.values.clone()));
+    }
+    let marked: Vec<&timeline::Series> =
+        tl.columns.values().filter(|s| inferred.contains(&s.source)).collect();
+    if !marked.is_empty() {
+        let flags: Vec<bool> = (0..tl.len).map(|r| marked.iter().any(|s| s.values[r].is_some())).collect();
+        cols.push(Column::new("time_inferred".into(), flags));
     }
     DataFrame::new(tl.len, cols)
 }

@@ -2,7 +2,7 @@
 //! guess a date or a zone; `src/clock` of the `iosift` crate anchors stamps
 //! on the UTC timeline.
 
-use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Timelike, Utc};
 
 /// The time of a record, as precise as the source allows.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -87,9 +87,94 @@ pub fn full_year(y: i32) -> i32 {
     }
 }
 
+/// A line printed by `date` between the runs of a logging loop (cron `date; vmstat 1 7`):
+/// its local date-time and zone abbreviation (the zone is not resolved here).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DateLine {
+    /// 1-based line number.
+    pub line: usize,
+    /// The local date and time printed.
+    pub local: NaiveDateTime,
+    /// The zone abbreviation or offset (`IST`, `EEST`, `+0200`), when printed.
+    pub zone: Option<String>,
+}
+
+/// Reads a whole line of `date` output: the C-locale default `Wed Aug 28 16:02:01 IST 2019`,
+/// the newer `Wed 28 Aug 2019 04:02:01 PM IST`, and `date '+%F %T'` (`2025-10-23 13:55:24`).
+/// Every word must be a weekday, a month, a day, a year, the time, AM/PM or one zone word,
+/// so a data row is never taken for a date line.
+pub fn parse_date_line(text: &str, line: usize) -> Option<DateLine> {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    if toks.len() == 2
+        && let Ok(n) = NaiveDateTime::parse_from_str(&format!("{} {}", toks[0], toks[1]), "%Y-%m-%d %H:%M:%S")
+    {
+        return Some(DateLine { line, local: n, zone: None });
+    }
+    if !(4..=7).contains(&toks.len()) {
+        return None;
+    }
+    const MONTHS: [&str; 12] =
+        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+    const DAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+    let (mut month, mut day, mut year, mut time, mut pm, mut zone) = (None, None, None, None, None, None);
+    for (i, t) in toks.iter().enumerate() {
+        let lower = t.to_ascii_lowercase();
+        let word = lower.trim_end_matches(',');
+        if let Some(m) = MONTHS.iter().position(|m| word.len() >= 3 && word.starts_with(m)) {
+            if month.replace(m as u32 + 1).is_some() {
+                return None;
+            }
+        } else if i == 0 && DAYS.iter().any(|d| word.len() >= 3 && word.starts_with(d)) {
+        } else if word.contains(':') {
+            time = Some(NaiveTime::parse_from_str(word, "%H:%M:%S").ok()?);
+        } else if word == "am" || word == "pm" {
+            pm = Some(word == "pm");
+        } else if let Ok(n) = word.parse::<u32>() {
+            match (word.len(), day, year) {
+                (1 | 2, None, _) if (1..=31).contains(&n) => day = Some(n),
+                (4, _, None) => year = Some(n as i32),
+                _ => return None,
+            }
+        } else if zone.is_none()
+            && t.len() <= 6
+            && (t.chars().all(|c| c.is_ascii_uppercase()) || t.starts_with(['+', '-']))
+        {
+            zone = Some(t.to_string());
+        } else {
+            return None;
+        }
+    }
+    let mut time = time?;
+    if let Some(pm) = pm {
+        let h = time.hour12().1 % 12 + if pm { 12 } else { 0 };
+        time = time.with_hour(h)?;
+    }
+    let local = ymd(year?, month?, day?)?.and_time(time);
+    Some(DateLine { line, local, zone })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn date_lines() {
+        let d = parse_date_line("Wed Aug 28 16:02:01 IST 2019", 1).unwrap();
+        assert_eq!(d.local.to_string(), "2019-08-28 16:02:01");
+        assert_eq!(d.zone.as_deref(), Some("IST"));
+        let d = parse_date_line("Wed 28 Aug 2019 04:02:01 PM EEST", 3).unwrap();
+        assert_eq!((d.local.to_string(), d.line), ("2019-08-28 16:02:01".to_string(), 3));
+        assert_eq!(parse_date_line("2025-10-23 13:55:24", 1).unwrap().zone, None);
+        for no in [
+            " 0  0 162472 1477940  95728 114384   50   58   163    79   99  348  9  2 87  2",
+            "Linux 6.8.0-79-generic (srvchinaubu) \t10/23/2025 \t_x86_64_\t(2 CPU)",
+            "Average:        0    370574    0.00",
+            "nohup: ignoring input",
+            "Wed Aug 28 16:02:01 IST",
+        ] {
+            assert!(parse_date_line(no, 1).is_none(), "{no}");
+        }
+    }
 
     #[test]
     fn epoch_display() {

@@ -1,24 +1,18 @@
 //! Value tests on the real files of `../shared/field` (committed by people to
 //! public repositories; read in place, never copied here). Each test prints
-//! "skipped: ... not found" and passes when the folder is absent. The folder
-//! is found as `$IOSIFT_SHARED/field` or `../shared/field`.
+//! "skipped: ... not found" and passes when the folder is absent (the shared
+//! folder is `../shared` or `$IOSIFT_SHARED`, found by `common::support`).
+
+mod common;
 
 use iosift::bundle::{Limits, load};
 use iosift::pipeline::{Options, Pipeline, run};
 use std::path::PathBuf;
 
-/// A file of the field corpus, or `None` (with a visible skip) when absent.
+/// A file (or folder) of the field corpus, or `None` (with a visible skip) when absent.
 fn field(rel: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("IOSIFT_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared")));
-    let p = root.join("field").join(rel);
-    if p.is_file() || p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} not found (CI and developers have ../shared)", p.display());
-        None
-    }
+    let rel = format!("field/{rel}");
+    common::support::has(&rel).then(|| common::support::path(&rel))
 }
 
 fn pipeline(p: PathBuf) -> Pipeline {
@@ -114,7 +108,10 @@ fn cst_is_ambiguous_and_the_report_asks_for_tz() {
     let w = p.clock_warnings.iter().find(|w| w.contains("ambiguous")).expect("CST warning");
     assert!(w.contains("CST") && w.contains("--tz"), "{w}");
     // With --tz the rows are read in that zone: 05 May 2017 18:05:03 CST (+08:00) = 10:05:03 UTC.
-    let opts = Options { tz: Some((8 * 3600, "+08:00".into())), ..Default::default() };
+    let opts = Options {
+        tz: Some((iosift::clock::ZoneRule::Fixed(8 * 3600), "+08:00".into())),
+        ..Default::default()
+    };
     let q = run(&load(&[f], &Limits::default()).unwrap(), &opts);
     assert_eq!(q.timeline.t0, 1493978703);
     assert!(!q.clock_warnings.iter().any(|w| w.contains("ambiguous")));

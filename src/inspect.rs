@@ -42,7 +42,8 @@ pub struct FileReport {
     /// How `first`/`last` were anchored (`epoch`, `banner-date+time-of-day`,
     /// `local-date-time+tz`, `bundle-start+interval` = inferred, ...), null without times.
     pub time_basis: Option<&'static str>,
-    /// True when the times are inferred (no time in the file: placed at the bundle's start).
+    /// True when the times are inferred (no time in the file: placed at the bundle's start,
+    /// or at midnight of its banner date).
     pub inferred_times: bool,
     /// The zone local times were read in, when the file's times are local.
     pub zone: Option<String>,
@@ -117,6 +118,8 @@ fn file_report(p: ParsedFile, clock: Option<FileClock>, gzipped: bool, zone: &st
             Anchoring::LocalDateTime
                 | Anchoring::BannerDateTimeOfDay
                 | Anchoring::DateLineYear
+                | Anchoring::DateLineRun
+                | Anchoring::BannerDateInterval
                 | Anchoring::PtStalkPrefixInterval
         )
     });
@@ -132,7 +135,7 @@ fn file_report(p: ParsedFile, clock: Option<FileClock>, gzipped: bool, zone: &st
         first: clock.and_then(|c| rfc(c.first)),
         last: clock.and_then(|c| rfc(c.last)),
         time_basis: clock.map(|c| c.anchoring.as_str()),
-        inferred_times: clock.is_some_and(|c| c.anchoring == Anchoring::BundleStartInterval),
+        inferred_times: clock.is_some_and(|c| c.anchoring.is_inferred()),
         zone: local.then(|| zone.to_string()),
         as_printed: range.map(|r| [r.0.display(), r.1.display()]),
         gzipped,

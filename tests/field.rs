@@ -61,7 +61,7 @@ fn pidstat_30_minute_header_interval_is_spread() {
 
 fn inspect(p: PathBuf) -> iosift::inspect::FileReport {
     let b = load(&[p], &Limits::default()).expect("loads");
-    iosift::inspect::inspect_file(&b.files[0])
+    iosift::inspect::inspect_bundle(&b, &Options::default()).remove(0)
 }
 
 #[test]
@@ -95,8 +95,11 @@ fn indented_iostat_banner_keeps_host_kernel_and_date() {
 fn dstat_csv_first_time_has_the_year_of_its_date_line() {
     let Some(f) = field("dstat/inada-s-isucon__dstat.csv") else { return };
     let r = inspect(f);
-    assert_eq!(r.first.as_deref(), Some("2016-08-22T23:04:21"));
-    assert_eq!(r.last.as_deref(), Some("2016-08-22T23:05:21"));
+    // `22-08 23:04:21` under `"Date:","22 Aug 2016 23:04:21 JST"`: 2016, +09:00.
+    assert_eq!(r.first.as_deref(), Some("2016-08-22T14:04:21Z"));
+    assert_eq!(r.last.as_deref(), Some("2016-08-22T14:05:21Z"));
+    assert_eq!(r.time_basis, Some("date-line-year+day-time"));
+    assert_eq!(r.as_printed.as_ref().map(|a| a[0].as_str()), Some("--08-22T23:04:21"));
     assert_eq!(r.records, 61);
 }
 
@@ -166,7 +169,11 @@ fn cron_date_lines_anchor_vmstat_runs() {
     let bo = p.timeline.get("vmstat.bo").unwrap();
     assert_eq!(bo.iter().flatten().count(), 1251);
     assert_eq!(&bo[..7], &[Some(22.0), Some(1.0), Some(8.0), Some(3.0), Some(3.0), Some(4.0), None]);
-    assert_eq!(inspect(f).first.as_deref(), Some("2019-08-28T16:02:01"));
+    let r = inspect(f);
+    assert_eq!(
+        (r.first.as_deref(), r.time_basis),
+        (Some("2019-08-28T10:32:01Z"), Some("date-line+row-index"))
+    );
 }
 
 #[test]
@@ -204,9 +211,10 @@ fn iostat_without_t_has_inferred_marked_times() {
     let header = tl.lines().next().unwrap();
     assert!(header.ends_with(",time_inferred"), "{header}");
     assert!(tl.lines().nth(1).unwrap().ends_with(",true"));
-    let src =
-        std::fs::read_to_string(written.iter().find(|w| !w.ends_with("timeline.csv")).unwrap()).unwrap();
-    assert_eq!(src.lines().next(), Some("time,entity,metric,value,time_inferred"));
+    let src = written.iter().find(|w| w.file_name().unwrap().to_string_lossy().starts_with("000-")).unwrap();
+    let src = std::fs::read_to_string(src).unwrap();
+    assert_eq!(src.lines().next(), Some("time,entity,metric,value,interval_s,time_inferred"));
+    assert!(iosift::inspect::inspect_bundle(&b, &Options::default())[0].inferred_times);
     // The report says it too.
     let rep = iosift::analyze::analyze(&b, &Options::default());
     let input = &rep.doc.bundle.inputs[0];

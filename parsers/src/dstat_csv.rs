@@ -299,12 +299,9 @@ impl Summary for Dstat {
     }
 
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        let first = self.runs.iter().find_map(|r| r.rows.iter().find_map(|x| x.stamp).map(|s| r.dated(s)))?;
-        let last = self
-            .runs
-            .iter()
-            .rev()
-            .find_map(|r| r.rows.iter().rev().find_map(|x| x.stamp).map(|s| r.dated(s)))?;
+        // As printed (`--08-22T23:04:21`): the clock gives them the year ([`Run::dated`]).
+        let first = self.runs.iter().flat_map(|r| r.rows.iter()).find_map(|x| x.stamp)?;
+        let last = self.runs.iter().rev().flat_map(|r| r.rows.iter().rev()).find_map(|x| x.stamp)?;
         Some((first, last))
     }
 }

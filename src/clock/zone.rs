@@ -82,10 +82,7 @@ impl DisplayZone {
 
     /// Offset at an instant as `+HH:MM`.
     pub fn offset_text(&self, epoch: i64) -> String {
-        let o = self.rule.offset_at(epoch);
-        let sign = if o < 0 { '-' } else { '+' };
-        let a = o.abs();
-        format!("{sign}{:02}:{:02}", a / 3600, (a % 3600) / 60)
+        super::Zone::offset_text(self.rule.offset_at(epoch))
     }
 }
 

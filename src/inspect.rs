@@ -8,9 +8,9 @@
 //! boot-relative clock without a reference) has null there and its times as
 //! printed in `as_printed`.
 
-use crate::bundle::{Bundle, InputFile};
+use crate::bundle::Bundle;
 use crate::pipeline::{FileClock, ParsedFile};
-use iosift_parsers::{Detected, Diagnostic, detect};
+use iosift_parsers::Diagnostic;
 use serde::Serialize;
 
 /// How many diagnostics per file the report lists (the total is always given).
@@ -52,41 +52,6 @@ pub struct FileReport {
     pub as_printed: Option<[String; 2]>,
     /// True when the file was gzip-compressed.
     pub gzipped: bool,
-}
-
-/// Tools whose output may be empty (a run killed before its first line, or whose
-/// stdout went to `--output`): an empty file with such a name is that tool's output.
-const NAME_HINTS: &[(&str, &str)] = &[
-    ("dstat", "dstat_text"),
-    ("dool", "dstat_text"),
-    ("iostat", "iostat"),
-    ("pidstat", "pidstat"),
-    ("vmstat", "vmstat"),
-    ("perf", "perf_script"),
-    ("binlog", "mysqlbinlog"),
-    ("sysctl", "sysctl"),
-];
-
-/// Detects a file's format from its content; an empty (or whitespace and
-/// ANSI-only) file falls back to a hint in its name.
-pub fn detect_file(f: &InputFile) -> Option<(Detected, bool)> {
-    if let Some(mut d) = detect(&f.data) {
-        // A binary sa file is read through the sadf on PATH (the parsers do no I/O).
-        if let iosift_parsers::Data::SaBinary(sa) = &mut d.parsed.value {
-            let diags = crate::sadf::decode(sa, &f.data);
-            d.parsed.diagnostics.extend(diags);
-        }
-        return Some((d, false));
-    }
-    let text = String::from_utf8_lossy(&f.data);
-    let clean = iosift_parsers::common::lines::strip_ansi(text);
-    if !clean.trim().is_empty() {
-        return None;
-    }
-    let base = f.base_name().to_ascii_lowercase();
-    let (_, id) = NAME_HINTS.iter().find(|(hint, _)| base.contains(hint))?;
-    let format = iosift_parsers::by_id(id)?;
-    Some((Detected { format, parsed: format.parse(&f.data) }, true))
 }
 
 /// Inspects every file of a bundle, with its times on the bundle's clock.
@@ -181,3 +146,4 @@ pub fn render_text(reports: &[FileReport]) -> String {
     }
     out
 }
+pub use crate::source::detect_file;

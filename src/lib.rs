@@ -17,5 +17,6 @@ pub mod pipeline;
 pub mod report;
 pub mod rules;
 pub mod sadf;
+pub mod source;
 pub mod state;
 pub mod table;

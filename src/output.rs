@@ -4,9 +4,8 @@
 use crate::bundle::Bundle;
 use crate::model::Report;
 use crate::pipeline::{self, Options};
-use crate::table::{self, LongTable, TableFormat};
+use crate::table::{self, TableFormat};
 use anyhow::Context as _;
-use iosift_parsers::Data;
 use std::path::{Path, PathBuf};
 
 /// `--from`/`--to` left no data (the message names the capture's range).
@@ -106,7 +105,10 @@ pub fn write_tables_with_warnings(
     let mut filler = pipeline::fill::Filler::new(&p.files, &p.zone, &p.ctx);
     let _ = filler.anchor_all();
     for (i, f) in p.files.iter().enumerate() {
-        let Some(t) = source_table(&p, i, &mut filler) else { continue };
+        let inferred = p.clocks[i].is_some_and(|c| c.anchoring.is_inferred());
+        let Some(t) = table::sources::source_table(f, &p.zone, inferred, || filler.emitted(i)) else {
+            continue;
+        };
         if t.is_empty() {
             continue;
         }
@@ -115,58 +117,4 @@ pub fn write_tables_with_warnings(
         written.push(table::write_frame(&mut df, dir, &stem, format)?);
     }
     Ok((written, p.clock_warnings))
-}
-
-/// A source as a long table (time, entity, metric, value, interval), using the pipeline's clock.
-fn source_table(
-    p: &pipeline::Pipeline,
-    i: usize,
-    filler: &mut pipeline::fill::Filler<'_>,
-) -> Option<LongTable> {
-    let f = &p.files[i];
-    let mut t = LongTable {
-        time_inferred: p.clocks[i].is_some_and(|c| c.anchoring.is_inferred()),
-        ..Default::default()
-    };
-    match f.data.as_ref()? {
-        Data::ProcMeminfo(s) | Data::ProcVmstat(s) => {
-            for snap in &s.snapshots {
-                let Some(ts) = snap.ts else { continue };
-                for (k, v) in &snap.values {
-                    t.push(ts.epoch, "", k, Some(*v as f64));
-                }
-            }
-        }
-        Data::MysqladminExt(m) => {
-            // Every counter of every sample (the timeline keeps a few rates).
-            for s in &m.samples {
-                let Some(ts) = &s.ts else { continue };
-                for (k, v) in &s.values {
-                    t.push(ts.epoch, "mysql", k, Some(*v));
-                }
-            }
-            if t.is_empty() {
-                emitted_into(&mut t, filler, i);
-            }
-        }
-        Data::Mysqlbinlog(b) => {
-            for s in b.per_second() {
-                let e = match s.sec {
-                    iosift_parsers::mysqlbinlog::SecondKey::Epoch(e) => e as f64,
-                    iosift_parsers::mysqlbinlog::SecondKey::Local(n) => p.zone.local_to_epoch(n),
-                };
-                t.push_over(e + 1.0, 1.0, "binlog", "transactions", Some(s.transactions as f64));
-                t.push_over(e + 1.0, 1.0, "binlog", "bytes", Some(s.bytes as f64));
-                t.push_over(e + 1.0, 1.0, "binlog", "rows", Some(s.rows as f64));
-            }
-        }
-        _ => emitted_into(&mut t, filler, i),
-    }
-    Some(t)
-}
-
-fn emitted_into(t: &mut LongTable, filler: &mut pipeline::fill::Filler<'_>, i: usize) {
-    for (e, name, v, interval) in filler.emitted(i) {
-        t.push_named(e, interval, &name, Some(v));
-    }
 }

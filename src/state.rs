@@ -5,7 +5,7 @@
 //! server's process (the one listening on the capture's `port`) and its CPU.
 
 use crate::pipeline::Pipeline;
-use iosift_parsers::Data;
+use crate::source::{self, State};
 use std::collections::BTreeMap;
 
 /// One fact of the state table.
@@ -28,8 +28,8 @@ fn fact(what: impl Into<String>, value: impl Into<String>, file: &str, line: Opt
 /// The database server's pid: the process listening on the `port` variable (netstat -antp).
 fn server_pid(p: &Pipeline) -> Option<(u32, String, String)> {
     let port: u16 = p.ctx.variable("port")?.value.trim().parse().ok()?;
-    p.files.iter().find_map(|f| match &f.data {
-        Some(Data::Netstat(n)) => {
+    p.files.iter().find_map(|f| match source::state(f) {
+        Some(State::Netstat(n)) => {
             let who = n.listener(port)?;
             let pid = who.split('/').next()?.parse().ok()?;
             Some((pid, format!("{who} listening on port {port}"), f.name.clone()))
@@ -46,8 +46,8 @@ pub fn gather(p: &Pipeline) -> Vec<StateFact> {
         out.push(fact("database server process", who.clone(), file, None));
     }
     for f in &p.files {
-        match &f.data {
-            Some(Data::InnodbStatus(s)) => {
+        match source::state(f) {
+            Some(State::Innodb(s)) => {
                 for m in &s.monitors {
                     let at = m.stamp.map(|s| format!(" at {}", s.display())).unwrap_or_default();
                     let line = Some(m.line);
@@ -86,7 +86,7 @@ pub fn gather(p: &Pipeline) -> Vec<StateFact> {
                     }
                 }
             }
-            Some(Data::MysqlProcesslist(pl)) if !pl.processes.is_empty() => {
+            Some(State::Processlist(pl)) if !pl.processes.is_empty() => {
                 let snaps = pl.snapshots.max(1);
                 let mut states: BTreeMap<String, usize> = BTreeMap::new();
                 for q in pl.active() {
@@ -112,7 +112,7 @@ pub fn gather(p: &Pipeline) -> Vec<StateFact> {
                     None,
                 ));
             }
-            Some(Data::Top(t)) if t.iterations.len() > 1 => {
+            Some(State::Top(t)) if t.iterations.len() > 1 => {
                 let d_max = t.iterations.iter().map(|i| i.d_state()).max().unwrap_or(0);
                 out.push(fact("processes in D state (top), max", d_max.to_string(), &f.name, None));
                 // Mean %CPU per database server pid, over the iterations after the first.

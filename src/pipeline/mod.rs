@@ -2,126 +2,17 @@
 //! decide the time zone, anchor every source on one UTC clock, fill the 1 s
 //! timeline, then hand it to the analysis and the rules.
 
-mod context;
 pub mod fill;
-mod stream;
 pub mod window;
 
-pub use context::{Context, Sourced};
-pub use fill::{LineIndex, ThreadTotal};
+pub use crate::source::{Context, ParsedFile, Sourced, ThreadTotal, parse_file};
+pub use fill::LineIndex;
 
-use crate::bundle::{Bundle, InputFile};
+use crate::bundle::Bundle;
 use crate::clock::{Anchoring, Zone, ZoneEvidence};
 use crate::table::Timeline;
-use iosift_parsers::{Data, Diagnostic};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-
-/// One parsed input file.
-#[derive(Debug)]
-pub struct ParsedFile {
-    /// Name within the bundle.
-    pub name: String,
-    /// Base name (for pt-stalk prefixes and hints).
-    pub base: String,
-    /// Format id, or `None` when not recognised.
-    pub format: Option<&'static str>,
-    /// The typed content.
-    pub data: Option<Data>,
-    /// Lines in the file.
-    pub lines: usize,
-    /// Lines skipped.
-    pub skipped_lines: usize,
-    /// All diagnostics.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Variant facts.
-    pub variant: BTreeMap<&'static str, String>,
-    /// Records.
-    pub records: usize,
-    /// The decompressed bytes, shared with the bundle (for evidence quotes).
-    pub raw: std::sync::Arc<[u8]>,
-}
-
-impl ParsedFile {
-    /// Quotes lines `[a, b]` (1-based, at most 3 lines, each cut to 240 chars).
-    /// A table row is quoted under its column header (the nearest `Device` or
-    /// `... Command` line above it) so the numbers can be read.
-    pub fn quote(&self, a: usize, b: usize) -> Option<String> {
-        let cut =
-            |l: iosift_parsers::common::Line<'_>| -> String { l.clean_text().chars().take(240).collect() };
-        let from = a.saturating_sub(60);
-        let window: Vec<iosift_parsers::common::Line<'_>> = iosift_parsers::common::Lines::new(&self.raw)
-            .skip(from.saturating_sub(1))
-            .take(b.saturating_sub(from) + 1)
-            .collect();
-        let lines: Vec<String> =
-            window.iter().filter(|l| l.no >= a && l.no <= b).take(3).map(|l| cut(*l)).collect();
-        if lines.is_empty() {
-            return None;
-        }
-        let is_header = |t: &str| {
-            let first = t.split_whitespace().next().unwrap_or("");
-            first == "Device" || first == "Device:" || t.trim_end().ends_with(" Command")
-        };
-        let header = window.iter().rev().filter(|l| l.no < a).map(|l| cut(*l)).find(|t| is_header(t));
-        Some(match header {
-            Some(h) => format!("{h}\n{}", lines.join("\n")),
-            None => lines.join("\n"),
-        })
-    }
-}
-
-/// Parses one file (streaming it from disk when it is large).
-pub fn parse_file(f: &InputFile) -> ParsedFile {
-    let base = f.base_name().to_string();
-    if let Some(st) = &f.stream {
-        let (id, parsed) = stream::parse(st);
-        let s = parsed.value.summary();
-        let mut variant = s.variant();
-        variant.insert("streamed", "yes (large file, parsed from disk without loading it)".into());
-        return ParsedFile {
-            name: f.name.clone(),
-            base,
-            format: Some(id),
-            variant,
-            records: s.records(),
-            lines: parsed.lines,
-            skipped_lines: parsed.skipped_lines,
-            diagnostics: parsed.diagnostics,
-            data: Some(parsed.value),
-            raw: f.data.clone(),
-        };
-    }
-    match crate::inspect::detect_file(f) {
-        Some((d, _)) => {
-            let s = d.parsed.value.summary();
-            ParsedFile {
-                name: f.name.clone(),
-                base,
-                format: Some(d.format.id),
-                variant: s.variant(),
-                records: s.records(),
-                lines: d.parsed.lines,
-                skipped_lines: d.parsed.skipped_lines,
-                diagnostics: d.parsed.diagnostics,
-                data: Some(d.parsed.value),
-                raw: f.data.clone(),
-            }
-        }
-        None => ParsedFile {
-            name: f.name.clone(),
-            base,
-            format: None,
-            data: None,
-            lines: iosift_parsers::common::lines::count_lines(&f.data),
-            skipped_lines: 0,
-            diagnostics: Vec::new(),
-            variant: BTreeMap::new(),
-            records: 0,
-            raw: f.data.clone(),
-        },
-    }
-}
 
 /// Options of an analysis run.
 #[derive(Debug, Clone, Default)]
@@ -222,7 +113,7 @@ fn prepare(bundle: &Bundle, opts: &Options) -> (Vec<ParsedFile>, Context, Zone, 
     let mut ctx = Context::gather(&files);
     ctx.taxonomy = opts.taxonomy.clone();
     let mut ev = ZoneEvidence { cli: opts.tz.clone(), ..Default::default() };
-    context::zone_evidence(&files, &mut ev);
+    crate::source::context::zone_evidence(&files, &mut ev);
     let zone = ev.decide();
     (files, ctx, zone, ev)
 }
@@ -279,9 +170,9 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     filler.fill_all(&mut timeline);
     clock_warnings.append(&mut filler.warnings);
     let notes = filler.notes.clone();
-    let threads = std::mem::take(&mut filler.threads);
+    let threads = filler.take_threads();
     let lines = std::mem::take(&mut filler.lines);
-    let binlog = filler.chosen_binlog;
+    let binlog = filler.chosen_binlog();
     let perf_offset = filler.perf_offset.map(|(o, a, _)| (o, a));
     drop(filler);
     zone.offset_s = offset_at_start;

@@ -7,8 +7,11 @@
 //! typed frames and writes them. This keeps the polars feature set (and the
 //! build) small: no lazy engine, no joins, no temporal kernels.
 
+pub mod columns;
+pub mod sources;
 pub mod timeline;
 
+pub use columns::Col;
 pub use timeline::Timeline;
 
 use polars::prelude::*;

@@ -38,16 +38,22 @@ fn for_each_line(st: &Streamed, mut feed: impl FnMut(usize, &[u8])) -> (usize, O
     }
 }
 
-/// Parses a streamed file; returns its format id and the parse.
-pub fn parse(st: &Streamed) -> (&'static str, Parsed<Data>) {
-    let (parsed, err, lines): (Parsed<Data>, Option<String>, usize) = if st.format == "perf_script" {
-        let mut c = iosift_parsers::perf_script::Collector::new();
-        let (n, err) = for_each_line(st, |no, l| c.feed_line(no, l));
-        (c.finish().map(|v| Data::PerfScript(Box::new(v))), err, n)
-    } else {
-        let mut c = iosift_parsers::mysqlbinlog::Collector::new();
-        let (n, err) = for_each_line(st, |no, l| c.feed_line(no, l));
-        (c.finish().map(Data::Mysqlbinlog), err, n)
+/// Parses a streamed file with its format's line collector; returns its format id and
+/// the parse. The bundle streams only formats that have a collector ([`STREAMED`]);
+/// any other id is reported, never parsed as something else.
+pub fn parse(st: &Streamed) -> Option<(&'static str, Parsed<Data>)> {
+    let (parsed, err, lines): (Parsed<Data>, Option<String>, usize) = match st.format {
+        "perf_script" => {
+            let mut c = iosift_parsers::perf_script::Collector::new();
+            let (n, err) = for_each_line(st, |no, l| c.feed_line(no, l));
+            (c.finish().map(|v| Data::PerfScript(Box::new(v))), err, n)
+        }
+        "mysqlbinlog" => {
+            let mut c = iosift_parsers::mysqlbinlog::Collector::new();
+            let (n, err) = for_each_line(st, |no, l| c.feed_line(no, l));
+            (c.finish().map(Data::Mysqlbinlog), err, n)
+        }
+        _ => return None,
     };
     let mut parsed = parsed;
     parsed.lines = parsed.lines.max(lines);
@@ -58,8 +64,11 @@ pub fn parse(st: &Streamed) -> (&'static str, Parsed<Data>) {
             format!("reading stopped: {e}"),
         ));
     }
-    (st.format, parsed)
+    Some((st.format, parsed))
 }
+
+/// Formats parsed line by line from disk when large (they have a line collector).
+pub const STREAMED: [&str; 2] = ["perf_script", "mysqlbinlog"];
 
 #[cfg(test)]
 mod tests {
@@ -72,7 +81,7 @@ mod tests {
             "/samples/mariadb_fsync_durable/capture/perf-profile.script.txt.gz"
         ));
         let st = Streamed { path: path.clone(), gz: true, format: "perf_script" };
-        let (id, streamed) = parse(&st);
+        let (id, streamed) = parse(&st).unwrap();
         assert_eq!(id, "perf_script");
         let raw = std::fs::read(&path).unwrap();
         let bytes = iosift_parsers::common::decode::maybe_gunzip(&raw, 1 << 30).unwrap();

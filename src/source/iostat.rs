@@ -1,0 +1,125 @@
+//! `iostat -x` (text and JSON): per-device I/O and latency (`dev.*`) and the
+//! CPU of its `avg-cpu` blocks, anchored by its `-t` times, else the
+//! pt-stalk prefix, the bundle's start or the banner date.
+
+use super::{Adapter, Measure, Offer, Sink, Visit, stamp_epoch};
+use crate::clock::{Anchoring, DayRoller, ZoneEvidence};
+use crate::table::Col;
+use crate::table::columns::{CpuMetric, DevMetric, SeenOf};
+
+/// An iostat file.
+pub struct Iostat<'d>(pub &'d iosift_parsers::iostat::Iostat);
+
+impl<'d> Adapter<'d> for Iostat<'d> {
+    fn offers(&self) -> Vec<Offer> {
+        let i = self.0;
+        let rows: usize = i.reports.iter().map(|r| r.devices.len()).sum();
+        if rows == 0 {
+            return Vec::new();
+        }
+        // Rows first, then kB over MB units, then text over JSON (same numbers, fewer digits).
+        let precise = i.unit.is_none_or(|u| !u.contains('M')) as i64;
+        let score = rows as i64 * 4 + precise * 2 + (!i.json) as i64;
+        let why = "same measurements";
+        let mut out = vec![Offer { measure: Measure::DeviceIo, tier: 3, score, why }];
+        if i.reports.iter().any(|r| r.cpu.is_some()) {
+            out.push(Offer { measure: Measure::Cpu, tier: 3, score, why: "iostat avg-cpu" });
+        }
+        out
+    }
+
+    fn iostat(&self) -> Option<&'d iosift_parsers::iostat::Iostat> {
+        Some(self.0)
+    }
+
+    fn zone_evidence(&self, _file: &str, ev: &mut ZoneEvidence) {
+        for r in self.0.reports.iter().take(3) {
+            if let Some(iosift_parsers::Stamp::Zoned(d)) = r.stamp {
+                ev.iso_offsets.push(d.offset().local_minus_utc());
+            }
+        }
+    }
+
+    fn visit(&self, v: &mut Visit<'_>, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
+        let io = self.0;
+        let zone = v.zone;
+        let used = v.uses(Measure::DeviceIo);
+        let cpu_used = v.uses(Measure::Cpu);
+        let mut roller = io.banner.as_ref().and_then(|b| b.date).map(DayRoller::new);
+        let interval = io.interval_s.unwrap_or(1.0);
+        let mut anchoring = None;
+        let mut prev: Option<f64> = None;
+        // Without a time: the pt-stalk prefix, else the bundle's start, else the
+        // banner date at midnight (a day of uncertainty), plus index x interval.
+        let banner_midnight = io
+            .banner
+            .as_ref()
+            .and_then(|b| b.date)
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .map(|n| zone.local_to_epoch(n));
+        for rep in &io.reports {
+            let timed = rep.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut()));
+            let at = |base: f64| base + interval * rep.index as f64;
+            let (end, a) = match (timed, v.prefix, v.bundle_start, banner_midnight) {
+                (Some(x), ..) => x,
+                (None, Some(p), ..) => (at(p), Anchoring::PtStalkPrefixInterval),
+                (None, None, Some(b), _) => (at(b), Anchoring::BundleStartInterval),
+                (None, None, None, Some(m)) => (at(m), Anchoring::BannerDateInterval),
+                (None, None, None, None) => continue,
+            };
+            anchoring.get_or_insert(a);
+            let dt = prev.map(|p| end - p).filter(|d| *d > 0.0 && *d <= 60.0).unwrap_or(interval);
+            prev = Some(end);
+            if rep.since_boot {
+                continue;
+            }
+            if cpu_used && let Some(c) = &rep.cpu {
+                for (m, x) in [
+                    (CpuMetric::UserPct, c.user),
+                    (CpuMetric::SystemPct, c.system),
+                    (CpuMetric::IowaitPct, c.iowait),
+                    (CpuMetric::IdlePct, c.idle),
+                ] {
+                    if let Some(x) = x {
+                        sink.rate(&Col::Cpu(m), end, dt, x);
+                    }
+                }
+            }
+            for d in &rep.devices {
+                sink.at(d.line);
+                if !used {
+                    sink.rate(&Col::Seen(SeenOf::Iostat), end, dt, 0.0);
+                    continue;
+                }
+                let m = &d.m;
+                let dev = d.device.trim();
+                for (k, x) in [
+                    (DevMetric::WBytesS, m.w_bytes_s),
+                    (DevMetric::RBytesS, m.r_bytes_s),
+                    (DevMetric::WS, m.w_s),
+                    (DevMetric::RS, m.r_s),
+                    (DevMetric::FS, m.f_s),
+                    (DevMetric::WrqmS, m.wrqm_s),
+                    (DevMetric::WAwaitMs, m.w_await_ms),
+                    (DevMetric::RAwaitMs, m.r_await_ms),
+                    (DevMetric::FAwaitMs, m.f_await_ms),
+                    (DevMetric::AwaitMs, m.await_ms),
+                    (DevMetric::AquSz, m.aqu_sz),
+                    (DevMetric::UtilPct, m.util_pct),
+                    (DevMetric::WReqBytes, m.w_req_bytes),
+                    (DevMetric::Tps, m.tps),
+                ] {
+                    if let Some(x) = x {
+                        sink.rate(&Col::Dev(dev.to_string(), k), end, dt, x);
+                    }
+                }
+            }
+        }
+        let uncertainty = match anchoring {
+            Some(Anchoring::BannerDateInterval) => 86_400.0,
+            Some(Anchoring::BundleStartInterval) => 60.0,
+            _ => 1.0,
+        };
+        Some((anchoring?, uncertainty))
+    }
+}

@@ -1,0 +1,168 @@
+//! TS-framed `/proc` snapshots (pt-stalk, collect.sh): `/proc/meminfo`
+//! gauges (`mem.*`), `/proc/vmstat` counters (`vm.*_s`) and `/proc/diskstats`
+//! counters (`ds.*`), as rates between successive snapshots.
+
+use super::{Adapter, Context, Measure, Offer, RawRow, Sink, Sourced, Visit, snapshot_pairs};
+use crate::clock::{Anchoring, Zone, ZoneEvidence};
+use crate::table::Col;
+use crate::table::columns::{DsMetric, MemMetric, VmCounter};
+use iosift_parsers::proc_meminfo::Series;
+
+/// A `/proc/meminfo` series.
+pub struct Meminfo<'d>(pub &'d Series);
+
+/// A `/proc/vmstat` series.
+pub struct ProcVmstat<'d>(pub &'d Series);
+
+/// A `/proc/diskstats` series.
+pub struct Diskstats<'d>(pub &'d iosift_parsers::proc_diskstats::Diskstats);
+
+/// The first TS offsets of a snapshot series.
+fn ts_evidence<'a>(
+    ts: impl Iterator<Item = &'a Option<iosift_parsers::common::ts::TsLine>>,
+    ev: &mut ZoneEvidence,
+) {
+    for t in ts.take(3) {
+        if let Some(off) = t.and_then(|t| t.utc_offset_s()) {
+            ev.ts_offsets.push(off);
+        }
+    }
+}
+
+/// Every value of every timed snapshot, as read.
+fn snapshot_rows(s: &Series) -> Option<Vec<RawRow>> {
+    let mut out = Vec::new();
+    for snap in &s.snapshots {
+        let Some(ts) = snap.ts else { continue };
+        for (k, v) in &snap.values {
+            out.push(RawRow {
+                end: ts.epoch,
+                interval: 0.0,
+                entity: "",
+                metric: k.clone(),
+                value: *v as f64,
+            });
+        }
+    }
+    Some(out)
+}
+
+fn timed(s: &Series) -> bool {
+    s.snapshots.iter().any(|x| x.ts.is_some())
+}
+
+impl<'d> Adapter<'d> for Meminfo<'d> {
+    fn raw_rows(&self, _zone: &Zone) -> Option<Vec<RawRow>> {
+        snapshot_rows(self.0)
+    }
+
+    fn offers(&self) -> Vec<Offer> {
+        let dirty = self.0.snapshots.iter().any(|x| x.ts.is_some() && x.get("Dirty").is_some());
+        let why = "/proc/meminfo is read every second";
+        if dirty { vec![Offer { measure: Measure::DirtyMemory, tier: 3, score: 0, why }] } else { Vec::new() }
+    }
+
+    fn context(&self, file: &str, ctx: &mut Context) {
+        for snap in &self.0.snapshots {
+            if let Some(v) = snap.get("FilePmdMapped")
+                && ctx.meminfo_file_pmd_mapped_kb.as_ref().is_none_or(|o| v > o.value)
+            {
+                ctx.meminfo_file_pmd_mapped_kb =
+                    Some(Sourced { value: v, file: file.to_string(), line: snap.line });
+            }
+        }
+    }
+
+    fn zone_evidence(&self, _file: &str, ev: &mut ZoneEvidence) {
+        ts_evidence(self.0.snapshots.iter().map(|x| &x.ts), ev);
+    }
+
+    fn visit(&self, v: &mut Visit<'_>, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
+        let dirty = v.uses(Measure::DirtyMemory);
+        let mut any = false;
+        for snap in &self.0.snapshots {
+            let Some(ts) = snap.ts else { continue };
+            any = true;
+            sink.at(snap.line);
+            for (m, key) in [
+                (MemMetric::DirtyBytes, "Dirty"),
+                (MemMetric::WritebackBytes, "Writeback"),
+                (MemMetric::FilePmdMappedBytes, "FilePmdMapped"),
+            ] {
+                if m == MemMetric::DirtyBytes && !dirty {
+                    continue;
+                }
+                if let Some(x) = snap.get(key) {
+                    sink.gauge(&Col::Mem(m), ts.epoch, x as f64 * 1024.0);
+                }
+            }
+        }
+        any.then_some((Anchoring::Epoch, 0.01))
+    }
+}
+
+impl<'d> Adapter<'d> for ProcVmstat<'d> {
+    fn raw_rows(&self, _zone: &Zone) -> Option<Vec<RawRow>> {
+        snapshot_rows(self.0)
+    }
+
+    fn offers(&self) -> Vec<Offer> {
+        let why = "/proc/vmstat counters";
+        if timed(self.0) {
+            vec![Offer { measure: Measure::Paging, tier: 3, score: 0, why }]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn zone_evidence(&self, _file: &str, ev: &mut ZoneEvidence) {
+        ts_evidence(self.0.snapshots.iter().map(|x| &x.ts), ev);
+    }
+
+    fn visit(&self, v: &mut Visit<'_>, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
+        let paging = v.uses(Measure::Paging);
+        for (p, snap, t, dt) in snapshot_pairs(&self.0.snapshots, |x| x.ts.map(|t| t.epoch)) {
+            for (m, key) in [
+                (VmCounter::NrDirtiedS, "nr_dirtied"),
+                (VmCounter::NrWrittenS, "nr_written"),
+                (VmCounter::PgpgoutS, "pgpgout"),
+                (VmCounter::ThpFileMappedS, "thp_file_mapped"),
+                (VmCounter::ThpFaultAllocS, "thp_fault_alloc"),
+            ] {
+                if m == VmCounter::PgpgoutS && !paging {
+                    continue;
+                }
+                if let (Some(a), Some(b)) = (p.get(key), snap.get(key))
+                    && let Some(d) = v.delta(a as f64, b as f64)
+                {
+                    sink.rate(&Col::Vm(m), t, dt, d / dt);
+                }
+            }
+        }
+        timed(self.0).then_some((Anchoring::Epoch, 0.01))
+    }
+}
+
+impl<'d> Adapter<'d> for Diskstats<'d> {
+    fn zone_evidence(&self, _file: &str, ev: &mut ZoneEvidence) {
+        ts_evidence(self.0.snapshots.iter().map(|x| &x.ts), ev);
+    }
+
+    fn visit(&self, v: &mut Visit<'_>, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
+        let s = self.0;
+        for (p, snap, t, dt) in snapshot_pairs(&s.snapshots, |x| x.ts.map(|t| t.epoch)) {
+            for d in &snap.devices {
+                let Some(o) = p.devices.iter().find(|x| x.name == d.name) else { continue };
+                if let Some(w) = v.delta(o.sectors_written as f64, d.sectors_written as f64) {
+                    sink.rate(&Col::Ds(d.name.clone(), DsMetric::WBytesS), t, dt, w * 512.0 / dt);
+                }
+                if let (Some(a), Some(b)) = (o.flushes, d.flushes)
+                    && let Some(fl) = v.delta(a as f64, b as f64)
+                {
+                    sink.rate(&Col::Ds(d.name.clone(), DsMetric::FS), t, dt, fl / dt);
+                }
+            }
+        }
+        s.snapshots.iter().any(|x| x.ts.is_some()).then_some((Anchoring::Epoch, 0.01))
+    }
+}

@@ -319,6 +319,7 @@ proc_loop() {
         { echo "$t"; cat /proc/meminfo; } >> "$D/$PREFIX-meminfo"
         { echo "$t"; cat /proc/vmstat; } >> "$D/$PREFIX-procvmstat"
         { echo "$t"; cat /proc/diskstats; } >> "$D/$PREFIX-diskstats"
+        [ -r /proc/pressure/io ] && { echo "$t"; cat /proc/pressure/io; } >> "$D/$PREFIX-pressure-io"
         i=$((i + 1))
         sleep "$INTERVAL"
     done

@@ -38,6 +38,7 @@ pub mod pidstat;
 pub mod pidstat_json;
 pub mod proc_diskstats;
 pub mod proc_meminfo;
+pub mod proc_pressure;
 pub mod proc_vmstat;
 pub mod ps;
 pub mod sa_binary;

@@ -83,6 +83,7 @@ formats! {
     ProcMeminfo => proc_meminfo,
     ProcVmstat => proc_vmstat,
     ProcDiskstats => proc_diskstats,
+    ProcPressure => proc_pressure,
     Smaps => smaps,
     PerfScript => perf_script,
     Mysqlbinlog => mysqlbinlog,

@@ -16,6 +16,7 @@ mod iostat;
 mod mysql;
 mod perf;
 mod pidstat;
+mod pressure;
 mod procfs;
 mod sar;
 mod series;
@@ -285,6 +286,7 @@ pub fn of(d: &Data) -> Box<dyn Adapter<'_> + '_> {
         Data::ProcMeminfo(x) => Box::new(procfs::Meminfo(x)),
         Data::ProcVmstat(x) => Box::new(procfs::ProcVmstat(x)),
         Data::ProcDiskstats(x) => Box::new(procfs::Diskstats(x)),
+        Data::ProcPressure(x) => Box::new(pressure::Pressure(x)),
         Data::PerfScript(x) => Box::new(perf::Perf(x)),
         Data::Mysqlbinlog(x) => Box::new(mysql::Binlog(x)),
         Data::MysqladminExt(x) => Box::new(mysql::Mysqladmin(x)),

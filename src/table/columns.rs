@@ -271,6 +271,28 @@ metrics! {
     }
 }
 
+metrics! {
+    /// Resources of pressure stall information (`psi.<resource>.<kind>`).
+    PsiResource {
+        /// I/O.
+        Io = ("io", "%", "I/O"),
+        /// CPU.
+        Cpu = ("cpu", "%", "CPU"),
+        /// Memory.
+        Memory = ("memory", "%", "memory"),
+    }
+}
+
+metrics! {
+    /// Kinds of pressure stall (`psi.<resource>.<kind>`, /proc/pressure/*).
+    PsiKind {
+        /// some.
+        SomePct = ("some_pct", "%", "share of the second at least one task was stalled on the resource (PSI some, from total)"),
+        /// full.
+        FullPct = ("full_pct", "%", "share of the second all non-idle tasks were stalled on the resource (PSI full, from total)"),
+    }
+}
+
 /// Direction of a dstat disk column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DstatDir {
@@ -330,6 +352,8 @@ pub enum Col {
     Host(HostMetric),
     /// `<family>.seen`.
     Seen(SeenOf),
+    /// `psi.<resource>.<kind>`.
+    Psi(PsiResource, PsiKind),
 }
 
 impl Col {
@@ -356,6 +380,7 @@ impl Col {
             Col::Net(i, m) => format!("net.{i}.{}", m.key()),
             Col::Host(m) => m.key().to_string(),
             Col::Seen(s) => s.key().to_string(),
+            Col::Psi(r, k) => format!("psi.{}.{}", r.key(), k.key()),
         }
     }
 
@@ -379,6 +404,7 @@ impl Col {
             Col::Net(_, m) => m.unit(),
             Col::Host(m) => m.unit(),
             Col::Seen(s) => s.unit(),
+            Col::Psi(_, k) => k.unit(),
         }
     }
 
@@ -406,6 +432,7 @@ impl Col {
             Col::Net(_, m) => m.meaning(),
             Col::Host(m) => m.meaning(),
             Col::Seen(s) => s.meaning(),
+            Col::Psi(_, k) => k.meaning(),
         }
     }
 
@@ -466,6 +493,10 @@ impl Col {
                 Col::Dstat(d.to_string(), dir)
             }
             "sar" => Col::Sar(SarMetric::from_key(rest)?),
+            "psi" => {
+                let (r, k) = rest.split_once('.')?;
+                Col::Psi(PsiResource::from_key(r)?, PsiKind::from_key(k)?)
+            }
             "net" => {
                 let (i, m) = entity(rest)?;
                 Col::Net(i, NetMetric::from_key(&m)?)
@@ -550,6 +581,9 @@ fn rows() -> Vec<(String, &'static str, &'static str)> {
     for m in SeenOf::ALL {
         add(Col::Seen(*m), Col::Seen(*m).name());
     }
+    for k in PsiKind::ALL {
+        add(Col::Psi(PsiResource::Io, *k), format!("psi.<io|cpu|memory>.{}", k.key()));
+    }
     out
 }
 
@@ -599,6 +633,7 @@ mod tests {
             Col::Net("eth0".into(), NetMetric::TxBytesS),
             Col::Host(HostMetric::NetTcpRetransS),
             Col::Seen(SeenOf::Pidstat),
+            Col::Psi(PsiResource::Memory, PsiKind::FullPct),
         ];
         for c in cols {
             assert_eq!(Col::parse(&c.name()).as_ref(), Some(&c), "{}", c.name());

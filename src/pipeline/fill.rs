@@ -355,7 +355,7 @@ impl<'a> Filler<'a> {
         let mut by_bytes: Vec<(u32, f64)> = self.effects.threads.iter().map(|(t, x)| (*t, x.bytes)).collect();
         by_bytes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let keep: BTreeSet<String> = by_bytes.iter().take(8).map(|(t, _)| Col::Thread(*t).name()).collect();
-        tl.columns.retain(|k, _| !k.starts_with("thr.") || keep.contains(k));
+        tl.columns.retain(|k, _| !matches!(Col::parse(k), Some(Col::Thread(_))) || keep.contains(k));
     }
 
     /// Every point file `i` contributes, at its own time and interval, with every

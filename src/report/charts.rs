@@ -11,7 +11,8 @@
 
 use super::fmt::{bytes_h, num};
 use crate::model::Report;
-use crate::table::Timeline;
+use crate::table::columns::{BinlogMetric, CoreMetric, CpuMetric, DevMetric, MemMetric, ReplMetric};
+use crate::table::{Col, Timeline};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
@@ -710,7 +711,12 @@ fn bucket(values: &[Option<f64>], step: usize, scale: f64) -> Vec<Option<f64>> {
 }
 
 /// A timeline column with at least one finite value.
-fn column<'a>(t: &'a Timeline, name: &str) -> Option<&'a [Option<f64>]> {
+fn column<'a>(t: &'a Timeline, col: &Col) -> Option<&'a [Option<f64>]> {
+    named(t, &col.name())
+}
+
+/// A column by name (one found by iterating the timeline) with at least one finite value.
+fn named<'a>(t: &'a Timeline, name: &str) -> Option<&'a [Option<f64>]> {
     let v = t.get(name)?;
     v.iter().flatten().any(|x| x.is_finite()).then_some(v)
 }
@@ -765,11 +771,11 @@ fn burst_median(report: &Report, column: &str) -> Option<f64> {
 pub fn device_writes(report: &Report) -> Option<Spec> {
     let t = &report.timeline;
     let dev = report.main_device.as_deref()?;
-    let wcol = format!("dev.{dev}.w_bytes_s");
-    let w = column(t, &wcol)?;
+    let wcol = Col::Dev(dev.to_string(), DevMetric::WBytesS).name();
+    let w = named(t, &wcol)?;
     let step = step_of(t);
     let mut lines = vec![line(t, w, format!("{dev} writes"), 1.0 / MIB, PALETTE[0], 2)];
-    if let Some(r) = column(t, &format!("dev.{dev}.r_bytes_s")) {
+    if let Some(r) = column(t, &Col::Dev(dev.to_string(), DevMetric::RBytesS)) {
         lines.push(line(t, r, format!("{dev} reads"), 1.0 / MIB, GREY, 1));
     }
     let per = report.periodicity.as_ref();
@@ -828,13 +834,13 @@ pub fn device_writes(report: &Report) -> Option<Spec> {
 pub fn write_sources(report: &Report) -> Option<Spec> {
     let t = &report.timeline;
     let mut cats: Vec<(String, String, f64)> = if report.write_sources.is_empty() {
-        t.names_with_prefix("cat.")
-            .filter(|c| c.ends_with(".w_bytes_s"))
-            .map(|c| {
-                let name = c.trim_start_matches("cat.").trim_end_matches(".w_bytes_s").to_string();
-                let total =
-                    t.get(c).map(|v| v.iter().flatten().filter(|x| x.is_finite()).sum()).unwrap_or(0.0);
-                (name, c.clone(), total)
+        t.typed()
+            .filter_map(|(c, s)| match c {
+                Col::Category(name) => {
+                    let total = s.values.iter().flatten().filter(|x| x.is_finite()).sum();
+                    Some((name.to_string(), c.name(), total))
+                }
+                _ => None,
             })
             .collect()
     } else {
@@ -846,7 +852,7 @@ pub fn write_sources(report: &Report) -> Option<Spec> {
         .iter()
         .enumerate()
         .filter_map(|(i, (name, col, _))| {
-            column(t, col).map(|v| line(t, v, name.clone(), 1.0 / MIB, PALETTE[i % PALETTE.len()], 1))
+            named(t, col).map(|v| line(t, v, name.clone(), 1.0 / MIB, PALETTE[i % PALETTE.len()], 1))
         })
         .collect();
     if stacked.is_empty() {
@@ -857,7 +863,7 @@ pub fn write_sources(report: &Report) -> Option<Spec> {
                        dirtied), stacked, largest category at the bottom."
         .to_string();
     if let Some(dev) = report.main_device.as_deref()
-        && let Some(w) = column(t, &format!("dev.{dev}.w_bytes_s"))
+        && let Some(w) = column(t, &Col::Dev(dev.to_string(), DevMetric::WBytesS))
     {
         lines.push(line(t, w, format!("device {dev} writes"), 1.0 / MIB, BLACK, 2));
         caption.push_str(&format!(
@@ -886,8 +892,8 @@ pub fn write_sources(report: &Report) -> Option<Spec> {
 /// Dirty and Writeback memory.
 pub fn dirty_writeback(report: &Report) -> Option<Spec> {
     let t = &report.timeline;
-    let d = column(t, "mem.dirty_bytes");
-    let w = column(t, "mem.writeback_bytes");
+    let d = column(t, &Col::Mem(MemMetric::DirtyBytes));
+    let w = column(t, &Col::Mem(MemMetric::WritebackBytes));
     if d.is_none() && w.is_none() {
         return None;
     }
@@ -917,20 +923,28 @@ pub fn dirty_writeback(report: &Report) -> Option<Spec> {
 pub fn latency_queue(report: &Report) -> Option<Spec> {
     let t = &report.timeline;
     let dev = report.main_device.as_deref()?;
-    let c = |m: &str| column(t, &format!("dev.{dev}.{m}"));
+    let c = |m: DevMetric| column(t, &Col::Dev(dev.to_string(), m));
     let mut top = Vec::new();
     for (i, (m, label)) in
-        [("w_await_ms", "w_await"), ("f_await_ms", "f_await"), ("r_await_ms", "r_await")].iter().enumerate()
+        [(DevMetric::WAwaitMs, "w_await"), (DevMetric::FAwaitMs, "f_await"), (DevMetric::RAwaitMs, "r_await")]
+            .iter()
+            .enumerate()
     {
-        if let Some(v) = c(m) {
+        if let Some(v) = c(*m) {
             top.push(line(t, v, *label, 1.0, PALETTE[i], if i == 2 { 1 } else { 2 }));
         }
     }
     let mut bottom = Vec::new();
-    for (i, (m, label)) in
-        [("aqu_sz", "aqu-sz"), ("util_pct", "%util"), ("f_s", "f/s"), ("w_s", "w/s")].iter().enumerate()
+    for (i, (m, label)) in [
+        (DevMetric::AquSz, "aqu-sz"),
+        (DevMetric::UtilPct, "%util"),
+        (DevMetric::FS, "f/s"),
+        (DevMetric::WS, "w/s"),
+    ]
+    .iter()
+    .enumerate()
     {
-        if let Some(v) = c(m) {
+        if let Some(v) = c(*m) {
             let max = v.iter().flatten().copied().filter(|x| x.is_finite()).fold(0.0f64, f64::max);
             if max > 0.0 {
                 bottom.push(line(t, v, format!("{label} (max {})", num(max)), 1.0 / max, PALETTE[i + 3], 2));
@@ -979,31 +993,32 @@ pub fn cpu_usage(report: &Report) -> Option<Spec> {
     let t = &report.timeline;
     let mut top = Vec::new();
     for (i, (c, label)) in
-        [("cpu.user_pct", "%user"), ("cpu.system_pct", "%system"), ("cpu.iowait_pct", "%iowait")]
+        [(CpuMetric::UserPct, "%user"), (CpuMetric::SystemPct, "%system"), (CpuMetric::IowaitPct, "%iowait")]
             .iter()
             .enumerate()
     {
-        if let Some(v) = column(t, c) {
+        if let Some(v) = column(t, &Col::Cpu(*c)) {
             top.push(line(t, v, *label, 1.0, PALETTE[i], 2));
         }
     }
-    let cores: Vec<&String> = t.names_with_prefix("cpu.").filter(|k| k.ends_with(".busy_pct")).collect();
+    let cores: Vec<Col> =
+        t.typed().filter_map(|(c, _)| matches!(c, Col::Core(_, CoreMetric::BusyPct)).then_some(c)).collect();
     let bottom: Vec<TimeLine> = cores
         .iter()
         .take(PALETTE.len())
         .enumerate()
-        .filter_map(|(i, k)| {
-            let core = k.trim_start_matches("cpu.").trim_end_matches(".busy_pct");
-            column(t, k)
+        .filter_map(|(i, c)| {
+            let core = c.entity().unwrap_or_default();
+            column(t, c)
                 .map(|v| line(t, v, format!("CPU {core} busy"), 1.0, PALETTE[(i + 3) % PALETTE.len()], 1))
         })
         .collect();
     if top.is_empty() && bottom.is_empty() {
         return None;
     }
-    let source = ["cpu.user_pct", cores.first().map_or("", |c| c.as_str())]
-        .iter()
-        .find_map(|c| t.columns.get(*c))
+    let source = std::iter::once(Col::Cpu(CpuMetric::UserPct))
+        .chain(cores.first().cloned())
+        .find_map(|c| t.columns.get(&c.name()))
         .map_or(String::new(), |s| s.source.clone());
     let panels: Vec<TimePanel> = [top, bottom]
         .into_iter()
@@ -1119,7 +1134,7 @@ pub fn periodogram(report: &Report) -> Option<Spec> {
 /// received and its SQL thread executed per second, titled with the thread that bounds it.
 pub fn replication(report: &Report) -> Option<Spec> {
     let t = &report.timeline;
-    let lag = column(t, "repl.seconds_behind_s")?;
+    let lag = column(t, &Col::Repl(None, ReplMetric::SecondsBehindS))?;
     let finding = report.doc.findings.iter().find(|f| f.rule == "replication_lag");
     let bound = finding.and_then(|f| f.metrics.get("bound_by")).and_then(|v| v.as_str());
     let growth = finding.and_then(|f| f.metrics.get("lag_growth_s_per_s")).and_then(|v| v.as_f64());
@@ -1130,11 +1145,11 @@ pub fn replication(report: &Report) -> Option<Spec> {
     }];
     let mut rates = Vec::new();
     for (col, label, color, width) in [
-        ("repl.received_bytes_s", "received (IO thread)", PALETTE[0], 2),
-        ("repl.executed_bytes_s", "executed (SQL thread)", PALETTE[2], 2),
-        ("binlog.local_bytes_s", "own binlog written", GREY, 1),
+        (Col::Repl(None, ReplMetric::ReceivedBytesS), "received (IO thread)", PALETTE[0], 2),
+        (Col::Repl(None, ReplMetric::ExecutedBytesS), "executed (SQL thread)", PALETTE[2], 2),
+        (Col::Binlog(BinlogMetric::LocalBytesS), "own binlog written", GREY, 1),
     ] {
-        if let Some(v) = column(t, col) {
+        if let Some(v) = column(t, &col) {
             rates.push(line(t, v, label, 1.0 / 1024.0, color, width));
         }
     }
@@ -1286,8 +1301,8 @@ pub fn fsync_share(report: &Report) -> Option<Spec> {
 /// Binlog transactions (and bytes) per second.
 pub fn binlog_rate(report: &Report) -> Option<Spec> {
     let t = &report.timeline;
-    let trx = column(t, "binlog.trx_s");
-    let bytes = column(t, "binlog.bytes_s");
+    let trx = column(t, &Col::Binlog(BinlogMetric::TrxS));
+    let bytes = column(t, &Col::Binlog(BinlogMetric::BytesS));
     let spans = burst_spans(report);
     let mut panels = Vec::new();
     if let Some(v) = trx {

@@ -67,6 +67,16 @@ impl Timeline {
         self.columns.get(name).map(|s| s.values.as_slice())
     }
 
+    /// A catalogue column's values.
+    pub fn col(&self, col: &super::Col) -> Option<&[Option<f64>]> {
+        self.get(&col.name())
+    }
+
+    /// Every column as its catalogue entry (names outside the catalogue are skipped).
+    pub fn typed(&self) -> impl Iterator<Item = (super::Col, &Series)> {
+        self.columns.iter().filter_map(|(k, s)| super::Col::parse(k).map(|c| (c, s)))
+    }
+
     /// Sets a gauge sampled at `epoch`.
     pub fn set_gauge(&mut self, name: &str, unit: &'static str, source: &str, epoch: f64, v: f64) {
         if let Some(r) = self.row(epoch) {

@@ -81,13 +81,13 @@ struct Fill<'t> {
     lines: &'t mut LineIndex,
 }
 
-/// Input line of each (column, second) of the evidence-bearing columns
-/// (`dev.*`, `mem.*`): column -> epoch second -> (file index, line).
+/// Input line of each (column, second) of every column whose adapter names its
+/// lines: column -> epoch second -> (file index, line).
 pub type LineIndex = BTreeMap<String, BTreeMap<i64, (usize, usize)>>;
 
 impl Fill<'_> {
     fn mark(&mut self, col: &Col, name: &str, epoch: f64) {
-        if self.line > 0 && matches!(col, Col::Dev(..) | Col::Mem(_) | Col::Thread(_) | Col::Repl(..)) {
+        if self.line > 0 && !matches!(col, Col::Seen(_)) {
             self.lines
                 .entry(name.to_string())
                 .or_default()

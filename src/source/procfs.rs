@@ -122,6 +122,7 @@ impl<'d> Adapter<'d> for ProcVmstat<'d> {
     fn visit(&self, v: &mut Visit<'_>, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
         let paging = v.uses(Measure::Paging);
         for (p, snap, t, dt) in snapshot_pairs(&self.0.snapshots, |x| x.ts.map(|t| t.epoch)) {
+            sink.at(snap.line);
             for (m, key) in [
                 (VmCounter::NrDirtiedS, "nr_dirtied"),
                 (VmCounter::NrWrittenS, "nr_written"),
@@ -153,6 +154,7 @@ impl<'d> Adapter<'d> for Diskstats<'d> {
         for (p, snap, t, dt) in snapshot_pairs(&s.snapshots, |x| x.ts.map(|t| t.epoch)) {
             for d in &snap.devices {
                 let Some(o) = p.devices.iter().find(|x| x.name == d.name) else { continue };
+                sink.at(d.line);
                 if let Some(w) = v.delta(o.sectors_written as f64, d.sectors_written as f64) {
                     sink.rate(&Col::Ds(d.name.clone(), DsMetric::WBytesS), t, dt, w * 512.0 / dt);
                 }

@@ -57,6 +57,7 @@ impl<'d> Adapter<'d> for Vmstat<'d> {
                 continue;
             }
             let dt = sink.interval(end, None);
+            sink.at(row.line);
             for f in VmstatField::ALL {
                 if let Some(x) = row.get(f.key()) {
                     sink.rate(&Col::Vmstat(*f), end, dt, x);
@@ -112,6 +113,7 @@ impl<'d> Adapter<'d> for Dstat<'d> {
                     continue;
                 }
                 let dt = sink.interval(e, None);
+                sink.at(row.line);
                 for (ci, c) in run.columns.iter().enumerate() {
                     let dir = match c.name.as_str() {
                         "writ" => DstatDir::Writ,

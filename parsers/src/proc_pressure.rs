@@ -90,23 +90,28 @@ impl Summary for Pressure {
 }
 
 /// `some avg10=0.35 avg60=0.79 avg300=0.84 total=631029471` -> (`some`, stall).
+/// The line is a small fixed grammar, written with nom's combinators: the kind, three
+/// `avgN=` percentages and `total=` microseconds, in this order, nothing after them.
 fn stall_line(t: &str) -> Option<(&str, Stall)> {
-    let mut w = t.split_whitespace();
-    let kind = w.next().filter(|k| *k == "some" || *k == "full")?;
-    let mut s = Stall::default();
-    let mut seen = 0;
-    for kv in w {
-        let (k, v) = kv.split_once('=')?;
-        match k {
-            "avg10" => s.avg10 = v.parse().ok()?,
-            "avg60" => s.avg60 = v.parse().ok()?,
-            "avg300" => s.avg300 = v.parse().ok()?,
-            "total" => s.total_us = v.parse().ok()?,
-            _ => return None,
-        }
-        seen += 1;
-    }
-    (seen == 4).then_some((kind, s))
+    use nom::Parser;
+    use nom::bytes::complete::tag;
+    use nom::character::complete::{space0, space1, u64 as total};
+    use nom::combinator::eof;
+    use nom::number::complete::double;
+    use nom::sequence::preceded;
+    let avg = |key: &'static str| preceded((space1, tag(key), tag("=")), double);
+    let mut line = (
+        nom::branch::alt((tag("some"), tag("full"))),
+        avg("avg10"),
+        avg("avg60"),
+        avg("avg300"),
+        preceded((space1, tag("total=")), total),
+        space0,
+        eof,
+    );
+    let parsed: nom::IResult<&str, _> = line.parse(t.trim_start());
+    let (_, (kind, avg10, avg60, avg300, total_us, _, _)) = parsed.ok()?;
+    Some((kind, Stall { avg10, avg60, avg300, total_us }))
 }
 
 /// The `proc_pressure` format.

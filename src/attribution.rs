@@ -40,11 +40,29 @@ pub fn category_of_ps_name(name: &str) -> &'static str {
     }
 }
 
+/// Kernel threads that issue writes on behalf of others and never dirty pages
+/// themselves: every kworker (`kworker/u8:3+flush-254:0` the flusher,
+/// `kworker/u8:0-writeback`, `kworker/u8:4-loop0` the loop device's worker,
+/// dm-crypt and md workers), the old `flush-8:0` threads, the journal
+/// (`jbd2/vda1-8`), XFS's log and AIL threads, loop threads, and kswapd's reclaim.
+/// pidstat charges them the bytes they submit, so naming them as "dirtiers" would
+/// blame the messenger (issue 14: a buffered copy on XFS charged 1.3 GB to
+/// `kworker/u8:0-writeback`).
+pub fn is_kernel_issuer(comm: &str) -> bool {
+    let c = comm.trim();
+    // `loop0`, `md0_raid1`: the prefix followed by a device number.
+    let numbered = |p: &str| c.strip_prefix(p).is_some_and(|r| r.starts_with(|x: char| x.is_ascii_digit()));
+    ["kworker/", "flush-", "jbd2/", "xfsaild/", "xfs-", "kswapd", "kcryptd", "dmcrypt_write"]
+        .iter()
+        .any(|p| c.starts_with(p))
+        || numbered("loop")
+        || numbered("md")
+}
+
 /// Category of a thread/process command name as pidstat prints it.
 pub fn category_of_comm(comm: &str) -> &'static str {
     let c = comm.trim();
-    if c.starts_with("kworker/") && c.contains("flush-") || c.starts_with("flush-") || c.starts_with("jbd2/")
-    {
+    if is_kernel_issuer(c) {
         return "writeback";
     }
     if c.starts_with("ib_log")
@@ -186,6 +204,21 @@ mod tests {
     #[test]
     fn names_map_to_categories() {
         assert_eq!(category_of_comm("kworker/u8:3+flush-254:0"), "writeback");
+        for issuer in [
+            "kworker/u8:0-writeback",
+            "kworker/u8:4-loop0",
+            "jbd2/vda1-8",
+            "xfsaild/loop0",
+            "loop0",
+            "md0_raid1",
+            "kswapd0",
+        ] {
+            assert!(is_kernel_issuer(issuer), "{issuer}");
+            assert_eq!(category_of_comm(issuer), "writeback", "{issuer}");
+        }
+        for app in ["mariadbd", "dd", "loopback-test", "mdadm-helper", "gcache-w", "python3"] {
+            assert!(!is_kernel_issuer(app), "{app}");
+        }
         assert_eq!(category_of_comm("ib_pg_flush_co"), "engine_page_cleaner");
         assert_eq!(category_of_comm("galera_recv-0"), "replication_receiver");
         assert_eq!(category_of_comm("mariadbd"), "other");

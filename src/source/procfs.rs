@@ -158,6 +158,10 @@ impl<'d> Adapter<'d> for Diskstats<'d> {
                 if let Some(w) = v.delta(o.sectors_written as f64, d.sectors_written as f64) {
                     sink.rate(&Col::Ds(d.name.clone(), DsMetric::WBytesS), t, dt, w * 512.0 / dt);
                 }
+                // Writes completed: with the sectors, the mean write request size when iostat is missing.
+                if let Some(n) = v.delta(o.writes as f64, d.writes as f64) {
+                    sink.rate(&Col::Ds(d.name.clone(), DsMetric::WS), t, dt, n / dt);
+                }
                 if let (Some(a), Some(b)) = (o.flushes, d.flushes)
                     && let Some(fl) = v.delta(a as f64, b as f64)
                 {

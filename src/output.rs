@@ -106,9 +106,9 @@ pub fn write_tables_with_warnings(
     let _ = filler.anchor_all();
     for (i, f) in p.files.iter().enumerate() {
         let inferred = p.clocks[i].is_some_and(|c| c.anchoring.is_inferred());
-        let Some(t) = table::sources::source_table(f, &p.zone, inferred, || filler.emitted(i)) else {
-            continue;
-        };
+        let Some(d) = &f.data else { continue };
+        let raw = crate::source::of(d).raw_rows(&p.zone);
+        let t = table::sources::source_table(raw, inferred, || filler.emitted(i));
         if t.is_empty() {
             continue;
         }

@@ -27,7 +27,7 @@ pub use context::{Context, Sourced};
 pub use file::{ParsedFile, detect_file, parse_file};
 
 use crate::clock::{Anchoring, Zone, ZoneEvidence};
-use crate::table::Col;
+use crate::table::{Col, RawRow};
 use iosift_parsers::Data;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -238,22 +238,6 @@ pub trait Adapter<'d> {
     fn raw_rows(&self, _zone: &Zone) -> Option<Vec<RawRow>> {
         None
     }
-}
-
-/// One row of a per-source table: a value measured over `(end - interval, end]`
-/// (interval 0: sampled at `end`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RawRow {
-    /// Epoch seconds.
-    pub end: f64,
-    /// Seconds covered (0 for snapshots).
-    pub interval: f64,
-    /// What the value is about (`mysql`, `binlog`, empty for host-wide).
-    pub entity: &'static str,
-    /// Metric as the file names it.
-    pub metric: String,
-    /// Value.
-    pub value: f64,
 }
 
 /// Snapshots of the server's state, for the report's state box.

@@ -12,6 +12,7 @@ pub mod sources;
 pub mod timeline;
 
 pub use columns::Col;
+pub use sources::RawRow;
 pub use timeline::Timeline;
 
 use polars::prelude::*;

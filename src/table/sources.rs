@@ -2,23 +2,36 @@
 //! the bundle's clock. A source's own rows when its adapter has them (every
 //! counter as read, every binlog second), else every point it emits onto the
 //! timeline, with every entity (all devices and threads, not only those the
-//! timeline keeps).
+//! timeline keeps). The caller asks the adapter; this module only shapes the
+//! table (table does not depend on source).
 
 use super::LongTable;
-use crate::clock::Zone;
-use crate::source::{self, ParsedFile};
 
-/// The long table of one file; `emitted` gives its timeline points as
-/// (epoch, column name, value, interval seconds) when the adapter has no rows of its own.
+/// One row of a per-source table: a value measured over `(end - interval, end]`
+/// (interval 0: sampled at `end`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawRow {
+    /// Epoch seconds.
+    pub end: f64,
+    /// Seconds covered (0 for snapshots).
+    pub interval: f64,
+    /// What the value is about (`mysql`, `binlog`, empty for host-wide).
+    pub entity: &'static str,
+    /// Metric as the file names it.
+    pub metric: String,
+    /// Value.
+    pub value: f64,
+}
+
+/// The long table of one file: its own `raw` rows when its adapter has them, else
+/// `emitted` (its timeline points as (epoch, column name, value, interval seconds)).
 pub fn source_table(
-    f: &ParsedFile,
-    zone: &Zone,
+    raw: Option<Vec<RawRow>>,
     time_inferred: bool,
     emitted: impl FnOnce() -> Vec<(f64, String, f64, f64)>,
-) -> Option<LongTable> {
-    let d = f.data.as_ref()?;
+) -> LongTable {
     let mut t = LongTable { time_inferred, ..Default::default() };
-    match source::of(d).raw_rows(zone) {
+    match raw {
         Some(rows) => {
             for r in rows {
                 if r.interval > 0.0 {
@@ -34,5 +47,5 @@ pub fn source_table(
             }
         }
     }
-    Some(t)
+    t
 }

@@ -115,6 +115,30 @@ enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
+    /// What changed between two captures: diff.json and index.html (ranked changes,
+    /// findings that appear or vanish, the context that differs, overlaid charts).
+    Diff {
+        /// The first capture ("before"): a directory or archive.
+        a: PathBuf,
+        /// The second capture ("after").
+        b: PathBuf,
+        /// Output folder (default: reports/diff-<A>-<B>).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Relative time 0 of A (default: its first second); the forms of --from.
+        #[arg(long, allow_hyphen_values = true)]
+        align_a: Option<String>,
+        /// Relative time 0 of B (default: its first second).
+        #[arg(long, allow_hyphen_values = true)]
+        align_b: Option<String>,
+        /// Print diff.json on stdout instead of the text summary.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        time: TimeArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
     /// Write the aligned tables of a bundle (per source and the 1 s timeline).
     Tables {
         /// The bundle: a directory, archive(s) or files.
@@ -316,6 +340,49 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
             Ok(if written.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Diff { a, b, output, align_a, align_b, json, time, limits } => {
+            let opts = time.options()?;
+            let spec = |flag: &str, v: &Option<String>| -> Result<_> {
+                v.as_deref()
+                    .map(|s| {
+                        iosift::clock::window::parse_time_spec(s).map_err(|e| usage(format!("{flag}: {e}")))
+                    })
+                    .transpose()
+            };
+            let (align_a, align_b) = (spec("--align-a", &align_a)?, spec("--align-b", &align_b)?);
+            let load = |p: &PathBuf| -> Result<(bundle::Bundle, iosift::model::Report)> {
+                let bundle = choose_sample(bundle::load(std::slice::from_ref(p), &limits.limits())?, None)?;
+                let report = iosift::analyze::analyze(&bundle, &opts);
+                if let Some(e) = &report.window_error {
+                    return Err(usage(e.clone()));
+                }
+                if let Some(e) = iosift::analyze::nothing_readable(&report, &p.display().to_string()) {
+                    anyhow::bail!("{e}; no diff written");
+                }
+                Ok((bundle, report))
+            };
+            let (ba, ra) = load(&a)?;
+            let (bb, rb) = load(&b)?;
+            let side = |bundle: &bundle::Bundle, report, align| {
+                let (facts, extra) = iosift::diff::context::gather(bundle);
+                iosift::diff::Side { report, facts, extra, align }
+            };
+            let (sa, sb) = (side(&ba, &ra, align_a), side(&bb, &rb, align_b));
+            let doc = iosift::diff::diff(&sa, &sb).map_err(usage)?;
+            let dir = output.unwrap_or_else(|| iosift::diff::default_dir(&ba.name, &bb.name));
+            let written = iosift::diff::write(&doc, &ra, &rb, &dir)?;
+            if v.verbose {
+                for w in &written {
+                    eprintln!("wrote {}", w.display());
+                }
+            }
+            if json {
+                emit(&(serde_json::to_string_pretty(&doc)? + "\n"))?;
+            } else if !v.quiet {
+                emit(&iosift::diff::summary(&doc, &dir))?;
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Formats => {
             let mut out = String::new();

@@ -195,20 +195,22 @@ impl TimeArgs {
             .map_err(|e| usage(format!("--taxonomy {}: {e}", p.display())))?,
             None => Default::default(),
         };
-        let spec = |flag: &str, v: &Option<String>| -> Result<_> {
-            v.as_deref()
-                .map(|s| iosift::clock::window::parse_time_spec(s).map_err(|e| usage(format!("{flag}: {e}"))))
-                .transpose()
-        };
         Ok(iosift::pipeline::Options {
             tz,
-            from: spec("--from", &self.from)?,
-            to: spec("--to", &self.to)?,
+            from: time_spec("--from", &self.from)?,
+            to: time_spec("--to", &self.to)?,
             display_tz: iosift::pipeline::DisplayTz::parse(&self.display_tz)
                 .map_err(|e| usage(format!("--display-tz: {e}")))?,
             taxonomy,
         })
     }
+}
+
+/// A time option (`--from`, `--align-a`, ...) parsed; a bad value is a usage error naming the flag.
+fn time_spec(flag: &str, v: &Option<String>) -> Result<Option<iosift::clock::window::TimeSpec>> {
+    v.as_deref()
+        .map(|s| iosift::clock::window::parse_time_spec(s).map_err(|e| usage(format!("{flag}: {e}"))))
+        .transpose()
 }
 
 /// How much the command prints besides its result.
@@ -343,14 +345,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Diff { a, b, output, align_a, align_b, json, time, limits } => {
             let opts = time.options()?;
-            let spec = |flag: &str, v: &Option<String>| -> Result<_> {
-                v.as_deref()
-                    .map(|s| {
-                        iosift::clock::window::parse_time_spec(s).map_err(|e| usage(format!("{flag}: {e}")))
-                    })
-                    .transpose()
-            };
-            let (align_a, align_b) = (spec("--align-a", &align_a)?, spec("--align-b", &align_b)?);
+            let (align_a, align_b) = (time_spec("--align-a", &align_a)?, time_spec("--align-b", &align_b)?);
             let load = |p: &PathBuf| -> Result<(bundle::Bundle, iosift::model::Report)> {
                 let bundle = choose_sample(bundle::load(std::slice::from_ref(p), &limits.limits())?, None)?;
                 let report = iosift::analyze::analyze(&bundle, &opts);

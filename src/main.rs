@@ -346,7 +346,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Diff { a, b, output, align_a, align_b, json, time, limits } => {
             let opts = time.options()?;
             let (align_a, align_b) = (time_spec("--align-a", &align_a)?, time_spec("--align-b", &align_b)?);
-            let load = |p: &PathBuf| -> Result<(bundle::Bundle, iosift::model::Report)> {
+            type Loaded = (bundle::Bundle, iosift::model::Report, iosift::diff::context::Gathered);
+            let load = |p: &PathBuf| -> Result<Loaded> {
                 let bundle = choose_sample(bundle::load(std::slice::from_ref(p), &limits.limits())?, None)?;
                 let report = iosift::analyze::analyze(&bundle, &opts);
                 if let Some(e) = &report.window_error {
@@ -355,15 +356,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 if let Some(e) = iosift::analyze::nothing_readable(&report, &p.display().to_string()) {
                     anyhow::bail!("{e}; no diff written");
                 }
-                Ok((bundle, report))
+                let gathered = iosift::diff::context::gather(&bundle);
+                Ok((bundle, report, gathered))
             };
-            let (ba, ra) = load(&a)?;
-            let (bb, rb) = load(&b)?;
-            let side = |bundle: &bundle::Bundle, report, align| {
-                let (facts, extra) = iosift::diff::context::gather(bundle);
-                iosift::diff::Side { report, facts, extra, align }
-            };
-            let (sa, sb) = (side(&ba, &ra, align_a), side(&bb, &rb, align_b));
+            // The two analyses are independent: run them side by side.
+            let (one, two) = rayon::join(|| load(&a), || load(&b));
+            let ((ba, ra, (fa, ea)), (bb, rb, (fb, eb))) = (one?, two?);
+            let sa = iosift::diff::Side { report: &ra, facts: fa, extra: ea, align: align_a };
+            let sb = iosift::diff::Side { report: &rb, facts: fb, extra: eb, align: align_b };
             let doc = iosift::diff::diff(&sa, &sb).map_err(usage)?;
             let dir = output.unwrap_or_else(|| iosift::diff::default_dir(&ba.name, &bb.name));
             let written = iosift::diff::write(&doc, &ra, &rb, &dir)?;

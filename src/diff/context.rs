@@ -77,9 +77,12 @@ pub struct Fact {
 /// The facts of one capture by key (`sysctl vm.dirty_expire_centisecs`, `mysql sync_binlog`).
 pub type Facts = BTreeMap<String, Fact>;
 
+/// What [`gather`] finds: the facts, and the measures only the context holds.
+pub type Gathered = (Facts, Vec<Measure>);
+
 /// Reads the small files of a bundle: its context facts, and the numbers only the
 /// context holds (FilePmdMapped of the smaps mappings).
-pub fn gather(bundle: &Bundle) -> (Facts, Vec<Measure>) {
+pub fn gather(bundle: &Bundle) -> Gathered {
     let files: Vec<ParsedFile> = bundle
         .files
         .iter()
@@ -108,7 +111,8 @@ pub fn measures_of(ctx: &Context) -> Vec<Measure> {
         group: "memory",
         unit: "B",
         value: Some(largest as f64 * 1024.0),
-        note: top.map(|m| format!("{} in {}", m.value.path, m.file)),
+        note: top.map(|m| m.value.path.clone()),
+        source: top.map(|m| format!("{}:{}", m.file, m.line)),
     }]
 }
 

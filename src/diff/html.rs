@@ -61,6 +61,17 @@ fn ratio(c: &Change) -> String {
     }
 }
 
+/// The input files of a change's values: one line when both sides read the same file.
+fn sources(c: &Change) -> Vec<String> {
+    match (&c.source_a, &c.source_b) {
+        (Some(a), Some(b)) if a == b => vec![a.clone()],
+        (a, b) => [a.as_ref().map(|a| format!("A: {a}")), b.as_ref().map(|b| format!("B: {b}"))]
+            .into_iter()
+            .flatten()
+            .collect(),
+    }
+}
+
 /// Mean per bucket of `step` seconds, as (relative second, value) points.
 fn points(v: Option<&[Option<f64>]>, from: usize, len: usize, scale: f64) -> Vec<(f64, f64)> {
     let Some(v) = v else { return Vec::new() };
@@ -194,7 +205,10 @@ fn change_rows(changes: &[Change]) -> Markup {
                 td.num { (value(c.a, &c.unit)) }
                 td.num { (value(c.b, &c.unit)) }
                 td.num { (ratio(c)) }
-                td.key { (c.key) }
+                td.key {
+                    (c.key)
+                    @for src in sources(c) { br; span.src { (src) } }
+                }
             }
         }
     }

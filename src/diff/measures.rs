@@ -33,6 +33,27 @@ pub struct Measure {
     pub value: Option<f64>,
     /// What it is about in this capture (`vda`, `mstore-0 (tid 20843)`), when it varies.
     pub note: Option<String>,
+    /// The input file it was read from (the timeline column's source), when one file holds it.
+    pub source: Option<String>,
+}
+
+/// A value with the input file of its timeline column.
+#[derive(Debug, Clone, Default)]
+pub struct Val {
+    /// The value.
+    pub value: Option<f64>,
+    /// The column's input file.
+    pub source: Option<String>,
+}
+
+impl From<Option<f64>> for Val {
+    fn from(value: Option<f64>) -> Self {
+        Val { value, source: None }
+    }
+}
+
+fn source_of(tl: &Timeline, name: &str) -> Option<String> {
+    tl.columns.get(name).map(|s| s.source.clone())
 }
 
 /// The rows of a capture's timeline that are compared.
@@ -56,16 +77,19 @@ fn col<'a>(tl: &'a Timeline, name: &str, rows: &Range<usize>) -> Option<&'a [Opt
     v.get(rows.start.min(v.len())..rows.end.min(v.len()))
 }
 
-fn mean_of(tl: &Timeline, name: &str, rows: &Range<usize>) -> Option<f64> {
-    mean(&present(col(tl, name, rows)?))
+fn mean_of(tl: &Timeline, name: &str, rows: &Range<usize>) -> Val {
+    let value = col(tl, name, rows).and_then(|v| mean(&present(v)));
+    Val { value, source: value.and(source_of(tl, name)) }
 }
 
-fn median_of(tl: &Timeline, name: &str, rows: &Range<usize>) -> Option<f64> {
-    median(&present(col(tl, name, rows)?))
+fn median_of(tl: &Timeline, name: &str, rows: &Range<usize>) -> Val {
+    let value = col(tl, name, rows).and_then(|v| median(&present(v)));
+    Val { value, source: value.and(source_of(tl, name)) }
 }
 
-fn max_of(tl: &Timeline, name: &str, rows: &Range<usize>) -> Option<f64> {
-    present(col(tl, name, rows)?).into_iter().reduce(f64::max)
+fn max_of(tl: &Timeline, name: &str, rows: &Range<usize>) -> Val {
+    let value = col(tl, name, rows).and_then(|v| present(v).into_iter().reduce(f64::max));
+    Val { value, source: value.and(source_of(tl, name)) }
 }
 
 /// The load window of the compared rows: found on the first commit column with
@@ -86,8 +110,9 @@ pub fn span(tl: &Timeline, rows: Range<usize>) -> Span {
 pub fn measure(r: &Report, s: &Span) -> Vec<Measure> {
     let tl = &r.timeline;
     let mut out = Vec::new();
-    let mut m = |key: &str, label: &str, group: &'static str, unit: &'static str, value: Option<f64>| {
-        out.push(Measure { key: key.into(), label: label.into(), group, unit, value, note: None });
+    let mut m = |key: &str, label: &str, group: &'static str, unit: &'static str, v: Val| {
+        let Val { value, source } = v;
+        out.push(Measure { key: key.into(), label: label.into(), group, unit, value, note: None, source });
     };
     // The main device (the column the periodicity was analysed on, or iostat's).
     let dev_col = r
@@ -158,40 +183,46 @@ pub fn measure(r: &Report, s: &Span) -> Vec<Measure> {
             label: "write rate of the top writing thread (mean)".into(),
             group: "writes",
             unit: "B/s",
-            value: mean_of(tl, &format!("thr.{tid}.w_bytes_s"), w),
+            value: mean_of(tl, &format!("thr.{tid}.w_bytes_s"), w).value,
             note: Some(format!("{comm} (tid {tid})")),
+            source: source_of(tl, &format!("thr.{tid}.w_bytes_s")),
         });
     }
     out
 }
 
-type Put<'a> = dyn FnMut(&str, &str, &'static str, &'static str, Option<f64>) + 'a;
+type Put<'a> = dyn FnMut(&str, &str, &'static str, &'static str, Val) + 'a;
 
 fn bursts(r: &Report, s: &Span, m: &mut Put<'_>) {
     let Some(p) = &r.periodicity else { return };
     let inside: Vec<f64> = p.bursts.iter().filter(|b| s.rows.contains(&b.start)).map(|b| b.total).collect();
-    m("bursts.count", "write bursts of the main device", "bursts", "1", Some(inside.len() as f64));
-    m("bursts.median_bytes", "burst size (median bytes per burst)", "bursts", "B", median(&inside));
-    m("bursts.period_s", "burst period", "bursts", "s", p.period_s);
+    m("bursts.count", "write bursts of the main device", "bursts", "1", Some(inside.len() as f64).into());
+    m("bursts.median_bytes", "burst size (median bytes per burst)", "bursts", "B", median(&inside).into());
+    m("bursts.period_s", "burst period", "bursts", "s", p.period_s.into());
 }
 
 fn database(r: &Report, s: &Span, m: &mut Put<'_>) {
     let tl = &r.timeline;
     let w = &s.load;
-    let commits = s.load_by.as_deref().and_then(|c| mean_of(tl, c, w));
+    let commits = s.load_by.as_deref().map(|c| mean_of(tl, c, w)).unwrap_or_default();
+    let c = commits.value;
     m("db.commit_rate", "commit rate (transactions per second)", "database", "1/s", commits);
     let dev_f = r
         .periodicity
         .as_ref()
         .map(|p| p.series.replace(".w_bytes_s", ".f_s"))
         .or_else(|| r.main_device.as_ref().map(|d| format!("dev.{d}.f_s")));
-    let flushes = commits.and(dev_f.as_deref().and_then(|c| mean_of(tl, c, w)));
+    let flushes = match (c, dev_f) {
+        (Some(_), Some(f)) => mean_of(tl, &f, w),
+        _ => Val::default(),
+    };
+    let f = flushes.value;
     m("db.flushes_s", "device flushes per second during the load", "database", "1/s", flushes);
-    let per_trx = match (flushes, commits) {
+    let per_trx = match (f, c) {
         (Some(f), Some(c)) if c > 0.0 => Some(f / c),
         _ => None,
     };
-    m("db.flushes_per_trx", "device flushes per transaction", "database", "1", per_trx);
+    m("db.flushes_per_trx", "device flushes per transaction", "database", "1", per_trx.into());
     m(
         "db.innodb_fsyncs_s",
         "InnoDB fsyncs per second (Innodb_data_fsyncs)",
@@ -199,12 +230,14 @@ fn database(r: &Report, s: &Span, m: &mut Put<'_>) {
         "1/s",
         mean_of(tl, "mysql.Innodb_data_fsyncs_s", w),
     );
-    let group =
-        match (mean_of(tl, "mysql.Binlog_commits_s", w), mean_of(tl, "mysql.Binlog_group_commits_s", w)) {
-            (Some(c), Some(g)) if g > 0.0 => Some(c / g),
-            _ => None,
-        };
-    m("db.trx_per_group_commit", "transactions per binlog group commit", "database", "1", group);
+    let group = match (
+        mean_of(tl, "mysql.Binlog_commits_s", w).value,
+        mean_of(tl, "mysql.Binlog_group_commits_s", w).value,
+    ) {
+        (Some(c), Some(g)) if g > 0.0 => Some(c / g),
+        _ => None,
+    };
+    m("db.trx_per_group_commit", "transactions per binlog group commit", "database", "1", group.into());
     let (fs, all) =
         r.fsync_shares.iter().fold((0u64, 0u64), |(f, a), x| (f + x.fsync_samples, a + x.samples));
     m(
@@ -212,14 +245,17 @@ fn database(r: &Report, s: &Span, m: &mut Put<'_>) {
         "share of perf samples in fsync paths",
         "database",
         "1",
-        (all > 0).then(|| fs as f64 / all as f64),
+        (all > 0).then(|| fs as f64 / all as f64).into(),
     );
     m(
         "db.bytes_per_trx",
         "binlog bytes per transaction (mean)",
         "database",
         "B",
-        r.binlog.as_ref().map(|b| b.mean_bytes),
+        Val {
+            value: r.binlog.as_ref().map(|b| b.mean_bytes),
+            source: r.binlog.as_ref().map(|b| b.file.clone()),
+        },
     );
 }
 
@@ -231,11 +267,20 @@ fn replication(tl: &Timeline, rows: &Range<usize>, m: &mut Put<'_>) {
         "replication lag (Seconds_Behind_Master), max",
         "replication",
         "s",
-        pts.iter().map(|p| p.1).reduce(f64::max),
+        Val {
+            value: pts.iter().map(|p| p.1).reduce(f64::max),
+            source: source_of(tl, "repl.seconds_behind_s"),
+        },
     );
     let growth = match (pts.first(), pts.last()) {
         (Some(a), Some(b)) if b.0 > a.0 => Some((b.1 - a.1) / (b.0 - a.0) as f64),
         _ => None,
     };
-    m("replication.lag_growth", "replication lag growth (seconds per second)", "replication", "1", growth);
+    m(
+        "replication.lag_growth",
+        "replication lag growth (seconds per second)",
+        "replication",
+        "1",
+        Val { value: growth, source: source_of(tl, "repl.seconds_behind_s") },
+    );
 }

@@ -100,6 +100,12 @@ pub struct Change {
     /// What it is about in B.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note_b: Option<String>,
+    /// The input file A's value was read from (`iostat-x-t.txt`), when one file holds it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_a: Option<String>,
+    /// The input file B's value was read from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_b: Option<String>,
 }
 
 /// A finding in either capture.
@@ -227,6 +233,8 @@ pub fn diff(a: &Side<'_>, b: &Side<'_>) -> Result<DiffDoc, String> {
             score,
             note_a: x.and_then(|m| m.note.clone()),
             note_b: y.and_then(|m| m.note.clone()),
+            source_a: x.and_then(|m| m.source.clone()),
+            source_b: y.and_then(|m| m.source.clone()),
         });
     }
     let (context, context_same) = context::diff(&a.facts, &b.facts);
@@ -292,6 +300,8 @@ fn findings(a: &Report, b: &Report) -> Vec<FindingChange> {
                         score,
                         note_a: None,
                         note_b: None,
+                        source_a: None,
+                        source_b: None,
                     })
                 })
                 .collect();

@@ -249,7 +249,7 @@ pub fn render(doc: &DiffDoc, a: &Report, b: &Report) -> String {
                 }
                 h2 { "Findings" }
                 @if doc.findings.is_empty() { p { "No rule fired in either capture." } }
-                table {
+                @else { table {
                     tr { th { "rule" } th { "change" } th { "A" } th { "B" } }
                     @for f in &doc.findings {
                         tr class=(f.change) {
@@ -259,7 +259,7 @@ pub fn render(doc: &DiffDoc, a: &Report, b: &Report) -> String {
                             td { (f.summary_b.as_deref().unwrap_or("-")) }
                         }
                     }
-                }
+                } }
                 @for f in doc.findings.iter().filter(|f| !f.metrics.is_empty()) {
                     details {
                         summary { "metrics of " (f.rule) }
@@ -273,7 +273,7 @@ pub fn render(doc: &DiffDoc, a: &Report, b: &Report) -> String {
                 }
                 h2 { "Context that differs" }
                 @if doc.context.is_empty() { p { "No difference in the context both captures hold." } }
-                table {
+                @else { table {
                     tr { th { "fact" } th { "A" } th { "B" } }
                     @for c in &doc.context {
                         tr {
@@ -282,7 +282,7 @@ pub fn render(doc: &DiffDoc, a: &Report, b: &Report) -> String {
                             td { (c.b.as_deref().unwrap_or("(not in B)")) br; span.src { (c.source_b.as_deref().unwrap_or("")) } }
                         }
                     }
-                }
+                } }
                 p.note { (doc.context_same) " context facts are equal in both." }
                 h2 { "Overlaid timelines" }
                 @for (title, svg) in overlays(doc, a, b) {

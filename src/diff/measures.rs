@@ -284,3 +284,29 @@ fn replication(tl: &Timeline, rows: &Range<usize>, m: &mut Put<'_>) {
         Val { value: growth, source: source_of(tl, "repl.seconds_behind_s") },
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_window_skips_idle_and_ramp_seconds() {
+        // mysqladmin Binlog_commits per second of mariadb_fsync_durable, start and end
+        // of the benchmark: idle, a partial first second (282), the load, idle.
+        let commits =
+            [0.0, 0.0, 0.0, 282.0, 1798.0, 1422.0, 1622.0, 1088.0, 1307.0, 969.0, 1324.0, 862.0, 0.0, 0.0];
+        let mut tl = Timeline::new(100.0, 100.0 + commits.len() as f64 - 1.0);
+        for (i, c) in commits.iter().enumerate() {
+            tl.set_gauge("mysql.Binlog_commits_s", "1/s", "mysqladmin", 100.0 + i as f64, *c);
+        }
+        let s = span(&tl, 0..tl.len);
+        assert_eq!(s.load, 4..12);
+        assert_eq!(s.load_by.as_deref(), Some("mysql.Binlog_commits_s"));
+        let m = mean_of(&tl, "mysql.Binlog_commits_s", &s.load);
+        assert_eq!(m.value, Some(10392.0 / 8.0));
+        assert_eq!(m.source.as_deref(), Some("mysqladmin"));
+        // No commit column: the whole span.
+        let empty = Timeline::new(100.0, 109.0);
+        assert_eq!(span(&empty, 2..8).load, 2..8);
+    }
+}

@@ -135,8 +135,9 @@ pub fn facts_of(ctx: &Context, files: &[ParsedFile]) -> Facts {
         if PSEUDO_FS.contains(&v.fstype.as_str()) {
             continue;
         }
+        let at_key = if v.target.is_empty() { &v.source } else { &v.target };
         put(
-            format!("mount {}", v.target),
+            format!("mount {at_key}"),
             "mount",
             format!("{} {} ({})", v.fstype, v.options.join(","), v.source),
             at(&m.file, m.line),
@@ -193,6 +194,25 @@ pub struct ContextChange {
     pub source_a: Option<String>,
     /// Where B's value was read.
     pub source_b: Option<String>,
+    /// For lists (mount options, `always [madvise] never`): the items only in A
+    /// (`-item`) and only in B (`+item`), e.g. `-nodiscard +discard`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// `-only_in_a +only_in_b` of two comma- or space-separated lists; `None` when
+/// either value is not a list.
+pub fn list_detail(a: &str, b: &str) -> Option<String> {
+    let items = |s: &str| -> Vec<String> {
+        s.split([',', ' ']).filter(|x| !x.is_empty()).map(str::to_string).collect()
+    };
+    let (xa, xb) = (items(a), items(b));
+    if xa.len() < 2 && xb.len() < 2 {
+        return None;
+    }
+    let mut out: Vec<String> = xa.iter().filter(|x| !xb.contains(x)).map(|x| format!("-{x}")).collect();
+    out.extend(xb.iter().filter(|x| !xa.contains(x)).map(|x| format!("+{x}")));
+    (!out.is_empty()).then(|| out.join(" "))
 }
 
 /// Group order of the context diff: what most often explains a change first.
@@ -223,6 +243,10 @@ pub fn diff(a: &Facts, b: &Facts) -> (Vec<ContextChange>, usize) {
             b: fb.map(|f| f.value.clone()),
             source_a: fa.map(|f| f.source.clone()),
             source_b: fb.map(|f| f.source.clone()),
+            detail: match (fa, fb) {
+                (Some(x), Some(y)) => list_detail(&x.value, &y.value),
+                _ => None,
+            },
         });
     }
     let var_rank =
@@ -269,5 +293,15 @@ mod tests {
             ["mysql innodb_flush_log_at_trx_commit", "mysql sync_binlog", "kernel", "thp enabled"]
         );
         assert_eq!(d[3].a, None);
+        assert_eq!(
+            list_detail("ext4 rw,nodiscard,journal_checksum (vda)", "ext4 rw,discard,journal_checksum (vda)")
+                .as_deref(),
+            Some("-nodiscard +discard")
+        );
+        assert_eq!(
+            list_detail("always [madvise] never", "[always] madvise never").as_deref(),
+            Some("-always -[madvise] +[always] +madvise")
+        );
+        assert_eq!(list_detail("1", "0"), None);
     }
 }

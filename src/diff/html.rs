@@ -277,7 +277,7 @@ pub fn render(doc: &DiffDoc, a: &Report, b: &Report) -> String {
                     tr { th { "fact" } th { "A" } th { "B" } }
                     @for c in &doc.context {
                         tr {
-                            td { (c.key) }
+                            td { (c.key) @if let Some(d) = &c.detail { br; span.note { (d) } } }
                             td { (c.a.as_deref().unwrap_or("(not in A)")) br; span.src { (c.source_a.as_deref().unwrap_or("")) } }
                             td { (c.b.as_deref().unwrap_or("(not in B)")) br; span.src { (c.source_b.as_deref().unwrap_or("")) } }
                         }

@@ -244,8 +244,8 @@ fn database(r: &Report, s: &Span, m: &mut Put<'_>) {
         "db.fsync_share",
         "share of perf samples in fsync paths",
         "database",
-        "1",
-        (all > 0).then(|| fs as f64 / all as f64).into(),
+        "%",
+        (all > 0).then(|| 100.0 * fs as f64 / all as f64).into(),
     );
     m(
         "db.bytes_per_trx",

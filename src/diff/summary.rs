@@ -20,12 +20,15 @@ pub fn summary(doc: &DiffDoc, dir: &std::path::Path) -> String {
         ));
     }
     for c in doc.context.iter().take(12) {
-        s.push_str(&format!(
-            "  context {}: {} -> {}\n",
-            c.key,
-            c.a.as_deref().unwrap_or("(absent)"),
-            c.b.as_deref().unwrap_or("(absent)")
-        ));
+        let what = match &c.detail {
+            Some(d) => d.clone(),
+            None => format!(
+                "{} -> {}",
+                c.a.as_deref().unwrap_or("(absent)"),
+                c.b.as_deref().unwrap_or("(absent)")
+            ),
+        };
+        s.push_str(&format!("  context {}: {what}\n", c.key));
     }
     s.push_str(&format!("report: {}\n", dir.join("index.html").display()));
     s

@@ -10,6 +10,7 @@ pub mod attribution;
 pub mod batch;
 pub mod bundle;
 pub mod clock;
+pub mod diff;
 pub mod inspect;
 pub mod model;
 pub mod output;

@@ -115,6 +115,30 @@ enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
+    /// What changed between two captures: diff.json and index.html (ranked changes,
+    /// findings that appear or vanish, the context that differs, overlaid charts).
+    Diff {
+        /// The first capture ("before"): a directory or archive.
+        a: PathBuf,
+        /// The second capture ("after").
+        b: PathBuf,
+        /// Output folder (default: reports/diff-<A>-<B>).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Relative time 0 of A (default: its first second); the forms of --from.
+        #[arg(long, allow_hyphen_values = true)]
+        align_a: Option<String>,
+        /// Relative time 0 of B (default: its first second).
+        #[arg(long, allow_hyphen_values = true)]
+        align_b: Option<String>,
+        /// Print diff.json on stdout instead of the text summary.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        time: TimeArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
     /// Write the aligned tables of a bundle (per source and the 1 s timeline).
     Tables {
         /// The bundle: a directory, archive(s) or files.
@@ -171,20 +195,22 @@ impl TimeArgs {
             .map_err(|e| usage(format!("--taxonomy {}: {e}", p.display())))?,
             None => Default::default(),
         };
-        let spec = |flag: &str, v: &Option<String>| -> Result<_> {
-            v.as_deref()
-                .map(|s| iosift::clock::window::parse_time_spec(s).map_err(|e| usage(format!("{flag}: {e}"))))
-                .transpose()
-        };
         Ok(iosift::pipeline::Options {
             tz,
-            from: spec("--from", &self.from)?,
-            to: spec("--to", &self.to)?,
+            from: time_spec("--from", &self.from)?,
+            to: time_spec("--to", &self.to)?,
             display_tz: iosift::pipeline::DisplayTz::parse(&self.display_tz)
                 .map_err(|e| usage(format!("--display-tz: {e}")))?,
             taxonomy,
         })
     }
+}
+
+/// A time option (`--from`, `--align-a`, ...) parsed; a bad value is a usage error naming the flag.
+fn time_spec(flag: &str, v: &Option<String>) -> Result<Option<iosift::clock::window::TimeSpec>> {
+    v.as_deref()
+        .map(|s| iosift::clock::window::parse_time_spec(s).map_err(|e| usage(format!("{flag}: {e}"))))
+        .transpose()
 }
 
 /// How much the command prints besides its result.
@@ -316,6 +342,42 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
             Ok(if written.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Diff { a, b, output, align_a, align_b, json, time, limits } => {
+            let opts = time.options()?;
+            let (align_a, align_b) = (time_spec("--align-a", &align_a)?, time_spec("--align-b", &align_b)?);
+            type Loaded = (bundle::Bundle, iosift::model::Report, iosift::diff::context::Gathered);
+            let load = |p: &PathBuf| -> Result<Loaded> {
+                let bundle = choose_sample(bundle::load(std::slice::from_ref(p), &limits.limits())?, None)?;
+                let report = iosift::analyze::analyze(&bundle, &opts);
+                if let Some(e) = &report.window_error {
+                    return Err(usage(e.clone()));
+                }
+                if let Some(e) = iosift::analyze::nothing_readable(&report, &p.display().to_string()) {
+                    anyhow::bail!("{e}; no diff written");
+                }
+                let gathered = iosift::diff::context::gather(&bundle);
+                Ok((bundle, report, gathered))
+            };
+            // The two analyses are independent: run them side by side.
+            let (one, two) = rayon::join(|| load(&a), || load(&b));
+            let ((ba, ra, (fa, ea)), (bb, rb, (fb, eb))) = (one?, two?);
+            let sa = iosift::diff::Side { report: &ra, facts: fa, extra: ea, align: align_a };
+            let sb = iosift::diff::Side { report: &rb, facts: fb, extra: eb, align: align_b };
+            let doc = iosift::diff::diff(&sa, &sb).map_err(usage)?;
+            let dir = output.unwrap_or_else(|| iosift::diff::default_dir(&ba.name, &bb.name));
+            let written = iosift::diff::write(&doc, &ra, &rb, &dir)?;
+            if v.verbose {
+                for w in &written {
+                    eprintln!("wrote {}", w.display());
+                }
+            }
+            if json {
+                emit(&(serde_json::to_string_pretty(&doc)? + "\n"))?;
+            } else if !v.quiet {
+                emit(&iosift::diff::summary(&doc, &dir))?;
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Formats => {
             let mut out = String::new();

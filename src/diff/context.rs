@@ -11,7 +11,6 @@
 use super::measures::Measure;
 use crate::bundle::Bundle;
 use crate::source::{Context, ParsedFile, parse_file};
-use iosift_parsers::Data;
 use std::collections::BTreeMap;
 
 /// Files larger than this (decompressed) are not read for context.
@@ -90,7 +89,7 @@ pub fn gather(bundle: &Bundle) -> Gathered {
         .map(parse_file)
         .collect();
     let ctx = Context::gather(&files);
-    (facts_of(&ctx, &files), measures_of(&ctx))
+    (facts_of(&ctx), measures_of(&ctx))
 }
 
 /// The largest FilePmdMapped of one smaps mapping (file pages a process maps with
@@ -120,9 +119,8 @@ fn at(file: &str, line: usize) -> String {
     if line == 0 { file.to_string() } else { format!("{file}:{line}") }
 }
 
-/// The facts of a gathered context (THP is read from the sysfs files themselves:
-/// the context keeps only per-device attributes).
-pub fn facts_of(ctx: &Context, files: &[ParsedFile]) -> Facts {
+/// The facts of a gathered context.
+pub fn facts_of(ctx: &Context) -> Facts {
     let mut out = Facts::new();
     let mut put = |key: String, group: &'static str, value: String, source: String| {
         out.entry(key).or_insert(Fact { group, value, source });
@@ -154,29 +152,10 @@ pub fn facts_of(ctx: &Context, files: &[ParsedFile]) -> Facts {
             put(format!("mysql {name}"), "mysql", v.value.trim().to_string(), at(&v.file, v.line));
         }
     }
-    for f in files {
-        thp(f.data.as_ref(), &f.name, &mut put, 0);
+    for (k, v) in &ctx.thp {
+        put(format!("thp {k}"), "thp", v.value.clone(), at(&v.file, v.line));
     }
     out
-}
-
-/// `/sys/kernel/mm/transparent_hugepage/enabled:always [madvise] never` -> `thp enabled`.
-fn thp(d: Option<&Data>, file: &str, put: &mut impl FnMut(String, &'static str, String, String), depth: u8) {
-    match d {
-        Some(Data::Sysfs(s)) => {
-            for e in &s.entries {
-                if let Some((_, rest)) = e.path.split_once("transparent_hugepage/") {
-                    put(format!("thp {rest}"), "thp", e.value.trim().to_string(), at(file, e.line));
-                }
-            }
-        }
-        Some(Data::Sections(secs)) if depth == 0 => {
-            for sec in &secs.sections {
-                thp(sec.data.as_deref(), file, put, 1);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// A context fact that differs between the captures (or is in only one).

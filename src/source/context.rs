@@ -35,6 +35,9 @@ pub struct Context {
     pub variables: BTreeMap<String, Sourced<String>>,
     /// OS thread id -> performance_schema thread name.
     pub thread_map: BTreeMap<u32, String>,
+    /// Transparent huge page settings (`enabled`, `defrag`, `shmem_enabled`, ...: the
+    /// path after `transparent_hugepage/`) -> value (`always [madvise] never`).
+    pub thp: BTreeMap<String, Sourced<String>>,
     /// smaps mappings (with their file).
     pub mappings: Vec<Sourced<Mapping>>,
     /// `FilePmdMapped` from /proc/meminfo (max seen, kB).

@@ -51,6 +51,12 @@ impl<'d> Adapter<'d> for Sysctl<'d> {
 impl<'d> Adapter<'d> for Sysfs<'d> {
     fn context(&self, file: &str, ctx: &mut Context) {
         for e in &self.0.entries {
+            // `/sys/kernel/mm/transparent_hugepage/enabled:always [madvise] never`
+            if let Some((_, rest)) = e.path.split_once("transparent_hugepage/") {
+                ctx.thp
+                    .entry(rest.to_string())
+                    .or_insert_with(|| sourced(e.value.trim().to_string(), file, e.line));
+            }
             if let Some(dev) = &e.device {
                 ctx.sysfs
                     .entry((dev.clone(), e.attr.clone()))

@@ -1,35 +1,75 @@
 //! `periodic_write_bursts`: device writes come in periodic bursts; period,
 //! size, and whether the period matches the writeback tunables.
 
-use super::{Outcome, cell_evidence, mb, num, opt};
+use super::Outcome;
+use super::evidence::{mb, num, opt};
+use super::inputs::{Available, DeviceWrites, Missing, Series};
+use crate::analysis::periodicity::PeriodicityView;
 use crate::analysis::stats::median;
-use crate::analyze::{Facts, rfc3339, writeback_window};
+use crate::analysis::writeback::WritebackWindow;
 use crate::model::{Finding, Severity, Window};
+use crate::pipeline::ThreadTotal;
+use crate::table::columns::{Col, MemMetric};
+use std::collections::BTreeMap;
+
+/// Rule id.
+pub const ID: &str = "periodic_write_bursts";
+
+/// Fewer bursts than this are no series.
+pub const MIN_BURSTS: usize = 3;
+/// The period's confidence must reach this.
+pub const MIN_CONFIDENCE: f64 = 0.5;
+
+/// What the rule reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Inputs<'a> {
+    /// The main device's writes.
+    pub writes: DeviceWrites<'a>,
+    /// Their bursts and period.
+    pub periodicity: &'a PeriodicityView,
+    /// The writeback tunables.
+    pub window: WritebackWindow,
+    /// pidstat's writers (who dirtied).
+    pub threads: &'a BTreeMap<u32, ThreadTotal>,
+    /// Dirty memory (its drops at the bursts are evidence).
+    pub dirty: Option<Series<'a>>,
+}
+
+/// Picks the inputs.
+pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+    let (Some(writes), Some(periodicity)) = (a.device_writes(), a.periodicity()) else {
+        return Err(vec![Missing::DeviceWrites]);
+    };
+    Ok(Inputs {
+        writes,
+        periodicity,
+        window: a.window(),
+        threads: a.threads(),
+        dirty: a.series(&Col::Mem(MemMetric::DirtyBytes)),
+    })
+}
 
 /// Evaluates the rule.
-pub fn check(f: &Facts<'_>) -> Outcome {
-    let (Some(view), Some(col), Some(dev)) = (&f.periodicity, &f.write_col, &f.device) else {
-        return Outcome::Skip(vec!["device write throughput (iostat -x or /proc/diskstats series)".into()]);
-    };
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    let (view, dev, col) = (i.periodicity, i.writes.device, &i.writes.series);
     let n = view.bursts.len();
     let (Some(period), Some(conf)) = (view.period_s, view.confidence) else {
         return Outcome::Pass(format!("{n} write bursts on {dev}: no repeating period"));
     };
-    if n < 3 || conf < 0.5 {
+    if n < MIN_BURSTS || conf < MIN_CONFIDENCE {
         return Outcome::Pass(format!(
             "{n} write bursts on {dev}; period {period:.1} s with confidence {conf:.2}: not periodic enough"
         ));
     }
     let sizes: Vec<f64> = view.bursts.iter().map(|b| b.total).collect();
     let med = median(&sizes).unwrap_or(0.0);
-    let (window, known) = writeback_window(f.p);
-    let matches = (period - window).abs() <= 0.2 * window + 2.0 || (period - (window - 5.0)).abs() <= 3.0;
-    let tl = &f.p.timeline;
+    let (window, known) = (i.window.seconds(), i.window.from_capture);
+    let matches = i.window.matches(period);
     let first = view.bursts.first().map(|b| b.start).unwrap_or(0);
     let last = view.bursts.last().map(|b| b.end).unwrap_or(0);
     // Who dirtied (pidstat threads) vs who issued (kernel flusher when the dirtiers are steady).
-    let mut writers: Vec<(&String, &crate::pipeline::ThreadTotal, u32)> =
-        f.p.threads.iter().map(|(tid, t)| (&t.comm, t, *tid)).collect();
+    let mut writers: Vec<(&String, &ThreadTotal, u32)> =
+        i.threads.iter().map(|(tid, t)| (&t.comm, t, *tid)).collect();
     writers.sort_by(|a, b| b.1.bytes.total_cmp(&a.1.bytes).then(a.2.cmp(&b.2)));
     let dirtiers: Vec<String> = writers
         .iter()
@@ -37,8 +77,8 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         .take(3)
         .map(|w| format!("{} (tid {}, {})", w.0, w.2, mb(w.1.bytes)))
         .collect();
-    let flusher = f.p.threads.values().any(|t| t.category == "writeback");
-    let mut metrics = std::collections::BTreeMap::new();
+    let flusher = i.threads.values().any(|t| t.category == "writeback");
+    let mut metrics = BTreeMap::new();
     metrics.insert("period_s", num(period));
     metrics.insert("period_confidence", num(conf));
     metrics.insert("bursts", num(n as f64));
@@ -48,7 +88,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     metrics.insert("writeback_window_s", num(window));
     metrics.insert("writeback_window_from_capture", serde_json::Value::Bool(known));
     metrics.insert("matches_writeback_window", serde_json::Value::Bool(matches));
-    metrics.insert("device", serde_json::Value::String(dev.clone()));
+    metrics.insert("device", serde_json::Value::String(dev.to_string()));
     metrics.insert("dirtiers", serde_json::Value::from(dirtiers.clone()));
     metrics.insert(
         "issuer",
@@ -60,17 +100,18 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     );
     let mut evidence = Vec::new();
     for b in view.bursts.iter().take(6) {
-        evidence.push(cell_evidence(f, col, b.peak, "wkB/s", b.peak_value / 1024.0));
+        evidence.push(col.evidence(b.peak, "wkB/s", b.peak_value / 1024.0));
     }
-    let dirty = "mem.dirty_bytes";
-    if let Some(v) = tl.get(dirty) {
+    if let Some(dirty) = &i.dirty {
+        let v = dirty.values;
         for b in view.bursts.iter().take(3) {
             let lo = b.start.saturating_sub(2);
             let hi = (b.end + 3).min(v.len().saturating_sub(1));
-            if let Some((row, val)) =
-                (lo..=hi).filter_map(|r| v[r].map(|x| (r, x))).min_by(|a, b| a.1.total_cmp(&b.1))
+            if let Some((row, val)) = (lo..=hi)
+                .filter_map(|r| v.get(r).copied().flatten().map(|x| (r, x)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
             {
-                evidence.push(cell_evidence(f, dirty, row, "Dirty (kB)", val / 1024.0));
+                evidence.push(dirty.evidence(row, "Dirty (kB)", val / 1024.0));
             }
         }
     }
@@ -110,11 +151,11 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         remedies.push("The period does not match the writeback tunables: look for an application timer (checkpoint, flush interval) with this period.".into());
     }
     Outcome::Fire(Box::new(Finding {
-        rule: "periodic_write_bursts",
+        rule: ID,
         severity: Severity::Warning,
         confidence: (conf * if known { 1.0 } else { 0.9 }).clamp(0.0, 1.0),
         summary,
-        window: Some(Window { start: rfc3339(tl.epoch(first)), end: rfc3339(tl.epoch(last)) }),
+        window: Some(Window::epochs(col.epoch(first), col.epoch(last))),
         metrics,
         evidence,
         remedies,

@@ -5,25 +5,66 @@
 //! starved by a flush per event or transaction), `sql_thread` when the relay
 //! log backlog grows (a single applier slower than the source).
 
-use super::{Outcome, num, opt};
-use crate::analysis::replication::{self, ReplicaView};
-use crate::analyze::Facts;
+use super::Outcome;
+use super::evidence::{ctx_evidence, line_evidence, num, opt};
+use super::inputs::{Available, Missing};
+use crate::analysis::replication::{EventLag, ReplicaView, ThreadFsync};
 use crate::model::{Evidence, Finding, Severity, Window};
+use crate::pipeline::{ParsedFile, Sourced};
 use serde_json::Value;
 
-/// Lag growth below this (s per s) is noise of 1 s readings.
-const MIN_GROWTH: f64 = 0.05;
-/// The lag must grow by at least this many seconds over the capture.
-const MIN_RISE_S: f64 = 5.0;
+/// Rule id.
+pub const ID: &str = "replication_lag";
 
-fn var(f: &Facts<'_>, names: &[&str]) -> Option<(String, String)> {
-    names.iter().find_map(|n| f.p.ctx.variable(n).map(|s| (n.to_string(), s.value.trim().to_string())))
+/// Lag growth below this (s per s) is noise of 1 s readings.
+pub const MIN_GROWTH: f64 = 0.05;
+/// The lag must grow by at least this many seconds over the capture.
+pub const MIN_RISE_S: f64 = 5.0;
+
+/// The replica's settings reported, each under the first of its names the capture has.
+const SETTINGS: [&[&str]; 5] = [
+    &["sync_binlog"],
+    &["innodb_flush_log_at_trx_commit"],
+    &["sync_relay_log"],
+    &["sync_master_info", "sync_source_info"],
+    &["slave_parallel_threads", "replica_parallel_workers", "slave_parallel_workers"],
+];
+
+/// What the rule reads.
+#[derive(Debug, Clone)]
+pub struct Inputs<'a> {
+    /// The replica's connections (not empty).
+    pub replicas: &'a [ReplicaView],
+    /// The status file the connections were read from (for quotes).
+    pub status_file: Option<&'a ParsedFile>,
+    /// perf samples of the replication threads.
+    pub threads: Option<ThreadFsync>,
+    /// How late the replica wrote the source's transactions.
+    pub event_lag: Option<EventLag>,
+    /// The settings found: (name, value).
+    pub settings: Vec<(&'static str, &'a Sourced<String>)>,
+}
+
+/// Picks the inputs.
+pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+    let replicas = a.replicas();
+    if replicas.is_empty() {
+        return Err(vec![Missing::ReplicaStatus]);
+    }
+    let settings =
+        SETTINGS.iter().filter_map(|names| names.iter().find_map(|n| Some((*n, a.variable(n)?)))).collect();
+    Ok(Inputs {
+        replicas,
+        status_file: a.file(replicas[0].file),
+        threads: a.replica_threads(),
+        event_lag: a.event_lag(),
+        settings,
+    })
 }
 
 /// Evidence for a lag reading: the `Seconds_Behind_Master:` line of a `\G` record (within the record that
 /// starts at `line`), or the table row itself.
-fn quote_row(f: &Facts<'_>, v: &ReplicaView, line: usize, metric: &str, value: f64) -> Evidence {
-    let pf = &f.p.files[v.file];
+fn quote_row(pf: &ParsedFile, line: usize, metric: &str, value: f64) -> Evidence {
     let line = iosift_parsers::common::Lines::new(&pf.raw)
         .skip(line.saturating_sub(1))
         .take(120)
@@ -33,18 +74,12 @@ fn quote_row(f: &Facts<'_>, v: &ReplicaView, line: usize, metric: &str, value: f
             t.contains("Seconds_Behind_Master:") || t.contains("Seconds_Behind_Source:")
         })
         .map_or(line, |l| l.no);
-    super::line_evidence(pf, line, metric, value)
+    line_evidence(pf, line, metric, value)
 }
 
 /// Evaluates the rule.
-pub fn check(f: &Facts<'_>) -> Outcome {
-    let views = replication::views(f.p);
-    if views.is_empty() {
-        return Outcome::Skip(vec![
-            "replica status series (SHOW SLAVE STATUS / SHOW REPLICA STATUS every interval, TS-framed)"
-                .into(),
-        ]);
-    }
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    let views = i.replicas;
     // The connection falling behind fastest.
     let Some(v) = views
         .iter()
@@ -71,8 +106,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         Some(false) => "sql_thread",
         None => "unknown",
     };
-    let threads = replication::thread_fsync(f.p);
-    let event_lag = replication::event_lag(f.p);
+    let (threads, event_lag) = (i.threads, i.event_lag);
     let mut metrics = std::collections::BTreeMap::new();
     metrics.insert("lag_start_s", num(start));
     metrics.insert("lag_end_s", num(end));
@@ -98,16 +132,8 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         "sql_thread_fsync_share",
         opt(threads.filter(|t| t.sql_samples > 0).map(|t| t.sql_fsync as f64 / t.sql_samples as f64)),
     );
-    let settings: Vec<(String, String)> = [
-        &["sync_binlog"][..],
-        &["innodb_flush_log_at_trx_commit"],
-        &["sync_relay_log"],
-        &["sync_master_info", "sync_source_info"],
-        &["slave_parallel_threads", "replica_parallel_workers", "slave_parallel_workers"],
-    ]
-    .iter()
-    .filter_map(|n| var(f, n))
-    .collect();
+    let settings: Vec<(String, String)> =
+        i.settings.iter().map(|(n, s)| (n.to_string(), s.value.trim().to_string())).collect();
     for (k, val) in &settings {
         if let Some(key) =
             ["sync_binlog", "innodb_flush_log_at_trx_commit", "sync_relay_log"].iter().find(|x| *x == k)
@@ -167,21 +193,17 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         ],
     };
     let mut evidence = Vec::new();
-    if let (Some(a), Some(b)) = (v.lag.first(), v.lag.last()) {
-        evidence.push(quote_row(f, v, a.2, "Seconds_Behind_Master (first reading)", a.1));
-        evidence.push(quote_row(f, v, b.2, "Seconds_Behind_Master (last reading)", b.1));
+    if let (Some(a), Some(b), Some(pf)) = (v.lag.first(), v.lag.last(), i.status_file) {
+        evidence.push(quote_row(pf, a.2, "Seconds_Behind_Master (first reading)", a.1));
+        evidence.push(quote_row(pf, b.2, "Seconds_Behind_Master (last reading)", b.1));
     }
-    for (k, _) in &settings {
-        if let Some(s) = f.p.ctx.variable(k) {
-            evidence.push(super::ctx_evidence(s, k));
-        }
+    for (k, s) in &i.settings {
+        evidence.push(ctx_evidence(s, k));
     }
-    let window = (v.lag.first().zip(v.lag.last())).map(|(a, b)| Window {
-        start: crate::analyze::rfc3339(a.0.floor() as i64),
-        end: crate::analyze::rfc3339(b.0.floor() as i64),
-    });
+    let window = (v.lag.first().zip(v.lag.last()))
+        .map(|(a, b)| Window::epochs(a.0.floor() as i64, b.0.floor() as i64));
     Outcome::Fire(Box::new(Finding {
-        rule: "replication_lag",
+        rule: ID,
         severity: Severity::Warning,
         confidence: if io_bound.is_some() { 0.85 } else { 0.6 },
         summary: format!(

@@ -162,6 +162,84 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::Views;
+    use crate::rules::testkit::{fired, mount, passed, series, skipped, sourced, vals};
+    use crate::table::Timeline;
+
+    const AFFECTED: &str = "4.19.91-25.al7.x86_64";
+
+    /// ext4 `/data` with both options on an affected kernel; the device writes `mb_s` MB/s at
+    /// `util` % busy with `req` byte requests.
+    fn run(options: &str, kernel: &str, mb_s: f64, util: f64, req: Option<f64>) -> Outcome {
+        let k = sourced(kernel.to_string());
+        let mounts = [mount("/dev/vdb", "/data", "ext4", options), mount("/dev/vda", "/", "xfs", "rw")];
+        let w = vals(&[0.5e6, mb_s * 1e6, mb_s * 1e6, mb_s * 1e6]);
+        let u = vals(&[util; 4]);
+        let r = req.map(|r| vals(&[r; 4]));
+        check(&Inputs {
+            kernel: &k,
+            mounts: &mounts,
+            device: Some(Plateau {
+                writes: Some(series("dev.vdb.w_bytes_s", &w)),
+                util: Some(series("dev.vdb.util_pct", &u)),
+                requests: r.as_deref().map(|r| series("dev.vdb.w_req_bytes", r)),
+            }),
+        })
+    }
+
+    const BOTH: &str = "rw,dioread_nolock,nodelalloc";
+
+    #[test]
+    fn fires_with_both_options_on_an_affected_kernel() {
+        let f = fired(run(BOTH, AFFECTED, 30.0, 10.0, Some(512.0 * 1024.0)));
+        assert_eq!((f.rule, f.confidence), (ID, 0.95));
+        assert_eq!(f.metrics["write_mb_per_s"], 30.0);
+        assert_eq!(f.evidence[0].value, AFFECTED);
+        assert_eq!(f.evidence[1].value, "/dev/vdb on /data type ext4 (rw,dioread_nolock,nodelalloc)");
+        // The first busy second (> 1 MB/s), not the 0.5 MB/s one.
+        assert_eq!(
+            (f.evidence[2].metric.as_str(), &f.evidence[2].value),
+            ("wMB/s", &serde_json::json!(30.0))
+        );
+    }
+
+    #[test]
+    fn one_option_alone_or_another_kernel_passes() {
+        assert_eq!(
+            passed(run("rw,dioread_nolock", AFFECTED, 30.0, 10.0, None)),
+            "no ext4 mount has both dioread_nolock and nodelalloc (1 ext4 mount(s) checked)"
+        );
+        assert!(
+            passed(run(BOTH, "4.19.91-26.al7.x86_64", 30.0, 10.0, None))
+                .contains("outside the affected range")
+        );
+        assert!(
+            passed(run(BOTH, "6.1.0-13-amd64", 30.0, 10.0, None)).contains("not an Alibaba Cloud Linux 2")
+        );
+    }
+
+    #[test]
+    fn plateau_edges() {
+        let conf =
+            |mb: f64, util: f64, req: Option<f64>| fired(run(BOTH, AFFECTED, mb, util, req)).confidence;
+        assert_eq!(conf(PLATEAU_MB_S - 0.1, 10.0, None), 0.95);
+        assert_eq!(conf(PLATEAU_MB_S, 10.0, None), 0.7);
+        assert_eq!(conf(30.0, IDLE_UTIL_PCT - 0.1, None), 0.95);
+        assert_eq!(conf(30.0, IDLE_UTIL_PCT, None), 0.7);
+        assert_eq!(conf(30.0, 10.0, Some(LARGE_REQUEST_BYTES)), 0.95);
+        assert_eq!(conf(30.0, 10.0, Some(LARGE_REQUEST_BYTES - 1.0)), 0.7);
+        // Seconds at or below 1 MB/s are not the plateau: no busy second, no plateau.
+        assert_eq!(conf(BUSY_BYTES_S / 1e6, 10.0, None), 0.7);
+    }
+
+    #[test]
+    fn skips_without_kernel_or_mounts() {
+        let (tl, views) = (Timeline::default(), Views::default());
+        assert_eq!(
+            skipped(ID, &Available::bare(&tl, &views)),
+            ["kernel release (uname -r)", "mount options (mount, /proc/mounts or findmnt)"]
+        );
+    }
 
     #[test]
     fn kernel_range() {

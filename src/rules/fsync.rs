@@ -286,3 +286,172 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         ]).collect(),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Views;
+    use crate::analysis::device::MainDevice;
+    use crate::rules::testkit::{fired, passed, series, skipped, sourced, vals};
+    use crate::table::Timeline;
+
+    struct Case {
+        trx: Vec<f64>,
+        flush: Vec<f64>,
+        bytes: Option<f64>,
+        sync_binlog: Option<&'static str>,
+        flush_log: Option<&'static str>,
+    }
+
+    impl Case {
+        /// 8 seconds of 200 commits/s of 340 bytes, 200 flushes/s, both durable settings 1.
+        fn durable() -> Case {
+            Case {
+                trx: vec![200.0; 8],
+                flush: vec![200.0; 8],
+                bytes: Some(340.0),
+                sync_binlog: Some("1"),
+                flush_log: Some("1"),
+            }
+        }
+
+        fn run(&self) -> Outcome {
+            let (t, f) = (vals(&self.trx), vals(&self.flush));
+            let sb = self.sync_binlog.map(|v| sourced(v.to_string()));
+            let fl = self.flush_log.map(|v| sourced(v.to_string()));
+            check(&Inputs {
+                commits: Commits { counter: BinlogOrStatus::BinlogTrx, series: series("binlog.trx_s", &t) },
+                flushes: series("dev.vda.f_s", &f),
+                own_fsyncs: false,
+                binlog: self.bytes.map(|b| BinlogFacts { file: "binlog-chosen.txt", mean_bytes: b }),
+                sync_binlog: sb.as_ref(),
+                flush_log: fl.as_ref(),
+                sync_relay_log: None,
+                fsync_share: Some(0.25),
+                replica: None,
+                replica_threads: None,
+            })
+        }
+    }
+
+    #[test]
+    fn fires_on_a_flush_per_small_commit_and_cites_the_chosen_binlog() {
+        let f = fired(Case::durable().run());
+        assert_eq!((f.rule, f.confidence), (ID, 0.85));
+        assert_eq!(f.metrics["flushes_per_transaction"], 1.0);
+        assert_eq!(f.metrics["commit_counter"], "transactions of the decoded binary log");
+        let cited: Vec<(&str, &str)> =
+            f.evidence.iter().map(|e| (e.file.as_str(), e.metric.as_str())).collect();
+        assert_eq!(
+            cited,
+            [
+                ("ctx.txt", "sync_binlog"),
+                ("ctx.txt", "innodb_flush_log_at_trx_commit"),
+                ("test.txt", "f/s"),
+                ("binlog-chosen.txt", "mean bytes per transaction"),
+            ]
+        );
+        assert!(f.summary.contains("; 25 % of perf samples are in fsync paths."), "{}", f.summary);
+    }
+
+    #[test]
+    fn load_window_edges() {
+        // Five seconds of commits (>= 10/s each) are enough, four are not.
+        let mut c = Case::durable();
+        c.trx = vec![200.0, 200.0, 200.0, 200.0, 200.0, ACTIVE_TRX_S - 0.1, 0.0];
+        fired(c.run());
+        c.trx[4] = ACTIVE_TRX_S - 0.1;
+        assert_eq!(passed(c.run()), "fewer than 5 seconds with commits (4 found)");
+    }
+
+    #[test]
+    fn rate_edges() {
+        let at = |trx: f64, flush: f64| {
+            let mut c = Case::durable();
+            c.trx = vec![trx; 8];
+            c.flush = vec![flush; 8];
+            c.run()
+        };
+        fired(at(MIN_RATE, MIN_RATE));
+        passed(at(MIN_RATE - 0.1, MIN_RATE));
+        passed(at(MIN_RATE, MIN_RATE - 0.1));
+        // At least 0.3 flushes per commit.
+        fired(at(200.0, 60.0));
+        assert!(
+            passed(at(200.0, 59.9)).starts_with("200 transactions/s with 59.9 flushes/s, 340 bytes each:")
+        );
+    }
+
+    #[test]
+    fn transaction_size_edge() {
+        let mut c = Case::durable();
+        c.bytes = Some(SMALL_TRX_BYTES - 0.5);
+        fired(c.run());
+        c.bytes = Some(SMALL_TRX_BYTES);
+        passed(c.run());
+        // Without a decoded binlog the size is unknown: not held against the rule.
+        c.bytes = None;
+        let f = fired(c.run());
+        assert_eq!(f.evidence.len(), 3, "no binlog to cite");
+    }
+
+    #[test]
+    fn relaxed_durability_passes_and_unknown_lowers_confidence() {
+        let mut c = Case::durable();
+        c.sync_binlog = Some("0");
+        c.flush_log = Some("2");
+        assert!(
+            passed(c.run())
+                .contains("(durability relaxed: sync_binlog and innodb_flush_log_at_trx_commit not 1)")
+        );
+        c.flush_log = Some("1");
+        fired(c.run());
+        c.sync_binlog = None;
+        c.flush_log = None;
+        assert_eq!(fired(c.run()).confidence, 0.65);
+    }
+
+    #[test]
+    fn gathers_the_first_counter_with_commits_and_the_device_flushes() {
+        let mut tl = Timeline::new(0.0, 3.0);
+        for t in 0..3 {
+            tl.set_gauge("binlog.trx_s", "1/s", "binlog.txt", t as f64, 0.0);
+            tl.set_gauge("mysql.Binlog_commits_s", "1/s", "mysqladmin.txt", t as f64, 120.0);
+            tl.set_gauge("dev.vda.f_s", "1/s", "iostat.txt", t as f64, 110.0);
+            tl.set_gauge("ds.vda.f_s", "1/s", "diskstats.txt", t as f64, 100.0);
+        }
+        let views = Views {
+            device: Some(MainDevice {
+                name: "vda".into(),
+                writes: Col::Dev("vda".into(), DevMetric::WBytesS),
+            }),
+            ..Default::default()
+        };
+        let a = Available::bare(&tl, &views);
+        let i = gather(&a).unwrap();
+        // binlog.trx_s is all zeros (binary log off): no rate.
+        assert_eq!(
+            (i.commits.counter, i.commits.series.name),
+            (BinlogOrStatus::BinlogCommits, "mysql.Binlog_commits_s")
+        );
+        assert_eq!(i.flushes.name, "dev.vda.f_s");
+        // Without the main device, /proc/diskstats' flushes.
+        let none = Views::default();
+        assert_eq!(gather(&Available::bare(&tl, &none)).unwrap().flushes.name, "ds.vda.f_s");
+    }
+
+    #[test]
+    fn skips_without_commit_or_flush_rates() {
+        let (tl, views) = (Timeline::default(), Views::default());
+        assert_eq!(
+            skipped(ID, &Available::bare(&tl, &views)),
+            [
+                "commit rate (decoded binlog or mysqladmin extended-status)",
+                "flush rate (iostat -x f/s, /proc/diskstats or Innodb_data_fsyncs)"
+            ]
+        );
+        let mut tl = Timeline::new(0.0, 3.0);
+        tl.set_gauge("ds.vda.f_s", "1/s", "diskstats.txt", 1.0, 100.0);
+        assert_eq!(gather(&Available::bare(&tl, &views)).err(), Some(vec![Missing::CommitRate]));
+    }
+}

@@ -296,3 +296,36 @@ impl<'a> Available<'a> {
         self.cells.file(i)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::{T0, file, vals};
+
+    #[test]
+    fn a_cell_cites_its_input_line_under_the_column_header() {
+        let files = [file(
+            "iostat.txt",
+            "Linux 6.1.0 (db1)\n\nDevice            w/s     wkB/s\nvda              5.00   2048.00\n",
+        )];
+        let lines: LineIndex =
+            [("dev.vda.w_bytes_s".to_string(), [(T0 + 1, (0, 4)), (T0 + 5, (3, 9))].into_iter().collect())]
+                .into_iter()
+                .collect();
+        let v = vals(&[0.0, 2048.0 * 1024.0, 0.0, 0.0, 0.0, 0.0]);
+        let s = Series::new("dev.vda.w_bytes_s", &v, "iostat.txt", T0, Cells::new(&lines, &files));
+        let e = s.evidence(1, "wkB/s", 2048.0);
+        assert_eq!((e.file.as_str(), e.lines), ("iostat.txt", Some([4, 4])));
+        assert_eq!(
+            e.quote.as_deref(),
+            Some("Device            w/s     wkB/s\nvda              5.00   2048.00")
+        );
+        // A rate stamped at the end of its second is found one second later.
+        assert_eq!(s.evidence(0, "wkB/s", 0.0).lines, Some([4, 4]));
+        // No line known (or a file index out of range): the column's source, without a line.
+        for row in [2, 4] {
+            let e = s.evidence(row, "wkB/s", 0.0);
+            assert_eq!((e.file.as_str(), e.lines, e.quote), ("iostat.txt", None, None));
+        }
+    }
+}

@@ -276,3 +276,194 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         ],
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Views;
+    use crate::rules::testkit::{burst, fired, mount, passed, series, skipped, sourced, thread, vals, view};
+    use crate::table::Timeline;
+
+    const MB: f64 = 1024.0 * 1024.0;
+
+    /// The shared file mapping of a writer: `rw-s /data/table.ibd` with `FilePmdMapped`.
+    fn mapping(pmd_kb: u64) -> Sourced<Mapping> {
+        let mut m = sourced(Mapping {
+            line: 12,
+            perms: "rw-s".into(),
+            path: "/data/table.ibd".into(),
+            fields: vec![("Shared_Dirty".into(), 4096), ("FilePmdMapped".into(), pmd_kb)],
+            ..Default::default()
+        });
+        m.line = 12;
+        m
+    }
+
+    struct Case {
+        bursts: usize,
+        confidence: f64,
+        request: Option<f64>,
+        mappings: Vec<Sourced<Mapping>>,
+        meminfo: Option<Sourced<u64>>,
+        thp: Option<Vec<Option<f64>>>,
+        mounts: Vec<Sourced<Mount>>,
+        kernel: Option<Sourced<String>>,
+    }
+
+    impl Case {
+        /// XFS on 6.1 with a 2 MB-folio mapping and 512 kB requests in 3 periodic bursts.
+        fn large_folios() -> Case {
+            Case {
+                bursts: 3,
+                confidence: 0.9,
+                request: Some(512.0 * 1024.0),
+                mappings: vec![mapping(2048)],
+                meminfo: None,
+                thp: None,
+                mounts: vec![mount("/dev/vda", "/data", "xfs", "rw,relatime")],
+                kernel: Some(sourced("6.1.0-13-amd64".to_string())),
+            }
+        }
+
+        fn run(&self) -> Outcome {
+            let w = vals(&[1.0; 120]);
+            let req = self.request.map(|r| vals(&[r; 120]));
+            let v = view(
+                (0..self.bursts).map(|k| burst(5 + 30 * k, 90.0 * MB, 300.0 * MB)).collect(),
+                Some(30.0),
+                Some(self.confidence),
+            );
+            // pidstat charges whole 2 MB folios to the writer.
+            let tw = vals(&[2048.0 * 1024.0, 4096.0 * 1024.0, 2048.0 * 1024.0, 6144.0 * 1024.0]);
+            let threads: BTreeMap<u32, ThreadTotal> =
+                [(42, thread("writer", "app", 12.0 * MB))].into_iter().collect();
+            check(&Inputs {
+                writes: DeviceWrites { device: "vda", series: series("dev.vda.w_bytes_s", &w) },
+                periodicity: &v,
+                requests: req.as_deref().map(|r| series("dev.vda.w_req_bytes", r)),
+                mappings: &self.mappings,
+                meminfo_file_pmd_mapped_kb: self.meminfo.as_ref(),
+                thp_file_mapped: self.thp.as_deref().map(|t| series("vm.thp_file_mapped_s", t)),
+                mounts: &self.mounts,
+                kernel: self.kernel.as_ref(),
+                threads: &threads,
+                thread_writes: [(42, tw.as_slice())].into_iter().collect(),
+            })
+        }
+    }
+
+    #[test]
+    fn fires_on_large_folios_with_large_requests() {
+        let f = fired(Case::large_folios().run());
+        assert_eq!((f.rule, f.confidence), (ID, 0.85));
+        assert_eq!(f.metrics["folio_kb_from_pidstat"], 2048.0);
+        assert_eq!(f.metrics["file_pmd_mapped_kb"], 2048.0);
+        assert_eq!(f.metrics["filesystem"], "xfs");
+        let files: Vec<(&str, Option<[usize; 2]>)> =
+            f.evidence.iter().map(|e| (e.file.as_str(), e.lines)).collect();
+        assert_eq!(
+            &files[..3],
+            [("ctx.txt", Some([3, 3])), ("ctx.txt", Some([3, 3])), ("ctx.txt", Some([12, 12]))]
+        );
+        assert_eq!(f.evidence[2].quote.as_deref(), Some("rw-s /data/table.ibd"));
+    }
+
+    #[test]
+    fn burst_count_edge() {
+        let mut c = Case::large_folios();
+        c.bursts = 2;
+        fired(c.run());
+        c.bursts = 1;
+        assert_eq!(passed(c.run()), "no repeated write bursts on the device (1 found)");
+    }
+
+    #[test]
+    fn request_size_edge() {
+        let mut c = Case::large_folios();
+        c.request = Some(BIG_REQUEST_BYTES);
+        fired(c.run());
+        c.request = Some(BIG_REQUEST_BYTES - 1.0);
+        assert!(passed(c.run()).ends_with("burst writes average 128.0 kB per request"));
+    }
+
+    #[test]
+    fn smaps_without_pmd_mappings_passes() {
+        let mut c = Case::large_folios();
+        c.mappings = vec![mapping(0)];
+        assert!(
+            passed(c.run())
+                .starts_with("no large-folio amplification: FilePmdMapped 0 kB for /data/table.ibd")
+        );
+    }
+
+    #[test]
+    fn system_wide_counters_need_periodic_bursts() {
+        let mut c = Case::large_folios();
+        c.mappings = Vec::new();
+        c.meminfo = Some(sourced(4096));
+        c.thp = Some(vals(&[0.0, 2.0, 0.0]));
+        assert_eq!((c.bursts, c.confidence), (PERIODIC_BURSTS, 0.9));
+        c.confidence = PERIODIC_CONFIDENCE;
+        fired(c.run());
+        c.confidence = PERIODIC_CONFIDENCE - 0.01;
+        passed(c.run());
+        c.confidence = 0.9;
+        c.bursts = PERIODIC_BURSTS - 1;
+        passed(c.run());
+        // thp_file_mapped not rising is no evidence either.
+        c.bursts = PERIODIC_BURSTS;
+        c.thp = Some(vals(&[0.0, 0.0]));
+        assert!(
+            passed(c.run())
+                .ends_with(", thp_file_mapped not rising, burst writes average 512.0 kB per request")
+        );
+    }
+
+    #[test]
+    fn kernel_gate_edges() {
+        for (fs, kernel, fires) in [
+            ("xfs", "5.18.0", true),
+            ("xfs", "5.17.15", false),
+            ("ext4", "6.16.0", true),
+            ("ext4", "6.15.9", false),
+        ] {
+            let mut c = Case::large_folios();
+            c.mounts = vec![mount("/dev/vda", "/data", fs, "rw")];
+            c.kernel = Some(sourced(kernel.to_string()));
+            match c.run() {
+                Outcome::Fire(_) => assert!(fires, "{fs} {kernel}"),
+                Outcome::Pass(r) => {
+                    assert!(!fires, "{fs} {kernel}");
+                    assert!(r.contains("does not cache mmap'd file pages in large folios"), "{r}");
+                }
+                Outcome::Skip(m) => panic!("{m:?}"),
+            }
+        }
+        // Without a kernel the gate is not confirmed: lower confidence.
+        let mut c = Case::large_folios();
+        c.kernel = None;
+        assert_eq!(fired(c.run()).confidence, 0.6);
+    }
+
+    #[test]
+    fn skips_without_folio_counters_or_request_sizes() {
+        let mut c = Case::large_folios();
+        c.mappings = Vec::new();
+        c.request = None;
+        match c.run() {
+            Outcome::Skip(m) => assert_eq!(
+                m.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                [
+                    "smaps of the writer (FilePmdMapped) or /proc/meminfo or /proc/vmstat (thp_file_mapped)",
+                    "iostat -x request sizes"
+                ]
+            ),
+            other => panic!("{other:?}"),
+        }
+        let (tl, views) = (Timeline::default(), Views::default());
+        assert_eq!(
+            skipped(ID, &Available::bare(&tl, &views)),
+            ["device write throughput (iostat -x or /proc/diskstats series)"]
+        );
+    }
+}

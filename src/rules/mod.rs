@@ -12,6 +12,8 @@ pub mod mmap;
 pub mod periodic;
 pub mod replication;
 pub mod saturation;
+#[cfg(test)]
+mod testkit;
 
 pub use inputs::{Available, Missing};
 
@@ -72,4 +74,42 @@ pub fn evaluate(a: &Available<'_>) -> (Vec<Finding>, Vec<Checked>) {
         }
     }
     (findings, checked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Views;
+    use crate::table::Timeline;
+
+    #[test]
+    fn every_rule_is_listed_once_with_its_own_id() {
+        let ids: Vec<&str> = RULES.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, [periodic::ID, mmap::ID, ext4::ID, fsync::ID, saturation::ID, replication::ID]);
+        let mut unique = ids.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), 6);
+    }
+
+    #[test]
+    fn an_empty_capture_skips_every_rule_with_the_generated_reasons() {
+        let (tl, views) = (Timeline::default(), Views::default());
+        let (findings, checked) = evaluate(&Available::bare(&tl, &views));
+        assert!(findings.is_empty());
+        let got: Vec<(&str, &str, Vec<String>)> =
+            checked.iter().map(|c| (c.rule, c.outcome, c.missing.clone())).collect();
+        let want = |id, m: &[Missing]| (id, "skipped", m.iter().map(Missing::to_string).collect::<Vec<_>>());
+        assert_eq!(
+            got,
+            vec![
+                want(periodic::ID, &[Missing::DeviceWrites]),
+                want(mmap::ID, &[Missing::DeviceWrites]),
+                want(ext4::ID, &[Missing::KernelRelease, Missing::MountOptions]),
+                want(fsync::ID, &[Missing::CommitRate, Missing::FlushRate]),
+                want(saturation::ID, &[Missing::DeviceUtilisation]),
+                want(replication::ID, &[Missing::ReplicaStatus]),
+            ]
+        );
+        assert_eq!(checked[0].missing, ["device write throughput (iostat -x or /proc/diskstats series)"]);
+    }
 }

@@ -161,3 +161,102 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         remedies,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Views;
+    use crate::analysis::device::MainDevice;
+    use crate::rules::testkit::{burst, fired, passed, series, skipped, thread, vals, view};
+    use crate::table::Timeline;
+    use crate::table::columns::DevMetric;
+
+    const MB: f64 = 1024.0 * 1024.0;
+
+    fn bursts(n: usize) -> Vec<crate::analysis::bursts::Burst> {
+        (0..n).map(|k| burst(5 + 35 * k, 80.0 * MB, 200.0 * MB)).collect()
+    }
+
+    fn run(v: &PeriodicityView, window: WritebackWindow, threads: &BTreeMap<u32, ThreadTotal>) -> Outcome {
+        let w = vals(&[1.0; 200]);
+        let d = vals(&[5.0 * MB; 200]);
+        check(&Inputs {
+            writes: DeviceWrites { device: "vda", series: series("dev.vda.w_bytes_s", &w) },
+            periodicity: v,
+            window,
+            threads,
+            dirty: Some(series("mem.dirty_bytes", &d)),
+        })
+    }
+
+    #[test]
+    fn fires_from_three_bursts_and_confidence_one_half() {
+        let none = BTreeMap::new();
+        let f = fired(run(&view(bursts(3), Some(35.0), Some(0.5)), WritebackWindow::default(), &none));
+        assert_eq!(f.rule, ID);
+        assert_eq!(f.metrics["bursts"], 3.0);
+        assert_eq!(f.metrics["matches_writeback_window"], true);
+        assert_eq!(f.confidence, 0.45, "defaults, not the capture's tunables: x 0.9");
+        // Burst peaks then the lowest dirty memory around each of the first three.
+        assert_eq!(f.evidence.len(), 6);
+        assert_eq!((f.evidence[0].file.as_str(), f.evidence[0].metric.as_str()), ("test.txt", "wkB/s"));
+        assert_eq!(f.evidence[0].value, 81920.0);
+        let w = f.window.unwrap();
+        // Rows 5 and 75 after T0.
+        assert_eq!((w.start.as_str(), w.end.as_str()), ("2023-11-14T22:13:25Z", "2023-11-14T22:14:35Z"));
+    }
+
+    #[test]
+    fn passes_below_three_bursts_or_confidence_one_half() {
+        let none = BTreeMap::new();
+        let r = passed(run(&view(bursts(2), Some(35.0), Some(0.9)), WritebackWindow::default(), &none));
+        assert_eq!(r, "2 write bursts on vda; period 35.0 s with confidence 0.90: not periodic enough");
+        let r = passed(run(&view(bursts(5), Some(35.0), Some(0.4999)), WritebackWindow::default(), &none));
+        assert!(r.ends_with("confidence 0.50: not periodic enough"), "{r}");
+        let r = passed(run(&view(bursts(5), None, None), WritebackWindow::default(), &none));
+        assert_eq!(r, "5 write bursts on vda: no repeating period");
+    }
+
+    #[test]
+    fn the_window_matches_within_its_edges() {
+        let none = BTreeMap::new();
+        let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
+        let at = |p: f64| fired(run(&view(bursts(4), Some(p), Some(0.9)), w, &none));
+        // 35 s window: 35 +- 9 s.
+        for (p, m) in [(44.0, true), (44.1, false), (26.0, true), (25.9, false)] {
+            let f = at(p);
+            assert_eq!(f.metrics["matches_writeback_window"], m, "period {p}");
+            assert_eq!(
+                f.metrics["issuer"],
+                if m { "kernel flusher (periodic writeback)" } else { "unknown" }
+            );
+            assert_eq!(f.remedies.len(), if m { 2 } else { 3 });
+        }
+        assert_eq!(at(35.0).confidence, 0.9, "tunables from the capture");
+    }
+
+    #[test]
+    fn names_the_dirtiers_and_the_flusher() {
+        let threads: BTreeMap<u32, ThreadTotal> =
+            [(42, thread("writer", "app", 300e6)), (7, thread("kworker/u8:1", "writeback", 900e6))]
+                .into_iter()
+                .collect();
+        let f = fired(run(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &threads));
+        assert!(f.summary.contains("pages dirtied steadily by writer (tid 42, 300.0 MB)"), "{}", f.summary);
+        assert!(f.summary.ends_with(", written by the kernel flusher threads."), "{}", f.summary);
+    }
+
+    #[test]
+    fn skips_without_device_writes() {
+        let (tl, mut views) = (Timeline::default(), Views::default());
+        assert_eq!(
+            skipped(ID, &Available::bare(&tl, &views)),
+            ["device write throughput (iostat -x or /proc/diskstats series)"]
+        );
+        // A device whose column is not in the timeline is no input either.
+        views.device =
+            Some(MainDevice { name: "vda".into(), writes: Col::Dev("vda".into(), DevMetric::WBytesS) });
+        views.periodicity = Some(view(bursts(3), Some(35.0), Some(0.9)));
+        assert_eq!(gather(&Available::bare(&tl, &views)).err(), Some(vec![Missing::DeviceWrites]));
+    }
+}

@@ -224,3 +224,108 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         remedies,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Views;
+    use crate::rules::testkit::{T0, file, fired, passed, skipped, sourced};
+    use crate::table::Timeline;
+
+    /// A `\G` status file: record k starts at line 1 + 3k, its lag on the line after.
+    fn status(readings: usize) -> ParsedFile {
+        let mut text = String::new();
+        for k in 0..readings {
+            text.push_str(&format!(
+                "*************************** 1. row ***************************\n  Seconds_Behind_Master: {k}\n  Slave_IO_Running: Yes\n"
+            ));
+        }
+        file("slave-status.txt", &text)
+    }
+
+    /// A connection whose lag rises from `start` by `rise` s over 10 readings, growing `slope` s per s.
+    fn replica(start: f64, rise: f64, slope: Option<f64>) -> ReplicaView {
+        ReplicaView {
+            file: 0,
+            name: String::new(),
+            lag: (0..10)
+                .map(|k| ((T0 + k) as f64, start + rise * k as f64 / 9.0, 1 + 3 * k as usize))
+                .collect(),
+            zeros_dropped: 0,
+            readings: 10,
+            slope,
+            received_bytes_s: Some(100e3),
+            executed_bytes_s: Some(99e3),
+            backlog: (Some(10), Some(20)),
+            relay_log_space: (Some(1000), Some(2000)),
+            sql_caught_up_share: 0.9,
+            source: Some("10.0.0.1:3306".into()),
+            source_server_id: Some(1),
+        }
+    }
+
+    fn run(
+        views: &[ReplicaView],
+        f: &ParsedFile,
+        settings: Vec<(&'static str, &Sourced<String>)>,
+    ) -> Outcome {
+        check(&Inputs { replicas: views, status_file: Some(f), threads: None, event_lag: None, settings })
+    }
+
+    #[test]
+    fn a_growing_lag_fires_and_quotes_the_lag_lines() {
+        let f = status(10);
+        let relay = sourced("1".to_string());
+        let out =
+            fired(run(&[replica(3.0, MIN_RISE_S, Some(MIN_GROWTH))], &f, vec![("sync_relay_log", &relay)]));
+        assert_eq!((out.rule, out.confidence), (ID, 0.85));
+        assert_eq!(out.metrics["bound_by"], "io_thread");
+        assert_eq!(out.metrics["sync_relay_log"], 1.0);
+        // The Seconds_Behind_Master line of the first and last records, not their `***` line.
+        let first = &out.evidence[0];
+        assert_eq!((first.file.as_str(), first.lines), ("slave-status.txt", Some([2, 2])));
+        assert_eq!(first.quote.as_deref(), Some("  Seconds_Behind_Master: 0"));
+        assert_eq!(out.evidence[1].lines, Some([29, 29]));
+        assert_eq!(
+            (out.evidence[2].file.as_str(), out.evidence[2].metric.as_str()),
+            ("ctx.txt", "sync_relay_log")
+        );
+        assert!(out.summary.contains("Replica: sync_relay_log=1."), "{}", out.summary);
+    }
+
+    #[test]
+    fn growth_and_rise_edges() {
+        let f = status(10);
+        let r = passed(run(&[replica(3.0, MIN_RISE_S, Some(MIN_GROWTH - 0.001))], &f, vec![]));
+        assert_eq!(r, "the replica keeps up: lag 3 s -> 8 s, +0.049 s per s over 10 readings");
+        passed(run(&[replica(3.0, MIN_RISE_S - 0.01, Some(1.0))], &f, vec![]));
+        assert_eq!(
+            passed(run(&[replica(3.0, 50.0, None)], &f, vec![])),
+            "fewer than 5 lag readings (Seconds_Behind_Master) in 1 connection(s)"
+        );
+    }
+
+    #[test]
+    fn the_fastest_growing_connection_is_judged_and_its_thread_named() {
+        let f = status(10);
+        let mut sql = replica(0.0, 40.0, Some(4.0));
+        sql.name = "b".into();
+        sql.executed_bytes_s = Some(10e3);
+        let out = fired(run(&[replica(3.0, 6.0, Some(0.6)), sql], &f, vec![]));
+        assert_eq!(out.metrics["bound_by"], "sql_thread");
+        assert!(
+            out.summary.starts_with("The replica falls behind (connection 'b'): lag 0 s -> 40 s"),
+            "{}",
+            out.summary
+        );
+    }
+
+    #[test]
+    fn skips_without_a_status_series() {
+        let (tl, views) = (Timeline::default(), Views::default());
+        assert_eq!(
+            skipped(ID, &Available::bare(&tl, &views)),
+            ["replica status series (SHOW SLAVE STATUS / SHOW REPLICA STATUS every interval, TS-framed)"]
+        );
+    }
+}

@@ -74,3 +74,63 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         remedies: vec!["Spread the writes (smaller flushes, lower dirty thresholds) or move the busiest files to another device.".into()],
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Views;
+    use crate::analysis::device::MainDevice;
+    use crate::rules::testkit::{fired, passed, series, skipped, vals};
+    use crate::table::Timeline;
+
+    fn run(util: &[f64], w_await: Option<&[f64]>) -> Outcome {
+        let u = vals(util);
+        let a = w_await.map(vals);
+        check(&Inputs {
+            device: "vda",
+            util: series("dev.vda.util_pct", &u),
+            w_await: a.as_deref().map(|a| series("dev.vda.w_await_ms", a)),
+        })
+    }
+
+    #[test]
+    fn ten_seconds_at_ninety_percent_fire() {
+        let mut util = vec![BUSY_PCT; MIN_SECONDS];
+        util.extend([20.0; 10]);
+        let f = fired(run(&util, Some(&[4.0; 20])));
+        assert_eq!(f.rule, ID);
+        assert_eq!(
+            (f.metrics["seconds_saturated"].clone(), f.metrics["share_of_capture"].clone()),
+            (10.0.into(), 0.5.into())
+        );
+        assert_eq!(f.metrics["w_await_ms_mean"], 4.0);
+        assert_eq!(f.evidence[0].metric, "%util");
+        let w = f.window.unwrap();
+        assert_eq!((w.start.as_str(), w.end.as_str()), ("2023-11-14T22:13:20Z", "2023-11-14T22:13:29Z"));
+    }
+
+    #[test]
+    fn just_below_either_edge_passes() {
+        assert_eq!(
+            passed(run(&[BUSY_PCT - 0.01; 10], None)),
+            "vda was at >= 90 % utilisation for 0 of 10 seconds"
+        );
+        assert_eq!(
+            passed(run(&[99.0; MIN_SECONDS - 1], None)),
+            "vda was at >= 90 % utilisation for 9 of 9 seconds"
+        );
+    }
+
+    #[test]
+    fn skips_without_utilisation() {
+        let tl = Timeline::default();
+        let mut views = Views::default();
+        assert_eq!(skipped(ID, &Available::bare(&tl, &views)), ["device utilisation (iostat -x %util)"]);
+        // A main device from /proc/diskstats has no %util.
+        views.device = Some(MainDevice {
+            name: "vda".into(),
+            writes: Col::Ds("vda".into(), crate::table::columns::DsMetric::WBytesS),
+        });
+        assert_eq!(skipped(ID, &Available::bare(&tl, &views)), ["device utilisation (iostat -x %util)"]);
+    }
+}

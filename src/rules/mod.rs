@@ -3,6 +3,13 @@
 //! [`Missing`] ones) and a `check` that sees only those inputs and fires (a
 //! [`Finding`]), passes (with the reason) or is skipped (with what is
 //! missing). [`RULES`] lists them, in the order they are reported.
+//!
+//! Adding a rule: a file with `pub const ID` (a rule id of DESIGN.md, never
+//! renamed), `pub struct Inputs<'a>`, `pub fn gather(&Available) -> Result<Inputs,
+//! Vec<Missing>>` (a new kind of input is a new [`Missing`] variant, whose text is
+//! the skip reason, and an accessor on [`Available`] if the capture offers it),
+//! `pub fn check(&Inputs) -> Outcome`, unit tests on hand-built `Inputs` at both
+//! sides of every threshold; then one `rule!(file)` line in [`RULES`].
 
 pub mod evidence;
 pub mod ext4;

@@ -32,8 +32,7 @@ pub const PIDSTAT_TOTAL: &str = "pidstat.total";
 /// Correlations at lags of -60..=60 s of the pairs present; `write_col` is the main device's writes.
 pub fn correlations(tl: &Timeline, write_col: Option<&str>) -> Vec<Correlation> {
     let col = |c: Col| c.name();
-    let has = |c: Col| tl.get(&c.name()).is_some();
-    let is_cat = |k: &&String| matches!(Col::parse(k), Some(Col::Category(_)));
+    let has = |c: Col| tl.col(&c).is_some();
     let mut pairs: Vec<(String, String, String)> = Vec::new();
     if let Some(w) = write_col {
         if has(Col::Vm(VmCounter::NrDirtiedS)) {
@@ -43,7 +42,7 @@ pub fn correlations(tl: &Timeline, write_col: Option<&str>) -> Vec<Correlation> 
                 "pages dirtied (/proc/vmstat nr_dirtied) vs device writes".into(),
             ));
         }
-        if tl.columns.keys().any(|k| is_cat(&k)) {
+        if tl.typed().any(|(c, _)| matches!(c, Col::Category(_))) {
             pairs.push((
                 PIDSTAT_TOTAL.into(),
                 w.into(),
@@ -66,7 +65,11 @@ pub fn correlations(tl: &Timeline, write_col: Option<&str>) -> Vec<Correlation> 
         ));
     }
     let total: Vec<Option<f64>> = {
-        let cats: Vec<&[Option<f64>]> = tl.columns.keys().filter(is_cat).filter_map(|k| tl.get(k)).collect();
+        let cats: Vec<&[Option<f64>]> = tl
+            .typed()
+            .filter(|(c, _)| matches!(c, Col::Category(_)))
+            .map(|(_, s)| s.values.as_slice())
+            .collect();
         (0..tl.len)
             .map(|i| {
                 let vals: Vec<f64> = cats.iter().filter_map(|c| c[i]).collect();

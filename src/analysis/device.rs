@@ -16,9 +16,8 @@ pub struct MainDevice {
 /// The most written device: iostat's columns first, /proc/diskstats' when iostat has none.
 pub fn main_device(tl: &Timeline) -> Option<MainDevice> {
     let best = |want: fn(&Col) -> bool| {
-        tl.columns
-            .iter()
-            .filter_map(|(k, s)| Col::parse(k).filter(want).map(|c| (c, s)))
+        tl.typed()
+            .filter(|(c, _)| want(c))
             .map(|(c, s)| (c, s.values.iter().flatten().sum::<f64>()))
             .filter(|(_, t)| *t > 0.0)
             .max_by(|a, b| a.1.total_cmp(&b.1))

@@ -93,9 +93,7 @@ pub fn periodicity(tl: &Timeline, col: &str, window: WritebackWindow) -> Periodi
 fn sharing(tl: &Timeline, c: &Period, max_lag: usize) -> Vec<(String, f64, f64)> {
     let dirty = Col::Mem(MemMetric::DirtyBytes).name();
     let mut others: Vec<String> = vec![dirty.clone()];
-    let of = |want: fn(&Col) -> bool| {
-        tl.columns.keys().filter(move |k| Col::parse(k).is_some_and(|c| want(&c))).cloned()
-    };
+    let of = |want: fn(&Col) -> bool| tl.typed().filter(move |(c, _)| want(c)).map(|(c, _)| c.name());
     others.extend(of(|c| matches!(c, Col::Thread(_))));
     others.extend(of(|c| matches!(c, Col::Category(_))));
     let mut shared = Vec::new();

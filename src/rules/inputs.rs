@@ -211,8 +211,8 @@ impl<'a> Available<'a> {
 
     /// The first column of the timeline (in name order) that `want` accepts.
     pub fn first_column(&self, want: impl Fn(&Col) -> bool) -> Option<Series<'a>> {
-        let name = self.timeline.columns.keys().find(|k| Col::parse(k).is_some_and(|c| want(&c)))?;
-        self.named(name)
+        let (col, _) = self.timeline.typed().find(|(c, _)| want(c))?;
+        self.series(&col)
     }
 
     /// The main device.

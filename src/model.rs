@@ -2,7 +2,9 @@
 //! (`findings.json`) plus everything the HTML report and the charts show.
 //! Renderers only read this model; they never parse or compute.
 
-use crate::analysis::bursts::Burst;
+pub use crate::analysis::correlate::Correlation;
+pub use crate::analysis::periodicity::PeriodicityView;
+pub use crate::analysis::views::{BinlogView, FlameInput, FsyncShare, WriteSource};
 use crate::table::Timeline;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -119,6 +121,20 @@ pub struct Window {
     pub end: String,
 }
 
+impl Window {
+    /// The window from epoch second `start` to `end`.
+    pub fn epochs(start: i64, end: i64) -> Window {
+        Window { start: rfc3339(start), end: rfc3339(end) }
+    }
+}
+
+/// RFC 3339 (UTC, whole seconds) of an epoch second; empty when out of range.
+pub fn rfc3339(epoch: i64) -> String {
+    iosift_parsers::common::time::epoch_to_utc(epoch as f64)
+        .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .unwrap_or_default()
+}
+
 /// One piece of evidence: a file, its lines, a metric and its value.
 #[derive(Debug, Clone, Serialize)]
 pub struct Evidence {
@@ -148,102 +164,6 @@ pub struct Checked {
     /// Inputs that were missing (for `skipped`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<String>,
-}
-
-/// Periodicity results for the report.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct PeriodicityView {
-    /// The series analysed (timeline column name).
-    pub series: String,
-    /// Bursts found on it.
-    pub bursts: Vec<Burst>,
-    /// Burst threshold used.
-    pub threshold: f64,
-    /// Detected period, seconds.
-    pub period_s: Option<f64>,
-    /// Confidence 0..1.
-    pub confidence: Option<f64>,
-    /// Autocorrelation by lag (index = lag in seconds).
-    pub acf: Vec<f64>,
-    /// Periodogram: (period seconds, normalised power).
-    pub periodogram: Vec<(f64, f64)>,
-    /// Expected writeback window: dirty_expire + dirty_writeback, seconds, and whether from the capture.
-    pub writeback_window_s: Option<(f64, bool)>,
-    /// Other series sharing the period: (column, period_s, confidence).
-    pub shared_with: Vec<(String, f64, f64)>,
-}
-
-/// A lagged correlation between two timeline columns.
-#[derive(Debug, Clone, Serialize)]
-pub struct Correlation {
-    /// Leading series (column name).
-    pub a: String,
-    /// Following series.
-    pub b: String,
-    /// Human label of the pair.
-    pub label: String,
-    /// Lag of the best correlation (seconds; positive = b follows a).
-    pub best_lag_s: i64,
-    /// Pearson r at that lag.
-    pub best_r: f64,
-    /// Pairs used.
-    pub n: usize,
-    /// r by lag: (lag seconds, r).
-    pub curve: Vec<(i64, f64)>,
-}
-
-/// A flame graph input: collapsed stacks of one process or thread group.
-#[derive(Debug, Clone, Serialize)]
-pub struct FlameInput {
-    /// Title (`perf-workload.script.txt: all samples`).
-    pub title: String,
-    /// File-name stem for the SVG (already sanitised).
-    pub stem: String,
-    /// `frame;frame;leaf count` lines.
-    pub folded: Vec<String>,
-}
-
-/// Per-thread fsync share for the report.
-#[derive(Debug, Clone, Serialize)]
-pub struct FsyncShare {
-    /// Thread name (untrusted: escape it).
-    pub comm: String,
-    /// Thread id.
-    pub tid: Option<u32>,
-    /// Samples.
-    pub samples: u64,
-    /// Samples with an fsync-like frame.
-    pub fsync_samples: u64,
-}
-
-/// Binlog view for the report.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct BinlogView {
-    /// Source file.
-    pub file: String,
-    /// Transactions.
-    pub transactions: u64,
-    /// Mean bytes per transaction.
-    pub mean_bytes: f64,
-    /// Median bytes per transaction.
-    pub median_bytes: f64,
-    /// Histogram: (bucket upper bound in bytes, count).
-    pub size_histogram: Vec<(u64, u64)>,
-    /// Transactions per table: (table, count).
-    pub per_table: Vec<(String, u64)>,
-}
-
-/// A stacked write-source group for the chart: (category, timeline column).
-#[derive(Debug, Clone, Serialize)]
-pub struct WriteSource {
-    /// Category (`engine_redo`, `writeback`, ...).
-    pub category: String,
-    /// Timeline column with its bytes/s.
-    pub column: String,
-    /// Total bytes over the capture.
-    pub total_bytes: f64,
-    /// Top threads in this category: (name, tid, bytes).
-    pub top_threads: Vec<(String, u32, f64)>,
 }
 
 /// Everything a report shows.

@@ -1,8 +1,132 @@
-//! Analysis kernels on the 1 s timeline: robust statistics, burst
-//! detection, periodicity (autocorrelation, periodogram, burst intervals) and
-//! lagged cross-correlation.
+//! Analysis on the 1 s timeline and the parsed records: robust statistics,
+//! burst detection, periodicity (autocorrelation, periodogram, burst
+//! intervals, the writeback window), lagged cross-correlation, the
+//! replica's replication, and the report's views. [`Views::compute`] runs
+//! them all; the rules read its results.
+//!
+//! Nothing here reads the pipeline or matches on the parsers' `Data`: the
+//! typed records it needs come in as [`Records`].
 
 pub mod bursts;
+pub mod correlate;
+pub mod device;
 pub mod period;
+pub mod periodicity;
 pub mod replication;
 pub mod stats;
+pub mod views;
+pub mod writeback;
+
+use crate::clock::Zone;
+use crate::source::{Context, ThreadTotal};
+use crate::table::Timeline;
+use iosift_parsers::mysql_replica_status::ReplicaStatus;
+use iosift_parsers::mysqlbinlog::Binlog;
+use iosift_parsers::perf_script::PerfScript;
+use std::collections::BTreeMap;
+
+/// One `perf script` file.
+#[derive(Debug, Clone, Copy)]
+pub struct PerfInput<'a> {
+    /// Name within the bundle.
+    pub name: &'a str,
+    /// Base name (for the flame graph's file name).
+    pub base: &'a str,
+    /// Its samples.
+    pub script: &'a PerfScript,
+}
+
+/// The decoded binlog the timeline's commit rate came from.
+#[derive(Debug, Clone, Copy)]
+pub struct BinlogInput<'a> {
+    /// Name within the bundle.
+    pub name: &'a str,
+    /// Base name (names the local binlog file it was decoded from).
+    pub base: &'a str,
+    /// Its transactions.
+    pub binlog: &'a Binlog,
+}
+
+/// One `SHOW SLAVE STATUS` / `SHOW MASTER STATUS` series file.
+#[derive(Debug, Clone, Copy)]
+pub struct StatusInput<'a> {
+    /// Index of the file in the bundle's order.
+    pub file: usize,
+    /// Its rows.
+    pub status: &'a ReplicaStatus,
+}
+
+/// The parsed records the analysis reads besides the timeline.
+#[derive(Debug, Clone, Default)]
+pub struct Records<'a> {
+    /// Every perf script file, in bundle order.
+    pub perf: Vec<PerfInput<'a>>,
+    /// The chosen binlog.
+    pub binlog: Option<BinlogInput<'a>>,
+    /// Every replica status file, in bundle order.
+    pub status: Vec<StatusInput<'a>>,
+}
+
+/// Everything the analysis derived, for the rules and the report.
+#[derive(Debug, Clone, Default)]
+pub struct Views {
+    /// The main data device.
+    pub device: Option<device::MainDevice>,
+    /// The writeback tunables.
+    pub window: writeback::WritebackWindow,
+    /// Periodicity of the main device's writes.
+    pub periodicity: Option<periodicity::PeriodicityView>,
+    /// Lagged correlations.
+    pub correlations: Vec<correlate::Correlation>,
+    /// Write sources (pidstat attribution).
+    pub write_sources: Vec<views::WriteSource>,
+    /// Flame graph inputs.
+    pub flames: Vec<views::FlameInput>,
+    /// fsync share per thread.
+    pub fsync_shares: Vec<views::FsyncShare>,
+    /// Share of all perf samples in fsync paths.
+    pub fsync_sample_share: Option<f64>,
+    /// The chosen binlog's transactions.
+    pub binlog: Option<views::BinlogView>,
+    /// The replica's connections.
+    pub replicas: Vec<replication::ReplicaView>,
+    /// perf samples of the replication threads.
+    pub replica_threads: Option<replication::ThreadFsync>,
+    /// How late the replica wrote the source's transactions.
+    pub event_lag: Option<replication::EventLag>,
+}
+
+impl Views {
+    /// Runs every analysis.
+    pub fn compute(
+        tl: &Timeline,
+        ctx: &Context,
+        threads: &BTreeMap<u32, ThreadTotal>,
+        zone: &Zone,
+        records: &Records<'_>,
+    ) -> Views {
+        let device = device::main_device(tl);
+        let window = writeback::WritebackWindow::from_centisecs(
+            ctx.sysctl_f64("vm.dirty_expire_centisecs"),
+            ctx.sysctl_f64("vm.dirty_writeback_centisecs"),
+        );
+        let write_col = device.as_ref().map(|d| d.writes.name());
+        let periodicity = write_col.as_deref().map(|c| periodicity::periodicity(tl, c, window));
+        let (flames, fsync_shares) = views::perf_views(&records.perf);
+        let own = ctx.variable("server_id").and_then(|s| s.value.trim().parse::<u32>().ok());
+        Views {
+            correlations: correlate::correlations(tl, write_col.as_deref()),
+            write_sources: views::write_sources(tl, threads),
+            flames,
+            fsync_shares,
+            fsync_sample_share: views::fsync_sample_share(&records.perf),
+            binlog: views::binlog_view(records.binlog.as_ref()),
+            replicas: replication::views(&records.status),
+            replica_threads: replication::thread_fsync(&records.perf, &ctx.thread_map),
+            event_lag: replication::event_lag(own, records.binlog.as_ref(), &records.status, zone),
+            device,
+            window,
+            periodicity,
+        }
+    }
+}

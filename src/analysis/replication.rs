@@ -3,9 +3,10 @@
 //! the IO thread receives and the SQL thread executes the source's binlog,
 //! the relay log backlog, and which thread the perf samples catch in fsync.
 
-use crate::pipeline::{ParsedFile, Pipeline};
-use iosift_parsers::Data;
+use super::{BinlogInput, PerfInput, StatusInput};
+use crate::clock::Zone;
 use iosift_parsers::mysql_replica_status::{Connection, ReplicaStatus};
+use std::collections::BTreeMap;
 
 /// Received-but-not-executed bytes under which the SQL thread counts as caught up with the IO thread
 /// (a few tiny transactions).
@@ -14,7 +15,7 @@ pub const NEAR_BYTES: u64 = 4096;
 /// One connection's series.
 #[derive(Debug, Clone)]
 pub struct ReplicaView {
-    /// Index of the status file.
+    /// Index of the status file (in the bundle's file order).
     pub file: usize,
     /// Connection name (`""` for the default one).
     pub name: String,
@@ -138,18 +139,13 @@ fn view(file: usize, s: &ReplicaStatus, name: &str) -> ReplicaView {
 }
 
 /// Every replication connection with a TS-framed series, from the status file with the most rows.
-pub fn views(p: &Pipeline) -> Vec<ReplicaView> {
-    let best = p
-        .files
+pub fn views(status: &[StatusInput<'_>]) -> Vec<ReplicaView> {
+    let best = status
         .iter()
-        .enumerate()
-        .filter_map(|(i, f): (usize, &ParsedFile)| match &f.data {
-            Some(Data::MysqlReplicaStatus(s)) if s.rows.iter().any(|r| r.ts.is_some()) => Some((i, s)),
-            _ => None,
-        })
-        .max_by_key(|(i, s)| (s.rows.len(), std::cmp::Reverse(*i)));
-    let Some((i, s)) = best else { return Vec::new() };
-    s.connections().into_iter().map(|n| view(i, s, n)).collect()
+        .filter(|f| f.status.rows.iter().any(|r| r.ts.is_some()))
+        .max_by_key(|f| (f.status.rows.len(), std::cmp::Reverse(f.file)));
+    let Some(f) = best else { return Vec::new() };
+    f.status.connections().into_iter().map(|n| view(f.file, f.status, n)).collect()
 }
 
 /// perf samples and fsync-path samples of the replication threads (IO / SQL), through the
@@ -177,14 +173,14 @@ pub fn role(name: &str) -> Option<&'static str> {
     }
 }
 
-/// Per-thread fsync evidence of the replication threads, when perf and the thread map are in the capture.
-pub fn thread_fsync(p: &Pipeline) -> Option<ThreadFsync> {
+/// Per-thread fsync evidence of the replication threads, when perf and the thread map
+/// (OS thread id -> performance_schema name) are in the capture.
+pub fn thread_fsync(perf: &[PerfInput<'_>], thread_map: &BTreeMap<u32, String>) -> Option<ThreadFsync> {
     let mut out = ThreadFsync::default();
     let mut any = false;
-    for f in &p.files {
-        let Some(Data::PerfScript(s)) = &f.data else { continue };
-        for t in &s.threads {
-            let Some(r) = t.tid.and_then(|tid| p.ctx.thread_map.get(&tid)).and_then(|n| role(n)) else {
+    for f in perf {
+        for t in &f.script.threads {
+            let Some(r) = t.tid.and_then(|tid| thread_map.get(&tid)).and_then(|n| role(n)) else {
                 continue;
             };
             any = true;
@@ -213,22 +209,22 @@ pub struct EventLag {
     pub max_s: f64,
 }
 
-/// [`EventLag`] of the chosen binlog, when it is this server's binlog with replicated events and the
-/// capture has the server's `SHOW MASTER STATUS` series over the same file.
-pub fn event_lag(p: &Pipeline) -> Option<EventLag> {
-    let own = p.ctx.variable("server_id")?.value.trim().parse::<u32>().ok()?;
-    let bi = p.binlog?;
-    let Some(Data::Mysqlbinlog(b)) = &p.files[bi].data else { return None };
-    let base = &p.files[bi].base;
+/// [`EventLag`] of the chosen binlog, when it is this server's (`server_id` = `own`) binlog with
+/// replicated events and the capture has the server's `SHOW MASTER STATUS` series over the same file.
+/// Header times without `SET TIMESTAMP` are local times of `zone`.
+pub fn event_lag(
+    own: Option<u32>,
+    binlog: Option<&BinlogInput<'_>>,
+    status: &[StatusInput<'_>],
+    zone: &Zone,
+) -> Option<EventLag> {
+    let own = own?;
+    let bl = binlog?;
+    let (b, base) = (bl.binlog, bl.base);
     // (epoch, position) of the local binlog file the decoded one is named after.
-    let series: Vec<(f64, u64)> = p
-        .files
+    let series: Vec<(f64, u64)> = status
         .iter()
-        .filter_map(|f| match &f.data {
-            Some(Data::MysqlReplicaStatus(s)) => Some(s),
-            _ => None,
-        })
-        .flat_map(|s| s.binlog.iter())
+        .flat_map(|s| s.status.binlog.iter())
         .filter(|x| base.contains(x.file.as_str()))
         .filter_map(|x| Some((x.ts?.epoch, x.position)))
         .collect();
@@ -238,7 +234,7 @@ pub fn event_lag(p: &Pipeline) -> Option<EventLag> {
     let mut lags: Vec<f64> = Vec::new();
     for t in &b.transactions {
         // `SET TIMESTAMP` when there is one, else the header's time in the capture's zone.
-        let src = t.epoch.map(|e| e as f64).or_else(|| t.local.map(|n| p.zone.local_to_epoch(n)));
+        let src = t.epoch.map(|e| e as f64).or_else(|| t.local.map(|n| zone.local_to_epoch(n)));
         let (Some(id), Some(src)) = (t.server_id, src) else { continue };
         if id == own {
             continue;

@@ -185,10 +185,10 @@ fn align_row(s: &Side<'_>) -> Result<usize, String> {
     tl.row(e).ok_or_else(|| {
         format!(
             "the alignment point {} is outside {} ({} to {})",
-            crate::analyze::rfc3339(e.floor() as i64),
+            crate::model::rfc3339(e.floor() as i64),
             s.report.doc.bundle.name,
-            crate::analyze::rfc3339(tl.t0),
-            crate::analyze::rfc3339(tl.epoch(tl.len.saturating_sub(1)))
+            crate::model::rfc3339(tl.t0),
+            crate::model::rfc3339(tl.epoch(tl.len.saturating_sub(1)))
         )
     })
 }
@@ -255,8 +255,8 @@ fn side_info(s: &Side<'_>, row: usize, span: &measures::Span) -> SideInfo {
     let timed = tl.len > 1;
     SideInfo {
         name: s.report.doc.bundle.name.clone(),
-        start: timed.then(|| crate::analyze::rfc3339(tl.t0)),
-        aligned_at: timed.then(|| crate::analyze::rfc3339(tl.epoch(row))),
+        start: timed.then(|| crate::model::rfc3339(tl.t0)),
+        aligned_at: timed.then(|| crate::model::rfc3339(tl.epoch(row))),
         aligned_after_start_s: row,
         load_window_s: [span.load.start - row, span.load.end - row],
         load_window_by: span.load_by.clone(),

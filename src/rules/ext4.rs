@@ -3,10 +3,70 @@
 //! mount with both `dioread_nolock` and `nodelalloc` makes buffered writes
 //! crawl: large merged requests, an idle disk, ~30 MB/s.
 
-use super::{Outcome, ctx_evidence};
-use crate::analysis::stats::{mean, median};
-use crate::analyze::Facts;
+use super::Outcome;
+use super::evidence::{ctx_evidence, mount_evidence, opt};
+use super::inputs::{Available, Missing, Series};
+use crate::analysis::stats::{mean, median, present};
 use crate::model::{Evidence, Finding, Severity};
+use crate::pipeline::Sourced;
+use crate::table::columns::{Col, DevMetric};
+use iosift_parsers::mounts::Mount;
+
+/// Rule id.
+pub const ID: &str = "ext4_dioread_nolock_nodelalloc";
+
+/// Seconds writing more than this (bytes/s) are the busy ones.
+pub const BUSY_BYTES_S: f64 = 1e6;
+/// The plateau: busy writes below this median (MB/s) ...
+pub const PLATEAU_MB_S: f64 = 80.0;
+/// ... on a device less busy than this on average (%) ...
+pub const IDLE_UTIL_PCT: f64 = 30.0;
+/// ... with requests at least this large (bytes), when their size is known.
+pub const LARGE_REQUEST_BYTES: f64 = 128.0 * 1024.0;
+
+/// The main device's series of the plateau.
+#[derive(Debug, Clone, Copy)]
+pub struct Plateau<'a> {
+    /// Write bytes/s (`dev.<device>.w_bytes_s`).
+    pub writes: Option<Series<'a>>,
+    /// `%util`.
+    pub util: Option<Series<'a>>,
+    /// Write request size.
+    pub requests: Option<Series<'a>>,
+}
+
+/// What the rule reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Inputs<'a> {
+    /// `uname -r`.
+    pub kernel: &'a Sourced<String>,
+    /// Every mount (not empty).
+    pub mounts: &'a [Sourced<Mount>],
+    /// The main device's series, when there is a main device.
+    pub device: Option<Plateau<'a>>,
+}
+
+/// Picks the inputs.
+pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+    let mut missing = Vec::new();
+    if a.kernel().is_none() {
+        missing.push(Missing::KernelRelease);
+    }
+    if a.mounts().is_empty() {
+        missing.push(Missing::MountOptions);
+    }
+    let Some(kernel) = a.kernel().filter(|_| missing.is_empty()) else { return Err(missing) };
+    let dev = |m: DevMetric| a.device().and_then(|d| a.series(&Col::Dev(d.name.clone(), m)));
+    Ok(Inputs {
+        kernel,
+        mounts: a.mounts(),
+        device: a.device().map(|_| Plateau {
+            writes: dev(DevMetric::WBytesS),
+            util: dev(DevMetric::UtilPct),
+            requests: dev(DevMetric::WReqBytes),
+        }),
+    })
+}
 
 /// Parses an al7 release `4.19.91-25.al7.x86_64` into ((4,19,91), 25).
 pub fn al7_build(release: &str) -> Option<((u32, u32, u32), u32)> {
@@ -27,20 +87,9 @@ pub fn affected(release: &str) -> Option<bool> {
 }
 
 /// Evaluates the rule.
-pub fn check(f: &Facts<'_>) -> Outcome {
-    let ctx = &f.p.ctx;
-    let mut missing = Vec::new();
-    if ctx.kernel.is_none() {
-        missing.push("kernel release (uname -r)".to_string());
-    }
-    let ext4: Vec<_> = ctx.mounts.iter().filter(|m| m.value.fstype == "ext4").collect();
-    if ctx.mounts.is_empty() {
-        missing.push("mount options (mount, /proc/mounts or findmnt)".into());
-    }
-    if !missing.is_empty() {
-        return Outcome::Skip(missing);
-    }
-    let kernel = ctx.kernel.as_ref().map(|k| k.value.clone()).unwrap_or_default();
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    let kernel = i.kernel.value.clone();
+    let ext4: Vec<_> = i.mounts.iter().filter(|m| m.value.fstype == "ext4").collect();
     let hit = ext4.iter().find(|m| m.value.has_option("dioread_nolock") && m.value.has_option("nodelalloc"));
     let Some(mount) = hit else {
         return Outcome::Pass(format!(
@@ -63,43 +112,33 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     }
     // The plateau: low write throughput with large requests on a nearly idle device.
     let (mut wmb, mut util, mut req) = (None, None, None);
-    if let Some(dev) = &f.device {
-        let tl = &f.p.timeline;
-        let w: Vec<f64> =
-            tl.get(&format!("dev.{dev}.w_bytes_s")).map(crate::analysis::stats::present).unwrap_or_default();
-        let busy: Vec<f64> = w.iter().copied().filter(|v| *v > 1e6).collect();
+    if let Some(d) = &i.device {
+        let w: Vec<f64> = d.writes.map(|s| present(s.values)).unwrap_or_default();
+        let busy: Vec<f64> = w.iter().copied().filter(|v| *v > BUSY_BYTES_S).collect();
         wmb = median(&busy).map(|v| v / 1e6);
-        util = tl.get(&format!("dev.{dev}.util_pct")).and_then(|v| mean(&crate::analysis::stats::present(v)));
-        req = tl
-            .get(&format!("dev.{dev}.w_req_bytes"))
-            .and_then(|v| median(&crate::analysis::stats::present(v)));
+        util = d.util.and_then(|s| mean(&present(s.values)));
+        req = d.requests.and_then(|s| median(&present(s.values)));
     }
-    let plateau = wmb.is_some_and(|w| w < 80.0)
-        && util.is_some_and(|u| u < 30.0)
-        && req.is_none_or(|r| r >= 128.0 * 1024.0);
+    let plateau = wmb.is_some_and(|w| w < PLATEAU_MB_S)
+        && util.is_some_and(|u| u < IDLE_UTIL_PCT)
+        && req.is_none_or(|r| r >= LARGE_REQUEST_BYTES);
     let mut metrics = std::collections::BTreeMap::new();
     metrics.insert("kernel", serde_json::Value::String(kernel.clone()));
     metrics.insert("mount_options", serde_json::Value::String(mount.value.options.join(",")));
-    metrics.insert("write_mb_per_s", super::opt(wmb));
-    metrics.insert("util_pct_mean", super::opt(util));
-    metrics.insert("write_request_bytes_median", super::opt(req));
+    metrics.insert("write_mb_per_s", opt(wmb));
+    metrics.insert("util_pct_mean", opt(util));
+    metrics.insert("write_request_bytes_median", opt(req));
     metrics.insert("plateau_seen", serde_json::Value::Bool(plateau));
-    let mut evidence: Vec<Evidence> = Vec::new();
-    if let Some(k) = &ctx.kernel {
-        evidence.push(ctx_evidence(k, "kernel release"));
-    }
-    evidence.push(super::mount_evidence(mount, "mount options"));
-    if let (Some(dev), Some(w)) = (&f.device, wmb) {
-        let col = format!("dev.{dev}.w_bytes_s");
-        if let Some(v) = f.p.timeline.get(&col)
-            && let Some(row) = v.iter().position(|x| x.is_some_and(|x| x > 1e6))
-        {
-            evidence.push(super::cell_evidence(f, &col, row, "wMB/s", v[row].unwrap_or(0.0) / 1e6));
-        }
-        let _ = w;
+    let mut evidence: Vec<Evidence> =
+        vec![ctx_evidence(i.kernel, "kernel release"), mount_evidence(mount, "mount options")];
+    if wmb.is_some()
+        && let Some(w) = i.device.and_then(|d| d.writes)
+        && let Some(row) = w.values.iter().position(|x| x.is_some_and(|x| x > BUSY_BYTES_S))
+    {
+        evidence.push(w.evidence(row, "wMB/s", w.values[row].unwrap_or(0.0) / 1e6));
     }
     Outcome::Fire(Box::new(Finding {
-        rule: "ext4_dioread_nolock_nodelalloc",
+        rule: ID,
         severity: Severity::Critical,
         confidence: if plateau { 0.95 } else { 0.7 },
         summary: format!(
@@ -123,6 +162,84 @@ pub fn check(f: &Facts<'_>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::Views;
+    use crate::rules::testkit::{fired, mount, passed, series, skipped, sourced, vals};
+    use crate::table::Timeline;
+
+    const AFFECTED: &str = "4.19.91-25.al7.x86_64";
+
+    /// ext4 `/data` with both options on an affected kernel; the device writes `mb_s` MB/s at
+    /// `util` % busy with `req` byte requests.
+    fn run(options: &str, kernel: &str, mb_s: f64, util: f64, req: Option<f64>) -> Outcome {
+        let k = sourced(kernel.to_string());
+        let mounts = [mount("/dev/vdb", "/data", "ext4", options), mount("/dev/vda", "/", "xfs", "rw")];
+        let w = vals(&[0.5e6, mb_s * 1e6, mb_s * 1e6, mb_s * 1e6]);
+        let u = vals(&[util; 4]);
+        let r = req.map(|r| vals(&[r; 4]));
+        check(&Inputs {
+            kernel: &k,
+            mounts: &mounts,
+            device: Some(Plateau {
+                writes: Some(series("dev.vdb.w_bytes_s", &w)),
+                util: Some(series("dev.vdb.util_pct", &u)),
+                requests: r.as_deref().map(|r| series("dev.vdb.w_req_bytes", r)),
+            }),
+        })
+    }
+
+    const BOTH: &str = "rw,dioread_nolock,nodelalloc";
+
+    #[test]
+    fn fires_with_both_options_on_an_affected_kernel() {
+        let f = fired(run(BOTH, AFFECTED, 30.0, 10.0, Some(512.0 * 1024.0)));
+        assert_eq!((f.rule, f.confidence), (ID, 0.95));
+        assert_eq!(f.metrics["write_mb_per_s"], 30.0);
+        assert_eq!(f.evidence[0].value, AFFECTED);
+        assert_eq!(f.evidence[1].value, "/dev/vdb on /data type ext4 (rw,dioread_nolock,nodelalloc)");
+        // The first busy second (> 1 MB/s), not the 0.5 MB/s one.
+        assert_eq!(
+            (f.evidence[2].metric.as_str(), &f.evidence[2].value),
+            ("wMB/s", &serde_json::json!(30.0))
+        );
+    }
+
+    #[test]
+    fn one_option_alone_or_another_kernel_passes() {
+        assert_eq!(
+            passed(run("rw,dioread_nolock", AFFECTED, 30.0, 10.0, None)),
+            "no ext4 mount has both dioread_nolock and nodelalloc (1 ext4 mount(s) checked)"
+        );
+        assert!(
+            passed(run(BOTH, "4.19.91-26.al7.x86_64", 30.0, 10.0, None))
+                .contains("outside the affected range")
+        );
+        assert!(
+            passed(run(BOTH, "6.1.0-13-amd64", 30.0, 10.0, None)).contains("not an Alibaba Cloud Linux 2")
+        );
+    }
+
+    #[test]
+    fn plateau_edges() {
+        let conf =
+            |mb: f64, util: f64, req: Option<f64>| fired(run(BOTH, AFFECTED, mb, util, req)).confidence;
+        assert_eq!(conf(PLATEAU_MB_S - 0.1, 10.0, None), 0.95);
+        assert_eq!(conf(PLATEAU_MB_S, 10.0, None), 0.7);
+        assert_eq!(conf(30.0, IDLE_UTIL_PCT - 0.1, None), 0.95);
+        assert_eq!(conf(30.0, IDLE_UTIL_PCT, None), 0.7);
+        assert_eq!(conf(30.0, 10.0, Some(LARGE_REQUEST_BYTES)), 0.95);
+        assert_eq!(conf(30.0, 10.0, Some(LARGE_REQUEST_BYTES - 1.0)), 0.7);
+        // Seconds at or below 1 MB/s are not the plateau: no busy second, no plateau.
+        assert_eq!(conf(BUSY_BYTES_S / 1e6, 10.0, None), 0.7);
+    }
+
+    #[test]
+    fn skips_without_kernel_or_mounts() {
+        let (tl, views) = (Timeline::default(), Views::default());
+        assert_eq!(
+            skipped(ID, &Available::bare(&tl, &views)),
+            ["kernel release (uname -r)", "mount options (mount, /proc/mounts or findmnt)"]
+        );
+    }
 
     #[test]
     fn kernel_range() {

@@ -2,76 +2,165 @@
 //! device flushes of tiny transactions under `sync_binlog=1` /
 //! `innodb_flush_log_at_trx_commit=1`.
 
-use super::{Outcome, num, opt};
+use super::Outcome;
+use super::evidence::{ctx_evidence, num, opt};
+use super::inputs::{Available, BinlogFacts, Missing, Series};
+use crate::analysis::replication::{ReplicaView, ThreadFsync};
 use crate::analysis::stats::{mean, present};
-use crate::analyze::Facts;
-use crate::model::{Evidence, Finding, Severity};
+use crate::model::{Evidence, Finding, Severity, Window};
+use crate::pipeline::Sourced;
+use crate::table::columns::{BinlogMetric, Col, DevMetric, DsMetric, MysqlCounter};
 
-/// Evaluates the rule.
-pub fn check(f: &Facts<'_>) -> Outcome {
-    let tl = &f.p.timeline;
+/// Rule id.
+pub const ID: &str = "fsync_bound_small_transactions";
+
+/// A second with at least this many commits is in the load window.
+pub const ACTIVE_TRX_S: f64 = 10.0;
+/// The load window must have at least this many seconds.
+pub const MIN_ACTIVE_S: usize = 5;
+/// Commits and flushes per second must both reach this ...
+pub const MIN_RATE: f64 = 50.0;
+/// ... with at least this many flushes per commit ...
+pub const MIN_FLUSHES_PER_TRX: f64 = 0.3;
+/// ... for transactions smaller than this (bytes), when their size is known.
+pub const SMALL_TRX_BYTES: f64 = 16.0 * 1024.0;
+
+/// The commit rate and the counter it comes from.
+#[derive(Debug, Clone, Copy)]
+pub struct Commits<'a> {
+    /// `binlog.trx_s`, `mysql.Binlog_commits_s` or `mysql.Com_commit_s`.
+    pub counter: BinlogOrStatus,
+    /// Its series.
+    pub series: Series<'a>,
+}
+
+/// Which counter gave the commit rate, best first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinlogOrStatus {
+    /// Transactions of the decoded binlog.
+    BinlogTrx,
+    /// `Binlog_commits`: one per transaction written to the binary log.
+    BinlogCommits,
+    /// `Com_commit`: explicit COMMIT statements only.
+    ComCommit,
+}
+
+impl BinlogOrStatus {
+    /// The timeline column.
+    pub fn col(self) -> Col {
+        match self {
+            BinlogOrStatus::BinlogTrx => Col::Binlog(BinlogMetric::TrxS),
+            BinlogOrStatus::BinlogCommits => Col::Mysql(MysqlCounter::BinlogCommitsS),
+            BinlogOrStatus::ComCommit => Col::Mysql(MysqlCounter::ComCommitS),
+        }
+    }
+
+    /// What it counts, for the finding.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            BinlogOrStatus::BinlogTrx => "transactions of the decoded binary log",
+            BinlogOrStatus::BinlogCommits => "Binlog_commits (one per transaction written to the binary log)",
+            BinlogOrStatus::ComCommit => {
+                "Com_commit (explicit COMMIT statements only: autocommit transactions are not counted)"
+            }
+        }
+    }
+}
+
+/// What the rule reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Inputs<'a> {
+    /// Commits per second.
+    pub commits: Commits<'a>,
+    /// Flushes per second: the device's, else InnoDB's fsyncs, else /proc/diskstats'.
+    pub flushes: Series<'a>,
+    /// The flushes are this server's `Innodb_data_fsyncs` because its source shares the device.
+    pub own_fsyncs: bool,
+    /// The chosen binlog (transaction sizes).
+    pub binlog: Option<BinlogFacts<'a>>,
+    /// `sync_binlog`.
+    pub sync_binlog: Option<&'a Sourced<String>>,
+    /// `innodb_flush_log_at_trx_commit`.
+    pub flush_log: Option<&'a Sourced<String>>,
+    /// `sync_relay_log`.
+    pub sync_relay_log: Option<&'a Sourced<String>>,
+    /// Share of perf samples in fsync paths.
+    pub fsync_share: Option<f64>,
+    /// This server's replication connection, when it is a replica.
+    pub replica: Option<&'a ReplicaView>,
+    /// perf samples of its replication threads.
+    pub replica_threads: Option<ThreadFsync>,
+}
+
+/// Picks the inputs.
+pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     // The commit rate: transactions of the decoded binlog, else `Binlog_commits` (one per
     // transaction). Never `Handler_commit` (one per engine taking part, plus read-only statements:
     // 2.4 per transaction in samples/pt_stalk_mariadb) nor a sum of `Com_*` (statements).
     // `Com_commit` counts explicit COMMITs only (autocommit transactions are missed): last resort.
     // A column of zeros (binary log off: `Binlog_commits` stays 0) is no rate.
-    let trx_col = ["binlog.trx_s", "mysql.Binlog_commits_s", "mysql.Com_commit_s"]
+    let commits = [BinlogOrStatus::BinlogTrx, BinlogOrStatus::BinlogCommits, BinlogOrStatus::ComCommit]
         .into_iter()
-        .find(|c| tl.get(c).is_some_and(|v| v.iter().flatten().any(|x| *x > 0.0)));
-    let replica = crate::analysis::replication::views(f.p).into_iter().next();
+        .find_map(|counter| {
+            let series = a.series(&counter.col()).filter(|s| s.values.iter().flatten().any(|x| *x > 0.0))?;
+            Some(Commits { counter, series })
+        });
+    let replica = a.replicas().first();
+    let fsyncs = a.series(&Col::Mysql(MysqlCounter::InnodbDataFsyncsS));
     // A source on the same host flushes the same device: the device's f/s is not this server's.
-    let own_fsyncs = replica.as_ref().is_some_and(|r| r.source_is_local())
-        && tl.get("mysql.Innodb_data_fsyncs_s").is_some();
-    let flush_col = f
-        .device
-        .as_ref()
-        .map(|d| format!("dev.{d}.f_s"))
-        .filter(|c| !own_fsyncs && tl.get(c).is_some_and(|v| present(v).iter().any(|x| *x > 0.0)))
-        .or_else(|| {
-            ["mysql.Innodb_data_fsyncs_s"].into_iter().map(String::from).find(|c| tl.get(c).is_some())
-        })
-        .or_else(|| tl.names_with_prefix("ds.").find(|k| k.ends_with(".f_s")).cloned());
+    let own_fsyncs = replica.is_some_and(|r| r.source_is_local()) && fsyncs.is_some();
+    let flushes = a
+        .device()
+        .and_then(|d| a.series(&Col::Dev(d.name.clone(), DevMetric::FS)))
+        .filter(|s| !own_fsyncs && present(s.values).iter().any(|x| *x > 0.0))
+        .or(fsyncs)
+        .or_else(|| a.first_column(|c| matches!(c, Col::Ds(_, DsMetric::FS))));
     let mut missing = Vec::new();
-    if trx_col.is_none() {
-        missing.push("commit rate (decoded binlog or mysqladmin extended-status)".to_string());
+    if commits.is_none() {
+        missing.push(Missing::CommitRate);
     }
-    if flush_col.is_none() {
-        missing.push("flush rate (iostat -x f/s, /proc/diskstats or Innodb_data_fsyncs)".to_string());
+    if flushes.is_none() {
+        missing.push(Missing::FlushRate);
     }
-    let (Some(trx_col), Some(flush_col)) = (trx_col, flush_col) else { return Outcome::Skip(missing) };
-    let trx = tl.get(trx_col).unwrap_or(&[]);
-    let flush = tl.get(&flush_col).unwrap_or(&[]);
+    let (Some(commits), Some(flushes)) = (commits, flushes) else { return Err(missing) };
+    Ok(Inputs {
+        commits,
+        flushes,
+        own_fsyncs,
+        binlog: a.binlog(),
+        sync_binlog: a.variable("sync_binlog"),
+        flush_log: a.variable("innodb_flush_log_at_trx_commit"),
+        sync_relay_log: a.variable("sync_relay_log"),
+        fsync_share: a.fsync_sample_share(),
+        replica,
+        replica_threads: a.replica_threads(),
+    })
+}
+
+/// Evaluates the rule.
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    let (trx, flush) = (i.commits.series.values, i.flushes.values);
+    let trx_col = i.commits.series.name;
+    let own_fsyncs = i.own_fsyncs;
+    let replica = i.replica;
+    let at = |v: &[Option<f64>], r: usize| v.get(r).copied().flatten();
     // Seconds with commits: the load window.
-    let active: Vec<usize> = (0..tl.len).filter(|&i| trx[i].is_some_and(|v| v >= 10.0)).collect();
-    if active.len() < 5 {
+    let active: Vec<usize> =
+        (0..trx.len()).filter(|&r| at(trx, r).is_some_and(|v| v >= ACTIVE_TRX_S)).collect();
+    if active.len() < MIN_ACTIVE_S {
         return Outcome::Pass(format!("fewer than 5 seconds with commits ({} found)", active.len()));
     }
-    let tps = mean(&active.iter().filter_map(|&i| trx[i]).collect::<Vec<_>>()).unwrap_or(0.0);
-    let fps = mean(&active.iter().filter_map(|&i| flush[i]).collect::<Vec<_>>()).unwrap_or(0.0);
-    let binlog_file = f.p.binlog.map(|i| &f.p.files[i]);
-    let bytes_per_trx = binlog_file.and_then(|pf| match &pf.data {
-        Some(iosift_parsers::Data::Mysqlbinlog(b)) => Some(b.size_stats().mean),
-        _ => None,
-    });
-    let var = |n: &str| f.p.ctx.variable(n).map(|s| s.value.trim().to_string());
-    let sync_binlog = var("sync_binlog");
-    let flush_log = var("innodb_flush_log_at_trx_commit");
+    let tps = mean(&active.iter().filter_map(|&r| at(trx, r)).collect::<Vec<_>>()).unwrap_or(0.0);
+    let fps = mean(&active.iter().filter_map(|&r| at(flush, r)).collect::<Vec<_>>()).unwrap_or(0.0);
+    let bytes_per_trx = i.binlog.map(|b| b.mean_bytes);
+    let var = |s: Option<&Sourced<String>>| s.map(|s| s.value.trim().to_string());
+    let sync_binlog = var(i.sync_binlog);
+    let flush_log = var(i.flush_log);
     let durable = |v: &Option<String>| v.as_deref().map(|s| s == "1");
-    let fsync_share = {
-        let (mut s, mut fs) = (0u64, 0u64);
-        for pf in &f.p.files {
-            if let Some(iosift_parsers::Data::PerfScript(p)) = &pf.data {
-                for t in &p.threads {
-                    s += t.samples;
-                    fs += t.fsync_samples;
-                }
-            }
-        }
-        (s > 0).then(|| fs as f64 / s as f64)
-    };
+    let fsync_share = i.fsync_share;
     let relaxed = durable(&sync_binlog) == Some(false) && durable(&flush_log) == Some(false);
-    let small = bytes_per_trx.is_none_or(|b| b < 16.0 * 1024.0);
-    let flush_bound = tps >= 50.0 && fps >= 50.0 && fps >= 0.3 * tps;
+    let small = bytes_per_trx.is_none_or(|b| b < SMALL_TRX_BYTES);
+    let flush_bound = tps >= MIN_RATE && fps >= MIN_RATE && fps >= MIN_FLUSHES_PER_TRX * tps;
     let mut metrics = std::collections::BTreeMap::new();
     metrics.insert("transactions_per_s", num(tps));
     metrics.insert("flushes_per_s", num(fps));
@@ -86,9 +175,9 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     );
     metrics.insert("flushes_per_transaction", num(if tps > 0.0 { fps / tps } else { 0.0 }));
     metrics.insert("fsync_sample_share", opt(fsync_share));
-    let sync_relay = var("sync_relay_log");
-    let on_replica = replica.as_ref().map(|r| {
-        let t = crate::analysis::replication::thread_fsync(f.p);
+    let sync_relay = var(i.sync_relay_log);
+    let on_replica = replica.map(|r| {
+        let t = i.replica_threads;
         let share = |n: u64, d: u64| (d > 0).then(|| n as f64 / d as f64);
         let io = t.and_then(|t| share(t.io_fsync, t.io_samples));
         let sql = t.and_then(|t| share(t.sql_fsync, t.sql_samples));
@@ -120,17 +209,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
             }
         )
     });
-    metrics.insert(
-        "commit_counter",
-        serde_json::Value::String(
-            match trx_col {
-                "binlog.trx_s" => "transactions of the decoded binary log",
-                "mysql.Binlog_commits_s" => "Binlog_commits (one per transaction written to the binary log)",
-                _ => "Com_commit (explicit COMMIT statements only: autocommit transactions are not counted)",
-            }
-            .to_string(),
-        ),
-    );
+    metrics.insert("commit_counter", serde_json::Value::String(i.commits.counter.meaning().to_string()));
     if relaxed || !flush_bound || !small {
         return Outcome::Pass(format!(
             "{tps:.0} transactions/s with {fps:.1} flushes/s{}{}{replica_note}: commits are not paying a flush each",
@@ -143,23 +222,19 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         ));
     }
     let mut evidence = Vec::new();
-    for (name, metric) in
-        [("sync_binlog", "sync_binlog"), ("innodb_flush_log_at_trx_commit", "innodb_flush_log_at_trx_commit")]
-    {
-        if let Some(s) = f.p.ctx.variable(name) {
-            evidence.push(super::ctx_evidence(s, metric));
+    for (s, metric) in [(i.sync_binlog, "sync_binlog"), (i.flush_log, "innodb_flush_log_at_trx_commit")] {
+        if let Some(s) = s {
+            evidence.push(ctx_evidence(s, metric));
         }
     }
-    if let Some(&row) =
-        active.iter().max_by(|a, b| flush[**a].unwrap_or(0.0).total_cmp(&flush[**b].unwrap_or(0.0)))
-    {
-        evidence.push(super::cell_evidence(f, &flush_col, row, "f/s", flush[row].unwrap_or(0.0)));
+    let f_at = |r: usize| at(flush, r).unwrap_or(0.0);
+    if let Some(&row) = active.iter().max_by(|a, b| f_at(**a).total_cmp(&f_at(**b))) {
+        evidence.push(i.flushes.evidence(row, "f/s", f_at(row)));
     }
-    if let Some(pf) =
-        f.p.files.iter().find(|pf| matches!(pf.data, Some(iosift_parsers::Data::Mysqlbinlog(_))))
-    {
+    // The binlog the number came from.
+    if let Some(b) = i.binlog {
         evidence.push(Evidence {
-            file: pf.name.clone(),
+            file: b.file.to_string(),
             lines: None,
             metric: "mean bytes per transaction".into(),
             value: opt(bytes_per_trx),
@@ -170,7 +245,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     let last = active.last().copied().unwrap_or(0);
     let durability_known = sync_binlog.is_some() || flush_log.is_some();
     Outcome::Fire(Box::new(Finding {
-        rule: "fsync_bound_small_transactions",
+        rule: ID,
         severity: Severity::Warning,
         confidence: if durability_known { 0.85 } else { 0.65 },
         summary: format!(
@@ -199,7 +274,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
                 }
             )
         }),
-        window: Some(crate::model::Window { start: crate::analyze::rfc3339(tl.epoch(first)), end: crate::analyze::rfc3339(tl.epoch(last)) }),
+        window: Some(Window::epochs(i.commits.series.epoch(first), i.commits.series.epoch(last))),
         metrics,
         evidence,
         remedies: on_replica.as_ref().map_or_else(Vec::new, |_| vec![
@@ -210,4 +285,173 @@ pub fn check(f: &Facts<'_>) -> Outcome {
             "Use a device with a power-loss-protected write cache (cheap flushes).".into(),
         ]).collect(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Views;
+    use crate::analysis::device::MainDevice;
+    use crate::rules::testkit::{fired, passed, series, skipped, sourced, vals};
+    use crate::table::Timeline;
+
+    struct Case {
+        trx: Vec<f64>,
+        flush: Vec<f64>,
+        bytes: Option<f64>,
+        sync_binlog: Option<&'static str>,
+        flush_log: Option<&'static str>,
+    }
+
+    impl Case {
+        /// 8 seconds of 200 commits/s of 340 bytes, 200 flushes/s, both durable settings 1.
+        fn durable() -> Case {
+            Case {
+                trx: vec![200.0; 8],
+                flush: vec![200.0; 8],
+                bytes: Some(340.0),
+                sync_binlog: Some("1"),
+                flush_log: Some("1"),
+            }
+        }
+
+        fn run(&self) -> Outcome {
+            let (t, f) = (vals(&self.trx), vals(&self.flush));
+            let sb = self.sync_binlog.map(|v| sourced(v.to_string()));
+            let fl = self.flush_log.map(|v| sourced(v.to_string()));
+            check(&Inputs {
+                commits: Commits { counter: BinlogOrStatus::BinlogTrx, series: series("binlog.trx_s", &t) },
+                flushes: series("dev.vda.f_s", &f),
+                own_fsyncs: false,
+                binlog: self.bytes.map(|b| BinlogFacts { file: "binlog-chosen.txt", mean_bytes: b }),
+                sync_binlog: sb.as_ref(),
+                flush_log: fl.as_ref(),
+                sync_relay_log: None,
+                fsync_share: Some(0.25),
+                replica: None,
+                replica_threads: None,
+            })
+        }
+    }
+
+    #[test]
+    fn fires_on_a_flush_per_small_commit_and_cites_the_chosen_binlog() {
+        let f = fired(Case::durable().run());
+        assert_eq!((f.rule, f.confidence), (ID, 0.85));
+        assert_eq!(f.metrics["flushes_per_transaction"], 1.0);
+        assert_eq!(f.metrics["commit_counter"], "transactions of the decoded binary log");
+        let cited: Vec<(&str, &str)> =
+            f.evidence.iter().map(|e| (e.file.as_str(), e.metric.as_str())).collect();
+        assert_eq!(
+            cited,
+            [
+                ("ctx.txt", "sync_binlog"),
+                ("ctx.txt", "innodb_flush_log_at_trx_commit"),
+                ("test.txt", "f/s"),
+                ("binlog-chosen.txt", "mean bytes per transaction"),
+            ]
+        );
+        assert!(f.summary.contains("; 25 % of perf samples are in fsync paths."), "{}", f.summary);
+    }
+
+    #[test]
+    fn load_window_edges() {
+        // Five seconds of commits (>= 10/s each) are enough, four are not.
+        let mut c = Case::durable();
+        c.trx = vec![200.0, 200.0, 200.0, 200.0, 200.0, ACTIVE_TRX_S - 0.1, 0.0];
+        fired(c.run());
+        c.trx[4] = ACTIVE_TRX_S - 0.1;
+        assert_eq!(passed(c.run()), "fewer than 5 seconds with commits (4 found)");
+    }
+
+    #[test]
+    fn rate_edges() {
+        let at = |trx: f64, flush: f64| {
+            let mut c = Case::durable();
+            c.trx = vec![trx; 8];
+            c.flush = vec![flush; 8];
+            c.run()
+        };
+        fired(at(MIN_RATE, MIN_RATE));
+        passed(at(MIN_RATE - 0.1, MIN_RATE));
+        passed(at(MIN_RATE, MIN_RATE - 0.1));
+        // At least 0.3 flushes per commit.
+        fired(at(200.0, 60.0));
+        assert!(
+            passed(at(200.0, 59.9)).starts_with("200 transactions/s with 59.9 flushes/s, 340 bytes each:")
+        );
+    }
+
+    #[test]
+    fn transaction_size_edge() {
+        let mut c = Case::durable();
+        c.bytes = Some(SMALL_TRX_BYTES - 0.5);
+        fired(c.run());
+        c.bytes = Some(SMALL_TRX_BYTES);
+        passed(c.run());
+        // Without a decoded binlog the size is unknown: not held against the rule.
+        c.bytes = None;
+        let f = fired(c.run());
+        assert_eq!(f.evidence.len(), 3, "no binlog to cite");
+    }
+
+    #[test]
+    fn relaxed_durability_passes_and_unknown_lowers_confidence() {
+        let mut c = Case::durable();
+        c.sync_binlog = Some("0");
+        c.flush_log = Some("2");
+        assert!(
+            passed(c.run())
+                .contains("(durability relaxed: sync_binlog and innodb_flush_log_at_trx_commit not 1)")
+        );
+        c.flush_log = Some("1");
+        fired(c.run());
+        c.sync_binlog = None;
+        c.flush_log = None;
+        assert_eq!(fired(c.run()).confidence, 0.65);
+    }
+
+    #[test]
+    fn gathers_the_first_counter_with_commits_and_the_device_flushes() {
+        let mut tl = Timeline::new(0.0, 3.0);
+        for t in 0..3 {
+            tl.set_gauge("binlog.trx_s", "1/s", "binlog.txt", t as f64, 0.0);
+            tl.set_gauge("mysql.Binlog_commits_s", "1/s", "mysqladmin.txt", t as f64, 120.0);
+            tl.set_gauge("dev.vda.f_s", "1/s", "iostat.txt", t as f64, 110.0);
+            tl.set_gauge("ds.vda.f_s", "1/s", "diskstats.txt", t as f64, 100.0);
+        }
+        let views = Views {
+            device: Some(MainDevice {
+                name: "vda".into(),
+                writes: Col::Dev("vda".into(), DevMetric::WBytesS),
+            }),
+            ..Default::default()
+        };
+        let a = Available::bare(&tl, &views);
+        let i = gather(&a).unwrap();
+        // binlog.trx_s is all zeros (binary log off): no rate.
+        assert_eq!(
+            (i.commits.counter, i.commits.series.name),
+            (BinlogOrStatus::BinlogCommits, "mysql.Binlog_commits_s")
+        );
+        assert_eq!(i.flushes.name, "dev.vda.f_s");
+        // Without the main device, /proc/diskstats' flushes.
+        let none = Views::default();
+        assert_eq!(gather(&Available::bare(&tl, &none)).unwrap().flushes.name, "ds.vda.f_s");
+    }
+
+    #[test]
+    fn skips_without_commit_or_flush_rates() {
+        let (tl, views) = (Timeline::default(), Views::default());
+        assert_eq!(
+            skipped(ID, &Available::bare(&tl, &views)),
+            [
+                "commit rate (decoded binlog or mysqladmin extended-status)",
+                "flush rate (iostat -x f/s, /proc/diskstats or Innodb_data_fsyncs)"
+            ]
+        );
+        let mut tl = Timeline::new(0.0, 3.0);
+        tl.set_gauge("ds.vda.f_s", "1/s", "diskstats.txt", 1.0, 100.0);
+        assert_eq!(gather(&Available::bare(&tl, &views)).err(), Some(vec![Missing::CommitRate]));
+    }
 }

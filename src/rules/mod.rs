@@ -1,121 +1,122 @@
-//! Rules: each declares its inputs, then fires (a [`Finding`]), passes
-//! (with the reason) or is skipped (with the missing inputs).
+//! Rules: each is one file declaring its id ([`periodic::ID`], ...), its
+//! typed inputs (`Inputs`, picked from [`Available`] by `gather`, or the
+//! [`Missing`] ones) and a `check` that sees only those inputs and fires (a
+//! [`Finding`]), passes (with the reason) or is skipped (with what is
+//! missing). [`RULES`] lists them, in the order they are reported.
+//!
+//! Adding a rule: a file with `pub const ID` (a rule id of DESIGN.md, never
+//! renamed), `pub struct Inputs<'a>`, `pub fn gather(&Available) -> Result<Inputs,
+//! Vec<Missing>>` (a new kind of input is a new [`Missing`] variant, whose text is
+//! the skip reason, and an accessor on [`Available`] if the capture offers it),
+//! `pub fn check(&Inputs) -> Outcome`, unit tests on hand-built `Inputs` at both
+//! sides of every threshold; then one `rule!(file)` line in [`RULES`].
 
-mod ext4;
-mod fsync;
-mod mmap;
-mod periodic;
-mod replication;
-mod saturation;
+pub mod evidence;
+pub mod ext4;
+pub mod fsync;
+pub mod inputs;
+pub mod mmap;
+pub mod periodic;
+pub mod replication;
+pub mod saturation;
+#[cfg(test)]
+mod testkit;
 
-use crate::analyze::Facts;
-use crate::model::{Checked, Evidence, Finding};
-use serde_json::Value;
+pub use inputs::{Available, Missing};
+
+use crate::model::{Checked, Finding};
 
 /// What a rule concluded.
+#[derive(Debug)]
 pub enum Outcome {
     /// The rule fired.
     Fire(Box<Finding>),
     /// The inputs were there and the condition does not hold.
     Pass(String),
     /// Inputs missing.
-    Skip(Vec<String>),
+    Skip(Vec<Missing>),
 }
 
-/// Runs every rule.
-pub fn evaluate(f: &Facts<'_>) -> (Vec<Finding>, Vec<Checked>) {
-    type Rule = fn(&Facts<'_>) -> Outcome;
-    let rules: [(&'static str, Rule); 6] = [
-        ("periodic_write_bursts", periodic::check),
-        ("mmap_large_folio_writeback", mmap::check),
-        ("ext4_dioread_nolock_nodelalloc", ext4::check),
-        ("fsync_bound_small_transactions", fsync::check),
-        ("device_saturation", saturation::check),
-        ("replication_lag", replication::check),
-    ];
+/// A rule run on what is available.
+pub type Eval = fn(&Available<'_>) -> Outcome;
+
+/// Gathers a rule's inputs and checks them, or skips with what is missing.
+fn run<'a, I>(
+    a: &Available<'a>,
+    gather: fn(&Available<'a>) -> Result<I, Vec<Missing>>,
+    check: fn(&I) -> Outcome,
+) -> Outcome {
+    match gather(a) {
+        Ok(inputs) => check(&inputs),
+        Err(missing) => Outcome::Skip(missing),
+    }
+}
+
+macro_rules! rule {
+    ($m:ident) => {
+        ($m::ID, (|a| run(a, $m::gather, $m::check)) as Eval)
+    };
+}
+
+/// Every rule: its id and its evaluation.
+pub const RULES: [(&str, Eval); 6] =
+    [rule!(periodic), rule!(mmap), rule!(ext4), rule!(fsync), rule!(saturation), rule!(replication)];
+
+/// Runs every rule: the findings, and the rules that passed or were skipped.
+pub fn evaluate(a: &Available<'_>) -> (Vec<Finding>, Vec<Checked>) {
     let mut findings = Vec::new();
     let mut checked = Vec::new();
-    for (id, rule) in rules {
-        match rule(f) {
+    for (id, rule) in RULES {
+        match rule(a) {
             Outcome::Fire(x) => findings.push(*x),
             Outcome::Pass(reason) => {
                 checked.push(Checked { rule: id, outcome: "passed", reason: Some(reason), missing: vec![] })
             }
-            Outcome::Skip(missing) => {
-                checked.push(Checked { rule: id, outcome: "skipped", reason: None, missing })
-            }
+            Outcome::Skip(missing) => checked.push(Checked {
+                rule: id,
+                outcome: "skipped",
+                reason: None,
+                missing: missing.iter().map(Missing::to_string).collect(),
+            }),
         }
     }
     (findings, checked)
 }
 
-/// A number as JSON (null when not finite).
-pub fn num(v: f64) -> Value {
-    serde_json::Number::from_f64((v * 1000.0).round() / 1000.0).map_or(Value::Null, Value::Number)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Views;
+    use crate::table::Timeline;
 
-/// An optional number as JSON.
-pub fn opt(v: Option<f64>) -> Value {
-    v.map_or(Value::Null, num)
-}
-
-/// Evidence for a timeline cell, with the input line behind it when known.
-pub fn cell_evidence(f: &Facts<'_>, column: &str, row: usize, metric: &str, value: f64) -> Evidence {
-    let epoch = f.p.timeline.epoch(row);
-    let hit = f.p.lines.get(column).and_then(|m| m.get(&epoch).or_else(|| m.get(&(epoch + 1))));
-    match hit {
-        Some(&(file, line)) => line_evidence(&f.p.files[file], line, metric, value),
-        None => Evidence {
-            file: f.p.timeline.columns.get(column).map(|s| s.source.clone()).unwrap_or_default(),
-            lines: None,
-            metric: metric.to_string(),
-            value: num(value),
-            quote: None,
-        },
+    #[test]
+    fn every_rule_is_listed_once_with_its_own_id() {
+        let ids: Vec<&str> = RULES.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, [periodic::ID, mmap::ID, ext4::ID, fsync::ID, saturation::ID, replication::ID]);
+        let mut unique = ids.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), 6);
     }
-}
 
-/// Evidence for one input line of a file, quoted.
-pub fn line_evidence(pf: &crate::pipeline::ParsedFile, line: usize, metric: &str, value: f64) -> Evidence {
-    Evidence {
-        file: pf.name.clone(),
-        lines: Some([line, line]),
-        metric: metric.to_string(),
-        value: num(value),
-        quote: pf.quote(line, line),
+    #[test]
+    fn an_empty_capture_skips_every_rule_with_the_generated_reasons() {
+        let (tl, views) = (Timeline::default(), Views::default());
+        let (findings, checked) = evaluate(&Available::bare(&tl, &views));
+        assert!(findings.is_empty());
+        let got: Vec<(&str, &str, Vec<String>)> =
+            checked.iter().map(|c| (c.rule, c.outcome, c.missing.clone())).collect();
+        let want = |id, m: &[Missing]| (id, "skipped", m.iter().map(Missing::to_string).collect::<Vec<_>>());
+        assert_eq!(
+            got,
+            vec![
+                want(periodic::ID, &[Missing::DeviceWrites]),
+                want(mmap::ID, &[Missing::DeviceWrites]),
+                want(ext4::ID, &[Missing::KernelRelease, Missing::MountOptions]),
+                want(fsync::ID, &[Missing::CommitRate, Missing::FlushRate]),
+                want(saturation::ID, &[Missing::DeviceUtilisation]),
+                want(replication::ID, &[Missing::ReplicaStatus]),
+            ]
+        );
+        assert_eq!(checked[0].missing, ["device write throughput (iostat -x or /proc/diskstats series)"]);
     }
-}
-
-/// Evidence from a sourced context value.
-pub fn ctx_evidence<T: ToString>(s: &crate::pipeline::Sourced<T>, metric: &str) -> Evidence {
-    Evidence {
-        file: s.file.clone(),
-        lines: (s.line > 0).then_some([s.line, s.line]),
-        metric: metric.to_string(),
-        value: Value::String(s.value.to_string()),
-        quote: None,
-    }
-}
-
-/// Evidence for a mount: `source on target type fstype (options)`.
-pub fn mount_evidence(m: &crate::pipeline::Sourced<iosift_parsers::mounts::Mount>, metric: &str) -> Evidence {
-    let v = &m.value;
-    Evidence {
-        file: m.file.clone(),
-        lines: (m.line > 0).then_some([m.line, m.line]),
-        metric: metric.to_string(),
-        value: Value::String(format!(
-            "{} on {} type {} ({})",
-            v.source,
-            v.target,
-            v.fstype,
-            v.options.join(",")
-        )),
-        quote: None,
-    }
-}
-
-/// Human bytes (MB with one decimal).
-pub fn mb(bytes: f64) -> String {
-    format!("{:.1} MB", bytes / 1e6)
 }

@@ -1,35 +1,75 @@
 //! `periodic_write_bursts`: device writes come in periodic bursts; period,
 //! size, and whether the period matches the writeback tunables.
 
-use super::{Outcome, cell_evidence, mb, num, opt};
+use super::Outcome;
+use super::evidence::{mb, num, opt};
+use super::inputs::{Available, DeviceWrites, Missing, Series};
+use crate::analysis::periodicity::PeriodicityView;
 use crate::analysis::stats::median;
-use crate::analyze::{Facts, rfc3339, writeback_window};
+use crate::analysis::writeback::WritebackWindow;
 use crate::model::{Finding, Severity, Window};
+use crate::pipeline::ThreadTotal;
+use crate::table::columns::{Col, MemMetric};
+use std::collections::BTreeMap;
+
+/// Rule id.
+pub const ID: &str = "periodic_write_bursts";
+
+/// Fewer bursts than this are no series.
+pub const MIN_BURSTS: usize = 3;
+/// The period's confidence must reach this.
+pub const MIN_CONFIDENCE: f64 = 0.5;
+
+/// What the rule reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Inputs<'a> {
+    /// The main device's writes.
+    pub writes: DeviceWrites<'a>,
+    /// Their bursts and period.
+    pub periodicity: &'a PeriodicityView,
+    /// The writeback tunables.
+    pub window: WritebackWindow,
+    /// pidstat's writers (who dirtied).
+    pub threads: &'a BTreeMap<u32, ThreadTotal>,
+    /// Dirty memory (its drops at the bursts are evidence).
+    pub dirty: Option<Series<'a>>,
+}
+
+/// Picks the inputs.
+pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+    let (Some(writes), Some(periodicity)) = (a.device_writes(), a.periodicity()) else {
+        return Err(vec![Missing::DeviceWrites]);
+    };
+    Ok(Inputs {
+        writes,
+        periodicity,
+        window: a.window(),
+        threads: a.threads(),
+        dirty: a.series(&Col::Mem(MemMetric::DirtyBytes)),
+    })
+}
 
 /// Evaluates the rule.
-pub fn check(f: &Facts<'_>) -> Outcome {
-    let (Some(view), Some(col), Some(dev)) = (&f.periodicity, &f.write_col, &f.device) else {
-        return Outcome::Skip(vec!["device write throughput (iostat -x or /proc/diskstats series)".into()]);
-    };
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    let (view, dev, col) = (i.periodicity, i.writes.device, &i.writes.series);
     let n = view.bursts.len();
     let (Some(period), Some(conf)) = (view.period_s, view.confidence) else {
         return Outcome::Pass(format!("{n} write bursts on {dev}: no repeating period"));
     };
-    if n < 3 || conf < 0.5 {
+    if n < MIN_BURSTS || conf < MIN_CONFIDENCE {
         return Outcome::Pass(format!(
             "{n} write bursts on {dev}; period {period:.1} s with confidence {conf:.2}: not periodic enough"
         ));
     }
     let sizes: Vec<f64> = view.bursts.iter().map(|b| b.total).collect();
     let med = median(&sizes).unwrap_or(0.0);
-    let (window, known) = writeback_window(f.p);
-    let matches = (period - window).abs() <= 0.2 * window + 2.0 || (period - (window - 5.0)).abs() <= 3.0;
-    let tl = &f.p.timeline;
+    let (window, known) = (i.window.seconds(), i.window.from_capture);
+    let matches = i.window.matches(period);
     let first = view.bursts.first().map(|b| b.start).unwrap_or(0);
     let last = view.bursts.last().map(|b| b.end).unwrap_or(0);
     // Who dirtied (pidstat threads) vs who issued (kernel flusher when the dirtiers are steady).
-    let mut writers: Vec<(&String, &crate::pipeline::ThreadTotal, u32)> =
-        f.p.threads.iter().map(|(tid, t)| (&t.comm, t, *tid)).collect();
+    let mut writers: Vec<(&String, &ThreadTotal, u32)> =
+        i.threads.iter().map(|(tid, t)| (&t.comm, t, *tid)).collect();
     writers.sort_by(|a, b| b.1.bytes.total_cmp(&a.1.bytes).then(a.2.cmp(&b.2)));
     let dirtiers: Vec<String> = writers
         .iter()
@@ -37,8 +77,8 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         .take(3)
         .map(|w| format!("{} (tid {}, {})", w.0, w.2, mb(w.1.bytes)))
         .collect();
-    let flusher = f.p.threads.values().any(|t| t.category == "writeback");
-    let mut metrics = std::collections::BTreeMap::new();
+    let flusher = i.threads.values().any(|t| t.category == "writeback");
+    let mut metrics = BTreeMap::new();
     metrics.insert("period_s", num(period));
     metrics.insert("period_confidence", num(conf));
     metrics.insert("bursts", num(n as f64));
@@ -48,7 +88,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     metrics.insert("writeback_window_s", num(window));
     metrics.insert("writeback_window_from_capture", serde_json::Value::Bool(known));
     metrics.insert("matches_writeback_window", serde_json::Value::Bool(matches));
-    metrics.insert("device", serde_json::Value::String(dev.clone()));
+    metrics.insert("device", serde_json::Value::String(dev.to_string()));
     metrics.insert("dirtiers", serde_json::Value::from(dirtiers.clone()));
     metrics.insert(
         "issuer",
@@ -60,17 +100,18 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     );
     let mut evidence = Vec::new();
     for b in view.bursts.iter().take(6) {
-        evidence.push(cell_evidence(f, col, b.peak, "wkB/s", b.peak_value / 1024.0));
+        evidence.push(col.evidence(b.peak, "wkB/s", b.peak_value / 1024.0));
     }
-    let dirty = "mem.dirty_bytes";
-    if let Some(v) = tl.get(dirty) {
+    if let Some(dirty) = &i.dirty {
+        let v = dirty.values;
         for b in view.bursts.iter().take(3) {
             let lo = b.start.saturating_sub(2);
             let hi = (b.end + 3).min(v.len().saturating_sub(1));
-            if let Some((row, val)) =
-                (lo..=hi).filter_map(|r| v[r].map(|x| (r, x))).min_by(|a, b| a.1.total_cmp(&b.1))
+            if let Some((row, val)) = (lo..=hi)
+                .filter_map(|r| v.get(r).copied().flatten().map(|x| (r, x)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
             {
-                evidence.push(cell_evidence(f, dirty, row, "Dirty (kB)", val / 1024.0));
+                evidence.push(dirty.evidence(row, "Dirty (kB)", val / 1024.0));
             }
         }
     }
@@ -110,13 +151,112 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         remedies.push("The period does not match the writeback tunables: look for an application timer (checkpoint, flush interval) with this period.".into());
     }
     Outcome::Fire(Box::new(Finding {
-        rule: "periodic_write_bursts",
+        rule: ID,
         severity: Severity::Warning,
         confidence: (conf * if known { 1.0 } else { 0.9 }).clamp(0.0, 1.0),
         summary,
-        window: Some(Window { start: rfc3339(tl.epoch(first)), end: rfc3339(tl.epoch(last)) }),
+        window: Some(Window::epochs(col.epoch(first), col.epoch(last))),
         metrics,
         evidence,
         remedies,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Views;
+    use crate::analysis::device::MainDevice;
+    use crate::rules::testkit::{burst, fired, passed, series, skipped, thread, vals, view};
+    use crate::table::Timeline;
+    use crate::table::columns::DevMetric;
+
+    const MB: f64 = 1024.0 * 1024.0;
+
+    fn bursts(n: usize) -> Vec<crate::analysis::bursts::Burst> {
+        (0..n).map(|k| burst(5 + 35 * k, 80.0 * MB, 200.0 * MB)).collect()
+    }
+
+    fn run(v: &PeriodicityView, window: WritebackWindow, threads: &BTreeMap<u32, ThreadTotal>) -> Outcome {
+        let w = vals(&[1.0; 200]);
+        let d = vals(&[5.0 * MB; 200]);
+        check(&Inputs {
+            writes: DeviceWrites { device: "vda", series: series("dev.vda.w_bytes_s", &w) },
+            periodicity: v,
+            window,
+            threads,
+            dirty: Some(series("mem.dirty_bytes", &d)),
+        })
+    }
+
+    #[test]
+    fn fires_from_three_bursts_and_confidence_one_half() {
+        let none = BTreeMap::new();
+        let f = fired(run(&view(bursts(3), Some(35.0), Some(0.5)), WritebackWindow::default(), &none));
+        assert_eq!(f.rule, ID);
+        assert_eq!(f.metrics["bursts"], 3.0);
+        assert_eq!(f.metrics["matches_writeback_window"], true);
+        assert_eq!(f.confidence, 0.45, "defaults, not the capture's tunables: x 0.9");
+        // Burst peaks then the lowest dirty memory around each of the first three.
+        assert_eq!(f.evidence.len(), 6);
+        assert_eq!((f.evidence[0].file.as_str(), f.evidence[0].metric.as_str()), ("test.txt", "wkB/s"));
+        assert_eq!(f.evidence[0].value, 81920.0);
+        let w = f.window.unwrap();
+        // Rows 5 and 75 after T0.
+        assert_eq!((w.start.as_str(), w.end.as_str()), ("2023-11-14T22:13:25Z", "2023-11-14T22:14:35Z"));
+    }
+
+    #[test]
+    fn passes_below_three_bursts_or_confidence_one_half() {
+        let none = BTreeMap::new();
+        let r = passed(run(&view(bursts(2), Some(35.0), Some(0.9)), WritebackWindow::default(), &none));
+        assert_eq!(r, "2 write bursts on vda; period 35.0 s with confidence 0.90: not periodic enough");
+        let r = passed(run(&view(bursts(5), Some(35.0), Some(0.4999)), WritebackWindow::default(), &none));
+        assert!(r.ends_with("confidence 0.50: not periodic enough"), "{r}");
+        let r = passed(run(&view(bursts(5), None, None), WritebackWindow::default(), &none));
+        assert_eq!(r, "5 write bursts on vda: no repeating period");
+    }
+
+    #[test]
+    fn the_window_matches_within_its_edges() {
+        let none = BTreeMap::new();
+        let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
+        let at = |p: f64| fired(run(&view(bursts(4), Some(p), Some(0.9)), w, &none));
+        // 35 s window: 35 +- 9 s.
+        for (p, m) in [(44.0, true), (44.1, false), (26.0, true), (25.9, false)] {
+            let f = at(p);
+            assert_eq!(f.metrics["matches_writeback_window"], m, "period {p}");
+            assert_eq!(
+                f.metrics["issuer"],
+                if m { "kernel flusher (periodic writeback)" } else { "unknown" }
+            );
+            assert_eq!(f.remedies.len(), if m { 2 } else { 3 });
+        }
+        assert_eq!(at(35.0).confidence, 0.9, "tunables from the capture");
+    }
+
+    #[test]
+    fn names_the_dirtiers_and_the_flusher() {
+        let threads: BTreeMap<u32, ThreadTotal> =
+            [(42, thread("writer", "app", 300e6)), (7, thread("kworker/u8:1", "writeback", 900e6))]
+                .into_iter()
+                .collect();
+        let f = fired(run(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &threads));
+        assert!(f.summary.contains("pages dirtied steadily by writer (tid 42, 300.0 MB)"), "{}", f.summary);
+        assert!(f.summary.ends_with(", written by the kernel flusher threads."), "{}", f.summary);
+    }
+
+    #[test]
+    fn skips_without_device_writes() {
+        let (tl, mut views) = (Timeline::default(), Views::default());
+        assert_eq!(
+            skipped(ID, &Available::bare(&tl, &views)),
+            ["device write throughput (iostat -x or /proc/diskstats series)"]
+        );
+        // A device whose column is not in the timeline is no input either.
+        views.device =
+            Some(MainDevice { name: "vda".into(), writes: Col::Dev("vda".into(), DevMetric::WBytesS) });
+        views.periodicity = Some(view(bursts(3), Some(35.0), Some(0.9)));
+        assert_eq!(gather(&Available::bare(&tl, &views)).err(), Some(vec![Missing::DeviceWrites]));
+    }
 }

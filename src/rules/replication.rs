@@ -5,25 +5,66 @@
 //! starved by a flush per event or transaction), `sql_thread` when the relay
 //! log backlog grows (a single applier slower than the source).
 
-use super::{Outcome, num, opt};
-use crate::analysis::replication::{self, ReplicaView};
-use crate::analyze::Facts;
+use super::Outcome;
+use super::evidence::{ctx_evidence, line_evidence, num, opt};
+use super::inputs::{Available, Missing};
+use crate::analysis::replication::{EventLag, ReplicaView, ThreadFsync};
 use crate::model::{Evidence, Finding, Severity, Window};
+use crate::pipeline::{ParsedFile, Sourced};
 use serde_json::Value;
 
-/// Lag growth below this (s per s) is noise of 1 s readings.
-const MIN_GROWTH: f64 = 0.05;
-/// The lag must grow by at least this many seconds over the capture.
-const MIN_RISE_S: f64 = 5.0;
+/// Rule id.
+pub const ID: &str = "replication_lag";
 
-fn var(f: &Facts<'_>, names: &[&str]) -> Option<(String, String)> {
-    names.iter().find_map(|n| f.p.ctx.variable(n).map(|s| (n.to_string(), s.value.trim().to_string())))
+/// Lag growth below this (s per s) is noise of 1 s readings.
+pub const MIN_GROWTH: f64 = 0.05;
+/// The lag must grow by at least this many seconds over the capture.
+pub const MIN_RISE_S: f64 = 5.0;
+
+/// The replica's settings reported, each under the first of its names the capture has.
+const SETTINGS: [&[&str]; 5] = [
+    &["sync_binlog"],
+    &["innodb_flush_log_at_trx_commit"],
+    &["sync_relay_log"],
+    &["sync_master_info", "sync_source_info"],
+    &["slave_parallel_threads", "replica_parallel_workers", "slave_parallel_workers"],
+];
+
+/// What the rule reads.
+#[derive(Debug, Clone)]
+pub struct Inputs<'a> {
+    /// The replica's connections (not empty).
+    pub replicas: &'a [ReplicaView],
+    /// The status file the connections were read from (for quotes).
+    pub status_file: Option<&'a ParsedFile>,
+    /// perf samples of the replication threads.
+    pub threads: Option<ThreadFsync>,
+    /// How late the replica wrote the source's transactions.
+    pub event_lag: Option<EventLag>,
+    /// The settings found: (name, value).
+    pub settings: Vec<(&'static str, &'a Sourced<String>)>,
+}
+
+/// Picks the inputs.
+pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+    let replicas = a.replicas();
+    if replicas.is_empty() {
+        return Err(vec![Missing::ReplicaStatus]);
+    }
+    let settings =
+        SETTINGS.iter().filter_map(|names| names.iter().find_map(|n| Some((*n, a.variable(n)?)))).collect();
+    Ok(Inputs {
+        replicas,
+        status_file: a.file(replicas[0].file),
+        threads: a.replica_threads(),
+        event_lag: a.event_lag(),
+        settings,
+    })
 }
 
 /// Evidence for a lag reading: the `Seconds_Behind_Master:` line of a `\G` record (within the record that
 /// starts at `line`), or the table row itself.
-fn quote_row(f: &Facts<'_>, v: &ReplicaView, line: usize, metric: &str, value: f64) -> Evidence {
-    let pf = &f.p.files[v.file];
+fn quote_row(pf: &ParsedFile, line: usize, metric: &str, value: f64) -> Evidence {
     let line = iosift_parsers::common::Lines::new(&pf.raw)
         .skip(line.saturating_sub(1))
         .take(120)
@@ -33,18 +74,12 @@ fn quote_row(f: &Facts<'_>, v: &ReplicaView, line: usize, metric: &str, value: f
             t.contains("Seconds_Behind_Master:") || t.contains("Seconds_Behind_Source:")
         })
         .map_or(line, |l| l.no);
-    super::line_evidence(pf, line, metric, value)
+    line_evidence(pf, line, metric, value)
 }
 
 /// Evaluates the rule.
-pub fn check(f: &Facts<'_>) -> Outcome {
-    let views = replication::views(f.p);
-    if views.is_empty() {
-        return Outcome::Skip(vec![
-            "replica status series (SHOW SLAVE STATUS / SHOW REPLICA STATUS every interval, TS-framed)"
-                .into(),
-        ]);
-    }
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    let views = i.replicas;
     // The connection falling behind fastest.
     let Some(v) = views
         .iter()
@@ -71,8 +106,7 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         Some(false) => "sql_thread",
         None => "unknown",
     };
-    let threads = replication::thread_fsync(f.p);
-    let event_lag = replication::event_lag(f.p);
+    let (threads, event_lag) = (i.threads, i.event_lag);
     let mut metrics = std::collections::BTreeMap::new();
     metrics.insert("lag_start_s", num(start));
     metrics.insert("lag_end_s", num(end));
@@ -98,16 +132,8 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         "sql_thread_fsync_share",
         opt(threads.filter(|t| t.sql_samples > 0).map(|t| t.sql_fsync as f64 / t.sql_samples as f64)),
     );
-    let settings: Vec<(String, String)> = [
-        &["sync_binlog"][..],
-        &["innodb_flush_log_at_trx_commit"],
-        &["sync_relay_log"],
-        &["sync_master_info", "sync_source_info"],
-        &["slave_parallel_threads", "replica_parallel_workers", "slave_parallel_workers"],
-    ]
-    .iter()
-    .filter_map(|n| var(f, n))
-    .collect();
+    let settings: Vec<(String, String)> =
+        i.settings.iter().map(|(n, s)| (n.to_string(), s.value.trim().to_string())).collect();
     for (k, val) in &settings {
         if let Some(key) =
             ["sync_binlog", "innodb_flush_log_at_trx_commit", "sync_relay_log"].iter().find(|x| *x == k)
@@ -167,21 +193,17 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         ],
     };
     let mut evidence = Vec::new();
-    if let (Some(a), Some(b)) = (v.lag.first(), v.lag.last()) {
-        evidence.push(quote_row(f, v, a.2, "Seconds_Behind_Master (first reading)", a.1));
-        evidence.push(quote_row(f, v, b.2, "Seconds_Behind_Master (last reading)", b.1));
+    if let (Some(a), Some(b), Some(pf)) = (v.lag.first(), v.lag.last(), i.status_file) {
+        evidence.push(quote_row(pf, a.2, "Seconds_Behind_Master (first reading)", a.1));
+        evidence.push(quote_row(pf, b.2, "Seconds_Behind_Master (last reading)", b.1));
     }
-    for (k, _) in &settings {
-        if let Some(s) = f.p.ctx.variable(k) {
-            evidence.push(super::ctx_evidence(s, k));
-        }
+    for (k, s) in &i.settings {
+        evidence.push(ctx_evidence(s, k));
     }
-    let window = (v.lag.first().zip(v.lag.last())).map(|(a, b)| Window {
-        start: crate::analyze::rfc3339(a.0.floor() as i64),
-        end: crate::analyze::rfc3339(b.0.floor() as i64),
-    });
+    let window = (v.lag.first().zip(v.lag.last()))
+        .map(|(a, b)| Window::epochs(a.0.floor() as i64, b.0.floor() as i64));
     Outcome::Fire(Box::new(Finding {
-        rule: "replication_lag",
+        rule: ID,
         severity: Severity::Warning,
         confidence: if io_bound.is_some() { 0.85 } else { 0.6 },
         summary: format!(
@@ -201,4 +223,109 @@ pub fn check(f: &Facts<'_>) -> Outcome {
         evidence,
         remedies,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Views;
+    use crate::rules::testkit::{T0, file, fired, passed, skipped, sourced};
+    use crate::table::Timeline;
+
+    /// A `\G` status file: record k starts at line 1 + 3k, its lag on the line after.
+    fn status(readings: usize) -> ParsedFile {
+        let mut text = String::new();
+        for k in 0..readings {
+            text.push_str(&format!(
+                "*************************** 1. row ***************************\n  Seconds_Behind_Master: {k}\n  Slave_IO_Running: Yes\n"
+            ));
+        }
+        file("slave-status.txt", &text)
+    }
+
+    /// A connection whose lag rises from `start` by `rise` s over 10 readings, growing `slope` s per s.
+    fn replica(start: f64, rise: f64, slope: Option<f64>) -> ReplicaView {
+        ReplicaView {
+            file: 0,
+            name: String::new(),
+            lag: (0..10)
+                .map(|k| ((T0 + k) as f64, start + rise * k as f64 / 9.0, 1 + 3 * k as usize))
+                .collect(),
+            zeros_dropped: 0,
+            readings: 10,
+            slope,
+            received_bytes_s: Some(100e3),
+            executed_bytes_s: Some(99e3),
+            backlog: (Some(10), Some(20)),
+            relay_log_space: (Some(1000), Some(2000)),
+            sql_caught_up_share: 0.9,
+            source: Some("10.0.0.1:3306".into()),
+            source_server_id: Some(1),
+        }
+    }
+
+    fn run(
+        views: &[ReplicaView],
+        f: &ParsedFile,
+        settings: Vec<(&'static str, &Sourced<String>)>,
+    ) -> Outcome {
+        check(&Inputs { replicas: views, status_file: Some(f), threads: None, event_lag: None, settings })
+    }
+
+    #[test]
+    fn a_growing_lag_fires_and_quotes_the_lag_lines() {
+        let f = status(10);
+        let relay = sourced("1".to_string());
+        let out =
+            fired(run(&[replica(3.0, MIN_RISE_S, Some(MIN_GROWTH))], &f, vec![("sync_relay_log", &relay)]));
+        assert_eq!((out.rule, out.confidence), (ID, 0.85));
+        assert_eq!(out.metrics["bound_by"], "io_thread");
+        assert_eq!(out.metrics["sync_relay_log"], 1.0);
+        // The Seconds_Behind_Master line of the first and last records, not their `***` line.
+        let first = &out.evidence[0];
+        assert_eq!((first.file.as_str(), first.lines), ("slave-status.txt", Some([2, 2])));
+        assert_eq!(first.quote.as_deref(), Some("  Seconds_Behind_Master: 0"));
+        assert_eq!(out.evidence[1].lines, Some([29, 29]));
+        assert_eq!(
+            (out.evidence[2].file.as_str(), out.evidence[2].metric.as_str()),
+            ("ctx.txt", "sync_relay_log")
+        );
+        assert!(out.summary.contains("Replica: sync_relay_log=1."), "{}", out.summary);
+    }
+
+    #[test]
+    fn growth_and_rise_edges() {
+        let f = status(10);
+        let r = passed(run(&[replica(3.0, MIN_RISE_S, Some(MIN_GROWTH - 0.001))], &f, vec![]));
+        assert_eq!(r, "the replica keeps up: lag 3 s -> 8 s, +0.049 s per s over 10 readings");
+        passed(run(&[replica(3.0, MIN_RISE_S - 0.01, Some(1.0))], &f, vec![]));
+        assert_eq!(
+            passed(run(&[replica(3.0, 50.0, None)], &f, vec![])),
+            "fewer than 5 lag readings (Seconds_Behind_Master) in 1 connection(s)"
+        );
+    }
+
+    #[test]
+    fn the_fastest_growing_connection_is_judged_and_its_thread_named() {
+        let f = status(10);
+        let mut sql = replica(0.0, 40.0, Some(4.0));
+        sql.name = "b".into();
+        sql.executed_bytes_s = Some(10e3);
+        let out = fired(run(&[replica(3.0, 6.0, Some(0.6)), sql], &f, vec![]));
+        assert_eq!(out.metrics["bound_by"], "sql_thread");
+        assert!(
+            out.summary.starts_with("The replica falls behind (connection 'b'): lag 0 s -> 40 s"),
+            "{}",
+            out.summary
+        );
+    }
+
+    #[test]
+    fn skips_without_a_status_series() {
+        let (tl, views) = (Timeline::default(), Views::default());
+        assert_eq!(
+            skipped(ID, &Available::bare(&tl, &views)),
+            ["replica status series (SHOW SLAVE STATUS / SHOW REPLICA STATUS every interval, TS-framed)"]
+        );
+    }
 }

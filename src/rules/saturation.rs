@@ -1,29 +1,55 @@
-//! `device_saturation`: the main device is busy (%util) or queued (aqu-sz)
-//! for a sustained time, with its latency.
+//! `device_saturation`: the main device is busy (%util) for a sustained
+//! time, with its write latency then.
 
-use super::{Outcome, num, opt};
+use super::Outcome;
+use super::evidence::{num, opt};
+use super::inputs::{Available, Missing, Series};
 use crate::analysis::stats::{mean, present, quantile};
-use crate::analyze::Facts;
-use crate::model::{Finding, Severity};
+use crate::model::{Finding, Severity, Window};
+use crate::table::columns::{Col, DevMetric};
+
+/// Rule id.
+pub const ID: &str = "device_saturation";
+
+/// A second at or above this `%util` is saturated.
+pub const BUSY_PCT: f64 = 90.0;
+/// The rule fires with at least this many saturated seconds.
+pub const MIN_SECONDS: usize = 10;
+
+/// What the rule reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Inputs<'a> {
+    /// The main device.
+    pub device: &'a str,
+    /// Its `%util`.
+    pub util: Series<'a>,
+    /// Its write latency.
+    pub w_await: Option<Series<'a>>,
+}
+
+/// Picks the inputs.
+pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+    let dev = |m: DevMetric| a.device().and_then(|d| a.series(&Col::Dev(d.name.clone(), m)));
+    match (a.device(), dev(DevMetric::UtilPct)) {
+        (Some(d), Some(util)) => Ok(Inputs { device: &d.name, util, w_await: dev(DevMetric::WAwaitMs) }),
+        _ => Err(vec![Missing::DeviceUtilisation]),
+    }
+}
 
 /// Evaluates the rule.
-pub fn check(f: &Facts<'_>) -> Outcome {
-    let Some(dev) = &f.device else { return Outcome::Skip(vec!["device utilisation (iostat -x)".into()]) };
-    let tl = &f.p.timeline;
-    let Some(util) = tl.get(&format!("dev.{dev}.util_pct")) else {
-        return Outcome::Skip(vec!["device utilisation (iostat -x %util)".into()]);
-    };
-    let hot: Vec<usize> = (0..tl.len).filter(|&i| util[i].is_some_and(|u| u >= 90.0)).collect();
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    let (dev, util) = (i.device, i.util.values);
+    let hot: Vec<usize> = (0..util.len()).filter(|&r| util[r].is_some_and(|u| u >= BUSY_PCT)).collect();
     let total = present(util).len();
-    if hot.len() < 10 || total == 0 {
+    if hot.len() < MIN_SECONDS || total == 0 {
         return Outcome::Pass(format!(
             "{dev} was at >= 90 % utilisation for {} of {total} seconds",
             hot.len()
         ));
     }
-    let aw = tl
-        .get(&format!("dev.{dev}.w_await_ms"))
-        .map(|v| hot.iter().filter_map(|&i| v[i]).collect::<Vec<_>>())
+    let aw = i
+        .w_await
+        .map(|s| hot.iter().filter_map(|&r| s.values.get(r).copied().flatten()).collect::<Vec<_>>())
         .unwrap_or_default();
     let mut metrics = std::collections::BTreeMap::new();
     metrics.insert("seconds_saturated", num(hot.len() as f64));
@@ -31,8 +57,9 @@ pub fn check(f: &Facts<'_>) -> Outcome {
     metrics.insert("w_await_ms_mean", opt(mean(&aw)));
     metrics.insert("w_await_ms_p99", opt(quantile(&aw, 0.99)));
     let row = hot[0];
+    let last = *hot.last().unwrap_or(&row);
     Outcome::Fire(Box::new(Finding {
-        rule: "device_saturation",
+        rule: ID,
         severity: Severity::Info,
         confidence: 0.7,
         summary: format!(
@@ -41,9 +68,69 @@ pub fn check(f: &Facts<'_>) -> Outcome {
             100.0 * hot.len() as f64 / total as f64,
             mean(&aw).map_or(String::new(), |m| format!(", write await {m:.1} ms on average then"))
         ),
-        window: Some(crate::model::Window { start: crate::analyze::rfc3339(tl.epoch(row)), end: crate::analyze::rfc3339(tl.epoch(*hot.last().unwrap_or(&row))) }),
+        window: Some(Window::epochs(i.util.epoch(row), i.util.epoch(last))),
         metrics,
-        evidence: vec![super::cell_evidence(f, &format!("dev.{dev}.util_pct"), row, "%util", util[row].unwrap_or(0.0))],
+        evidence: vec![i.util.evidence(row, "%util", util[row].unwrap_or(0.0))],
         remedies: vec!["Spread the writes (smaller flushes, lower dirty thresholds) or move the busiest files to another device.".into()],
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Views;
+    use crate::analysis::device::MainDevice;
+    use crate::rules::testkit::{fired, passed, series, skipped, vals};
+    use crate::table::Timeline;
+
+    fn run(util: &[f64], w_await: Option<&[f64]>) -> Outcome {
+        let u = vals(util);
+        let a = w_await.map(vals);
+        check(&Inputs {
+            device: "vda",
+            util: series("dev.vda.util_pct", &u),
+            w_await: a.as_deref().map(|a| series("dev.vda.w_await_ms", a)),
+        })
+    }
+
+    #[test]
+    fn ten_seconds_at_ninety_percent_fire() {
+        let mut util = vec![BUSY_PCT; MIN_SECONDS];
+        util.extend([20.0; 10]);
+        let f = fired(run(&util, Some(&[4.0; 20])));
+        assert_eq!(f.rule, ID);
+        assert_eq!(
+            (f.metrics["seconds_saturated"].clone(), f.metrics["share_of_capture"].clone()),
+            (10.0.into(), 0.5.into())
+        );
+        assert_eq!(f.metrics["w_await_ms_mean"], 4.0);
+        assert_eq!(f.evidence[0].metric, "%util");
+        let w = f.window.unwrap();
+        assert_eq!((w.start.as_str(), w.end.as_str()), ("2023-11-14T22:13:20Z", "2023-11-14T22:13:29Z"));
+    }
+
+    #[test]
+    fn just_below_either_edge_passes() {
+        assert_eq!(
+            passed(run(&[BUSY_PCT - 0.01; 10], None)),
+            "vda was at >= 90 % utilisation for 0 of 10 seconds"
+        );
+        assert_eq!(
+            passed(run(&[99.0; MIN_SECONDS - 1], None)),
+            "vda was at >= 90 % utilisation for 9 of 9 seconds"
+        );
+    }
+
+    #[test]
+    fn skips_without_utilisation() {
+        let tl = Timeline::default();
+        let mut views = Views::default();
+        assert_eq!(skipped(ID, &Available::bare(&tl, &views)), ["device utilisation (iostat -x %util)"]);
+        // A main device from /proc/diskstats has no %util.
+        views.device = Some(MainDevice {
+            name: "vda".into(),
+            writes: Col::Ds("vda".into(), crate::table::columns::DsMetric::WBytesS),
+        });
+        assert_eq!(skipped(ID, &Available::bare(&tl, &views)), ["device utilisation (iostat -x %util)"]);
+    }
 }

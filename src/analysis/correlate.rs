@@ -1,0 +1,116 @@
+//! Lagged correlations between timeline columns: pages dirtied, pidstat's
+//! writers and binlog bytes against the device writes; the commit rate
+//! against perf's fsync samples.
+
+use super::stats;
+use crate::table::Timeline;
+use crate::table::columns::{BinlogMetric, Col, PerfMetric, VmCounter};
+use serde::Serialize;
+
+/// A lagged correlation between two timeline columns.
+#[derive(Debug, Clone, Serialize)]
+pub struct Correlation {
+    /// Leading series (column name).
+    pub a: String,
+    /// Following series.
+    pub b: String,
+    /// Human label of the pair.
+    pub label: String,
+    /// Lag of the best correlation (seconds; positive = b follows a).
+    pub best_lag_s: i64,
+    /// Pearson r at that lag.
+    pub best_r: f64,
+    /// Pairs used.
+    pub n: usize,
+    /// r by lag: (lag seconds, r).
+    pub curve: Vec<(i64, f64)>,
+}
+
+/// The name of the sum of every write-source category (not a timeline column).
+pub const PIDSTAT_TOTAL: &str = "pidstat.total";
+
+/// Correlations at lags of -60..=60 s of the pairs present; `write_col` is the main device's writes.
+pub fn correlations(tl: &Timeline, write_col: Option<&str>) -> Vec<Correlation> {
+    let col = |c: Col| c.name();
+    let has = |c: Col| tl.col(&c).is_some();
+    let mut pairs: Vec<(String, String, String)> = Vec::new();
+    if let Some(w) = write_col {
+        if has(Col::Vm(VmCounter::NrDirtiedS)) {
+            pairs.push((
+                col(Col::Vm(VmCounter::NrDirtiedS)),
+                w.into(),
+                "pages dirtied (/proc/vmstat nr_dirtied) vs device writes".into(),
+            ));
+        }
+        if tl.typed().any(|(c, _)| matches!(c, Col::Category(_))) {
+            pairs.push((
+                PIDSTAT_TOTAL.into(),
+                w.into(),
+                "bytes dirtied per pidstat (all threads) vs device writes".into(),
+            ));
+        }
+        if has(Col::Binlog(BinlogMetric::BytesS)) {
+            pairs.push((
+                col(Col::Binlog(BinlogMetric::BytesS)),
+                w.into(),
+                "binlog bytes vs device writes".into(),
+            ));
+        }
+    }
+    if has(Col::Perf(PerfMetric::FsyncSamplesS)) && has(Col::Binlog(BinlogMetric::TrxS)) {
+        pairs.push((
+            col(Col::Binlog(BinlogMetric::TrxS)),
+            col(Col::Perf(PerfMetric::FsyncSamplesS)),
+            "commit rate vs fsync samples (perf)".into(),
+        ));
+    }
+    let total: Vec<Option<f64>> = {
+        let cats: Vec<&[Option<f64>]> = tl
+            .typed()
+            .filter(|(c, _)| matches!(c, Col::Category(_)))
+            .map(|(_, s)| s.values.as_slice())
+            .collect();
+        (0..tl.len)
+            .map(|i| {
+                let vals: Vec<f64> = cats.iter().filter_map(|c| c[i]).collect();
+                (!vals.is_empty()).then(|| vals.iter().sum())
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (a, b, label) in pairs {
+        let av: &[Option<f64>] = if a == PIDSTAT_TOTAL { &total } else { tl.get(&a).unwrap_or(&[]) };
+        let bv = tl.get(&b).unwrap_or(&[]);
+        let mut curve = Vec::new();
+        for lag in -60i64..=60 {
+            if let Some((r, _)) = stats::lagged_pearson(av, bv, lag as isize) {
+                curve.push((lag, r));
+            }
+        }
+        let Some(&(best_lag_s, best_r)) = curve.iter().max_by(|x, y| x.1.abs().total_cmp(&y.1.abs())) else {
+            continue;
+        };
+        let n = stats::lagged_pearson(av, bv, best_lag_s as isize).map_or(0, |x| x.1);
+        out.push(Correlation { a, b, label, best_lag_s, best_r, n, curve });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dirtied_pages_lead_the_device_by_their_lag() {
+        let mut tl = Timeline::new(0.0, 99.0);
+        for t in 0..100 {
+            let dirtied = ((t * t * 37 + t * 11) % 101) as f64;
+            tl.set_gauge("vm.nr_dirtied_s", "1/s", "vmstat", t as f64, dirtied);
+            tl.set_gauge("dev.vda.w_bytes_s", "B/s", "iostat", (t + 3) as f64, dirtied * 4096.0);
+        }
+        let c = correlations(&tl, Some("dev.vda.w_bytes_s"));
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].best_lag_s, (c[0].best_r * 1000.0).round()), (3, 1000.0));
+        assert!(correlations(&tl, None).is_empty());
+    }
+}

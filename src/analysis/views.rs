@@ -1,0 +1,151 @@
+//! The report's views of the capture: write sources (pidstat attribution by
+//! category), perf (flame graph inputs, per-thread fsync shares) and the
+//! decoded binlog's transaction sizes.
+
+use super::{BinlogInput, PerfInput};
+use crate::source::ThreadTotal;
+use crate::table::Timeline;
+use crate::table::columns::Col;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A flame graph input: collapsed stacks of one process or thread group.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlameInput {
+    /// Title (`perf-workload.script.txt: all samples`).
+    pub title: String,
+    /// File-name stem for the SVG (already sanitised).
+    pub stem: String,
+    /// `frame;frame;leaf count` lines.
+    pub folded: Vec<String>,
+}
+
+/// Per-thread fsync share for the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct FsyncShare {
+    /// Thread name (untrusted: escape it).
+    pub comm: String,
+    /// Thread id.
+    pub tid: Option<u32>,
+    /// Samples.
+    pub samples: u64,
+    /// Samples with an fsync-like frame.
+    pub fsync_samples: u64,
+}
+
+/// Binlog view for the report.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BinlogView {
+    /// Source file.
+    pub file: String,
+    /// Transactions.
+    pub transactions: u64,
+    /// Mean bytes per transaction.
+    pub mean_bytes: f64,
+    /// Median bytes per transaction.
+    pub median_bytes: f64,
+    /// Histogram: (bucket upper bound in bytes, count).
+    pub size_histogram: Vec<(u64, u64)>,
+    /// Transactions per table: (table, count).
+    pub per_table: Vec<(String, u64)>,
+}
+
+/// A stacked write-source group for the chart: (category, timeline column).
+#[derive(Debug, Clone, Serialize)]
+pub struct WriteSource {
+    /// Category (`engine_redo`, `writeback`, ...).
+    pub category: String,
+    /// Timeline column with its bytes/s.
+    pub column: String,
+    /// Total bytes over the capture.
+    pub total_bytes: f64,
+    /// Top threads in this category: (name, tid, bytes).
+    pub top_threads: Vec<(String, u32, f64)>,
+}
+
+/// Every write-source category with a timeline column, with its five most writing threads.
+pub fn write_sources(tl: &Timeline, threads: &BTreeMap<u32, ThreadTotal>) -> Vec<WriteSource> {
+    let mut out = Vec::new();
+    for cat in crate::attribution::CATEGORIES {
+        let col = Col::Category(cat).name();
+        let Some(v) = tl.get(&col) else { continue };
+        let total: f64 = v.iter().flatten().sum();
+        let mut top: Vec<(String, u32, f64)> = threads
+            .iter()
+            .filter(|(_, t)| t.category == *cat)
+            .map(|(tid, t)| (t.comm.clone(), *tid, t.bytes))
+            .collect();
+        top.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
+        top.truncate(5);
+        out.push(WriteSource {
+            category: cat.to_string(),
+            column: col,
+            total_bytes: total,
+            top_threads: top,
+        });
+    }
+    out
+}
+
+/// One flame graph per perf file with stacks, and the 30 threads with the most fsync samples.
+pub fn perf_views(perf: &[PerfInput<'_>]) -> (Vec<FlameInput>, Vec<FsyncShare>) {
+    let mut flames = Vec::new();
+    let mut shares = Vec::new();
+    for f in perf {
+        let ps = f.script;
+        if ps.collapsed.is_empty() {
+            continue;
+        }
+        let mut folded: Vec<String> = ps.collapsed.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        folded.truncate(200_000);
+        flames.push(FlameInput {
+            title: format!("{}: {} samples", f.name, ps.samples),
+            stem: crate::bundle::sanitize_file_name(f.base.trim_end_matches(".txt")),
+            folded,
+        });
+        for t in &ps.threads {
+            if t.samples > 0 {
+                shares.push(FsyncShare {
+                    comm: t.comm.clone(),
+                    tid: t.tid,
+                    samples: t.samples,
+                    fsync_samples: t.fsync_samples,
+                });
+            }
+        }
+    }
+    shares.sort_by(|a, b| {
+        b.fsync_samples.cmp(&a.fsync_samples).then(b.samples.cmp(&a.samples)).then(a.tid.cmp(&b.tid))
+    });
+    shares.truncate(30);
+    (flames, shares)
+}
+
+/// Share of all perf samples (every file, every thread) in fsync paths; `None` without samples.
+pub fn fsync_sample_share(perf: &[PerfInput<'_>]) -> Option<f64> {
+    let (mut s, mut fs) = (0u64, 0u64);
+    for f in perf {
+        for t in &f.script.threads {
+            s += t.samples;
+            fs += t.fsync_samples;
+        }
+    }
+    (s > 0).then(|| fs as f64 / s as f64)
+}
+
+/// Transaction sizes and tables of the chosen binlog, when it holds transactions.
+pub fn binlog_view(binlog: Option<&BinlogInput<'_>>) -> Option<BinlogView> {
+    let f = binlog?;
+    if f.binlog.transactions.is_empty() {
+        return None;
+    }
+    let s = f.binlog.size_stats();
+    Some(BinlogView {
+        file: f.name.to_string(),
+        transactions: s.count,
+        mean_bytes: s.mean,
+        median_bytes: s.median,
+        size_histogram: s.histogram.clone(),
+        per_table: f.binlog.per_table(),
+    })
+}

@@ -1,0 +1,62 @@
+//! Evidence and metric values of findings: JSON numbers, quoted input lines,
+//! context values, mounts.
+
+use crate::model::Evidence;
+use crate::pipeline::{ParsedFile, Sourced};
+use iosift_parsers::mounts::Mount;
+use serde_json::Value;
+
+/// A number as JSON (rounded to 3 decimals; null when not finite).
+pub fn num(v: f64) -> Value {
+    serde_json::Number::from_f64((v * 1000.0).round() / 1000.0).map_or(Value::Null, Value::Number)
+}
+
+/// An optional number as JSON.
+pub fn opt(v: Option<f64>) -> Value {
+    v.map_or(Value::Null, num)
+}
+
+/// Evidence for one input line of a file, quoted.
+pub fn line_evidence(pf: &ParsedFile, line: usize, metric: &str, value: f64) -> Evidence {
+    Evidence {
+        file: pf.name.clone(),
+        lines: Some([line, line]),
+        metric: metric.to_string(),
+        value: num(value),
+        quote: pf.quote(line, line),
+    }
+}
+
+/// Evidence from a sourced context value.
+pub fn ctx_evidence<T: ToString>(s: &Sourced<T>, metric: &str) -> Evidence {
+    Evidence {
+        file: s.file.clone(),
+        lines: (s.line > 0).then_some([s.line, s.line]),
+        metric: metric.to_string(),
+        value: Value::String(s.value.to_string()),
+        quote: None,
+    }
+}
+
+/// Evidence for a mount: `source on target type fstype (options)`.
+pub fn mount_evidence(m: &Sourced<Mount>, metric: &str) -> Evidence {
+    let v = &m.value;
+    Evidence {
+        file: m.file.clone(),
+        lines: (m.line > 0).then_some([m.line, m.line]),
+        metric: metric.to_string(),
+        value: Value::String(format!(
+            "{} on {} type {} ({})",
+            v.source,
+            v.target,
+            v.fstype,
+            v.options.join(",")
+        )),
+        quote: None,
+    }
+}
+
+/// Human bytes (MB with one decimal).
+pub fn mb(bytes: f64) -> String {
+    format!("{:.1} MB", bytes / 1e6)
+}

@@ -1,0 +1,331 @@
+//! What the rules can read: [`Available`], assembled in one place from the
+//! pipeline and the analysis views (the only code of `rules/` that looks
+//! inside the [`Pipeline`]). Each rule's `gather` picks its typed inputs from
+//! it, or names what is [`Missing`]; the skip reason is that name's text.
+
+use super::evidence::{line_evidence, num};
+use crate::analysis::device::MainDevice;
+use crate::analysis::periodicity::PeriodicityView;
+use crate::analysis::replication::{EventLag, ReplicaView, ThreadFsync};
+use crate::analysis::writeback::WritebackWindow;
+use crate::analysis::{BinlogInput, PerfInput, Records, StatusInput, Views};
+use crate::model::Evidence;
+use crate::pipeline::{Context, LineIndex, ParsedFile, Pipeline, Sourced, ThreadTotal};
+use crate::table::Timeline;
+use crate::table::columns::Col;
+use iosift_parsers::mounts::Mount;
+use iosift_parsers::smaps::Mapping;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// An input a rule needs and the capture lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// The main device's write bytes/s.
+    DeviceWrites,
+    /// The main device's `%util`.
+    DeviceUtilisation,
+    /// Evidence of large folios on file mappings.
+    FolioCounters,
+    /// Write request sizes of the main device.
+    RequestSizes,
+    /// `uname -r`.
+    KernelRelease,
+    /// Mounts with their options.
+    MountOptions,
+    /// Transactions per second.
+    CommitRate,
+    /// Device or InnoDB flushes per second.
+    FlushRate,
+    /// A TS-framed `SHOW SLAVE STATUS` series.
+    ReplicaStatus,
+}
+
+impl fmt::Display for Missing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Missing::DeviceWrites => "device write throughput (iostat -x or /proc/diskstats series)",
+            Missing::DeviceUtilisation => "device utilisation (iostat -x %util)",
+            Missing::FolioCounters => {
+                "smaps of the writer (FilePmdMapped) or /proc/meminfo or /proc/vmstat (thp_file_mapped)"
+            }
+            Missing::RequestSizes => "iostat -x request sizes",
+            Missing::KernelRelease => "kernel release (uname -r)",
+            Missing::MountOptions => "mount options (mount, /proc/mounts or findmnt)",
+            Missing::CommitRate => "commit rate (decoded binlog or mysqladmin extended-status)",
+            Missing::FlushRate => "flush rate (iostat -x f/s, /proc/diskstats or Innodb_data_fsyncs)",
+            Missing::ReplicaStatus => {
+                "replica status series (SHOW SLAVE STATUS / SHOW REPLICA STATUS every interval, TS-framed)"
+            }
+        })
+    }
+}
+
+/// The typed records of a pipeline the analysis reads (perf scripts, the chosen binlog,
+/// replica status series), through the source adapters.
+pub fn records(p: &Pipeline) -> Records<'_> {
+    let mut r = Records::default();
+    for (i, f) in p.files.iter().enumerate() {
+        if let Some(script) = crate::source::perf(f) {
+            r.perf.push(PerfInput { name: &f.name, base: &f.base, script });
+        }
+        if let Some(status) = crate::source::replica_status(f) {
+            r.status.push(StatusInput { file: i, status });
+        }
+    }
+    r.binlog = p.binlog.and_then(|i| {
+        let f = &p.files[i];
+        crate::source::binlog(f).map(|binlog| BinlogInput { name: &f.name, base: &f.base, binlog })
+    });
+    r
+}
+
+/// The input files and the input line behind each evidence-bearing timeline cell.
+#[derive(Debug, Clone, Copy)]
+pub struct Cells<'a> {
+    lines: &'a LineIndex,
+    files: &'a [ParsedFile],
+}
+
+static NO_LINES: LineIndex = BTreeMap::new();
+
+impl<'a> Cells<'a> {
+    /// Cells of `files` located by `lines`.
+    pub fn new(lines: &'a LineIndex, files: &'a [ParsedFile]) -> Self {
+        Cells { lines, files }
+    }
+
+    /// No files: evidence names the column's source file without a line.
+    pub fn none() -> Cells<'static> {
+        Cells { lines: &NO_LINES, files: &[] }
+    }
+
+    /// Input file `i` (bundle order).
+    pub fn file(&self, i: usize) -> Option<&'a ParsedFile> {
+        self.files.get(i)
+    }
+}
+
+/// One timeline column as a rule reads it, with what its evidence needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Series<'a> {
+    /// Column name.
+    pub name: &'a str,
+    /// Values per second (row 0 = epoch `t0`).
+    pub values: &'a [Option<f64>],
+    /// The input file the column came from.
+    pub source: &'a str,
+    t0: i64,
+    cells: Cells<'a>,
+}
+
+impl<'a> Series<'a> {
+    /// A series of `values` starting at epoch second `t0`.
+    pub fn new(name: &'a str, values: &'a [Option<f64>], source: &'a str, t0: i64, cells: Cells<'a>) -> Self {
+        Series { name, values, source, t0, cells }
+    }
+
+    /// Epoch second of a row.
+    pub fn epoch(&self, row: usize) -> i64 {
+        self.t0 + row as i64
+    }
+
+    /// Evidence for the cell at `row`: the input line behind it (quoted) when known,
+    /// else the column's source file.
+    pub fn evidence(&self, row: usize, metric: &str, value: f64) -> Evidence {
+        let epoch = self.epoch(row);
+        let hit = self.cells.lines.get(self.name).and_then(|m| m.get(&epoch).or_else(|| m.get(&(epoch + 1))));
+        match hit.and_then(|&(file, line)| Some((self.cells.file(file)?, line))) {
+            Some((pf, line)) => line_evidence(pf, line, metric, value),
+            None => Evidence {
+                file: self.source.to_string(),
+                lines: None,
+                metric: metric.to_string(),
+                value: num(value),
+                quote: None,
+            },
+        }
+    }
+}
+
+/// The main device's writes.
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceWrites<'a> {
+    /// Device name.
+    pub device: &'a str,
+    /// Its write bytes/s.
+    pub series: Series<'a>,
+}
+
+/// The chosen decoded binlog, as evidence.
+#[derive(Debug, Clone, Copy)]
+pub struct BinlogFacts<'a> {
+    /// Its file.
+    pub file: &'a str,
+    /// Mean bytes per transaction.
+    pub mean_bytes: f64,
+}
+
+/// Everything the rules may read.
+#[derive(Debug, Clone, Copy)]
+pub struct Available<'a> {
+    timeline: &'a Timeline,
+    cells: Cells<'a>,
+    ctx: &'a Context,
+    threads: &'a BTreeMap<u32, ThreadTotal>,
+    views: &'a Views,
+    binlog: Option<BinlogFacts<'a>>,
+}
+
+impl<'a> Available<'a> {
+    /// What a pipeline and its views offer (`records` from [`records`] of the same pipeline).
+    pub fn new(p: &'a Pipeline, records: &Records<'a>, views: &'a Views) -> Self {
+        Available {
+            timeline: &p.timeline,
+            cells: Cells::new(&p.lines, &p.files),
+            ctx: &p.ctx,
+            threads: &p.threads,
+            views,
+            binlog: records
+                .binlog
+                .map(|b| BinlogFacts { file: b.name, mean_bytes: b.binlog.size_stats().mean }),
+        }
+    }
+
+    /// A timeline and views without input files, context, threads or binlog (for tests).
+    pub fn bare(timeline: &'a Timeline, views: &'a Views) -> Self {
+        static CTX: std::sync::LazyLock<Context> = std::sync::LazyLock::new(Context::default);
+        static THREADS: BTreeMap<u32, ThreadTotal> = BTreeMap::new();
+        Available { timeline, cells: Cells::none(), ctx: &CTX, threads: &THREADS, views, binlog: None }
+    }
+
+    fn named(&self, name: &str) -> Option<Series<'a>> {
+        let (k, s) = self.timeline.columns.get_key_value(name)?;
+        Some(Series::new(k, &s.values, &s.source, self.timeline.t0, self.cells))
+    }
+
+    /// A timeline column.
+    pub fn series(&self, col: &Col) -> Option<Series<'a>> {
+        self.named(&col.name())
+    }
+
+    /// The first column of the timeline (in name order) that `want` accepts.
+    pub fn first_column(&self, want: impl Fn(&Col) -> bool) -> Option<Series<'a>> {
+        let (col, _) = self.timeline.typed().find(|(c, _)| want(c))?;
+        self.series(&col)
+    }
+
+    /// The main device.
+    pub fn device(&self) -> Option<&'a MainDevice> {
+        self.views.device.as_ref()
+    }
+
+    /// The main device's writes.
+    pub fn device_writes(&self) -> Option<DeviceWrites<'a>> {
+        let d = self.device()?;
+        Some(DeviceWrites { device: &d.name, series: self.series(&d.writes)? })
+    }
+
+    /// Periodicity of the main device's writes.
+    pub fn periodicity(&self) -> Option<&'a PeriodicityView> {
+        self.views.periodicity.as_ref()
+    }
+
+    /// The writeback tunables.
+    pub fn window(&self) -> WritebackWindow {
+        self.views.window
+    }
+
+    /// pidstat write totals per thread id.
+    pub fn threads(&self) -> &'a BTreeMap<u32, ThreadTotal> {
+        self.threads
+    }
+
+    /// `uname -r`.
+    pub fn kernel(&self) -> Option<&'a Sourced<String>> {
+        self.ctx.kernel.as_ref()
+    }
+
+    /// Every mount.
+    pub fn mounts(&self) -> &'a [Sourced<Mount>] {
+        &self.ctx.mounts
+    }
+
+    /// smaps mappings.
+    pub fn mappings(&self) -> &'a [Sourced<Mapping>] {
+        &self.ctx.mappings
+    }
+
+    /// `FilePmdMapped` of /proc/meminfo (max seen, kB).
+    pub fn meminfo_file_pmd_mapped_kb(&self) -> Option<&'a Sourced<u64>> {
+        self.ctx.meminfo_file_pmd_mapped_kb.as_ref()
+    }
+
+    /// A MySQL variable (case-insensitive).
+    pub fn variable(&self, name: &str) -> Option<&'a Sourced<String>> {
+        self.ctx.variable(name)
+    }
+
+    /// The chosen binlog.
+    pub fn binlog(&self) -> Option<BinlogFacts<'a>> {
+        self.binlog
+    }
+
+    /// Share of all perf samples in fsync paths.
+    pub fn fsync_sample_share(&self) -> Option<f64> {
+        self.views.fsync_sample_share
+    }
+
+    /// The replica's connections.
+    pub fn replicas(&self) -> &'a [ReplicaView] {
+        &self.views.replicas
+    }
+
+    /// perf samples of the replication threads.
+    pub fn replica_threads(&self) -> Option<ThreadFsync> {
+        self.views.replica_threads
+    }
+
+    /// How late the replica wrote the source's transactions.
+    pub fn event_lag(&self) -> Option<EventLag> {
+        self.views.event_lag
+    }
+
+    /// Input file `i` (bundle order).
+    pub fn file(&self, i: usize) -> Option<&'a ParsedFile> {
+        self.cells.file(i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::{T0, file, vals};
+
+    #[test]
+    fn a_cell_cites_its_input_line_under_the_column_header() {
+        let files = [file(
+            "iostat.txt",
+            "Linux 6.1.0 (db1)\n\nDevice            w/s     wkB/s\nvda              5.00   2048.00\n",
+        )];
+        let lines: LineIndex =
+            [("dev.vda.w_bytes_s".to_string(), [(T0 + 1, (0, 4)), (T0 + 5, (3, 9))].into_iter().collect())]
+                .into_iter()
+                .collect();
+        let v = vals(&[0.0, 2048.0 * 1024.0, 0.0, 0.0, 0.0, 0.0]);
+        let s = Series::new("dev.vda.w_bytes_s", &v, "iostat.txt", T0, Cells::new(&lines, &files));
+        let e = s.evidence(1, "wkB/s", 2048.0);
+        assert_eq!((e.file.as_str(), e.lines), ("iostat.txt", Some([4, 4])));
+        assert_eq!(
+            e.quote.as_deref(),
+            Some("Device            w/s     wkB/s\nvda              5.00   2048.00")
+        );
+        // A rate stamped at the end of its second is found one second later.
+        assert_eq!(s.evidence(0, "wkB/s", 0.0).lines, Some([4, 4]));
+        // No line known (or a file index out of range): the column's source, without a line.
+        for row in [2, 4] {
+            let e = s.evidence(row, "wkB/s", 0.0);
+            assert_eq!((e.file.as_str(), e.lines, e.quote), ("iostat.txt", None, None));
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Small hand-built inputs for the rules' unit tests (no capture files).
+
+use super::inputs::{Cells, Series};
+use super::{Available, Outcome, RULES};
+use crate::analysis::bursts::Burst;
+use crate::analysis::periodicity::PeriodicityView;
+use crate::model::Finding;
+use crate::pipeline::{ParsedFile, Sourced, ThreadTotal};
+use iosift_parsers::mounts::{Mount, Origin};
+
+/// Epoch second of row 0 of every test series (2023-11-14T22:13:20Z).
+pub const T0: i64 = 1_700_000_000;
+
+/// Values as a series' cells.
+pub fn vals(v: &[f64]) -> Vec<Option<f64>> {
+    v.iter().map(|x| Some(*x)).collect()
+}
+
+/// A series read from `test.txt`, without input lines.
+pub fn series<'a>(name: &'a str, values: &'a [Option<f64>]) -> Series<'a> {
+    Series::new(name, values, "test.txt", T0, Cells::none())
+}
+
+/// A one-second burst at `at`.
+pub fn burst(at: usize, peak_value: f64, total: f64) -> Burst {
+    Burst { start: at, end: at, peak: at, peak_value, total }
+}
+
+/// A periodicity view of `bursts` with a period and its confidence.
+pub fn view(bursts: Vec<Burst>, period: Option<f64>, confidence: Option<f64>) -> PeriodicityView {
+    PeriodicityView {
+        series: "dev.vda.w_bytes_s".into(),
+        bursts,
+        period_s: period,
+        confidence,
+        ..Default::default()
+    }
+}
+
+/// A context value read from line 3 of `ctx.txt`.
+pub fn sourced<T>(value: T) -> Sourced<T> {
+    Sourced { value, file: "ctx.txt".into(), line: 3 }
+}
+
+/// A mount `source on target type fstype (options)`.
+pub fn mount(source: &str, target: &str, fstype: &str, options: &str) -> Sourced<Mount> {
+    sourced(Mount {
+        line: 3,
+        source: source.into(),
+        target: target.into(),
+        fstype: fstype.into(),
+        options: options.split(',').map(String::from).collect(),
+        origin: Origin::Mount,
+        extra: Vec::new(),
+    })
+}
+
+/// A pidstat thread total.
+pub fn thread(comm: &str, category: &'static str, bytes: f64) -> ThreadTotal {
+    ThreadTotal { comm: comm.into(), category, bytes, tgid: None }
+}
+
+/// An input file with its text (for quotes).
+pub fn file(name: &str, text: &str) -> ParsedFile {
+    ParsedFile {
+        name: name.into(),
+        base: name.into(),
+        format: None,
+        data: None,
+        lines: text.lines().count(),
+        skipped_lines: 0,
+        diagnostics: Vec::new(),
+        variant: Default::default(),
+        records: 0,
+        raw: text.as_bytes().into(),
+    }
+}
+
+/// The finding of a rule that must fire.
+pub fn fired(o: Outcome) -> Finding {
+    match o {
+        Outcome::Fire(f) => *f,
+        other => panic!("expected the rule to fire, got {other:?}"),
+    }
+}
+
+/// The reason of a rule that must pass.
+pub fn passed(o: Outcome) -> String {
+    match o {
+        Outcome::Pass(r) => r,
+        other => panic!("expected the rule to pass, got {other:?}"),
+    }
+}
+
+/// The skip reasons (as findings.json prints them) of rule `id` on `a`.
+pub fn skipped(id: &str, a: &Available<'_>) -> Vec<String> {
+    let (_, eval) = RULES.iter().find(|(r, _)| *r == id).expect("a listed rule");
+    match eval(a) {
+        Outcome::Skip(m) => m.iter().map(ToString::to_string).collect(),
+        other => panic!("expected {id} to skip, got {other:?}"),
+    }
+}

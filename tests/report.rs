@@ -495,16 +495,17 @@ fn charts_without_data_are_left_out() {
 #[test]
 fn rerun_into_the_same_folder_drops_stale_charts() {
     let tmp = tmpdir();
-    write_report(&report(), tmp.path()).unwrap();
-    std::fs::write(tmp.path().join("charts/mine.txt"), "keep").unwrap();
+    let dir = tmp.path().join("r");
+    iosift::output::write_all(&report(), &dir).unwrap();
+    std::fs::write(dir.join("charts/mine.txt"), "keep").unwrap();
     let mut r = report();
     r.binlog = None;
     r.flames.clear();
-    write_report(&r, tmp.path()).unwrap();
-    assert!(!tmp.path().join("charts/binlog-sizes.png").exists());
-    assert!(!tmp.path().join("charts/flame-perf-mysqld.svg").exists());
-    assert!(tmp.path().join("charts/binlog-rate.png").exists());
-    assert!(tmp.path().join("charts/mine.txt").exists(), "files iosift did not write are left alone");
+    iosift::output::write_all(&r, &dir).unwrap();
+    assert!(!dir.join("charts/binlog-sizes.png").exists());
+    assert!(!dir.join("charts/flame-perf-mysqld.svg").exists());
+    assert!(dir.join("charts/binlog-rate.png").exists());
+    assert!(dir.join("charts/mine.txt").exists(), "files iosift did not write are left alone");
 }
 
 #[test]

@@ -230,6 +230,8 @@ pub(super) fn read_dir(root: &Path, dir: &Path, acc: &mut Accumulator<'_>) -> Re
         let rel = p.strip_prefix(root).unwrap_or(&p).to_string_lossy().into_owned();
         if ft.is_symlink() {
             acc.problem(&rel, "symbolic link skipped");
+        } else if ft.is_dir() && is_iosift_output(&p) {
+            acc.problem(&rel, "an iosift report folder (it holds .iosift-report): not read as input");
         } else if ft.is_dir() {
             read_dir(root, &p, acc)?;
         } else if ft.is_file() {
@@ -237,6 +239,14 @@ pub(super) fn read_dir(root: &Path, dir: &Path, acc: &mut Accumulator<'_>) -> Re
         }
     }
     Ok(())
+}
+
+/// A folder iosift wrote or is writing: it has the marker, or it is a staging
+/// folder of a run (`.<name>.iosift-tmp-...`, `.<name>.iosift-old-...`).
+pub(super) fn is_iosift_output(p: &Path) -> bool {
+    let name = p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    crate::outdir::is_report_folder(p)
+        || (name.starts_with('.') && (name.contains(".iosift-tmp-") || name.contains(".iosift-old-")))
 }
 
 /// Reads one file from disk into the accumulator.

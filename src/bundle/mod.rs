@@ -93,7 +93,14 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Result<Bundle, BundleError> {
     let mut acc = archive::Accumulator::new(limits);
     for p in paths {
         let meta = std::fs::metadata(p).map_err(|e| BundleError::Unreadable { path: p.clone(), error: e })?;
-        if meta.is_dir() {
+        if meta.is_dir() && archive::is_iosift_output(p) {
+            return Err(BundleError::Unreadable {
+                path: p.clone(),
+                error: std::io::Error::other(
+                    "this is an iosift report folder (it holds .iosift-report), not a capture",
+                ),
+            });
+        } else if meta.is_dir() {
             archive::read_dir(p, p, &mut acc)?;
         } else {
             let label = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();

@@ -35,7 +35,7 @@ fn series(unit: &'static str, source: &str, f: impl Fn(usize) -> Option<f64>) ->
 }
 
 fn timeline() -> Timeline {
-    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new() };
+    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new(), ..Default::default() };
     let io = "iostat-x-t.txt";
     let gap = |i: usize| (300..306).contains(&i);
     let mut put = |name: &str, s: Series| {
@@ -468,7 +468,7 @@ fn findings_json_round_trips_with_contract_keys() {
 #[test]
 fn charts_without_data_are_left_out() {
     let mut r = report();
-    r.timeline = Timeline { t0: T0, len: LEN, columns: BTreeMap::new() };
+    r.timeline = Timeline { t0: T0, len: LEN, columns: BTreeMap::new(), ..Default::default() };
     r.periodicity = None;
     r.correlations.clear();
     r.write_sources.clear();
@@ -483,7 +483,7 @@ fn charts_without_data_are_left_out() {
     assert!(html.contains("No perf script output in the capture."));
     assert!(!html.contains("data:image/"));
     // Only Dirty: one chart.
-    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new() };
+    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new(), ..Default::default() };
     t.columns.insert("mem.dirty_bytes".into(), series("B", "m", |i| (i % 2 == 0).then_some(i as f64 * MIB)));
     r.timeline = t;
     let tmp = tmpdir();
@@ -513,7 +513,7 @@ fn long_timelines_are_bucketed_by_maximum() {
     // Two days: 172800 s, one 2 s burst every 31 s; bucketed to at most 1500 points.
     let len = 2 * 86400;
     let mut r = report();
-    let mut t = Timeline { t0: T0, len, columns: BTreeMap::new() };
+    let mut t = Timeline { t0: T0, len, columns: BTreeMap::new(), ..Default::default() };
     t.columns.insert(
         "dev.vda.w_bytes_s".into(),
         Series {
@@ -549,7 +549,7 @@ fn long_timelines_are_bucketed_by_maximum() {
 fn degenerate_inputs_do_not_panic() {
     let mut r = report();
     // One-second timeline, NaN and infinite values, bursts beyond the end, empty curves.
-    let mut t = Timeline { t0: i64::MAX - 10, len: 1, columns: BTreeMap::new() };
+    let mut t = Timeline { t0: i64::MAX - 10, len: 1, columns: BTreeMap::new(), ..Default::default() };
     t.columns.insert(
         "dev.vda.w_bytes_s".into(),
         Series { values: vec![Some(f64::NAN)], unit: "B/s", source: "x".into() },

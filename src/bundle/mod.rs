@@ -102,6 +102,8 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Result<Bundle, BundleError> {
             });
         } else if meta.is_dir() {
             archive::read_dir(p, p, &mut acc)?;
+        } else if let Some(why) = archive::not_regular_path(&meta) {
+            acc.problems.push(Problem { name: p.display().to_string(), message: why });
         } else {
             let label = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             archive::read_path(p, &label, 0, &mut acc)?;

@@ -171,6 +171,7 @@ fn empty_row(path: &Path, dir_name: String) -> BatchRow {
         findings: 0,
         inputs: 0,
         error: None,
+        problems: vec![],
     }
 }
 
@@ -264,10 +265,12 @@ fn one(
                 .or_else(|| crate::analyze::nothing_readable(&report, &path.display().to_string()))
             {
                 row.inputs = report.doc.bundle.inputs.len();
+                row.problems = report.doc.bundle.problems.clone();
                 row.error = Some(e);
                 return row;
             }
             row.inputs = report.doc.bundle.inputs.len();
+            row.problems = report.doc.bundle.problems.clone();
             row.findings = report.doc.findings.len();
             if let Some(f) = report.doc.findings.first() {
                 row.top_rule = Some(f.rule.to_string());

@@ -64,6 +64,22 @@ fn fifos_and_devices_are_refused_not_read() {
     assert_eq!(b.files.len(), 1);
     let p = b.problems.iter().find(|p| p.name == "fifo").unwrap_or_else(|| panic!("{:?}", b.problems));
     assert!(p.message.contains("named pipe"), "{p:?}");
+    // findings.json lists it under bundle.problems.
+    let r = iosift::analyze::analyze(&b, &iosift::pipeline::Options::default());
+    let doc = serde_json::to_value(&r.doc).unwrap();
+    let probs = doc["bundle"]["problems"].as_array().unwrap();
+    assert_eq!(probs.len(), 1, "{probs:?}");
+    assert_eq!(probs[0]["name"], "fifo");
+    assert!(probs[0]["message"].as_str().unwrap().contains("named pipe"));
+    // So does the batch overview's row.
+    let out = tmp.path().join("batch");
+    let rows =
+        iosift::batch::run(&[tmp.path().join("cap")], &out, 1, &Default::default(), &Limits::default())
+            .unwrap();
+    assert_eq!(rows[0].problems, b.problems);
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["bundles"][0]["problems"][0]["name"], "fifo");
 }
 
 #[test]

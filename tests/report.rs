@@ -177,6 +177,7 @@ fn report() -> Report {
                 input("<b>bold</b>/pidstat.txt", Some("pidstat"), 2),
                 input("notes.txt", None, 0),
             ],
+            problems: vec![],
         },
         clock: ClockInfo {
             timezone: "UTC".into(),
@@ -618,6 +619,7 @@ fn batch_overview_links_each_bundle() {
             findings: 2,
             inputs: 11,
             error: None,
+            problems: vec![],
         },
         BatchRow {
             bundle: "broken".into(),
@@ -629,6 +631,7 @@ fn batch_overview_links_each_bundle() {
             findings: 0,
             inputs: 0,
             error: Some("nothing could be read".into()),
+            problems: vec![],
         },
     ];
     write_batch_index(&rows, tmp.path()).unwrap();

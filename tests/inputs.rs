@@ -135,3 +135,52 @@ fn duplicate_tar_member_names_are_noted_and_both_read() {
     assert_eq!(p.name, "c.tar!cap/vmstat-t.txt");
     assert!(p.message.contains("more than once"), "{p:?}");
 }
+
+/// `printf 'hello\n' | xz`, `| zstd`, `| bzip2` (real tool output, xz 5.4, zstd 1.5, bzip2 1.0.8) and a 7z signature.
+const XZ: &[u8] = b"\xfd\x37\x7a\x58\x5a\x00\x00\x04\xe6\xd6\xb4\x46\x02\x00\x21\x01\x16\x00\x00\x00\x74\x2f\xe5\xa3\x01\x00\x05\x68\x65\x6c\x6c\x6f\x0a\x00\x00\x00\xa5\x60\x97\xf1\x94\xf6\xfd\xe0\x00\x01\x1e\x06\xc1\x2f\xa4\x1d\x1f\xb6\xf3\x7d\x01\x00\x00\x00\x00\x04\x59\x5a";
+const ZST: &[u8] = b"\x28\xb5\x2f\xfd\x24\x06\x31\x00\x00\x68\x65\x6c\x6c\x6f\x0a\x53\x88\xbd\x91";
+const BZ2: &[u8] = b"\x42\x5a\x68\x39\x31\x41\x59\x26\x53\x59\xc1\xc0\x80\xe2\x00\x00\x01\x41\x00\x00\x10\x02\x44\xa0\x00\x30\xcd\x00\xc3\x46\x29\x97\x17\x72\x45\x38\x50\x90\xc1\xc0\x80\xe2";
+
+#[test]
+fn unsupported_compression_and_encrypted_zip_entries_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap");
+    std::fs::create_dir(&cap).unwrap();
+    std::fs::write(cap.join("c.tar.xz"), XZ).unwrap();
+    std::fs::write(cap.join("c.tar.zst"), ZST).unwrap();
+    std::fs::write(cap.join("c.tar.bz2"), BZ2).unwrap();
+    std::fs::write(cap.join("c.7z"), b"7z\xBC\xAF\x27\x1C\x00\x04rest").unwrap();
+    std::fs::write(cap.join("BZh.txt"), b"BZh is just text here\n").unwrap();
+    // A zip whose two members carry the "encrypted" flag (bit 0 of the general purpose flags).
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for n in ["cap/iostat.txt", "cap/vmstat.txt"] {
+        w.start_file(n, opts).unwrap();
+        std::io::Write::write_all(&mut w, b"secret\n").unwrap();
+    }
+    let mut z = w.finish().unwrap().into_inner();
+    for sig in [&b"PK\x03\x04"[..], b"PK\x01\x02"] {
+        let off = if sig == b"PK\x03\x04" { 6 } else { 8 };
+        let at: Vec<usize> = z.windows(4).enumerate().filter(|(_, w)| *w == sig).map(|(i, _)| i).collect();
+        for i in at {
+            z[i + off] |= 1;
+        }
+    }
+    std::fs::write(cap.join("enc.zip"), z).unwrap();
+    let b = load(&[cap], &Limits::default()).unwrap();
+    let msg = |n: &str| {
+        b.problems
+            .iter()
+            .find(|p| p.name == n)
+            .map(|p| p.message.clone())
+            .unwrap_or_else(|| panic!("{n}: {:?}", b.problems))
+    };
+    assert!(msg("c.tar.xz").contains("xz-compressed"));
+    assert!(msg("c.tar.zst").contains("zstd-compressed"));
+    assert!(msg("c.tar.bz2").contains("bzip2-compressed"));
+    assert!(msg("c.7z").contains("7-Zip"));
+    assert!(msg("enc.zip!cap/iostat.txt").contains("encrypted"));
+    assert!(msg("enc.zip!cap/vmstat.txt").contains("encrypted"));
+    let names: Vec<&str> = b.files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["BZh.txt"], "text starting with BZh is still a file");
+}

@@ -64,6 +64,13 @@ impl<'l> Accumulator<'l> {
         if is_tar(&data) {
             return self.add_tar(name, &data, depth);
         }
+        if let Some(kind) = unsupported_container(&data) {
+            self.problem(
+                name,
+                format!("{kind}: not supported; unpack it and give iosift the files (or a .tar.gz/.zip)"),
+            );
+            return Ok(());
+        }
         if data.starts_with(b"PK\x03\x04") {
             return self.add_zip(name, &data, depth);
         }
@@ -172,10 +179,22 @@ impl<'l> Accumulator<'l> {
             }
         };
         for i in 0..z.len() {
+            // Named in problems (an encrypted zip gave 29 nameless lines).
+            let member = z.name_for_index(i).map(clean_member);
             let mut f = match z.by_index(i) {
                 Ok(f) => f,
                 Err(e) => {
-                    self.problem(name, format!("zip entry {i} unreadable: {e}"));
+                    let label =
+                        member.map_or_else(|| format!("{name} (entry {i})"), |m| format!("{name}!{m}"));
+                    let why = match e {
+                        zip::result::ZipError::UnsupportedArchive(
+                            zip::result::ZipError::PASSWORD_REQUIRED,
+                        ) => {
+                            "encrypted (password protected): not read; send it without a password".to_string()
+                        }
+                        e => format!("unreadable zip entry: {e}"),
+                    };
+                    self.problem(&label, why);
                     continue;
                 }
             };
@@ -218,6 +237,25 @@ fn partial_gunzip(raw: &[u8], limit: u64) -> Vec<u8> {
         }
     }
     out
+}
+
+/// Compressed or archive formats customers send that iosift does not read yet,
+/// by their magic bytes (otherwise they would be "not recognised as any format").
+fn unsupported_container(data: &[u8]) -> Option<&'static str> {
+    const KINDS: [(&[u8], &str); 5] = [
+        (b"7z\xBC\xAF\x27\x1C", "a 7-Zip archive"),
+        (b"\xFD7zXZ\x00", "xz-compressed (.xz, .tar.xz)"),
+        (b"\x28\xB5\x2F\xFD", "zstd-compressed (.zst, .tar.zst)"),
+        (b"BZh", "bzip2-compressed (.bz2, .tar.bz2)"),
+        (b"Rar!\x1A\x07", "a RAR archive"),
+    ];
+    KINDS.iter().find(|(magic, _)| data.starts_with(magic)).map(|(_, k)| *k).filter(|k| {
+        // "BZh" is also text: a bzip2 stream has a block size digit and the block magic.
+        !k.starts_with("bzip2")
+            || (data.len() > 10
+                && (b'1'..=b'9').contains(&data[3])
+                && data[4..10] == *b"\x31\x41\x59\x26\x53\x59")
+    })
 }
 
 /// A ustar/gnu tar header has `ustar` at offset 257.

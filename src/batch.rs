@@ -26,7 +26,12 @@ pub fn discover_except(dir: &Path, output: Option<&Path>) -> Vec<PathBuf> {
     entries.sort();
     for p in entries {
         let name = p.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-        let is_archive = [".tar.gz", ".tgz", ".tar", ".zip"].iter().any(|e| name.ends_with(e));
+        let is_archive = [
+            ".tar.gz", ".tgz", ".tar", ".zip", ".tar.zst", ".tzst", ".tar.xz", ".txz", ".tar.bz2", ".tbz2",
+            ".7z",
+        ]
+        .iter()
+        .any(|e| name.ends_with(e));
         let is_dir = p.symlink_metadata().map(|m| m.is_dir()).unwrap_or(false);
         let ours = is_dir
             && (crate::outdir::is_report_folder(&p)

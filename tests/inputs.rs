@@ -176,11 +176,35 @@ fn unsupported_compression_and_encrypted_zip_entries_are_named() {
             .unwrap_or_else(|| panic!("{n}: {:?}", b.problems))
     };
     assert!(msg("c.tar.xz").contains("xz-compressed"));
-    assert!(msg("c.tar.zst").contains("zstd-compressed"));
     assert!(msg("c.tar.bz2").contains("bzip2-compressed"));
     assert!(msg("c.7z").contains("7-Zip"));
     assert!(msg("enc.zip!cap/iostat.txt").contains("encrypted"));
     assert!(msg("enc.zip!cap/vmstat.txt").contains("encrypted"));
     let names: Vec<&str> = b.files.iter().map(|f| f.name.as_str()).collect();
-    assert_eq!(names, ["BZh.txt"], "text starting with BZh is still a file");
+    assert_eq!(names, ["BZh.txt", "c.tar.zst"], "text starting with BZh is still a file; zstd is read");
+    assert_eq!(&b.files[1].data[..], b"hello\n");
+}
+
+#[test]
+fn tar_zst_is_read_in_place_within_the_limit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vm = std::fs::read(sample("replica_sql_bound/capture/vmstat-t.txt")).unwrap();
+    let mut t = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_gnu();
+    h.set_size(vm.len() as u64);
+    h.set_mode(0o644);
+    h.set_cksum();
+    t.append_data(&mut h, "cap/vmstat-t.txt", &vm[..]).unwrap();
+    let zst = zstd::encode_all(&t.into_inner().unwrap()[..], 3).unwrap();
+    let path = tmp.path().join("c.tar.zst");
+    std::fs::write(&path, &zst).unwrap();
+    let b = load(std::slice::from_ref(&path), &Limits::default()).unwrap();
+    assert_eq!(b.files.len(), 1, "{:?}", b.problems);
+    assert_eq!(b.files[0].name, "c.tar.zst!cap/vmstat-t.txt");
+    assert_eq!(&b.files[0].data[..], &vm[..]);
+    let small = Limits { max_total_bytes: 1000, ..Limits::default() };
+    match load(&[path], &small) {
+        Err(BundleError::Limit(m)) => assert!(m.contains("--max-bytes"), "{m}"),
+        other => panic!("{other:?}"),
+    }
 }

@@ -58,6 +58,8 @@ impl<'l> Accumulator<'l> {
                     (partial_gunzip(&raw, self.remaining()).into(), true)
                 }
             }
+        } else if raw.starts_with(ZSTD_MAGIC) {
+            (self.unzstd(name, &raw)?, false)
         } else {
             (raw, false)
         };
@@ -88,6 +90,31 @@ impl<'l> Accumulator<'l> {
         }
         self.files.push(InputFile { name: name.to_string(), data, gzipped, stream: None });
         Ok(())
+    }
+
+    /// Decompresses a zstd stream (`.zst`, `.tar.zst`) within the size limit; a damaged
+    /// stream keeps the part before the damage, with a problem.
+    fn unzstd(&mut self, name: &str, raw: &[u8]) -> Result<Arc<[u8]>, BundleError> {
+        let remaining = self.remaining();
+        let mut out = Vec::new();
+        let res = zstd::stream::read::Decoder::new(raw)
+            .and_then(|d| d.take(remaining.saturating_add(1)).read_to_end(&mut out));
+        if out.len() as u64 > remaining {
+            return Err(BundleError::Limit(format!(
+                "{name}: decompressing would pass the total size limit ({remaining} bytes left of {}; raise with --max-bytes)",
+                self.limits.max_total_bytes
+            )));
+        }
+        if let Err(e) = res {
+            self.problem(
+                name,
+                format!(
+                    "corrupt zstd stream after {} bytes: {e}; the part before the damage is analyzed",
+                    out.len()
+                ),
+            );
+        }
+        Ok(out.into())
     }
 
     fn nested(&mut self, name: &str, depth: usize) -> bool {
@@ -242,10 +269,9 @@ fn partial_gunzip(raw: &[u8], limit: u64) -> Vec<u8> {
 /// Compressed or archive formats customers send that iosift does not read yet,
 /// by their magic bytes (otherwise they would be "not recognised as any format").
 fn unsupported_container(data: &[u8]) -> Option<&'static str> {
-    const KINDS: [(&[u8], &str); 5] = [
+    const KINDS: [(&[u8], &str); 4] = [
         (b"7z\xBC\xAF\x27\x1C", "a 7-Zip archive"),
         (b"\xFD7zXZ\x00", "xz-compressed (.xz, .tar.xz)"),
-        (b"\x28\xB5\x2F\xFD", "zstd-compressed (.zst, .tar.zst)"),
         (b"BZh", "bzip2-compressed (.bz2, .tar.bz2)"),
         (b"Rar!\x1A\x07", "a RAR archive"),
     ];
@@ -257,6 +283,9 @@ fn unsupported_container(data: &[u8]) -> Option<&'static str> {
                 && data[4..10] == *b"\x31\x41\x59\x26\x53\x59")
     })
 }
+
+/// The first bytes of a zstd frame.
+const ZSTD_MAGIC: &[u8] = b"\x28\xB5\x2F\xFD";
 
 /// A ustar/gnu tar header has `ustar` at offset 257.
 fn is_tar(data: &[u8]) -> bool {

@@ -137,11 +137,14 @@ pub fn bundle_name(paths: &[PathBuf]) -> String {
         }
         _ => "bundle".to_string(),
     };
-    let raw = ["tar.gz", "tgz", "tar", "zip", "gz"]
-        .iter()
-        .find_map(|ext| raw.strip_suffix(&format!(".{ext}")))
-        .unwrap_or(&raw)
-        .to_string();
+    let raw = [
+        "tar.gz", "tgz", "tar.zst", "tzst", "tar.xz", "txz", "tar.bz2", "tbz2", "tar", "zip", "7z", "gz",
+        "zst",
+    ]
+    .iter()
+    .find_map(|ext| raw.strip_suffix(&format!(".{ext}")))
+    .unwrap_or(&raw)
+    .to_string();
     sanitize_file_name(&raw)
 }
 

@@ -50,7 +50,11 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
     let tl = &p.timeline;
     let doc = FindingsDoc {
         iosift_version: env!("CARGO_PKG_VERSION").to_string(),
-        bundle: BundleInfo { name: bundle.name.clone(), inputs: inventory(&p) },
+        bundle: BundleInfo {
+            name: bundle.name.clone(),
+            inputs: inventory(&p),
+            problems: bundle.problems.clone(),
+        },
         clock: ClockInfo {
             timezone: p.zone.name.clone(),
             timezone_source: p.zone.source.clone(),

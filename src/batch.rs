@@ -13,19 +13,35 @@ use std::path::{Path, PathBuf};
 /// The bundles under a folder: each subfolder and each archive; the folder
 /// itself when it holds neither (a single capture).
 pub fn discover(dir: &Path) -> Vec<PathBuf> {
+    discover_except(dir, None)
+}
+
+/// [`discover`], leaving out iosift's own report folders (they hold the marker) and
+/// `output`, the folder the batch writes (`iosift batch . ` writes `./reports`).
+pub fn discover_except(dir: &Path, output: Option<&Path>) -> Vec<PathBuf> {
     let mut out = Vec::new();
+    let output = output.and_then(|o| o.canonicalize().ok());
     let Ok(rd) = std::fs::read_dir(dir) else { return vec![dir.to_path_buf()] };
     let mut entries: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
         let name = p.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-        let is_archive = [".tar.gz", ".tgz", ".tar", ".zip"].iter().any(|e| name.ends_with(e));
+        let is_archive = [
+            ".tar.gz", ".tgz", ".tar", ".zip", ".tar.zst", ".tzst", ".tar.xz", ".txz", ".tar.bz2", ".tbz2",
+            ".7z",
+        ]
+        .iter()
+        .any(|e| name.ends_with(e));
         let is_dir = p.symlink_metadata().map(|m| m.is_dir()).unwrap_or(false);
-        if is_dir || is_archive {
+        let ours = is_dir
+            && (crate::outdir::is_report_folder(&p)
+                || output.as_deref().is_some_and(|o| p.canonicalize().is_ok_and(|c| c == o))
+                || (name.starts_with('.') && name.contains(".iosift-")));
+        if (is_dir || is_archive) && !ours {
             out.push(p);
         }
     }
-    if out.is_empty() {
+    if out.is_empty() && !crate::outdir::is_report_folder(dir) {
         out.push(dir.to_path_buf());
     }
     out
@@ -51,10 +67,32 @@ pub fn run_with(
     limits: &Limits,
     quiet: bool,
 ) -> anyhow::Result<Vec<BatchRow>> {
-    use anyhow::Context as _;
-    let bundles: Vec<PathBuf> = dirs.iter().flat_map(|d| discover(d)).collect();
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("cannot create the output folder {}", out.display()))?;
+    run_timed(dirs, out, jobs, opts, limits, quiet, DEFAULT_DEADLINE)
+}
+
+/// How long one bundle may take by default (`--bundle-timeout`).
+pub const DEFAULT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Names a batch writes at the top of its output folder: no bundle folder takes them.
+const RESERVED: [&str; 3] = ["index.html", "summary.json", "dataset"];
+
+/// Runs the batch, giving each bundle at most `deadline` (a bundle past it becomes a
+/// row with that error; its work is abandoned and ends with the process).
+///
+/// The output folder follows [`crate::outdir`]: refused when it holds files and is not
+/// an iosift batch, written beside it and renamed into place when every bundle is done.
+pub fn run_timed(
+    dirs: &[PathBuf],
+    out: &Path,
+    jobs: usize,
+    opts: &Options,
+    limits: &Limits,
+    quiet: bool,
+    deadline: std::time::Duration,
+) -> anyhow::Result<Vec<BatchRow>> {
+    let bundles: Vec<PathBuf> = dirs.iter().flat_map(|d| discover_except(d, Some(out))).collect();
+    let staging = crate::outdir::Staging::begin(out)?;
+    let stage = staging.path().to_path_buf();
     let bar = if quiet {
         None
     } else if std::io::stderr().is_terminal() {
@@ -68,25 +106,30 @@ pub fn run_with(
         None
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build()?;
-    // Unique, safe folder names (two bundles may share a name in different folders).
+    // Unique, safe folder names (two bundles may share a name in different folders),
+    // never one of the overview's own names.
     let mut names: Vec<String> = Vec::new();
     for b in &bundles {
-        let base = bundle::bundle_name(std::slice::from_ref(b));
-        let mut n = sanitize_file_name(&base);
+        let base = sanitize_file_name(&bundle::bundle_name(std::slice::from_ref(b)));
+        let mut n = base.clone();
         let mut k = 2;
-        while names.contains(&n) {
-            n = format!("{}-{k}", sanitize_file_name(&base));
+        while names.contains(&n) || RESERVED.contains(&n.as_str()) {
+            n = format!("{base}-{k}");
             k += 1;
         }
         names.push(n);
     }
+    // Names of pt-stalk samples split later must not take a sibling's name either.
+    let taken = std::sync::Arc::new(std::sync::Mutex::new(
+        names.iter().cloned().chain(RESERVED.iter().map(|s| s.to_string())).collect::<Vec<String>>(),
+    ));
     let rows: Vec<BatchRow> = pool.install(|| {
         use rayon::prelude::*;
         let per_bundle: Vec<Vec<BatchRow>> = bundles
             .par_iter()
             .zip(names.par_iter())
             .map(|(path, dir_name)| {
-                let rows = one(path, dir_name, out, opts, limits);
+                let rows = one_with_deadline(path, dir_name, &stage, opts, limits, &taken, deadline);
                 match &bar {
                     Some(b) => {
                         b.set_message(dir_name.clone());
@@ -111,13 +154,19 @@ pub fn run_with(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    crate::report::write_batch_index(&rows, out)?;
+    crate::report::write_batch_index(&rows, &stage)?;
+    for n in staging.commit()? {
+        eprintln!("iosift batch: {n}");
+    }
     Ok(rows)
 }
 
-/// Analyzes one bundle path; a folder holding several pt-stalk samples gives one row per sample.
-fn one(path: &Path, dir_name: &str, out: &Path, opts: &Options, limits: &Limits) -> Vec<BatchRow> {
-    let empty = |dir_name: String| BatchRow {
+/// Names already used in the batch output folder.
+type Taken = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// A row with nothing filled in yet.
+fn empty_row(path: &Path, dir_name: String) -> BatchRow {
+    BatchRow {
         bundle: path.display().to_string(),
         dir_name,
         top_rule: None,
@@ -127,7 +176,64 @@ fn one(path: &Path, dir_name: &str, out: &Path, opts: &Options, limits: &Limits)
         findings: 0,
         inputs: 0,
         error: None,
-    };
+        problems: vec![],
+    }
+}
+
+/// [`one`] on its own thread, given up after `deadline`.
+fn one_with_deadline(
+    path: &Path,
+    dir_name: &str,
+    out: &Path,
+    opts: &Options,
+    limits: &Limits,
+    taken: &Taken,
+    deadline: std::time::Duration,
+) -> Vec<BatchRow> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (p, d, o, op, l, t) = (
+        path.to_path_buf(),
+        dir_name.to_string(),
+        out.to_path_buf(),
+        opts.clone(),
+        limits.clone(),
+        taken.clone(),
+    );
+    let spawned = std::thread::Builder::new().name(format!("bundle {dir_name}")).spawn(move || {
+        let _ = tx.send(one(&p, &d, &o, &op, &l, &t));
+    });
+    let mut row = empty_row(path, dir_name.to_string());
+    if let Err(e) = spawned {
+        row.error = Some(format!("cannot start its analysis: {e}"));
+        return vec![row];
+    }
+    match rx.recv_timeout(deadline) {
+        Ok(rows) => rows,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            row.error = Some(format!(
+                "not finished after {} s: given up (raise with --bundle-timeout)",
+                deadline.as_secs()
+            ));
+            vec![row]
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            row.error =
+                Some("its analysis stopped with an internal error (a panic); please report it".into());
+            vec![row]
+        }
+    }
+}
+
+/// Analyzes one bundle path; a folder holding several pt-stalk samples gives one row per sample.
+fn one(
+    path: &Path,
+    dir_name: &str,
+    out: &Path,
+    opts: &Options,
+    limits: &Limits,
+    taken: &Taken,
+) -> Vec<BatchRow> {
+    let empty = |dir_name: String| empty_row(path, dir_name);
     let b = match bundle::load(&[path.to_path_buf()], limits) {
         Ok(b) => b,
         Err(e) => {
@@ -142,7 +248,17 @@ fn one(path: &Path, dir_name: &str, out: &Path, opts: &Options, limits: &Limits)
         .into_iter()
         .map(|b| {
             let name = if several {
-                sanitize_file_name(&format!("{dir_name}-{}", b.name.rsplit('-').next().unwrap_or("")))
+                let base =
+                    sanitize_file_name(&format!("{dir_name}-{}", b.name.rsplit('-').next().unwrap_or("")));
+                let mut taken = taken.lock().unwrap_or_else(|e| e.into_inner());
+                let mut n = base.clone();
+                let mut k = 2;
+                while taken.contains(&n) {
+                    n = format!("{base}-{k}");
+                    k += 1;
+                }
+                taken.push(n.clone());
+                n
             } else {
                 dir_name.to_string()
             };
@@ -154,10 +270,12 @@ fn one(path: &Path, dir_name: &str, out: &Path, opts: &Options, limits: &Limits)
                 .or_else(|| crate::analyze::nothing_readable(&report, &path.display().to_string()))
             {
                 row.inputs = report.doc.bundle.inputs.len();
+                row.problems = report.doc.bundle.problems.clone();
                 row.error = Some(e);
                 return row;
             }
             row.inputs = report.doc.bundle.inputs.len();
+            row.problems = report.doc.bundle.problems.clone();
             row.findings = report.doc.findings.len();
             if let Some(f) = report.doc.findings.first() {
                 row.top_rule = Some(f.rule.to_string());
@@ -169,7 +287,7 @@ fn one(path: &Path, dir_name: &str, out: &Path, opts: &Options, limits: &Limits)
                 .as_ref()
                 .and_then(|p| p.period_s)
                 .filter(|_| report.doc.findings.iter().any(|f| f.rule == "periodic_write_bursts"));
-            if let Err(e) = crate::output::write_all(&report, &out.join(&name)) {
+            if let Err(e) = crate::output::write_all_into(&report, &out.join(&name)) {
                 row.error = Some(format!("writing the report failed: {e:#}"));
             } else if let Err(e) = crate::output::write_dataset_part(&report, &out.join("dataset"), &name) {
                 row.error = Some(format!("writing the dataset failed: {e:#}"));

@@ -13,6 +13,7 @@ pub mod clock;
 pub mod diff;
 pub mod inspect;
 pub mod model;
+pub mod outdir;
 pub mod output;
 pub mod pipeline;
 pub mod report;

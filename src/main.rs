@@ -110,6 +110,9 @@ enum Command {
         /// Bundles analyzed at once.
         #[arg(long, default_value_t = 2)]
         jobs: usize,
+        /// Seconds one bundle may take; a bundle past it is a failed row and the batch goes on.
+        #[arg(long, default_value_t = iosift::batch::DEFAULT_DEADLINE.as_secs())]
+        bundle_timeout: u64,
         #[command(flatten)]
         time: TimeArgs,
         #[command(flatten)]
@@ -231,7 +234,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("iosift: {e:#}");
-            if e.downcast_ref::<Usage>().is_some() { ExitCode::from(2) } else { ExitCode::from(1) }
+            let refused = matches!(
+                e.downcast_ref::<iosift::outdir::OutputError>(),
+                Some(iosift::outdir::OutputError::NotOurs(_) | iosift::outdir::OutputError::NotAFolder(_))
+            );
+            if refused || e.downcast_ref::<Usage>().is_some() { ExitCode::from(2) } else { ExitCode::from(1) }
         }
     }
 }
@@ -268,6 +275,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Analyze { paths, output, time, json, strict, prefix, limits } => {
             let opts = time.options()?;
+            if let Some(o) = &output {
+                // Refuse a folder that is not ours before the work, not after.
+                iosift::outdir::check_target(o)?;
+            }
             let bundle = choose_sample(bundle::load(&paths, &limits.limits())?, prefix.as_deref())?;
             let report = iosift::analyze::analyze(&bundle, &opts);
             if let Some(e) = &report.window_error {
@@ -287,7 +298,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
             let dir = output.unwrap_or_else(|| PathBuf::from("reports").join(&bundle.name));
-            let written = iosift::output::write_all(&report, &dir)?;
+            iosift::outdir::check_target(&dir)?;
+            let (written, notes) = iosift::output::write_all_noted(&report, &dir)?;
+            for n in &notes {
+                eprintln!("iosift: {n}");
+            }
             if v.verbose {
                 for w in &written {
                     eprintln!("wrote {}", w.display());
@@ -306,9 +321,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             std::mem::forget(bundle);
             Ok(if strict && failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
-        Command::Batch { dirs, output, jobs, time, limits } => {
+        Command::Batch { dirs, output, jobs, bundle_timeout, time, limits } => {
             let opts = time.options()?;
-            let rows = iosift::batch::run_with(&dirs, &output, jobs, &opts, &limits.limits(), v.quiet)?;
+            iosift::outdir::check_target(&output)?;
+            let rows = iosift::batch::run_timed(
+                &dirs,
+                &output,
+                jobs,
+                &opts,
+                &limits.limits(),
+                v.quiet,
+                std::time::Duration::from_secs(bundle_timeout.max(1)),
+            )?;
             let ok = rows.iter().filter(|r| r.error.is_none()).count();
             for r in rows.iter().filter(|r| r.error.is_some()) {
                 eprintln!("iosift: {}: {}", r.bundle, r.error.as_deref().unwrap_or(""));
@@ -325,6 +349,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Tables { paths, output, format, time, limits } => {
             let opts = time.options()?;
+            iosift::outdir::check_target(&output)?;
             let bundle = bundle::load(&paths, &limits.limits())?;
             let (written, warnings) =
                 iosift::output::write_tables_with_warnings(&bundle, &opts, &output, format).map_err(|e| {

@@ -31,6 +31,10 @@ pub struct BundleInfo {
     pub name: String,
     /// Every input file.
     pub inputs: Vec<InputInfo>,
+    /// Every input-level problem: a file or archive member not read or read in part
+    /// (unreadable, not a regular file, empty, a link, encrypted, past a limit, an
+    /// iosift report folder inside the input, ...), each naming its path.
+    pub problems: Vec<crate::bundle::Problem>,
 }
 
 /// One input file of the inventory.

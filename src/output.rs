@@ -20,15 +20,40 @@ impl std::fmt::Display for WindowError {
 
 impl std::error::Error for WindowError {}
 
-/// Writes everything of a report under `dir` (created if needed): the HTML
-/// report, findings.json, charts and flame graphs, and the timeline table.
+/// Writes everything of a report into the folder `dir` (see [`crate::outdir`]: refused
+/// when `dir` holds files and is not an iosift report; written beside it and renamed
+/// into place; the user's files in an earlier report are kept). Returns the files
+/// written, under `dir`, and notes on user files that could not be carried over.
 pub fn write_all(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create the report folder {}", dir.display()))?;
+    Ok(write_all_noted(report, dir)?.0)
+}
+
+/// [`write_all`], also giving the notes of [`crate::outdir::Staging::commit`].
+pub fn write_all_noted(report: &Report, dir: &Path) -> anyhow::Result<(Vec<PathBuf>, Vec<String>)> {
+    let staging = crate::outdir::Staging::begin(dir)?;
+    let written = write_all_into(report, staging.path())?;
+    let target = staging.target().to_path_buf();
+    let tmp = staging.path().to_path_buf();
+    let notes = staging.commit()?;
+    let written =
+        written.into_iter().map(|p| p.strip_prefix(&tmp).map(|r| target.join(r)).unwrap_or(p)).collect();
+    Ok((written, notes))
+}
+
+/// Writes the report files into `dir`, a fresh folder (the batch's staging folder
+/// or [`write_all`]'s). Folders are created one level at a time, never their parents:
+/// when the staging folder is gone (a batch bundle past its deadline), nothing is written.
+pub fn write_all_into(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if !dir.is_dir() {
+        std::fs::create_dir(dir)
+            .with_context(|| format!("cannot create the report folder {}", dir.display()))?;
+    }
     let mut written = crate::report::write_report(report, dir)
         .with_context(|| format!("writing the report in {}", dir.display()))?;
     let tdir = dir.join("tables");
-    std::fs::create_dir_all(&tdir).with_context(|| format!("cannot create {}", tdir.display()))?;
+    if !tdir.is_dir() {
+        std::fs::create_dir(&tdir).with_context(|| format!("cannot create {}", tdir.display()))?;
+    }
     let inferred = report
         .doc
         .bundle
@@ -81,8 +106,9 @@ pub fn write_tables_with_warnings(
     if let Some(e) = &p.window_error {
         return Err(WindowError(e.clone()).into());
     }
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create the tables folder {}", dir.display()))?;
+    let staging = crate::outdir::Staging::begin(dir)?;
+    let target = staging.target().to_path_buf();
+    let dir = staging.path();
     let inferred = p
         .files
         .iter()
@@ -116,5 +142,10 @@ pub fn write_tables_with_warnings(
         let mut df = table::long_frame(&t)?;
         written.push(table::write_frame(&mut df, dir, &stem, format)?);
     }
-    Ok((written, p.clock_warnings))
+    let tmp = dir.to_path_buf();
+    let mut warnings = p.clock_warnings;
+    warnings.extend(staging.commit()?);
+    let written =
+        written.into_iter().map(|w| w.strip_prefix(&tmp).map(|r| target.join(r)).unwrap_or(w)).collect();
+    Ok((written, warnings))
 }

@@ -115,11 +115,15 @@ fn garbage_nul_and_invalid_utf8_files_are_listed_and_the_rest_analyzed() {
         ("empty.txt", b""),
     ]);
     let r = analyze(&load_dir(dir.path(), &small_limits()), &Options::default());
-    for name in ["noise.bin", "zeros.txt", "latin1.txt", "empty.txt"] {
+    for name in ["noise.bin", "zeros.txt", "latin1.txt"] {
         let i = input(&r, name);
         assert_eq!(i.format, None, "{name}");
         assert!(i.note.as_deref().unwrap_or("").contains("not recognised"), "{name}: {:?}", i.note);
     }
+    // An empty file is no input (never counted as recognised): a problem says so.
+    assert!(!r.doc.bundle.inputs.iter().any(|i| i.path == "empty.txt"));
+    let p = r.problems.iter().find(|p| p.name == "empty.txt").expect("empty.txt is a problem");
+    assert!(p.message.contains("empty file"), "{p:?}");
     let w = vda_writes(&r);
     assert!(w.len() >= 55, "{} seconds of vda writes; inputs {:#?}", w.len(), r.doc.bundle.inputs);
     // Report 3 of s1 (19:37:21): vda wkB/s 4.00 (report 1 is since boot, not a rate of the capture).

@@ -35,7 +35,7 @@ fn series(unit: &'static str, source: &str, f: impl Fn(usize) -> Option<f64>) ->
 }
 
 fn timeline() -> Timeline {
-    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new() };
+    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new(), ..Default::default() };
     let io = "iostat-x-t.txt";
     let gap = |i: usize| (300..306).contains(&i);
     let mut put = |name: &str, s: Series| {
@@ -177,6 +177,7 @@ fn report() -> Report {
                 input("<b>bold</b>/pidstat.txt", Some("pidstat"), 2),
                 input("notes.txt", None, 0),
             ],
+            problems: vec![],
         },
         clock: ClockInfo {
             timezone: "UTC".into(),
@@ -468,7 +469,7 @@ fn findings_json_round_trips_with_contract_keys() {
 #[test]
 fn charts_without_data_are_left_out() {
     let mut r = report();
-    r.timeline = Timeline { t0: T0, len: LEN, columns: BTreeMap::new() };
+    r.timeline = Timeline { t0: T0, len: LEN, columns: BTreeMap::new(), ..Default::default() };
     r.periodicity = None;
     r.correlations.clear();
     r.write_sources.clear();
@@ -483,7 +484,7 @@ fn charts_without_data_are_left_out() {
     assert!(html.contains("No perf script output in the capture."));
     assert!(!html.contains("data:image/"));
     // Only Dirty: one chart.
-    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new() };
+    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new(), ..Default::default() };
     t.columns.insert("mem.dirty_bytes".into(), series("B", "m", |i| (i % 2 == 0).then_some(i as f64 * MIB)));
     r.timeline = t;
     let tmp = tmpdir();
@@ -495,16 +496,17 @@ fn charts_without_data_are_left_out() {
 #[test]
 fn rerun_into_the_same_folder_drops_stale_charts() {
     let tmp = tmpdir();
-    write_report(&report(), tmp.path()).unwrap();
-    std::fs::write(tmp.path().join("charts/mine.txt"), "keep").unwrap();
+    let dir = tmp.path().join("r");
+    iosift::output::write_all(&report(), &dir).unwrap();
+    std::fs::write(dir.join("charts/mine.txt"), "keep").unwrap();
     let mut r = report();
     r.binlog = None;
     r.flames.clear();
-    write_report(&r, tmp.path()).unwrap();
-    assert!(!tmp.path().join("charts/binlog-sizes.png").exists());
-    assert!(!tmp.path().join("charts/flame-perf-mysqld.svg").exists());
-    assert!(tmp.path().join("charts/binlog-rate.png").exists());
-    assert!(tmp.path().join("charts/mine.txt").exists(), "files iosift did not write are left alone");
+    iosift::output::write_all(&r, &dir).unwrap();
+    assert!(!dir.join("charts/binlog-sizes.png").exists());
+    assert!(!dir.join("charts/flame-perf-mysqld.svg").exists());
+    assert!(dir.join("charts/binlog-rate.png").exists());
+    assert!(dir.join("charts/mine.txt").exists(), "files iosift did not write are left alone");
 }
 
 #[test]
@@ -512,7 +514,7 @@ fn long_timelines_are_bucketed_by_maximum() {
     // Two days: 172800 s, one 2 s burst every 31 s; bucketed to at most 1500 points.
     let len = 2 * 86400;
     let mut r = report();
-    let mut t = Timeline { t0: T0, len, columns: BTreeMap::new() };
+    let mut t = Timeline { t0: T0, len, columns: BTreeMap::new(), ..Default::default() };
     t.columns.insert(
         "dev.vda.w_bytes_s".into(),
         Series {
@@ -548,7 +550,7 @@ fn long_timelines_are_bucketed_by_maximum() {
 fn degenerate_inputs_do_not_panic() {
     let mut r = report();
     // One-second timeline, NaN and infinite values, bursts beyond the end, empty curves.
-    let mut t = Timeline { t0: i64::MAX - 10, len: 1, columns: BTreeMap::new() };
+    let mut t = Timeline { t0: i64::MAX - 10, len: 1, columns: BTreeMap::new(), ..Default::default() };
     t.columns.insert(
         "dev.vda.w_bytes_s".into(),
         Series { values: vec![Some(f64::NAN)], unit: "B/s", source: "x".into() },
@@ -617,6 +619,7 @@ fn batch_overview_links_each_bundle() {
             findings: 2,
             inputs: 11,
             error: None,
+            problems: vec![],
         },
         BatchRow {
             bundle: "broken".into(),
@@ -628,6 +631,7 @@ fn batch_overview_links_each_bundle() {
             findings: 0,
             inputs: 0,
             error: Some("nothing could be read".into()),
+            problems: vec![],
         },
     ];
     write_batch_index(&rows, tmp.path()).unwrap();

@@ -7,6 +7,7 @@ use super::{BundleError, InputFile, Limits, Problem, STREAM_MIN_BYTES, Streamed}
 use iosift_parsers::common::decode::{DecodeError, is_gzip, maybe_gunzip};
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Files and problems collected so far, with the limits being enforced.
 pub(super) struct Accumulator<'l> {
@@ -29,17 +30,22 @@ impl<'l> Accumulator<'l> {
         self.problems.push(Problem { name: name.to_string(), message: message.into() });
     }
 
-    /// Adds raw bytes found under `name`: decompresses gzip, descends into archives.
-    fn add(&mut self, name: &str, raw: Vec<u8>, depth: usize) -> Result<(), BundleError> {
+    /// Adds raw bytes found under `name`: decompresses gzip, descends into archives,
+    /// strips a UTF-8 byte order mark. Plain files are kept as given (no copy).
+    fn add(&mut self, name: &str, raw: Arc<[u8]>, depth: usize) -> Result<(), BundleError> {
         if self.files.len() >= self.limits.max_files {
             return Err(BundleError::Limit(format!(
                 "more than {} files in the bundle (raise with --max-files)",
                 self.limits.max_files
             )));
         }
-        let (data, gzipped) = if is_gzip(&raw) {
+        if raw.is_empty() {
+            self.problem(name, "empty file (0 bytes): nothing to read");
+            return Ok(());
+        }
+        let (data, gzipped): (Arc<[u8]>, bool) = if is_gzip(&raw) {
             match maybe_gunzip(&raw, self.remaining()) {
-                Ok(d) => (d.into_owned(), true),
+                Ok(d) => (d.into_owned().into(), true),
                 Err(DecodeError::TooLarge { limit }) => {
                     return Err(BundleError::Limit(format!(
                         "{name}: decompressing would pass the total size limit ({limit} bytes left of {}; raise with --max-bytes)",
@@ -49,18 +55,32 @@ impl<'l> Accumulator<'l> {
                 Err(e @ DecodeError::Corrupt { .. }) => {
                     self.problem(name, format!("{e}; the part before the damage is analyzed"));
                     // Keep what decoded: re-run with a reader that stops at the error.
-                    (partial_gunzip(&raw, self.remaining()), true)
+                    (partial_gunzip(&raw, self.remaining()).into(), true)
                 }
             }
+        } else if raw.starts_with(ZSTD_MAGIC) {
+            (self.unzstd(name, &raw)?, false)
         } else {
             (raw, false)
         };
         if is_tar(&data) {
             return self.add_tar(name, &data, depth);
         }
+        if let Some(kind) = unsupported_container(&data) {
+            self.problem(
+                name,
+                format!("{kind}: not supported; unpack it and give iosift the files (or a .tar.gz/.zip)"),
+            );
+            return Ok(());
+        }
         if data.starts_with(b"PK\x03\x04") {
             return self.add_zip(name, &data, depth);
         }
+        // A UTF-8 byte order mark (Windows editors) hides the first line from every sniffer.
+        let data = match data.strip_prefix(b"\xEF\xBB\xBF") {
+            Some(rest) => Arc::from(rest),
+            None => data,
+        };
         self.total += data.len() as u64;
         if self.total > self.limits.max_total_bytes {
             return Err(BundleError::Limit(format!(
@@ -68,8 +88,33 @@ impl<'l> Accumulator<'l> {
                 self.limits.max_total_bytes
             )));
         }
-        self.files.push(InputFile { name: name.to_string(), data: data.into(), gzipped, stream: None });
+        self.files.push(InputFile { name: name.to_string(), data, gzipped, stream: None });
         Ok(())
+    }
+
+    /// Decompresses a zstd stream (`.zst`, `.tar.zst`) within the size limit; a damaged
+    /// stream keeps the part before the damage, with a problem.
+    fn unzstd(&mut self, name: &str, raw: &[u8]) -> Result<Arc<[u8]>, BundleError> {
+        let remaining = self.remaining();
+        let mut out = Vec::new();
+        let res = zstd::stream::read::Decoder::new(raw)
+            .and_then(|d| d.take(remaining.saturating_add(1)).read_to_end(&mut out));
+        if out.len() as u64 > remaining {
+            return Err(BundleError::Limit(format!(
+                "{name}: decompressing would pass the total size limit ({remaining} bytes left of {}; raise with --max-bytes)",
+                self.limits.max_total_bytes
+            )));
+        }
+        if let Err(e) = res {
+            self.problem(
+                name,
+                format!(
+                    "corrupt zstd stream after {} bytes: {e}; the part before the damage is analyzed",
+                    out.len()
+                ),
+            );
+        }
+        Ok(out.into())
     }
 
     fn nested(&mut self, name: &str, depth: usize) -> bool {
@@ -98,6 +143,7 @@ impl<'l> Accumulator<'l> {
                 return Ok(());
             }
         };
+        let mut seen = std::collections::HashSet::new();
         for entry in entries {
             let mut entry = match entry {
                 Ok(e) => e,
@@ -107,7 +153,18 @@ impl<'l> Accumulator<'l> {
                 }
             };
             let inner = entry.path().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-            let label = format!("{name}!{}", clean_member(&inner));
+            let mut label = format!("{name}!{}", clean_member(&inner));
+            if !seen.insert(label.clone()) {
+                let mut k = 2;
+                while !seen.insert(format!("{label}#{k}")) {
+                    k += 1;
+                }
+                self.problem(
+                    &label,
+                    format!("the archive holds this name more than once: the copy number {k} is read as {label}#{k}"),
+                );
+                label = format!("{label}#{k}");
+            }
             match entry.header().entry_type() {
                 tar::EntryType::Regular | tar::EntryType::Continuous => {}
                 tar::EntryType::Directory => continue,
@@ -132,7 +189,7 @@ impl<'l> Accumulator<'l> {
             if let Err(e) = entry.read_to_end(&mut buf) {
                 self.problem(&label, format!("cut short: {e}; the part read is analyzed"));
             }
-            self.add(&label, buf, depth + 1)?;
+            self.add(&label, buf.into(), depth + 1)?;
         }
         Ok(())
     }
@@ -149,10 +206,22 @@ impl<'l> Accumulator<'l> {
             }
         };
         for i in 0..z.len() {
+            // Named in problems (an encrypted zip gave 29 nameless lines).
+            let member = z.name_for_index(i).map(clean_member);
             let mut f = match z.by_index(i) {
                 Ok(f) => f,
                 Err(e) => {
-                    self.problem(name, format!("zip entry {i} unreadable: {e}"));
+                    let label =
+                        member.map_or_else(|| format!("{name} (entry {i})"), |m| format!("{name}!{m}"));
+                    let why = match e {
+                        zip::result::ZipError::UnsupportedArchive(
+                            zip::result::ZipError::PASSWORD_REQUIRED,
+                        ) => {
+                            "encrypted (password protected): not read; send it without a password".to_string()
+                        }
+                        e => format!("unreadable zip entry: {e}"),
+                    };
+                    self.problem(&label, why);
                     continue;
                 }
             };
@@ -177,7 +246,7 @@ impl<'l> Accumulator<'l> {
                 self.problem(&label, format!("cut short: {e}; the part read is analyzed"));
             }
             drop(f);
-            self.add(&label, buf, depth + 1)?;
+            self.add(&label, buf.into(), depth + 1)?;
         }
         Ok(())
     }
@@ -196,6 +265,27 @@ fn partial_gunzip(raw: &[u8], limit: u64) -> Vec<u8> {
     }
     out
 }
+
+/// Compressed or archive formats customers send that iosift does not read yet,
+/// by their magic bytes (otherwise they would be "not recognised as any format").
+fn unsupported_container(data: &[u8]) -> Option<&'static str> {
+    const KINDS: [(&[u8], &str); 4] = [
+        (b"7z\xBC\xAF\x27\x1C", "a 7-Zip archive"),
+        (b"\xFD7zXZ\x00", "xz-compressed (.xz, .tar.xz)"),
+        (b"BZh", "bzip2-compressed (.bz2, .tar.bz2)"),
+        (b"Rar!\x1A\x07", "a RAR archive"),
+    ];
+    KINDS.iter().find(|(magic, _)| data.starts_with(magic)).map(|(_, k)| *k).filter(|k| {
+        // "BZh" is also text: a bzip2 stream has a block size digit and the block magic.
+        !k.starts_with("bzip2")
+            || (data.len() > 10
+                && (b'1'..=b'9').contains(&data[3])
+                && data[4..10] == *b"\x31\x41\x59\x26\x53\x59")
+    })
+}
+
+/// The first bytes of a zstd frame.
+const ZSTD_MAGIC: &[u8] = b"\x28\xB5\x2F\xFD";
 
 /// A ustar/gnu tar header has `ustar` at offset 257.
 fn is_tar(data: &[u8]) -> bool {
@@ -230,13 +320,25 @@ pub(super) fn read_dir(root: &Path, dir: &Path, acc: &mut Accumulator<'_>) -> Re
         let rel = p.strip_prefix(root).unwrap_or(&p).to_string_lossy().into_owned();
         if ft.is_symlink() {
             acc.problem(&rel, "symbolic link skipped");
+        } else if ft.is_dir() && is_iosift_output(&p) {
+            acc.problem(&rel, "an iosift report folder (it holds .iosift-report): not read as input");
         } else if ft.is_dir() {
             read_dir(root, &p, acc)?;
         } else if ft.is_file() {
             read_path(&p, &rel, 0, acc)?;
+        } else {
+            acc.problem(&rel, not_regular(&ft));
         }
     }
     Ok(())
+}
+
+/// A folder iosift wrote or is writing: it has the marker, or it is a staging
+/// folder of a run (`.<name>.iosift-tmp-...`, `.<name>.iosift-old-...`).
+pub(super) fn is_iosift_output(p: &Path) -> bool {
+    let name = p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    crate::outdir::is_report_folder(p)
+        || (name.starts_with('.') && (name.contains(".iosift-tmp-") || name.contains(".iosift-old-")))
 }
 
 /// Reads one file from disk into the accumulator.
@@ -265,13 +367,89 @@ pub(super) fn read_path(
             acc.limits.max_total_bytes
         )));
     }
-    match std::fs::read(p) {
-        Ok(raw) => acc.add(label, raw, depth),
+    match read_limited(p, len, acc.remaining()) {
+        Ok((raw, grew)) => {
+            if raw.len() as u64 > acc.remaining() {
+                return Err(BundleError::Limit(format!(
+                    "{label}: more than {} bytes read, past the total size limit of {} bytes (raise with --max-bytes)",
+                    acc.remaining(),
+                    acc.limits.max_total_bytes
+                )));
+            }
+            if grew {
+                acc.problem(label, format!("grew while it was read: its first {len} bytes are analyzed"));
+            }
+            acc.add(label, raw, depth)
+        }
         Err(e) => {
-            acc.problem(label, format!("cannot read: {e}"));
+            acc.problem(label, format!("cannot read {}: {e}", p.display()));
             Ok(())
         }
     }
+}
+
+/// Why a directory entry that is not a file, folder or link is not read.
+fn not_regular(ft: &std::fs::FileType) -> String {
+    use std::os::unix::fs::FileTypeExt;
+    let what = if ft.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else if ft.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    format!("{what}: not read (only regular files are; reading it could block or never end)")
+}
+
+/// The problem of a path given on the command line that is not a regular file or folder.
+pub(super) fn not_regular_path(meta: &std::fs::Metadata) -> Option<String> {
+    (!meta.is_file() && !meta.is_dir()).then(|| not_regular(&meta.file_type()))
+}
+
+/// Reads a regular file of `len` bytes (as its metadata said) into one shared buffer
+/// without a second copy. Files whose size is 0 on paper (`/proc`) are read up to
+/// `limit + 1` bytes, so the caller sees when the limit is passed; a file that grows
+/// while read is cut at `len` (the flag says so).
+fn read_limited(p: &Path, len: u64, limit: u64) -> std::io::Result<(Arc<[u8]>, bool)> {
+    let mut f = std::fs::File::open(p)?;
+    if len == 0 {
+        let mut buf = Vec::new();
+        (&mut f).take(limit.saturating_add(1)).read_to_end(&mut buf)?;
+        return Ok((buf.into(), false));
+    }
+    let n = usize::try_from(len).map_err(std::io::Error::other)?;
+    // One allocation, filled in place: a Vec turned into an Arc<[u8]> is copied, which
+    // doubled the peak (a 2 GiB file needed 4.1 GB).
+    let mut uninit = Arc::<[u8]>::new_uninit_slice(n);
+    let zeroing = Arc::get_mut(&mut uninit).ok_or_else(|| std::io::Error::other("buffer shared"))?;
+    // SAFETY: `write_bytes` sets all `n` bytes of the fresh, unshared allocation (a memset;
+    // an element-wise fill takes 10 s per GB in a debug build), so every element is then an
+    // initialised u8 and `assume_init` is sound.
+    let mut buf = unsafe {
+        std::ptr::write_bytes(zeroing.as_mut_ptr(), 0, n);
+        uninit.assume_init()
+    };
+    let slot = Arc::get_mut(&mut buf).ok_or_else(|| std::io::Error::other("buffer shared"))?;
+    let mut got = 0;
+    while got < n {
+        match f.read(&mut slot[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if got < n {
+        // Shrank while read: keep what is there.
+        return Ok((Arc::from(&buf[..got]), false));
+    }
+    let mut probe = [0u8; 1];
+    let grew = f.read(&mut probe).is_ok_and(|k| k > 0);
+    Ok((buf, grew))
 }
 
 /// A large perf script or decoded binlog is streamed: only its head is read here.

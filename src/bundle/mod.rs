@@ -93,8 +93,17 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Result<Bundle, BundleError> {
     let mut acc = archive::Accumulator::new(limits);
     for p in paths {
         let meta = std::fs::metadata(p).map_err(|e| BundleError::Unreadable { path: p.clone(), error: e })?;
-        if meta.is_dir() {
+        if meta.is_dir() && archive::is_iosift_output(p) {
+            return Err(BundleError::Unreadable {
+                path: p.clone(),
+                error: std::io::Error::other(
+                    "this is an iosift report folder (it holds .iosift-report), not a capture",
+                ),
+            });
+        } else if meta.is_dir() {
             archive::read_dir(p, p, &mut acc)?;
+        } else if let Some(why) = archive::not_regular_path(&meta) {
+            acc.problems.push(Problem { name: p.display().to_string(), message: why });
         } else {
             let label = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             archive::read_path(p, &label, 0, &mut acc)?;
@@ -128,11 +137,14 @@ pub fn bundle_name(paths: &[PathBuf]) -> String {
         }
         _ => "bundle".to_string(),
     };
-    let raw = ["tar.gz", "tgz", "tar", "zip", "gz"]
-        .iter()
-        .find_map(|ext| raw.strip_suffix(&format!(".{ext}")))
-        .unwrap_or(&raw)
-        .to_string();
+    let raw = [
+        "tar.gz", "tgz", "tar.zst", "tzst", "tar.xz", "txz", "tar.bz2", "tbz2", "tar", "zip", "7z", "gz",
+        "zst",
+    ]
+    .iter()
+    .find_map(|ext| raw.strip_suffix(&format!(".{ext}")))
+    .unwrap_or(&raw)
+    .to_string();
     sanitize_file_name(&raw)
 }
 

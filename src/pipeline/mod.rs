@@ -169,6 +169,7 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     }
     filler.fill_all(&mut timeline);
     clock_warnings.append(&mut filler.warnings);
+    clock_warnings.extend(timeline.rejected_warnings());
     let notes = filler.notes.clone();
     let threads = filler.take_threads();
     let lines = std::mem::take(&mut filler.lines);

@@ -28,6 +28,8 @@ pub struct BatchRow {
     pub inputs: usize,
     /// Why the bundle could not be analysed.
     pub error: Option<String>,
+    /// Its input-level problems (as in its findings.json `bundle.problems`).
+    pub problems: Vec<crate::bundle::Problem>,
 }
 
 /// `summary.json` document.
@@ -122,6 +124,7 @@ mod tests {
             findings: 1,
             inputs: 3,
             error: None,
+            problems: vec![],
         }
     }
 

@@ -36,29 +36,14 @@ fn put(path: PathBuf, bytes: &[u8], written: &mut Vec<PathBuf>) -> anyhow::Resul
     Ok(())
 }
 
-/// Removes chart files an earlier run may have left in `charts/` (only iosift's own
-/// names: the fixed chart names and `flame-*.svg`), so a folder never mixes two runs.
-fn remove_stale(charts_dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(charts_dir) else { return };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let ours = charts::NAMES.iter().any(|n| name == format!("{n}.png") || name == format!("{n}.svg"))
-            || (name.starts_with("flame-") && name.ends_with(".svg"));
-        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
-}
-
-/// Writes the report folder `dir` (created if needed) and returns the files
+/// Writes the report folder `dir` (created if needed; meant to be a fresh folder:
+/// [`crate::output::write_all`] stages one, so nothing of an earlier run stays) and returns the files
 /// written: `findings.json`, the charts and flame graphs, then `index.html`.
 /// A chart or flame graph that cannot be drawn is listed under "Problems" in
 /// the page instead of failing the report.
 pub fn write_report(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let charts_dir = dir.join("charts");
     std::fs::create_dir_all(&charts_dir).with_context(|| format!("creating {}", charts_dir.display()))?;
-    remove_stale(&charts_dir);
     let mut written = Vec::new();
     let mut json = serde_json::to_string_pretty(&report.doc)?;
     json.push('\n');

@@ -31,6 +31,45 @@ pub struct Timeline {
     pub len: usize,
     /// Columns by name (`dev.vda.w_bytes_s`, `mem.dirty_bytes`, ...).
     pub columns: BTreeMap<String, Series>,
+    /// Values the setters refused as not finite or implausible for their unit, per column.
+    pub rejected: BTreeMap<String, Rejected>,
+}
+
+/// Values of one column left out as implausible (they stay gaps).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rejected {
+    /// The input file.
+    pub source: String,
+    /// The column's unit.
+    pub unit: &'static str,
+    /// How many values.
+    pub count: usize,
+    /// The first one, and the epoch second it was for.
+    pub first: (f64, f64),
+}
+
+/// The range a value of a unit can take on any real machine. A value outside it (or
+/// not finite) is a counter wrap, a damaged line or a parser's overflow: it becomes a
+/// gap, with a warning, so no chart or rule ever sees it (an `await` of 1.7e308 made
+/// the chart library loop forever; a `wkB/s` of 1.8e19 from a wrap made a 1.8e22-byte burst).
+pub fn plausible(unit: &str, v: f64) -> bool {
+    let (lo, hi) = match unit {
+        // 1 TB/s: more than any host's storage or network.
+        "B/s" => (0.0, 1e12),
+        // 10 PB: more than any page cache, log or backlog.
+        "B" => (0.0, 1e16),
+        // Ten thousand million events a second.
+        "1/s" => (0.0, 1e10),
+        // Eleven days of latency.
+        "ms" => (0.0, 1e9),
+        // Per-thread CPU on 10,000 cores; slightly negative rounding of deltas is kept.
+        "%" => (-1.0, 1e6),
+        // Thirty years (replica lag; negative with clock skew).
+        "s" => (-1e9, 1e9),
+        "1" | "count" => (-1e12, 1e12),
+        _ => (-1e15, 1e15),
+    };
+    v.is_finite() && (lo..=hi).contains(&v)
 }
 
 impl Timeline {
@@ -38,7 +77,7 @@ impl Timeline {
     pub fn new(start: f64, end: f64) -> Self {
         let t0 = start.floor() as i64;
         let len = ((end.ceil() as i64 - t0 + 1).max(1) as usize).min(MAX_LEN);
-        Timeline { t0, len, columns: BTreeMap::new() }
+        Timeline { t0, len, columns: BTreeMap::new(), rejected: BTreeMap::new() }
     }
 
     /// Row of an epoch time, if inside.
@@ -77,8 +116,47 @@ impl Timeline {
         self.columns.iter().filter_map(|(k, s)| super::Col::parse(k).map(|c| (c, s)))
     }
 
+    /// False (and the value counted in [`Timeline::rejected`]) when `v` is not
+    /// [`plausible`] for `unit`.
+    fn accept(&mut self, name: &str, unit: &'static str, source: &str, epoch: f64, v: f64) -> bool {
+        if plausible(unit, v) {
+            return true;
+        }
+        let r = self.rejected.entry(name.to_string()).or_insert_with(|| Rejected {
+            source: source.to_string(),
+            unit,
+            count: 0,
+            first: (v, epoch),
+        });
+        r.count += 1;
+        false
+    }
+
+    /// One warning per column with values left out as implausible.
+    pub fn rejected_warnings(&self) -> Vec<String> {
+        self.rejected
+            .iter()
+            .map(|(name, r)| {
+                let at = chrono::DateTime::from_timestamp(r.first.1.floor() as i64, 0)
+                    .map(|d| format!(" at {}", d.format("%Y-%m-%dT%H:%M:%SZ")))
+                    .unwrap_or_default();
+                format!(
+                    "{}: {} value{} of {name} left out as impossible for {} (first {:e}{at}): a counter wrap or a damaged line; they are gaps",
+                    r.source,
+                    r.count,
+                    if r.count == 1 { "" } else { "s" },
+                    r.unit,
+                    r.first.0
+                )
+            })
+            .collect()
+    }
+
     /// Sets a gauge sampled at `epoch`.
     pub fn set_gauge(&mut self, name: &str, unit: &'static str, source: &str, epoch: f64, v: f64) {
+        if !self.accept(name, unit, source, epoch, v) {
+            return;
+        }
         if let Some(r) = self.row(epoch) {
             self.column_mut(name, unit, source).values[r] = Some(v);
         }
@@ -95,6 +173,9 @@ impl Timeline {
         interval: f64,
         v: f64,
     ) {
+        if !self.accept(name, unit, source, end, v) {
+            return;
+        }
         let interval = if interval.is_finite() && interval > 0.0 { interval.min(MAX_FILL_S) } else { 1.0 };
         let first = (end - interval).round();
         let last = end.round() - 1.0;
@@ -110,6 +191,9 @@ impl Timeline {
 
     /// Adds `v` to the second containing `epoch` (event counts and sums).
     pub fn add_event(&mut self, name: &str, unit: &'static str, source: &str, epoch: f64, v: f64) {
+        if !self.accept(name, unit, source, epoch, v) {
+            return;
+        }
         if let Some(r) = self.row(epoch) {
             let col = self.column_mut(name, unit, source);
             col.values[r] = Some(col.values[r].unwrap_or(0.0) + v);
@@ -212,6 +296,29 @@ mod tests {
         t.add_event("e", "count", "f", 101.5, 1.0);
         t.zero_fill("e", 100.0, 102.0);
         assert_eq!(&t.get("e").unwrap()[..4], &[Some(0.0), Some(1.0), Some(0.0), None]);
+    }
+
+    #[test]
+    fn impossible_values_become_gaps_with_a_warning() {
+        let mut t = Timeline::new(100.0, 110.0);
+        t.set_rate("dev.vda.w_bytes_s", "B/s", "iostat.txt", 103.0, 1.0, 1.8e19);
+        t.set_rate("dev.vda.w_bytes_s", "B/s", "iostat.txt", 104.0, 1.0, 5e6);
+        t.set_gauge("dev.vda.w_await_ms", "ms", "iostat.txt", 104.0, 1.7e308);
+        t.set_gauge("dev.vda.w_await_ms", "ms", "iostat.txt", 105.0, f64::NAN);
+        t.add_event("x", "count", "perf", 105.0, f64::INFINITY);
+        assert_eq!(&t.get("dev.vda.w_bytes_s").unwrap()[2..4], &[None, Some(5e6)]);
+        assert!(t.get("dev.vda.w_await_ms").is_none() && t.get("x").is_none());
+        let w = t.rejected_warnings();
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert!(
+            w[0].starts_with("iostat.txt: 2 values of dev.vda.w_await_ms") && w[0].contains("1.7e308"),
+            "{w:?}"
+        );
+        assert!(
+            w[1].contains("dev.vda.w_bytes_s") && w[1].contains("1.8e19 at 1970-01-01T00:01:43Z"),
+            "{w:?}"
+        );
+        assert!(plausible("%", 1600.0) && plausible("B/s", 3e9) && !plausible("B/s", -5.0));
     }
 
     #[test]

@@ -340,14 +340,20 @@ pub fn write(
     dir: &std::path::Path,
 ) -> anyhow::Result<Vec<std::path::PathBuf>> {
     use anyhow::Context as _;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let json = dir.join("diff.json");
+    // Like a report: written into a staging folder beside `dir`, renamed into place, with the
+    // marker that says the folder is ours (a non-empty folder of the user's is refused).
+    let staging = crate::outdir::Staging::begin(dir)?;
+    let tmp = staging.path().to_path_buf();
+    let json = tmp.join("diff.json");
     std::fs::write(&json, serde_json::to_string_pretty(doc)? + "\n")
         .with_context(|| format!("cannot write {}", json.display()))?;
-    let page = dir.join("index.html");
+    let page = tmp.join("index.html");
     std::fs::write(&page, html::render(doc, a, b))
         .with_context(|| format!("cannot write {}", page.display()))?;
-    Ok(vec![json, page])
+    for note in staging.commit()? {
+        eprintln!("iosift: {note}");
+    }
+    Ok(vec![dir.join("diff.json"), dir.join("index.html")])
 }
 
 /// The default output folder: `reports/diff-<A>-<B>` (sanitised names).

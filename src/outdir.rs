@@ -58,13 +58,36 @@ pub fn is_report_folder(dir: &Path) -> bool {
 }
 
 /// Checks that `target` may be written: absent, an empty folder, or an iosift report.
+/// Another run may be renaming its report into place at this very moment (the path
+/// briefly absent, then a different folder): a refusal is looked at again a few times,
+/// so only a folder that stays foreign is refused.
 pub fn check_target(target: &Path) -> Result<(), OutputError> {
+    let mut tries = 0;
+    loop {
+        match check_once(target) {
+            Err(OutputError::NotOurs(_)) if tries < 5 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
+
+fn check_once(target: &Path) -> Result<(), OutputError> {
+    if is_report_folder(target) {
+        return Ok(());
+    }
     match target.symlink_metadata() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(OutputError::Io { path: target.to_path_buf(), error: e }),
         Ok(m) if !m.is_dir() => Err(OutputError::NotAFolder(target.to_path_buf())),
         Ok(_) => {
-            let mut rd = std::fs::read_dir(target).map_err(io(target))?;
+            let mut rd = match std::fs::read_dir(target) {
+                Ok(rd) => rd,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(OutputError::Io { path: target.to_path_buf(), error: e }),
+            };
             if rd.next().is_none() || is_report_folder(target) {
                 Ok(())
             } else {

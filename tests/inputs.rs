@@ -95,7 +95,7 @@ fn max_bytes_counts_what_is_read() {
 }
 
 #[test]
-fn a_byte_order_mark_does_not_hide_the_format_and_empty_files_are_not_inputs() {
+fn a_byte_order_mark_does_not_hide_the_format_and_empty_files_are_not_recognised() {
     let tmp = tempfile::tempdir().unwrap();
     let cap = tmp.path().join("cap");
     std::fs::create_dir(&cap).unwrap();
@@ -103,15 +103,19 @@ fn a_byte_order_mark_does_not_hide_the_format_and_empty_files_are_not_inputs() {
     std::fs::write(cap.join("vmstat-t.txt"), [b"\xEF\xBB\xBF".as_slice(), &vm].concat()).unwrap();
     std::fs::write(cap.join("2026_12_01_19_14_16-meminfo"), b"").unwrap();
     let b = load(&[cap], &Limits::default()).unwrap();
-    assert_eq!(b.files.len(), 1);
-    assert_eq!(&b.files[0].data[..], &vm[..], "the mark is stripped, nothing else");
+    assert_eq!(b.files.len(), 2);
+    let v = b.files.iter().find(|f| f.name == "vmstat-t.txt").unwrap();
+    assert_eq!(&v.data[..], &vm[..], "the mark is stripped, nothing else");
     let empty = b.problems.iter().find(|p| p.name.ends_with("-meminfo")).unwrap();
     assert!(empty.message.contains("empty file"), "{empty:?}");
     let r = iosift::analyze::analyze(&b, &iosift::pipeline::Options::default());
     let inputs = &r.doc.bundle.inputs;
-    assert_eq!(inputs.len(), 1);
-    assert_eq!(inputs[0].format, Some("vmstat"), "{:?}", inputs[0]);
-    assert!(inputs[0].records > 0);
+    let vi = inputs.iter().find(|i| i.path == "vmstat-t.txt").unwrap();
+    assert_eq!(vi.format, Some("vmstat"), "{vi:?}");
+    assert!(vi.records > 0);
+    // The empty file stays listed (an empty file named after a tool is its killed run) with no records.
+    let ei = inputs.iter().find(|i| i.path.ends_with("-meminfo")).unwrap();
+    assert_eq!(ei.records, 0, "{ei:?}");
 }
 
 #[test]

@@ -40,8 +40,9 @@ impl<'l> Accumulator<'l> {
             )));
         }
         if raw.is_empty() {
+            // Still listed as an input: an empty file named after a tool is that tool's output
+            // (a run killed before its first line), which the inventory shows with 0 records.
             self.problem(name, "empty file (0 bytes): nothing to read");
-            return Ok(());
         }
         let (data, gzipped): (Arc<[u8]>, bool) = if is_gzip(&raw) {
             match maybe_gunzip(&raw, self.remaining()) {

@@ -7,6 +7,7 @@
 //! Nothing here reads the pipeline or matches on the parsers' `Data`: the
 //! typed records it needs come in as [`Records`].
 
+pub mod buffered;
 pub mod bursts;
 pub mod correlate;
 pub mod device;
@@ -86,6 +87,8 @@ pub struct Views {
     pub fsync_shares: Vec<views::FsyncShare>,
     /// Share of all perf samples in fsync paths.
     pub fsync_sample_share: Option<f64>,
+    /// On-CPU samples per command and those in `balance_dirty_pages`.
+    pub dirty_throttle_samples: BTreeMap<String, views::StackShare>,
     /// The chosen binlog's transactions.
     pub binlog: Option<views::BinlogView>,
     /// The replica's connections.
@@ -120,6 +123,7 @@ impl Views {
             flames,
             fsync_shares,
             fsync_sample_share: views::fsync_sample_share(&records.perf),
+            dirty_throttle_samples: views::dirty_throttle_samples(&records.perf),
             binlog: views::binlog_view(records.binlog.as_ref()),
             replicas: replication::views(&records.status),
             replica_threads: replication::thread_fsync(&records.perf, &ctx.thread_map),

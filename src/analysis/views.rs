@@ -149,3 +149,40 @@ pub fn binlog_view(binlog: Option<&BinlogInput<'_>>) -> Option<BinlogView> {
         per_table: f.binlog.per_table(),
     })
 }
+
+/// On-CPU profile samples of one command and those inside `balance_dirty_pages` (the
+/// kernel pausing a dirtier at the dirty limit).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StackShare {
+    /// Samples (weights of the folded stacks).
+    pub samples: u64,
+    /// Of which with `balance_dirty_pages` on the stack.
+    pub balance_dirty_pages: u64,
+}
+
+/// Per command (the first field of a folded stack): its on-CPU samples and those in
+/// `balance_dirty_pages`, over the perf files of a CPU sampling event (`cpu-clock`,
+/// `task-clock`, `cycles`) with call chains.
+pub fn dirty_throttle_samples(perf: &[PerfInput<'_>]) -> BTreeMap<String, StackShare> {
+    let mut out: BTreeMap<String, StackShare> = BTreeMap::new();
+    for f in perf {
+        let ps = f.script;
+        let cpu = ps
+            .collapse_event
+            .as_deref()
+            .is_some_and(|e| ["cpu-clock", "task-clock", "cycles"].iter().any(|k| e.starts_with(k)));
+        if !cpu || ps.callchain_samples == 0 {
+            continue;
+        }
+        // `dd;entry_SYSCALL_64;...;balance_dirty_pages;io_schedule_timeout 1` -> weight.
+        for (stack, w) in &ps.collapsed {
+            let comm = stack.split(';').next().unwrap_or("");
+            let e = out.entry(comm.to_string()).or_default();
+            e.samples += w;
+            if stack.split(';').any(|f| f.starts_with("balance_dirty_pages")) {
+                e.balance_dirty_pages += w;
+            }
+        }
+    }
+    out
+}

@@ -43,6 +43,13 @@ impl WritebackWindow {
         let w = self.seconds();
         (period_s - w).abs() <= 0.2 * w + 2.0 || (period_s - self.expire_s).abs() <= 3.0
     }
+
+    /// True when a period of `period_s` is the flusher's wake-up interval itself (within
+    /// 20 % and at least 1 s): steady dirtying is written back at every wake-up, the pages
+    /// that expired since the last one.
+    pub fn is_flusher_cadence(&self, period_s: f64) -> bool {
+        (period_s - self.interval_s).abs() <= (0.2 * self.interval_s).max(1.0)
+    }
 }
 
 #[cfg(test)]
@@ -68,5 +75,14 @@ mod tests {
         // Window 35 s: 35 +- 9 s covers the expiry band.
         let d = WritebackWindow::default();
         assert!(d.matches(44.0) && !d.matches(44.01) && d.matches(26.0) && !d.matches(25.99));
+    }
+
+    #[test]
+    fn flusher_cadence_edges() {
+        let d = WritebackWindow::default();
+        assert!(d.is_flusher_cadence(4.0) && d.is_flusher_cadence(6.0));
+        assert!(!d.is_flusher_cadence(3.99) && !d.is_flusher_cadence(6.01));
+        let slow = WritebackWindow::from_centisecs(Some(3000.0), Some(1000.0));
+        assert!(slow.is_flusher_cadence(12.0) && !slow.is_flusher_cadence(12.01));
     }
 }

@@ -39,6 +39,12 @@ pub enum Missing {
     FlushRate,
     /// A TS-framed `SHOW SLAVE STATUS` series.
     ReplicaStatus,
+    /// Per-thread write bytes.
+    WriterThreads,
+    /// Dirty page-cache memory per second.
+    DirtyMemory,
+    /// The dirty thresholds.
+    DirtyLimits,
 }
 
 impl fmt::Display for Missing {
@@ -54,6 +60,11 @@ impl fmt::Display for Missing {
             Missing::MountOptions => "mount options (mount, /proc/mounts or findmnt)",
             Missing::CommitRate => "commit rate (decoded binlog or mysqladmin extended-status)",
             Missing::FlushRate => "flush rate (iostat -x f/s, /proc/diskstats or Innodb_data_fsyncs)",
+            Missing::WriterThreads => "per-thread write bytes (pidstat -d) of a process that is not a kernel issuer",
+            Missing::DirtyMemory => "dirty memory per second (/proc/meminfo Dirty snapshots or sar -r)",
+            Missing::DirtyLimits => {
+                "dirty thresholds (/proc/vmstat nr_dirty_threshold, or sysctl vm.dirty_bytes / vm.dirty_ratio with /proc/meminfo)"
+            }
             Missing::ReplicaStatus => {
                 "replica status series (SHOW SLAVE STATUS / SHOW REPLICA STATUS every interval, TS-framed)"
             }
@@ -226,6 +237,36 @@ impl<'a> Available<'a> {
         Some(DeviceWrites { device: &d.name, series: self.series(&d.writes)? })
     }
 
+    /// The write bytes/s of every device: iostat's (`dev.*`), and /proc/diskstats' (`ds.*`)
+    /// for the devices iostat does not report, in name order.
+    pub fn all_device_writes(&self) -> Vec<DeviceWrites<'a>> {
+        let name = |s: &Series<'a>| {
+            let n: &'a str = s.name;
+            n.split_once('.').and_then(|(_, r)| r.strip_suffix(".w_bytes_s")).unwrap_or(n)
+        };
+        let dev: Vec<Series<'a>> =
+            self.typed_series(|c| matches!(c, Col::Dev(_, crate::table::columns::DevMetric::WBytesS)));
+        let ds = self.typed_series(|c| matches!(c, Col::Ds(_, crate::table::columns::DsMetric::WBytesS)));
+        let mut out: Vec<DeviceWrites<'a>> =
+            dev.into_iter().map(|s| DeviceWrites { device: name(&s), series: s }).collect();
+        for s in ds {
+            if !out.iter().any(|d| d.device == name(&s)) {
+                out.push(DeviceWrites { device: name(&s), series: s });
+            }
+        }
+        out
+    }
+
+    fn typed_series(&self, want: impl Fn(&Col) -> bool) -> Vec<Series<'a>> {
+        let tl = self.timeline;
+        tl.typed().filter(|(c, _)| want(c)).filter_map(|(c, _)| self.named(&c.name())).collect()
+    }
+
+    /// A sysctl value (`vm.dirty_bytes`).
+    pub fn sysctl(&self, key: &str) -> Option<&'a Sourced<String>> {
+        self.ctx.sysctl.get(key)
+    }
+
     /// Periodicity of the main device's writes.
     pub fn periodicity(&self) -> Option<&'a PeriodicityView> {
         self.views.periodicity.as_ref()
@@ -269,6 +310,11 @@ impl<'a> Available<'a> {
     /// The chosen binlog.
     pub fn binlog(&self) -> Option<BinlogFacts<'a>> {
         self.binlog
+    }
+
+    /// On-CPU perf samples of a command and those in `balance_dirty_pages`.
+    pub fn dirty_throttle_samples(&self, comm: &str) -> Option<crate::analysis::views::StackShare> {
+        self.views.dirty_throttle_samples.get(comm).copied()
     }
 
     /// Share of all perf samples in fsync paths.

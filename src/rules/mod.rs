@@ -11,6 +11,8 @@
 //! `pub fn check(&Inputs) -> Outcome`, unit tests on hand-built `Inputs` at both
 //! sides of every threshold; then one `rule!(file)` line in [`RULES`].
 
+pub mod buffered_burst;
+pub mod dirty_throttle;
 pub mod evidence;
 pub mod ext4;
 pub mod fsync;
@@ -59,8 +61,16 @@ macro_rules! rule {
 }
 
 /// Every rule: its id and its evaluation.
-pub const RULES: [(&str, Eval); 6] =
-    [rule!(periodic), rule!(mmap), rule!(ext4), rule!(fsync), rule!(saturation), rule!(replication)];
+pub const RULES: [(&str, Eval); 8] = [
+    rule!(periodic),
+    rule!(mmap),
+    rule!(ext4),
+    rule!(fsync),
+    rule!(saturation),
+    rule!(replication),
+    rule!(buffered_burst),
+    rule!(dirty_throttle),
+];
 
 /// Runs every rule: the findings, and the rules that passed or were skipped.
 pub fn evaluate(a: &Available<'_>) -> (Vec<Finding>, Vec<Checked>) {
@@ -92,10 +102,23 @@ mod tests {
     #[test]
     fn every_rule_is_listed_once_with_its_own_id() {
         let ids: Vec<&str> = RULES.iter().map(|(id, _)| *id).collect();
-        assert_eq!(ids, [periodic::ID, mmap::ID, ext4::ID, fsync::ID, saturation::ID, replication::ID]);
+        assert_eq!(
+            ids,
+            [
+                periodic::ID,
+                mmap::ID,
+                ext4::ID,
+                fsync::ID,
+                saturation::ID,
+                replication::ID,
+                buffered_burst::ID,
+                dirty_throttle::ID
+            ]
+        );
         let mut unique = ids.clone();
+        unique.sort();
         unique.dedup();
-        assert_eq!(unique.len(), 6);
+        assert_eq!(unique.len(), 8);
     }
 
     #[test]
@@ -115,6 +138,14 @@ mod tests {
                 want(fsync::ID, &[Missing::CommitRate, Missing::FlushRate]),
                 want(saturation::ID, &[Missing::DeviceUtilisation]),
                 want(replication::ID, &[Missing::ReplicaStatus]),
+                want(
+                    buffered_burst::ID,
+                    &[Missing::WriterThreads, Missing::DirtyMemory, Missing::DeviceWrites]
+                ),
+                want(
+                    dirty_throttle::ID,
+                    &[Missing::WriterThreads, Missing::DirtyMemory, Missing::DeviceWrites]
+                ),
             ]
         );
         assert_eq!(checked[0].missing, ["device write throughput (iostat -x or /proc/diskstats series)"]);

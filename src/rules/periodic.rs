@@ -21,7 +21,7 @@ pub const MIN_BURSTS: usize = 3;
 pub const MIN_CONFIDENCE: f64 = 0.5;
 
 /// What the rule reads.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Inputs<'a> {
     /// The main device's writes.
     pub writes: DeviceWrites<'a>,
@@ -33,6 +33,9 @@ pub struct Inputs<'a> {
     pub threads: &'a BTreeMap<u32, ThreadTotal>,
     /// Dirty memory (its drops at the bursts are evidence).
     pub dirty: Option<Series<'a>>,
+    /// A large buffered write's inputs: bursts inside its absorbed write are the flusher
+    /// writing it back (`buffered_write_burst`), not a periodic source.
+    pub buffered: Option<super::buffered_burst::Inputs<'a>>,
 }
 
 /// Picks the inputs.
@@ -46,6 +49,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
         window: a.window(),
         threads: a.threads(),
         dirty: a.series(&Col::Mem(MemMetric::DirtyBytes)),
+        buffered: super::buffered_burst::gather(a).ok(),
     })
 }
 
@@ -61,10 +65,19 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             "{n} write bursts on {dev}; period {period:.1} s with confidence {conf:.2}: not periodic enough"
         ));
     }
+    let buffered = i.buffered.as_ref().and_then(|b| super::buffered_burst::explains(b, &view.bursts));
+    if let Some((inside, why)) = &buffered
+        && n - inside < MIN_BURSTS
+    {
+        return Outcome::Pass(format!("{why}, not a periodic source"));
+    }
     let sizes: Vec<f64> = view.bursts.iter().map(|b| b.total).collect();
     let med = median(&sizes).unwrap_or(0.0);
     let (window, known) = (i.window.seconds(), i.window.from_capture);
     let matches = i.window.matches(period);
+    // A period of the flusher's own wake-up interval is writeback too (steady dirtying written
+    // at every wake-up), not an application timer.
+    let cadence = !matches && i.window.is_flusher_cadence(period);
     let first = view.bursts.first().map(|b| b.start).unwrap_or(0);
     let last = view.bursts.last().map(|b| b.end).unwrap_or(0);
     // Who dirtied (pidstat threads) vs who issued (kernel flusher when the dirtiers are steady).
@@ -88,12 +101,15 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     metrics.insert("writeback_window_s", num(window));
     metrics.insert("writeback_window_from_capture", serde_json::Value::Bool(known));
     metrics.insert("matches_writeback_window", serde_json::Value::Bool(matches));
+    metrics.insert("matches_flusher_interval", serde_json::Value::Bool(cadence));
     metrics.insert("device", serde_json::Value::String(dev.to_string()));
     metrics.insert("dirtiers", serde_json::Value::from(dirtiers.clone()));
     metrics.insert(
         "issuer",
         serde_json::Value::String(if matches {
             "kernel flusher (periodic writeback)".into()
+        } else if cadence {
+            "kernel flusher (its wake-ups)".into()
         } else {
             "unknown".into()
         }),
@@ -125,6 +141,11 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         mb(med),
         if matches {
             format!(", matching the writeback window of {window:.0} s from {tunable_text}")
+        } else if cadence {
+            format!(
+                ", the flusher's wake-up interval ({:.0} s, dirty_writeback_centisecs): dirty data written back at each wake-up",
+                i.window.interval_s
+            )
         } else {
             format!(", not matching the writeback window of {window:.0} s")
         },
@@ -133,7 +154,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         } else {
             format!("pages dirtied steadily by {}", dirtiers.join(", "))
         },
-        if matches {
+        if matches || cadence {
             if flusher {
                 ", written by the kernel flusher threads"
             } else {
@@ -142,12 +163,12 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         } else {
             ""
         },
-    );
+    ) + &buffered.map_or(String::new(), |(_, why)| format!(" {why}."));
     let mut remedies = vec![
         "Lower vm.dirty_expire_centisecs / vm.dirty_writeback_centisecs (or set vm.dirty_background_bytes) for smaller, more frequent flushes.".to_string(),
         "Have the application flush its own dirty data (msync/fdatasync in small steps) instead of leaving it to periodic writeback.".to_string(),
     ];
-    if !matches {
+    if !matches && !cadence {
         remedies.push("The period does not match the writeback tunables: look for an application timer (checkpoint, flush interval) with this period.".into());
     }
     Outcome::Fire(Box::new(Finding {
@@ -186,6 +207,7 @@ mod tests {
             window,
             threads,
             dirty: Some(series("mem.dirty_bytes", &d)),
+            buffered: None,
         })
     }
 

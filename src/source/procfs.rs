@@ -8,6 +8,9 @@ use crate::table::Col;
 use crate::table::columns::{DsMetric, MemMetric, VmCounter};
 use iosift_parsers::proc_meminfo::Series;
 
+/// Bytes of a page in the `/proc/vmstat` page counts.
+const PAGE_BYTES: f64 = 4096.0;
+
 /// A `/proc/meminfo` series.
 pub struct Meminfo<'d>(pub &'d Series);
 
@@ -96,6 +99,14 @@ impl<'d> Adapter<'d> for Meminfo<'d> {
                     sink.gauge(&Col::Mem(m), ts.epoch, x as f64 * 1024.0);
                 }
             }
+            // `MemFree:  5905676 kB`, `Active(file): ...`, `Inactive(file): ...`: the kernel's
+            // dirtyable memory (global_dirtyable_memory, without its small reserves).
+            if let (Some(free), Some(active), Some(inactive)) =
+                (snap.get("MemFree"), snap.get("Active(file)"), snap.get("Inactive(file)"))
+            {
+                let bytes = (free + active + inactive) as f64 * 1024.0;
+                sink.gauge(&Col::Mem(MemMetric::DirtyableBytes), ts.epoch, bytes);
+            }
         }
         any.then_some((Anchoring::Epoch, 0.01))
     }
@@ -121,6 +132,20 @@ impl<'d> Adapter<'d> for ProcVmstat<'d> {
 
     fn visit(&self, v: &mut Visit<'_>, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
         let paging = v.uses(Measure::Paging);
+        // `nr_dirty_threshold 32768`, `nr_dirty_background_threshold 16384`: the kernel's own
+        // limits in pages (4 KiB on the x86_64 and arm64 kernels these captures come from).
+        for snap in &self.0.snapshots {
+            let Some(ts) = snap.ts else { continue };
+            sink.at(snap.line);
+            for (m, key) in [
+                (MemMetric::DirtyLimitBytes, "nr_dirty_threshold"),
+                (MemMetric::DirtyBackgroundLimitBytes, "nr_dirty_background_threshold"),
+            ] {
+                if let Some(pages) = snap.get(key) {
+                    sink.gauge(&Col::Mem(m), ts.epoch, pages as f64 * PAGE_BYTES);
+                }
+            }
+        }
         for (p, snap, t, dt) in snapshot_pairs(&self.0.snapshots, |x| x.ts.map(|t| t.epoch)) {
             sink.at(snap.line);
             for (m, key) in [

@@ -122,7 +122,8 @@ metrics! {
 }
 
 metrics! {
-    /// Memory gauges (`mem.<metric>`): /proc/meminfo snapshots, else sar -r.
+    /// Memory gauges (`mem.<metric>`): /proc/meminfo snapshots, else sar -r; the dirty
+    /// thresholds from /proc/vmstat snapshots.
     MemMetric {
         /// Dirty.
         DirtyBytes = ("dirty_bytes", "B", "page cache waiting to be written back (Dirty)"),
@@ -130,6 +131,12 @@ metrics! {
         WritebackBytes = ("writeback_bytes", "B", "page cache being written back now (Writeback)"),
         /// FilePmdMapped.
         FilePmdMappedBytes = ("file_pmd_mapped_bytes", "B", "file pages mapped with PMD (2 MiB) entries"),
+        /// MemFree + Active(file) + Inactive(file).
+        DirtyableBytes = ("dirtyable_bytes", "B", "MemFree + Active(file) + Inactive(file): the memory vm.dirty_ratio is a share of"),
+        /// nr_dirty_threshold.
+        DirtyLimitBytes = ("dirty_limit_bytes", "B", "the kernel's dirty limit (/proc/vmstat nr_dirty_threshold x 4 KiB pages)"),
+        /// nr_dirty_background_threshold.
+        DirtyBackgroundLimitBytes = ("dirty_background_limit_bytes", "B", "where background writeback starts (/proc/vmstat nr_dirty_background_threshold x 4 KiB pages)"),
     }
 }
 

@@ -1,0 +1,445 @@
+//! `buffered_write_burst`: one large buffered write absorbed by the page cache
+//! and written to the device by writeback after the fact. Names the writer
+//! (a process that dirtied the pages, never a kernel issuer), its volume and
+//! dirtying rate, how much of it the page cache held at once, when writeback
+//! wrote it (against `dirty_expire_centisecs` and the flusher's wake-ups),
+//! the device and its rate.
+//!
+//! Physical evidence: the writer's bytes (pidstat) capped by the pages the
+//! kernel dirtied (`nr_dirtied`), `Dirty` holding most of them, then falling
+//! while the device writes; the writer is not the database engine.
+
+use super::Outcome;
+use super::evidence::{mb, num};
+use super::inputs::{Available, DeviceWrites, Missing, Series};
+use crate::analysis::buffered::{self, Drain, Held};
+use crate::analysis::writeback::WritebackWindow;
+use crate::attribution::is_kernel_issuer;
+use crate::model::{Finding, Severity, Window};
+use crate::table::columns::{Col, MemMetric, VmCounter};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Rule id.
+pub const ID: &str = "buffered_write_burst";
+
+/// The page cache must have held at least this share of the write at once: most of it.
+/// When writeback keeps pace with a writer (or the dirty limit holds it), the dirty pool
+/// stays at a threshold whatever the volume, and the share held falls with the volume.
+pub const MIN_HELD_SHARE: f64 = 0.5;
+/// ... and at least this many bytes (smaller held writes are routine page-cache use).
+pub const MIN_HELD_BYTES: f64 = 100e6;
+/// The drain: `Dirty` falls by at least this share of the held bytes after the peak.
+pub const DRAIN_SHARE: f64 = 0.5;
+
+/// Write-source categories of the database engine and replication: their writes are the
+/// engine's own (redo, page cleaning, binlog, appliers), not a bulk buffered copy.
+const ENGINE: &[&str] =
+    &["engine_redo", "engine_page_cleaner", "engine_binlog", "replication_applier", "replication_receiver"];
+
+/// The process that dirtied the pages.
+#[derive(Debug, Clone, Copy)]
+pub struct Writer<'a> {
+    /// Thread id.
+    pub tid: u32,
+    /// Its name as pidstat prints it.
+    pub comm: &'a str,
+    /// Its write-source category.
+    pub category: &'static str,
+    /// Its write bytes/s (`thr.<tid>.w_bytes_s`).
+    pub series: Series<'a>,
+}
+
+/// What the rule reads.
+#[derive(Debug, Clone)]
+pub struct Inputs<'a> {
+    /// The writer: the thread with the most bytes dirtied, kernel issuers left out.
+    pub writer: Writer<'a>,
+    /// Pages dirtied per second (`vm.nr_dirtied_s`).
+    pub dirtied: Option<Series<'a>>,
+    /// `Dirty`.
+    pub dirty: Series<'a>,
+    /// Every device's writes.
+    pub devices: Vec<DeviceWrites<'a>>,
+    /// The writeback tunables.
+    pub window: WritebackWindow,
+    /// The kernel threads pidstat charged with writes (they issue, never dirty), most first.
+    pub issuers: Vec<(&'a str, f64)>,
+}
+
+/// The thread with the most bytes dirtied (its pidstat bytes capped by `nr_dirtied`), kernel
+/// issuers left out.
+pub fn writer<'a>(a: &Available<'a>, dirtied: Option<&Series<'a>>) -> Option<Writer<'a>> {
+    let mut best: Option<(f64, Writer<'a>)> = None;
+    for (tid, t) in a.threads() {
+        if is_kernel_issuer(&t.comm) {
+            continue;
+        }
+        let Some(series) = a.series(&Col::Thread(*tid)) else { continue };
+        let total: f64 = buffered::capped(series.values, dirtied.map(|d| d.values)).iter().sum();
+        if total > 0.0 && best.as_ref().is_none_or(|(b, _)| total > *b) {
+            best = Some((total, Writer { tid: *tid, comm: &t.comm, category: t.category, series }));
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// The kernel issuers pidstat charged, most bytes first (at most 3).
+pub fn issuers<'a>(a: &Available<'a>) -> Vec<(&'a str, f64)> {
+    let mut v: Vec<(&'a str, f64)> = a
+        .threads()
+        .values()
+        .filter(|t| is_kernel_issuer(&t.comm) && t.bytes > 0.0)
+        .map(|t| (t.comm.as_str(), t.bytes))
+        .collect();
+    v.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(y.0)));
+    v.truncate(3);
+    v
+}
+
+/// Picks the inputs.
+pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+    let dirtied = a.series(&Col::Vm(VmCounter::NrDirtiedS));
+    let w = writer(a, dirtied.as_ref());
+    let dirty = a.series(&Col::Mem(MemMetric::DirtyBytes));
+    let devices = a.all_device_writes();
+    let mut missing = Vec::new();
+    if w.is_none() {
+        missing.push(Missing::WriterThreads);
+    }
+    if dirty.is_none() {
+        missing.push(Missing::DirtyMemory);
+    }
+    if devices.is_empty() {
+        missing.push(Missing::DeviceWrites);
+    }
+    let (Some(writer), Some(dirty)) = (w, dirty) else { return Err(missing) };
+    if !missing.is_empty() {
+        return Err(missing);
+    }
+    Ok(Inputs { writer, dirtied, dirty, devices, window: a.window(), issuers: issuers(a) })
+}
+
+/// A buffered write the page cache absorbed, as the rule found it.
+#[derive(Debug, Clone, Copy)]
+pub struct Episode {
+    /// Bytes the writer dirtied.
+    pub volume: f64,
+    /// Its first and last second.
+    pub run: (usize, usize),
+    /// The most of it held at once.
+    pub held: Held,
+    /// Its drain.
+    pub drain: Drain,
+    /// Index in [`Inputs::devices`] of the device that wrote it.
+    pub device: usize,
+}
+
+impl Episode {
+    /// The rows from the writer's first second to the end of its writeback: the drain's end,
+    /// or when the last pages it dirtied aged out (its last second + the writeback window),
+    /// whichever is later.
+    pub fn span(&self, window: WritebackWindow) -> (usize, usize) {
+        (self.run.0, self.drain.end.max(self.run.1 + window.seconds().ceil() as usize))
+    }
+}
+
+/// The absorbed write, or why there is none.
+pub fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
+    let w = &i.writer;
+    let dirtied = i.dirtied.as_ref().map(|d| d.values);
+    let rates = buffered::capped(w.series.values, dirtied);
+    let volume: f64 = rates.iter().sum();
+    let who = format!("{} (tid {})", w.comm, w.tid);
+    if ENGINE.contains(&w.category) {
+        return Err(format!(
+            "the top writer {who} is the database engine ({}), not a buffered copy",
+            w.category
+        ));
+    }
+    let Some(run) = buffered::run(&rates) else { return Err(format!("{who} wrote nothing")) };
+    let last = rates.len().saturating_sub(1);
+    if run.1 >= last {
+        return Err(format!(
+            "{who} wrote {} and was still writing when the capture ended: a steady dirtier, not one write absorbed and flushed",
+            mb(volume)
+        ));
+    }
+    let Some(held) = buffered::held(&rates, i.dirty.values, dirtied, run.0, (run.1 + 1).min(last)) else {
+        return Err("no Dirty value while the writer ran".into());
+    };
+    let share = if volume > 0.0 { held.bytes / volume } else { 0.0 };
+    if held.bytes < MIN_HELD_BYTES || share < MIN_HELD_SHARE {
+        return Err(format!(
+            "{who} wrote {}; the page cache held at most {} of it at once ({:.0} %, Dirty {}): written back as it went, not absorbed",
+            mb(volume),
+            mb(held.bytes),
+            share * 100.0,
+            mb(held.dirty)
+        ));
+    }
+    let Some(drain) = buffered::drain(i.dirty.values, held.row, DRAIN_SHARE * held.bytes) else {
+        return Err(format!(
+            "{who}'s {} were held in the page cache ({}); Dirty did not fall by half of it before the capture ended",
+            mb(volume),
+            mb(held.bytes)
+        ));
+    };
+    let cols: Vec<&[Option<f64>]> = i.devices.iter().map(|d| d.series.values).collect();
+    // The drained seconds, one more for the samplers' phases.
+    let to = (drain.end + 1).min(last);
+    let Some(device) = buffered::carrier(&cols, drain.start, to, DRAIN_SHARE * held.bytes, (run.0, to))
+    else {
+        return Err(format!(
+            "Dirty fell by {} after {who}'s write, but no device wrote half of the held {} meanwhile",
+            mb(drain.main_drop),
+            mb(held.bytes)
+        ));
+    };
+    Ok(Episode { volume, run, held, drain, device })
+}
+
+/// How device write bursts relate to this rule's write: how many fall in its
+/// [`Episode::span`] (the flusher writing the held data back), with a sentence saying so;
+/// `None` when the rule does not fire or no burst falls in it. The periodic rule passes when
+/// the bursts left are too few to make a series of their own.
+pub fn explains(i: &Inputs<'_>, bursts: &[crate::analysis::bursts::Burst]) -> Option<(usize, String)> {
+    let e = episode(i).ok()?;
+    let (a, b) = e.span(i.window);
+    let inside = bursts.iter().filter(|x| x.peak >= a && x.peak <= b).count();
+    (inside > 0).then(|| {
+        (
+            inside,
+            format!(
+                "{inside} of the {} write bursts fall in {} (tid {})'s buffered write of {} and its writeback (the flusher waking every {:.0} s): see {ID}",
+                bursts.len(),
+                i.writer.comm,
+                i.writer.tid,
+                mb(e.volume),
+                i.window.interval_s
+            ),
+        )
+    })
+}
+
+/// Evaluates the rule.
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    let e = match episode(i) {
+        Ok(e) => e,
+        Err(reason) => return Outcome::Pass(reason),
+    };
+    let w = &i.writer;
+    let dev = &i.devices[e.device];
+    let dv = dev.series.values;
+    let to = (e.drain.end + 1).min(dv.len().saturating_sub(1));
+    let drained = buffered::bytes(dv, e.drain.start, to);
+    let (peak_row, peak) = (e.drain.start..=to)
+        .filter_map(|r| dv.get(r).copied().flatten().map(|x| (r, x)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap_or((e.drain.start, 0.0));
+    let seconds = (e.run.1 - e.run.0 + 1) as f64;
+    let rate = e.volume / seconds;
+    let lag = e.drain.main as f64 - e.run.0 as f64;
+    let win = i.window;
+    let (lo, hi) = (win.expire_s, win.seconds());
+    let lag_matches = lag >= lo - win.interval_s && lag <= hi + win.interval_s;
+    let lag_text = if lag_matches {
+        "aged out and written by the periodic flusher"
+    } else if lag > hi {
+        "later than expiry + one wake-up: the flusher wrote it in pieces over several wake-ups"
+    } else {
+        "before it expired: background writeback (Dirty above the background threshold), memory pressure or a sync started it"
+    };
+    let after_writer = e.drain.end as f64 - e.run.1 as f64;
+    let share = e.held.bytes / e.volume;
+    let others: Vec<&str> = i
+        .devices
+        .iter()
+        .enumerate()
+        .filter(|(k, d)| {
+            *k != e.device && buffered::bytes(d.series.values, e.drain.start, to) >= 0.5 * drained
+        })
+        .map(|(_, d)| d.device)
+        .collect();
+    let mut metrics = BTreeMap::new();
+    metrics.insert("writer", Value::String(w.comm.to_string()));
+    metrics.insert("writer_tid", num(w.tid as f64));
+    metrics.insert("writer_bytes", num(e.volume));
+    metrics.insert("writer_seconds", num(seconds));
+    metrics.insert("writer_bytes_s", num(rate));
+    metrics.insert("held_bytes", num(e.held.bytes));
+    metrics.insert("held_share", num(share));
+    metrics.insert(
+        "held_estimate",
+        Value::String(
+            if e.held.by_dirtied { "nr_dirtied (oldest dirtied written first)" } else { "rise of Dirty" }
+                .into(),
+        ),
+    );
+    metrics.insert("dirty_peak_bytes", num(e.held.dirty));
+    metrics.insert("device", Value::String(dev.device.to_string()));
+    metrics.insert("device_drain_bytes", num(drained));
+    metrics.insert("device_peak_bytes_s", num(peak));
+    metrics.insert("flush_lag_s", num(lag));
+    metrics.insert("drain_end_after_writer_s", num(after_writer));
+    metrics.insert("dirty_expire_s", num(win.expire_s));
+    metrics.insert("writeback_interval_s", num(win.interval_s));
+    metrics.insert("writeback_window_from_capture", Value::Bool(win.from_capture));
+    metrics.insert("flush_lag_matches_expiry", Value::Bool(lag_matches));
+    metrics.insert("also_written_on", Value::from(others.clone()));
+    metrics.insert("issuers", Value::from(i.issuers.iter().map(|(c, _)| c.to_string()).collect::<Vec<_>>()));
+    let vals = w.series.values;
+    let wpeak = (e.run.0..=e.run.1)
+        .filter_map(|r| vals.get(r).copied().flatten().map(|x| (r, x)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let mut evidence = Vec::new();
+    if let Some((r, x)) = wpeak {
+        evidence.push(w.series.evidence(r, "kB_wr/s", x / 1024.0));
+    }
+    evidence.push(i.dirty.evidence(e.held.row, "Dirty (kB)", e.held.dirty / 1024.0));
+    if let Some(d) = i.dirty.values.get(e.drain.end).copied().flatten() {
+        evidence.push(i.dirty.evidence(e.drain.end, "Dirty (kB)", d / 1024.0));
+    }
+    evidence.push(dev.series.evidence(peak_row, "wkB/s", peak / 1024.0));
+    let tunables = if win.from_capture { "" } else { " (kernel defaults; sysctl not in the capture)" };
+    let summary = format!(
+        "{} (tid {}) wrote {} in {seconds:.0} s ({}/s, the rate of dirtying memory, not of the disk); the page cache held up to {} of it at once ({:.0} %, Dirty {}), and writeback wrote it to {}{} afterwards: the main flush {lag:.0} s after the writer began (dirty_expire_centisecs {:.0} s, flusher every {:.0} s{tunables}: {}); {} wrote {} until Dirty had fallen by half the held data, {after_writer:.0} s after the writer's last second, up to {}/s. The writer's own report is not the disk's: its data was not durable when it finished{}.",
+        w.comm,
+        w.tid,
+        mb(e.volume),
+        mb(rate),
+        mb(e.held.bytes),
+        share * 100.0,
+        mb(e.held.dirty),
+        dev.device,
+        if others.is_empty() { String::new() } else { format!(" (also written on {})", others.join(", ")) },
+        win.expire_s,
+        win.interval_s,
+        lag_text,
+        dev.device,
+        mb(drained),
+        mb(peak),
+        if i.issuers.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; the device writes were issued by kernel threads ({}), not by the writer",
+                i.issuers.iter().map(|x| x.0).collect::<Vec<_>>().join(", ")
+            )
+        }
+    );
+    Outcome::Fire(Box::new(Finding {
+        rule: ID,
+        severity: Severity::Info,
+        confidence: if e.held.by_dirtied { 0.85 } else { 0.7 },
+        summary,
+        window: Some(Window::epochs(w.series.epoch(e.run.0), w.series.epoch(e.drain.end))),
+        metrics,
+        evidence,
+        remedies: vec![
+            "To make a bulk copy durable as it goes (and the device's load smooth), write with O_DIRECT or sync in steps (fdatasync / sync_file_range every few hundred MB, dd oflag=direct or conv=fsync).".into(),
+            "Lower vm.dirty_background_bytes so background writeback starts early instead of a burst when the data ages out.".into(),
+            "Measure the copy's speed including its flush (time ... && sync), not from the writer's own report.".into(),
+        ],
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::{fired, passed, series, vals};
+
+    const MB: f64 = 1e6;
+    const PAGE: f64 = crate::analysis::buffered::PAGE_BYTES;
+
+    /// 60 s: a writer at 100 MB/s in rows 5..=14 (1 GB) nobody else dirties; `Dirty` holds
+    /// `held_mb` of it at row 14 and falls to 0 at row `flush`; the device writes what
+    /// Dirty loses at `flush`, 5 MB/s otherwise.
+    struct Case {
+        writer: Vec<f64>,
+        dirty: Vec<f64>,
+        dev: Vec<f64>,
+        category: &'static str,
+    }
+
+    impl Case {
+        fn new(held_mb: f64, flush: usize) -> Case {
+            let mut writer = vec![0.0; 60];
+            let mut dirty = vec![0.0; 60];
+            let mut dev = vec![5.0 * MB; 60];
+            for r in 5..=14 {
+                writer[r] = 100.0 * MB;
+            }
+            for (r, d) in dirty.iter_mut().enumerate().take(flush).skip(5) {
+                *d = held_mb * MB * ((r - 4) as f64 / 10.0).min(1.0);
+            }
+            dev[flush] = held_mb * MB;
+            Case { writer, dirty, dev, category: "other" }
+        }
+
+        fn run(&self) -> Outcome {
+            let (w, d, v) = (vals(&self.writer), vals(&self.dirty), vals(&self.dev));
+            let pages = vals(&self.writer.iter().map(|x| x / PAGE).collect::<Vec<_>>());
+            check(&Inputs {
+                writer: Writer {
+                    tid: 42,
+                    comm: "dd",
+                    category: self.category,
+                    series: series("thr.42.w_bytes_s", &w),
+                },
+                dirtied: Some(series("vm.nr_dirtied_s", &pages)),
+                dirty: series("mem.dirty_bytes", &d),
+                devices: vec![DeviceWrites { device: "vda", series: series("dev.vda.w_bytes_s", &v) }],
+                window: WritebackWindow::from_centisecs(Some(3000.0), Some(500.0)),
+                issuers: vec![("kworker/u8:2-flush-254:0", 1e9)],
+            })
+        }
+    }
+
+    #[test]
+    fn fires_on_a_write_held_then_flushed() {
+        let f = fired(Case::new(1000.0, 40).run());
+        assert_eq!(f.rule, ID);
+        assert_eq!(f.metrics["writer"], "dd");
+        assert_eq!(f.metrics["device"], "vda");
+        assert_eq!(f.metrics["writer_bytes"], 1e9);
+        assert_eq!(f.metrics["flush_lag_s"], 35.0);
+        assert_eq!(f.metrics["flush_lag_matches_expiry"], true);
+        assert!(
+            f.summary.contains("issued by kernel threads (kworker/u8:2-flush-254:0), not by the writer"),
+            "{}",
+            f.summary
+        );
+        assert_eq!(f.confidence, 0.85);
+    }
+
+    #[test]
+    fn held_share_edge() {
+        // 500 MB of the 1 GB held: most of it, just.
+        fired(Case::new(500.0, 40).run());
+        let r = passed(Case::new(499.0, 40).run());
+        assert!(r.contains("not absorbed"), "{r}");
+    }
+
+    #[test]
+    fn a_writer_still_writing_at_the_end_or_the_engine_passes() {
+        let mut c = Case::new(1000.0, 40);
+        c.writer[59] = 100.0 * MB;
+        assert!(passed(c.run()).contains("still writing when the capture ended"));
+        let mut c = Case::new(1000.0, 40);
+        c.category = "engine_page_cleaner";
+        assert!(passed(c.run()).contains("database engine"));
+    }
+
+    #[test]
+    fn no_drain_or_no_device_passes() {
+        let mut c = Case::new(1000.0, 40);
+        for d in c.dirty.iter_mut().skip(40) {
+            *d = 1000.0 * MB;
+        }
+        assert!(passed(c.run()).contains("did not fall by half"));
+        let mut c = Case::new(1000.0, 40);
+        c.dev[40] = 300.0 * MB;
+        assert!(passed(c.run()).contains("no device wrote half"));
+    }
+}

@@ -1,0 +1,404 @@
+//! `buffered_writer_dirty_throttle`: a buffered writer held at the dirty
+//! limit (`vm.dirty_bytes` / `vm.dirty_ratio`): the kernel pauses it in
+//! `balance_dirty_pages` whenever Dirty + Writeback is above the freerun
+//! ceiling, so it writes at the device's pace, whatever it reports.
+//!
+//! Evidence, strongest first: Dirty + Writeback at or above the freerun
+//! ceiling (halfway between the background threshold and the limit, from
+//! `nr_dirty_threshold` or the sysctls) for most of the writer's seconds
+//! (the gate); the writer's rate equal to the device's; `balance_dirty_pages`
+//! in the writer's on-CPU perf samples (rarely seen: a paused task is off CPU).
+
+use super::Outcome;
+use super::buffered_burst::{self, Writer};
+use super::evidence::{ctx_evidence, mb, num, opt};
+use super::inputs::{Available, DeviceWrites, Missing, Series};
+use crate::analysis::buffered::{self, Limits};
+use crate::analysis::views::StackShare;
+use crate::analysis::writeback::WritebackWindow;
+use crate::model::{Finding, Severity, Window};
+use crate::pipeline::Sourced;
+use crate::table::columns::{Col, MemMetric, VmCounter};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Rule id.
+pub const ID: &str = "buffered_writer_dirty_throttle";
+
+/// Dirty + Writeback must be at or above the freerun ceiling in at least this share of the
+/// writer's seconds: most of them (the kernel pauses a dirtier only there).
+pub const MIN_ABOVE_SHARE: f64 = 0.5;
+/// Writer and device rates within this factor of each other are "equal".
+pub const EQUAL_RATES: f64 = 1.25;
+/// `balance_dirty_pages` in at least this share of the writer's on-CPU samples is seen.
+pub const PERF_SEEN_SHARE: f64 = 0.05;
+
+/// Where the dirty thresholds came from.
+#[derive(Debug, Clone, Copy)]
+pub enum LimitSource<'a> {
+    /// The kernel's own `nr_dirty_threshold` (`mem.dirty_limit_bytes`).
+    Kernel(Series<'a>),
+    /// `vm.dirty_bytes` (or `vm.dirty_ratio` of the dirtyable memory).
+    Sysctl(&'a Sourced<String>),
+}
+
+/// What the rule reads.
+#[derive(Debug, Clone)]
+pub struct Inputs<'a> {
+    /// The writer.
+    pub writer: Writer<'a>,
+    /// Pages dirtied per second.
+    pub dirtied: Option<Series<'a>>,
+    /// `Dirty`.
+    pub dirty: Series<'a>,
+    /// `Writeback`.
+    pub writeback: Option<Series<'a>>,
+    /// The thresholds per row.
+    pub limits: Vec<Option<Limits>>,
+    /// Where they came from.
+    pub limits_from: LimitSource<'a>,
+    /// Every device's writes.
+    pub devices: Vec<DeviceWrites<'a>>,
+    /// The writer's on-CPU perf samples, when profiled.
+    pub perf: Option<StackShare>,
+    /// The writeback tunables (the flusher's interval is the shortest hold worth naming).
+    pub window: WritebackWindow,
+}
+
+/// Each row's value, or the nearest earlier one (the first one before it).
+fn filled(v: &[Option<f64>]) -> Vec<Option<f64>> {
+    let first = v.iter().flatten().next().copied();
+    let mut last = first;
+    v.iter()
+        .map(|x| {
+            if x.is_some() {
+                last = *x;
+            }
+            last
+        })
+        .collect()
+}
+
+/// The thresholds per row: the kernel's (`nr_dirty_threshold`), else the sysctls.
+fn limits<'a>(a: &Available<'a>, len: usize) -> Option<(Vec<Option<Limits>>, LimitSource<'a>)> {
+    if let (Some(l), Some(b)) = (
+        a.series(&Col::Mem(MemMetric::DirtyLimitBytes)),
+        a.series(&Col::Mem(MemMetric::DirtyBackgroundLimitBytes)),
+    ) {
+        let (lf, bf) = (filled(l.values), filled(b.values));
+        let rows = (0..len)
+            .map(|r| match (lf.get(r).copied().flatten(), bf.get(r).copied().flatten()) {
+                (Some(limit), Some(background)) => Some(Limits { limit, background }),
+                _ => None,
+            })
+            .collect();
+        return Some((rows, LimitSource::Kernel(l)));
+    }
+    let f = |k: &str| a.sysctl(k).and_then(|s| s.value.trim().parse::<f64>().ok());
+    let cited = a.sysctl("vm.dirty_bytes").filter(|s| s.value.trim() != "0").or(a.sysctl("vm.dirty_ratio"))?;
+    let dirtyable = a.series(&Col::Mem(MemMetric::DirtyableBytes)).map(|s| filled(s.values));
+    let rows: Vec<Option<Limits>> = (0..len)
+        .map(|r| {
+            let d = dirtyable.as_ref().and_then(|v| v.get(r).copied().flatten());
+            buffered::limits_from_sysctl(
+                f("vm.dirty_bytes"),
+                f("vm.dirty_ratio"),
+                f("vm.dirty_background_bytes"),
+                f("vm.dirty_background_ratio"),
+                d,
+            )
+        })
+        .collect();
+    rows.iter().any(Option::is_some).then_some((rows, LimitSource::Sysctl(cited)))
+}
+
+/// Picks the inputs.
+pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+    let dirtied = a.series(&Col::Vm(VmCounter::NrDirtiedS));
+    let w = buffered_burst::writer(a, dirtied.as_ref());
+    let dirty = a.series(&Col::Mem(MemMetric::DirtyBytes));
+    let devices = a.all_device_writes();
+    let lim = dirty.as_ref().and_then(|d| limits(a, d.values.len()));
+    let mut missing = Vec::new();
+    if w.is_none() {
+        missing.push(Missing::WriterThreads);
+    }
+    if dirty.is_none() {
+        missing.push(Missing::DirtyMemory);
+    }
+    if dirty.is_some() && lim.is_none() {
+        missing.push(Missing::DirtyLimits);
+    }
+    if devices.is_empty() {
+        missing.push(Missing::DeviceWrites);
+    }
+    let (Some(writer), Some(dirty), Some((limits, limits_from))) = (w, dirty, lim) else {
+        return Err(missing);
+    };
+    if !missing.is_empty() {
+        return Err(missing);
+    }
+    Ok(Inputs {
+        perf: a.dirty_throttle_samples(writer.comm),
+        writer,
+        dirtied,
+        dirty,
+        writeback: a.series(&Col::Mem(MemMetric::WritebackBytes)),
+        limits,
+        limits_from,
+        devices,
+        window: a.window(),
+    })
+}
+
+/// Evaluates the rule.
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    let w = &i.writer;
+    let rates = buffered::capped(w.series.values, i.dirtied.as_ref().map(|d| d.values));
+    let volume: f64 = rates.iter().sum();
+    let who = format!("{} (tid {})", w.comm, w.tid);
+    let Some(run) = buffered::run(&rates) else { return Outcome::Pass(format!("{who} wrote nothing")) };
+    let seconds = run.1 - run.0 + 1;
+    if (seconds as f64) < i.window.interval_s {
+        return Outcome::Pass(format!(
+            "{who} wrote for {seconds} s only, less than one flusher interval ({:.0} s): no sustained hold to judge",
+            i.window.interval_s
+        ));
+    }
+    let at = |v: &[Option<f64>], r: usize| v.get(r).copied().flatten();
+    // Dirty + Writeback against the freerun ceiling, each second the writer ran.
+    let mut pools = Vec::new();
+    let mut above = 0usize;
+    let mut best: Option<(usize, f64, Limits)> = None;
+    for r in run.0..=run.1 {
+        let (Some(d), Some(l)) = (at(i.dirty.values, r), i.limits.get(r).copied().flatten()) else {
+            continue;
+        };
+        let pool = d + i.writeback.as_ref().and_then(|s| at(s.values, r)).unwrap_or(0.0);
+        pools.push(pool);
+        if pool >= l.freerun() {
+            above += 1;
+        }
+        if best.is_none_or(|b| pool > b.1) {
+            best = Some((r, pool, l));
+        }
+    }
+    let Some((peak_row, peak_pool, lim)) = best else {
+        return Outcome::Pass(format!("no Dirty value with known limits while {who} ran"));
+    };
+    let share = above as f64 / pools.len() as f64;
+    let median = crate::analysis::stats::median(&pools).unwrap_or(0.0);
+    let limit_text = format!(
+        "limit {}, background {}, freerun ceiling {}",
+        mb(lim.limit),
+        mb(lim.background),
+        mb(lim.freerun())
+    );
+    if share < MIN_ABOVE_SHARE {
+        return Outcome::Pass(format!(
+            "{who} wrote {} in {seconds} s; Dirty + Writeback (median {}) was at or above the freerun ceiling in {above} of its {} seconds ({limit_text}): not held by the dirty limit",
+            mb(volume),
+            mb(median),
+            pools.len()
+        ));
+    }
+    let writer_rate = volume / seconds as f64;
+    let cols: Vec<&[Option<f64>]> = i.devices.iter().map(|d| d.series.values).collect();
+    let dev = buffered::carrier(&cols, run.0, run.1, 0.5 * volume, run).map(|k| &i.devices[k]);
+    let device_rate = dev.map(|d| buffered::bytes(d.series.values, run.0, run.1) / seconds as f64);
+    let ratio = device_rate.filter(|d| *d > 0.0).map(|d| writer_rate / d);
+    let equal = ratio.is_some_and(|x| (1.0 / EQUAL_RATES..=EQUAL_RATES).contains(&x));
+    let perf_share =
+        i.perf.filter(|p| p.samples > 0).map(|p| p.balance_dirty_pages as f64 / p.samples as f64);
+    let perf_seen = perf_share.is_some_and(|s| s >= PERF_SEEN_SHARE);
+    let pieces = [
+        format!(
+            "Dirty + Writeback at or above the freerun ceiling in {above} of {} seconds (median {}, {limit_text}{}): strong, the kernel pauses dirtiers there",
+            pools.len(),
+            mb(median),
+            match i.limits_from {
+                LimitSource::Kernel(_) => " from nr_dirty_threshold",
+                LimitSource::Sysctl(_) => " from the sysctls",
+            }
+        ),
+        match (ratio, dev) {
+            (Some(x), Some(d)) if equal => format!(
+                "the writer's {}/s equals {}'s {}/s (ratio {x:.2}): supporting, a held writer goes at the device's pace",
+                mb(writer_rate),
+                d.device,
+                mb(device_rate.unwrap_or(0.0))
+            ),
+            (Some(x), Some(d)) => format!(
+                "the writer's {}/s against {}'s {}/s (ratio {x:.2}): not equal, weakens it (other writers share the device or the pool)",
+                mb(writer_rate),
+                d.device,
+                mb(device_rate.unwrap_or(0.0))
+            ),
+            _ => "no device wrote half the writer's volume while it ran: the device's pace is unknown".into(),
+        },
+        match (i.perf, perf_share) {
+            (Some(_), Some(s)) if perf_seen => format!(
+                "balance_dirty_pages in {:.1} % of the writer's on-CPU perf samples: supporting",
+                s * 100.0
+            ),
+            (Some(_), Some(s)) => format!(
+                "balance_dirty_pages in {:.1} % of the writer's on-CPU perf samples: weak either way (a paused writer sleeps, off CPU)",
+                s * 100.0
+            ),
+            _ => "no on-CPU perf profile of the writer".into(),
+        },
+    ];
+    let mut metrics = BTreeMap::new();
+    metrics.insert("writer", Value::String(w.comm.to_string()));
+    metrics.insert("writer_tid", num(w.tid as f64));
+    metrics.insert("writer_bytes", num(volume));
+    metrics.insert("writer_seconds", num(seconds as f64));
+    metrics.insert("writer_bytes_s", num(writer_rate));
+    metrics.insert("device", dev.map_or(Value::Null, |d| Value::String(d.device.to_string())));
+    metrics.insert("device_bytes_s", opt(device_rate));
+    metrics.insert("writer_to_device_rate", opt(ratio));
+    metrics.insert("dirty_limit_bytes", num(lim.limit));
+    metrics.insert("dirty_background_bytes", num(lim.background));
+    metrics.insert("freerun_ceiling_bytes", num(lim.freerun()));
+    metrics.insert("dirty_writeback_median_bytes", num(median));
+    metrics.insert("seconds_above_ceiling_share", num(share));
+    metrics.insert("balance_dirty_pages_share", opt(perf_share));
+    metrics.insert(
+        "limits_from",
+        Value::String(match i.limits_from {
+            LimitSource::Kernel(_) => "nr_dirty_threshold".into(),
+            LimitSource::Sysctl(s) => format!("sysctl ({})", s.value.trim()),
+        }),
+    );
+    metrics.insert("evidence_strength", Value::from(pieces.to_vec()));
+    let mut evidence =
+        vec![i.dirty.evidence(peak_row, "Dirty (kB)", at(i.dirty.values, peak_row).unwrap_or(0.0) / 1024.0)];
+    match i.limits_from {
+        LimitSource::Kernel(s) => {
+            evidence.push(s.evidence(peak_row, "nr_dirty_threshold (kB)", lim.limit / 1024.0))
+        }
+        LimitSource::Sysctl(s) => evidence.push(ctx_evidence(s, "dirty limit sysctl")),
+    }
+    if let Some((r, x)) = (run.0..=run.1)
+        .filter_map(|r| at(w.series.values, r).map(|x| (r, x)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+    {
+        evidence.push(w.series.evidence(r, "kB_wr/s", x / 1024.0));
+    }
+    if let Some(d) = dev {
+        let r = (run.0 + run.1) / 2;
+        evidence.push(d.series.evidence(r, "wkB/s", at(d.series.values, r).unwrap_or(0.0) / 1024.0));
+    }
+    let confidence = 0.6 + if equal { 0.15 } else { 0.0 } + if perf_seen { 0.15 } else { 0.0 };
+    Outcome::Fire(Box::new(Finding {
+        rule: ID,
+        severity: Severity::Warning,
+        confidence,
+        summary: format!(
+            "{who} is held at the dirty limit: {} in {seconds} s at {}/s{}, with Dirty + Writeback up to {} against the {limit_text}. Evidence: {}.",
+            mb(volume),
+            mb(writer_rate),
+            dev.map_or(String::new(), |d| format!(", the pace of {}", d.device)),
+            mb(peak_pool),
+            pieces.join("; ")
+        ),
+        window: Some(Window::epochs(w.series.epoch(run.0), w.series.epoch(run.1))),
+        metrics,
+        evidence,
+        remedies: vec![
+            "The copy is bound by the device: a faster device (or fewer other writers on it) speeds it up; larger dirty limits only delay the same writes.".into(),
+            "If the writer must not stall other dirtiers, write it with O_DIRECT or sync it in steps, so it does not fill the shared dirty pool.".into(),
+        ],
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::{fired, passed, series, vals};
+
+    const MB: f64 = 1e6;
+    const LIM: Limits = Limits { limit: 128.0 * MB, background: 64.0 * MB };
+
+    /// 40 s: a writer at 90 MB/s in rows 5..=34, the device at `dev_mb`, Dirty at `pool_mb`
+    /// in the first `held` of those seconds and 50 MB in the others.
+    fn run(pool_mb: f64, held: usize, dev_mb: f64, perf: Option<StackShare>) -> Outcome {
+        let mut w = vec![0.0; 40];
+        let mut d = vec![10.0 * MB; 40];
+        let mut v = vec![1.0 * MB; 40];
+        for r in 5..=34 {
+            w[r] = 90.0 * MB;
+            v[r] = dev_mb * MB;
+            d[r] = if r < 5 + held { pool_mb * MB } else { 50.0 * MB };
+        }
+        let (w, d, v) = (vals(&w), vals(&d), vals(&v));
+        let l = vals(&[LIM.limit; 40]);
+        check(&Inputs {
+            writer: Writer { tid: 7, comm: "dd", category: "other", series: series("thr.7.w_bytes_s", &w) },
+            dirtied: None,
+            dirty: series("mem.dirty_bytes", &d),
+            writeback: None,
+            limits: vec![Some(LIM); 40],
+            limits_from: LimitSource::Kernel(series("mem.dirty_limit_bytes", &l)),
+            devices: vec![DeviceWrites { device: "loop0", series: series("dev.loop0.w_bytes_s", &v) }],
+            perf,
+            window: WritebackWindow::default(),
+        })
+    }
+
+    #[test]
+    fn fires_when_most_seconds_are_at_the_ceiling_and_says_how_strong_each_piece_is() {
+        // 15 of 30 seconds at 96 MB = the freerun ceiling of 128 / 64 MB.
+        let f = fired(run(96.0, 15, 90.0, Some(StackShare { samples: 100, balance_dirty_pages: 5 })));
+        assert_eq!(f.rule, ID);
+        assert_eq!(f.metrics["seconds_above_ceiling_share"], 0.5);
+        assert_eq!(f.metrics["device"], "loop0");
+        assert_eq!(f.metrics["writer_to_device_rate"], 1.0);
+        assert_eq!(f.confidence, 0.9);
+        assert!(f.summary.contains("strong, the kernel pauses dirtiers there"), "{}", f.summary);
+        assert!(f.summary.contains("(ratio 1.00): supporting"), "{}", f.summary);
+        assert!(
+            f.summary
+                .contains("balance_dirty_pages in 5.0 % of the writer's on-CPU perf samples: supporting"),
+            "{}",
+            f.summary
+        );
+    }
+
+    #[test]
+    fn passes_below_the_ceiling_or_in_fewer_than_half_the_seconds() {
+        let r = passed(run(95.9, 30, 90.0, None));
+        assert!(r.contains("in 0 of its 30 seconds") && r.contains("not held by the dirty limit"), "{r}");
+        passed(run(120.0, 14, 90.0, None));
+    }
+
+    #[test]
+    fn unequal_rates_and_no_perf_lower_the_confidence() {
+        let f = fired(run(110.0, 30, 200.0, Some(StackShare { samples: 100, balance_dirty_pages: 4 })));
+        assert_eq!(f.confidence, 0.6);
+        assert!(f.summary.contains("not equal, weakens it"), "{}", f.summary);
+        assert!(f.summary.contains("weak either way"), "{}", f.summary);
+        // Within 25 %: equal.
+        assert_eq!(fired(run(110.0, 30, 72.0, None)).confidence, 0.75);
+        assert_eq!(fired(run(110.0, 30, 71.9, None)).confidence, 0.6);
+    }
+
+    #[test]
+    fn a_short_writer_is_not_judged() {
+        let mut w = vec![0.0; 40];
+        w[5..9].fill(90.0 * MB);
+        let (w, d) = (vals(&w), vals(&[120.0 * MB; 40]));
+        let r = passed(check(&Inputs {
+            writer: Writer { tid: 7, comm: "dd", category: "other", series: series("thr.7.w_bytes_s", &w) },
+            dirtied: None,
+            dirty: series("mem.dirty_bytes", &d),
+            writeback: None,
+            limits: vec![Some(LIM); 40],
+            limits_from: LimitSource::Kernel(series("mem.dirty_limit_bytes", &d)),
+            devices: vec![],
+            perf: None,
+            window: WritebackWindow::default(),
+        }));
+        assert!(r.contains("4 s only"), "{r}");
+    }
+}

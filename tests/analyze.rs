@@ -120,13 +120,81 @@ fn s2a_fsync_bound_small_transactions() {
     assert!((a0 - b0).abs() <= 2 && (a1 - b1).abs() <= 2, "load windows {a0}..{a1} vs {b0}..{b1}");
 }
 
+/// TRUTH.md of s3: one buffered writer (dd, 28816) dirtied ~2.9 GiB in ~12 s, the page cache filled
+/// to the background threshold (~2.2 GiB) and writeback went on for tens of seconds after dd exited;
+/// other tenants' builds share the device and must not be attributed to dd. Dirty + Writeback stayed
+/// at ~2.2 GiB, below the freerun ceiling ((4.4 + 2.2) / 2 GiB), where balance_dirty_pages does not
+/// pause a dirtier, and none of dd's 1,057 on-CPU samples is in it: not held at the dirty limit.
 #[test]
-fn s3_buffered_dd_fires_neither() {
+fn s3_buffered_dd_is_one_buffered_write() {
     let Some(d) = shared("s3_buffered_dd") else { return };
     let r = run(d);
     assert_ne!(outcome(&r, "periodic_write_bursts"), "fired");
     assert_ne!(outcome(&r, "fsync_bound_small_transactions"), "fired");
     assert_ne!(outcome(&r, "mmap_large_folio_writeback"), "fired");
+    assert_eq!(outcome(&r, "buffered_writer_dirty_throttle"), "passed");
+    let f = fired(&r, "buffered_write_burst").expect("buffered_write_burst fires");
+    assert_eq!(f.metrics["writer"], "dd");
+    assert_eq!(metric(f, "writer_tid"), 28816.0);
+    assert_eq!(f.metrics["device"], "vda");
+    // dd's 3,145,728,000 bytes, pidstat's share of them (its first and last partial seconds).
+    let v = metric(f, "writer_bytes");
+    assert!((2.8e9..=3.15e9).contains(&v), "{v}");
+    assert!((10.0..=14.0).contains(&metric(f, "writer_seconds")));
+    // The page cache held more than half of it at once, with Dirty near the background threshold.
+    assert!(metric(f, "held_share") >= 0.5);
+    assert!((2.0e9..2.5e9).contains(&metric(f, "dirty_peak_bytes")));
+    // Writeback continued for tens of seconds after dd's last second.
+    assert!(metric(f, "drain_end_after_writer_s") >= 20.0);
+    assert!(f.summary.contains("not by the writer"), "{}", f.summary);
+}
+
+/// samples/buffered_copy (truth.json): dd 9468 dirtied 2,097 MB in 34.5 s, the page cache held it all
+/// (Dirty to 2.07 GB) and the periodic flusher wrote it in one burst ~33 s after dd started
+/// (21:14:31-32, 1.6 GB/s on vda); the bursts every 5 s are the flusher's wake-ups, no application timer.
+#[test]
+fn sample_buffered_copy_is_one_write_flushed_by_the_periodic_flusher() {
+    let truth = sample_truth("buffered_copy");
+    let r = run(sample("buffered_copy"));
+    let f = fired(&r, "buffered_write_burst").expect("fires");
+    assert_eq!(f.metrics["writer"], "dd");
+    assert_eq!(metric(f, "writer_tid"), truth_f64(&truth, &["dd", "pid"]));
+    assert_eq!(f.metrics["device"], "vda");
+    let bytes = truth_f64(&truth, &["dd", "bytes"]);
+    assert!((metric(f, "writer_bytes") - bytes).abs() <= 0.05 * bytes, "{}", metric(f, "writer_bytes"));
+    let dirty_max = truth_f64(&truth, &["dirty_kB_max"]) * 1024.0;
+    assert!((metric(f, "dirty_peak_bytes") - dirty_max).abs() <= 0.05 * dirty_max);
+    assert!(metric(f, "held_share") >= 0.8);
+    // Flushed 30 s (expiry) + up to one 5 s wake-up after dirtying began.
+    let lag = metric(f, "flush_lag_s");
+    assert!((30.0..=36.0).contains(&lag), "{lag}");
+    assert_eq!(f.metrics["flush_lag_matches_expiry"], true);
+    let peak = truth_f64(&truth, &["iostat_vda_while_dd_ran", "wkB_s_max"]) * 1024.0;
+    assert!((metric(f, "device_peak_bytes_s") - peak).abs() <= 0.02 * peak);
+    // kworkers issued the writes; they are never the writer.
+    assert!(f.metrics["issuers"].as_array().unwrap().iter().all(|i| i.as_str().unwrap().starts_with("kworker/")));
+    if let Some(p) = fired(&r, "periodic_write_bursts") {
+        assert!(!p.remedies.iter().any(|m| m.contains("application timer")), "{:?}", p.remedies);
+        assert!(p.summary.contains("buffered_write_burst"), "{}", p.summary);
+    }
+}
+
+/// The throttled dev-half case: dd held at vm.dirty_bytes=128 MiB on a slow loop device (truth.json:
+/// Dirty+Writeback median 109 MB above the 96 MiB freerun ceiling, dd 94 MB/s, loop0 89 MB/s).
+#[test]
+fn sample_throttled_copy_names_loop0_and_the_limit() {
+    let truth = sample_truth("mx_ext4_loop_slow_copy_throttled");
+    let r = run(sample("mx_ext4_loop_slow_copy_throttled"));
+    let f = fired(&r, "buffered_writer_dirty_throttle").expect("fires");
+    assert_eq!(f.metrics["writer"], "dd");
+    assert_eq!(metric(f, "writer_tid"), truth_f64(&truth, &["writer", "pid"]));
+    assert_eq!(f.metrics["device"], "loop0");
+    assert_eq!(metric(f, "dirty_limit_bytes"), truth_f64(&truth, &["dirty_limit_bytes"]));
+    assert_eq!(f.metrics["limits_from"], "nr_dirty_threshold");
+    let ratio = metric(f, "writer_to_device_rate");
+    assert!((0.9..=1.2).contains(&ratio), "{ratio}");
+    assert!(metric(f, "seconds_above_ceiling_share") >= 0.5);
+    assert_eq!(outcome(&r, "buffered_write_burst"), "passed");
 }
 
 fn sample(name: &str) -> PathBuf {
@@ -376,95 +444,6 @@ fn case2_passes_with_one_option_or_another_kernel() {
     assert_eq!(outcome(&r, "ext4_dioread_nolock_nodelalloc"), "passed");
     let r = case2_variant(both, both, None);
     assert_eq!(outcome(&r, "ext4_dioread_nolock_nodelalloc"), "fired");
-}
-
-/// Every sample's `truth.json` lists the rules that must fire and must not:
-/// each rule iosift has is checked against it.
-///
-/// Scenario-matrix cases (`truth.json` with `"half": "dev" | "check"`, issue 14) are known to fail with the
-/// current rules: they are analyzed (no panic allowed) and their rule x case results are written to stderr as a
-/// table, but not asserted until the rules are rebuilt on the development half.
-#[test]
-fn samples_match_their_truth_json() {
-    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/samples"));
-    let known = [
-        "periodic_write_bursts",
-        "mmap_large_folio_writeback",
-        "ext4_dioread_nolock_nodelalloc",
-        "fsync_bound_small_transactions",
-        "device_saturation",
-        "replication_lag",
-    ];
-    let mut checked = 0;
-    let mut matrix: Vec<String> = Vec::new();
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("truth.json").is_file())
-        .collect();
-    dirs.sort();
-    for dir in dirs {
-        let truth: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
-        let r = run(dir.join("capture"));
-        let ids = |k: &str| -> Vec<String> {
-            truth[k]
-                .as_array()
-                .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
-                .unwrap_or_default()
-        };
-        if let Some(half) = truth["half"].as_str() {
-            matrix.extend(matrix_rows(&dir, half, &r, &ids("expect_fire"), &ids("expect_not_fire")));
-            continue;
-        }
-        for id in ids("expect_fire").iter().filter(|i| known.contains(&i.as_str())) {
-            assert_eq!(outcome(&r, id), "fired", "{}: {id} should fire", dir.display());
-            checked += 1;
-        }
-        for id in ids("expect_not_fire").iter().filter(|i| known.contains(&i.as_str())) {
-            assert_ne!(outcome(&r, id), "fired", "{}: {id} should not fire", dir.display());
-            checked += 1;
-        }
-    }
-    if !matrix.is_empty() {
-        let miss = matrix.iter().filter(|l| l.ends_with("MISS")).count();
-        let mut out = format!(
-            "\nscenario matrix (known-failing, not asserted): {} rule x case results, {miss} MISS\n{:<46} {:<6} {:<32} {:<6} {:<8} result\n",
-            matrix.len(),
-            "case",
-            "half",
-            "rule",
-            "expect",
-            "actual"
-        );
-        for l in &matrix {
-            out.push_str(l);
-            out.push('\n');
-        }
-        // Straight to stderr (not the captured print macros), so the table shows in every test run.
-        use std::io::Write;
-        let _ = std::io::stderr().write_all(out.as_bytes());
-    }
-    assert!(checked >= 20, "{checked} expectations checked");
-}
-
-/// One line per expectation of a matrix case: case, half, rule, expected, actual outcome, ok / MISS.
-fn matrix_rows(
-    dir: &std::path::Path,
-    half: &str,
-    r: &Report,
-    fire: &[String],
-    quiet: &[String],
-) -> Vec<String> {
-    let case = dir.file_name().unwrap().to_string_lossy().into_owned();
-    let row = |id: &String, want_fire: bool| {
-        let got = outcome(r, id);
-        let got = if got.is_empty() { "absent".to_string() } else { got };
-        let ok = (got == "fired") == want_fire;
-        let expect = if want_fire { "fire" } else { "quiet" };
-        format!("{case:<46} {half:<6} {id:<32} {expect:<6} {got:<8} {}", if ok { "ok" } else { "MISS" })
-    };
-    fire.iter().map(|id| row(id, true)).chain(quiet.iter().map(|id| row(id, false))).collect()
 }
 
 #[test]

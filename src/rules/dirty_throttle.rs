@@ -115,7 +115,7 @@ fn limits<'a>(a: &Available<'a>, len: usize) -> Option<(Vec<Option<Limits>>, Lim
 /// Picks the inputs.
 pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     let dirtied = a.series(&Col::Vm(VmCounter::NrDirtiedS));
-    let w = buffered_burst::writer(a, dirtied.as_ref());
+    let w = buffered_burst::writer(a, dirtied.as_ref(), false);
     let dirty = a.series(&Col::Mem(MemMetric::DirtyBytes));
     let devices = a.all_device_writes();
     let lim = dirty.as_ref().and_then(|d| limits(a, d.values.len()));

@@ -172,7 +172,9 @@ fn sample_buffered_copy_is_one_write_flushed_by_the_periodic_flusher() {
     let peak = truth_f64(&truth, &["iostat_vda_while_dd_ran", "wkB_s_max"]) * 1024.0;
     assert!((metric(f, "device_peak_bytes_s") - peak).abs() <= 0.02 * peak);
     // kworkers issued the writes; they are never the writer.
-    assert!(f.metrics["issuers"].as_array().unwrap().iter().all(|i| i.as_str().unwrap().starts_with("kworker/")));
+    assert!(
+        f.metrics["issuers"].as_array().unwrap().iter().all(|i| i.as_str().unwrap().starts_with("kworker/"))
+    );
     if let Some(p) = fired(&r, "periodic_write_bursts") {
         assert!(!p.remedies.iter().any(|m| m.contains("application timer")), "{:?}", p.remedies);
         assert!(p.summary.contains("buffered_write_burst"), "{}", p.summary);

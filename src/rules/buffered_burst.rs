@@ -31,6 +31,10 @@ pub const MIN_HELD_SHARE: f64 = 0.5;
 pub const MIN_HELD_BYTES: f64 = 100e6;
 /// The drain: `Dirty` falls by at least this share of the held bytes after the peak.
 pub const DRAIN_SHARE: f64 = 0.5;
+/// After the drain the writer wrote at most this share of its volume: one write and its
+/// tail. A writer that goes on dirtying after its held data was flushed is a steady dirtier
+/// (an mmap'd file rewritten, a log), whose writeback is periodic.
+pub const MAX_AFTER_DRAIN_SHARE: f64 = 0.1;
 
 /// Write-source categories of the database server: their writes are the engine's own (redo,
 /// page cleaning, binlog and relay-log appends of connections and appliers), not a bulk
@@ -204,6 +208,15 @@ pub fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
             mb(held.bytes)
         ));
     };
+    let after: f64 = rates.iter().skip(drain.end + 1).sum();
+    if after > MAX_AFTER_DRAIN_SHARE * volume {
+        return Err(format!(
+            "{who} went on writing after the page cache had flushed half of its held {} ({} of its {} after that): a steady dirtier, not one write absorbed and flushed",
+            mb(held.bytes),
+            mb(after),
+            mb(volume)
+        ));
+    }
     let cols: Vec<&[Option<f64>]> = i.devices.iter().map(|d| d.series.values).collect();
     // The drained seconds, one more for the samplers' phases.
     let to = (drain.end + 1).min(last);
@@ -288,6 +301,12 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     metrics.insert("writer_bytes_s", num(rate));
     metrics.insert("held_bytes", num(e.held.bytes));
     metrics.insert("held_share", num(share));
+    // The writer's share of all pages dirtied while it ran (nr_dirtied).
+    let own = i.dirtied.as_ref().map(|d| {
+        let all = buffered::bytes(d.values, e.run.0, e.run.1) * buffered::PAGE_BYTES;
+        if all > 0.0 { (e.volume / all).min(1.0) } else { 1.0 }
+    });
+    metrics.insert("writer_share_of_dirtying", super::evidence::opt(own));
     metrics.insert(
         "held_estimate",
         Value::String(
@@ -350,7 +369,11 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     Outcome::Fire(Box::new(Finding {
         rule: ID,
         severity: Severity::Info,
-        confidence: if e.held.by_dirtied { 0.85 } else { 0.7 },
+        // Other dirtiers at the same time make the held estimate (and the drain) less the writer's.
+        confidence: match own {
+            Some(o) => ((0.6 + 0.3 * o) * 100.0).round() / 100.0,
+            None => 0.65,
+        },
         summary,
         window: Some(Window::epochs(w.series.epoch(e.run.0), w.series.epoch(e.drain.end))),
         metrics,
@@ -386,9 +409,7 @@ mod tests {
             let mut writer = vec![0.0; 60];
             let mut dirty = vec![0.0; 60];
             let mut dev = vec![5.0 * MB; 60];
-            for r in 5..=14 {
-                writer[r] = 100.0 * MB;
-            }
+            writer[5..=14].fill(100.0 * MB);
             for (r, d) in dirty.iter_mut().enumerate().take(flush).skip(5) {
                 *d = held_mb * MB * ((r - 4) as f64 / 10.0).min(1.0);
             }
@@ -429,7 +450,9 @@ mod tests {
             "{}",
             f.summary
         );
-        assert_eq!(f.confidence, 0.85);
+        // Nobody else dirtied: the writer's share of the dirtying is 1.
+        assert_eq!(f.metrics["writer_share_of_dirtying"], 1.0);
+        assert_eq!(f.confidence, 0.9);
     }
 
     #[test]
@@ -448,6 +471,16 @@ mod tests {
         let mut c = Case::new(1000.0, 40);
         c.category = "engine_page_cleaner";
         assert!(passed(c.run()).contains("database server"));
+    }
+
+    #[test]
+    fn a_writer_going_on_after_the_drain_passes() {
+        // 111 MB after the flush at row 40 is a tenth of the 1,111 MB: still one write; more is not.
+        let mut c = Case::new(1000.0, 40);
+        c.writer[41] = 111.0 * MB;
+        fired(c.run());
+        c.writer[42] = 1.0 * MB;
+        assert!(passed(c.run()).contains("went on writing after the page cache had flushed"));
     }
 
     #[test]

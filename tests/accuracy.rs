@@ -20,7 +20,8 @@ use std::path::PathBuf;
 /// Matrix expectations known not to hold: (case, rule, why). The development half's are
 /// rules outside issue 14's point 4 that are being rebuilt (device resolution, request size
 /// from diskstats, large-folio amplification and per-device periodicity); the check half's
-/// were measured once, untuned, after the rules were tuned on the development half.
+/// were measured once, untuned, after the rules were tuned on the development half (tuning
+/// on them would make the check half a second development half).
 const KNOWN_MISSES: &[(&str, &str, &str)] = &[
     (
         "mx_ext4_db_4k_relaxed_ddirect",
@@ -51,6 +52,37 @@ const KNOWN_MISSES: &[(&str, &str, &str)] = &[
         "mx_xfs_loop_mmap_2m_nosysstat_expire1500",
         "mmap_large_folio_writeback",
         "no iostat (the collector without sysstat): the request size the rule still gates on is unknown, though diskstats has sectors and writes per device (issue 14 point 3)",
+    ),
+    // The check half, measured once (2026-12-02 02:14 UTC) after the tuning on the development half; not tuned on.
+    (
+        "mx_ext4_db_340b_durable_noperf_appender",
+        "periodic_write_bursts",
+        "4 bursts on vda found with period 21 s and confidence 0.28 (two 31 s flushes, then two more 5 s apart): the periodicity is being rebuilt (issue 14 point 3)",
+    ),
+    (
+        "mx_ext4_mmap_order0_expire4500",
+        "periodic_write_bursts",
+        "only two 47 s flushes fit in the 120 s capture; the rule found 6 bursts, period 15 s, confidence 0.20 (issue 14 point 3)",
+    ),
+    (
+        "mx_xfs_loop_4kreq_mmap_2m_expire4500_ddirect",
+        "periodic_write_bursts",
+        "periodicity measured on vda under a steady direct-I/O load instead of on loop0 (8 bursts, confidence 0.14): device resolution and baseline removal are issue 14 point 3",
+    ),
+    (
+        "mx_xfs_loop_4kreq_mmap_2m_expire4500_ddirect",
+        "mmap_large_folio_writeback",
+        "loop0 limited to 4 KiB requests: 48 kB per request on vda, and the rule still gates on request size (issue 14 point 3)",
+    ),
+    (
+        "mx_xfs_loop_mmap_order0_appender_nosmaps",
+        "periodic_write_bursts",
+        "one burst found on vda (the file is on loop0): device resolution is issue 14 point 3",
+    ),
+    (
+        "mx_xfs_loop_slow_copy_throttled_ddirect",
+        "buffered_writer_dirty_throttle",
+        "Dirty + Writeback oscillated around the 96 MiB freerun ceiling (median 96.6 MB) and was at or above it in 17 of dd's 35 seconds, one short of the rule's 'most seconds' gate (dd's wchan: balance_dirty_pages in 19 % of 0.1 s samples; dd 84 MB/s = loop0 80 MB/s)",
     ),
 ];
 

@@ -155,6 +155,24 @@ pub struct DeviceWrites<'a> {
     pub device: &'a str,
     /// Its write bytes/s.
     pub series: Series<'a>,
+    /// The block stack below it (loop, dm, md down to the physical disk), when resolved.
+    pub stack: Option<&'a crate::analysis::stack::Resolved>,
+}
+
+impl DeviceWrites<'_> {
+    /// `loop0 (loop on physical disk vda)`, or the device name.
+    pub fn describe(&self) -> String {
+        self.stack.map_or_else(|| self.device.to_string(), |s| s.describe())
+    }
+
+    /// Adds the device, its physical disks and its stack to a finding's metrics.
+    pub fn metrics(&self, m: &mut BTreeMap<&'static str, serde_json::Value>) {
+        m.insert("device", serde_json::Value::String(self.device.to_string()));
+        if let Some(s) = self.stack {
+            m.insert("physical_devices", serde_json::Value::from(s.physical.clone()));
+            m.insert("device_stack", serde_json::Value::String(s.chain.clone()));
+        }
+    }
 }
 
 /// The chosen decoded binlog, as evidence.
@@ -223,7 +241,7 @@ impl<'a> Available<'a> {
     /// The main device's writes.
     pub fn device_writes(&self) -> Option<DeviceWrites<'a>> {
         let d = self.device()?;
-        Some(DeviceWrites { device: &d.name, series: self.series(&d.writes)? })
+        Some(DeviceWrites { device: &d.name, series: self.series(&d.writes)?, stack: d.stack.as_ref() })
     }
 
     /// Periodicity of the main device's writes.

@@ -169,6 +169,10 @@ sysinfo() {
         skip "sysctl: not installed, sysctl-vm.txt read from /proc/sys/vm"
     fi
     grep -H . /sys/block/*/queue/* > "$D/sys-block-queue.txt" 2>/dev/null
+    # The block stack: each device's major:minor, its partitions, what it is built on
+    # (dm/md slaves, holders) and a loop device's backing file.
+    grep -H . /sys/block/*/dev /sys/block/*/*/dev /sys/block/*/slaves/*/dev /sys/block/*/holders/*/dev \
+        /sys/block/*/loop/backing_file > "$D/sys-block-stack.txt" 2>/dev/null
     {
         for f in /sys/kernel/mm/transparent_hugepage/* /sys/kernel/mm/transparent_hugepage/*/* /sys/kernel/mm/transparent_hugepage/khugepaged/*; do
             [ -f "$f" ] && printf '%s:%s\n' "$f" "$(cat "$f" 2>/dev/null)"

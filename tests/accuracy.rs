@@ -24,40 +24,16 @@ use std::path::PathBuf;
 /// on them would make the check half a second development half).
 const KNOWN_MISSES: &[(&str, &str, &str)] = &[
     (
-        "mx_ext4_db_4k_relaxed_ddirect",
-        "periodic_write_bursts",
-        "only two flushes fit in the 75 s capture (31 s apart, truth.json); the rule needs three bursts (per-device periodicity is being rebuilt, issue 14 point 3)",
-    ),
-    (
-        "mx_ext4_loop_mmap_mixed_nosmaps_expire4500",
-        "periodic_write_bursts",
-        "periodicity is measured on vda (loop0's writes plus a foreign load), not on loop0 which holds the file: device resolution through loop is issue 14 point 3",
-    ),
-    (
         "mx_ext4_loop_mmap_mixed_nosmaps_expire4500",
         "mmap_large_folio_writeback",
-        "the rule still gates on request size and has no smaps here; amplification from device bytes per writeback period is issue 14 point 3",
+        "no smaps: only the system-wide FilePmdMapped (190 MB), and the bursts on loop0 are not periodic at the 50 s window; 4 kB requests (issue 14 point 3)",
     ),
-    (
-        "mx_ext4_mmap_2m_expire1500",
-        "mmap_large_folio_writeback",
-        "burst writes average 48 kB per request and the rule still gates on request size (issue 14 point 3: request size supports, never gates)",
-    ),
-    (
-        "mx_ext4_mmap_mixed_ddirect",
-        "mmap_large_folio_writeback",
-        "a steady dd oflag=direct load dilutes the request size (96 kB) the rule still gates on (issue 14 point 3)",
-    ),
-    (
-        "mx_xfs_loop_mmap_2m_nosysstat_expire1500",
-        "mmap_large_folio_writeback",
-        "no iostat (the collector without sysstat): the request size the rule still gates on is unknown, though diskstats has sectors and writes per device (issue 14 point 3)",
-    ),
-    // The check half, measured once (2026-12-02 02:14 UTC) after the tuning on the development half; not tuned on.
+    // The check half, measured once (2026-12-02 02:14 UTC) after the tuning on the development half, not tuned
+    // on; the four periodic misses were again misses after main's device resolution was merged (02:55 UTC).
     (
         "mx_ext4_db_340b_durable_noperf_appender",
         "periodic_write_bursts",
-        "4 bursts on vda found with period 21 s and confidence 0.28 (two 31 s flushes, then two more 5 s apart): the periodicity is being rebuilt (issue 14 point 3)",
+        "4 bursts on vda with period 21 s and confidence 0.28 (two 31 s flushes, then two more 5 s apart): periodicity (issue 14 point 3)",
     ),
     (
         "mx_ext4_mmap_order0_expire4500",
@@ -67,17 +43,12 @@ const KNOWN_MISSES: &[(&str, &str, &str)] = &[
     (
         "mx_xfs_loop_4kreq_mmap_2m_expire4500_ddirect",
         "periodic_write_bursts",
-        "periodicity measured on vda under a steady direct-I/O load instead of on loop0 (8 bursts, confidence 0.14): device resolution and baseline removal are issue 14 point 3",
-    ),
-    (
-        "mx_xfs_loop_4kreq_mmap_2m_expire4500_ddirect",
-        "mmap_large_folio_writeback",
-        "loop0 limited to 4 KiB requests: 48 kB per request on vda, and the rule still gates on request size (issue 14 point 3)",
+        "5 bursts on loop0 (4 KiB requests, a steady direct-I/O load on vda), period 24.5 s with confidence 0.00 (issue 14 point 3)",
     ),
     (
         "mx_xfs_loop_mmap_order0_appender_nosmaps",
         "periodic_write_bursts",
-        "one burst found on vda (the file is on loop0): device resolution is issue 14 point 3",
+        "one burst found on vda (the file is on loop0; no smaps to tell): device resolution (issue 14 point 3)",
     ),
     (
         "mx_xfs_loop_slow_copy_throttled_ddirect",

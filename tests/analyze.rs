@@ -500,3 +500,45 @@ fn taxonomy_file_overrides_categories() {
     let plain = run(sample("mmap_large_folio"));
     assert!(plain.write_sources.iter().all(|w| w.category != "replication_applier" || w.total_bytes < 1e9));
 }
+
+/// Files of two captures taken 39 minutes apart (the mmap writer's at 19:14, the
+/// relaxed database's pidstat at 19:53), given together: the other capture's file is
+/// left out and named, and its threads are never named as writers (issue 14, point 5).
+#[test]
+fn captures_taken_apart_are_not_merged() {
+    let (a, b) = (sample("mx_ext4_mmap_2m_expire1500"), sample("mx_ext4_db_4k_relaxed_ddirect"));
+    let files = [a.join("iostat-x-t.txt"), a.join("pidstat-d-t-h.txt.gz"), b.join("pidstat-d-t-h.txt")];
+    let bundle = load(&files, &Limits::default()).expect("bundle loads");
+    let r = analyze(&bundle, &Options::default());
+    let left: Vec<&str> = r
+        .doc
+        .bundle
+        .inputs
+        .iter()
+        .filter(|i| i.note.as_deref().is_some_and(|n| n.starts_with("left out of the timeline")))
+        .map(|i| i.path.as_str())
+        .collect();
+    // The database capture's pidstat is the uncompressed one (the mmap capture's is .gz).
+    assert_eq!(left, ["pidstat-d-t-h.txt"]);
+    assert!(
+        r.doc.clock.warnings.iter().any(|w| w.contains("1 file(s) left out")),
+        "{:?}",
+        r.doc.clock.warnings
+    );
+    // The database capture's connection threads (truth.json of that sample) are nowhere.
+    let db_tids: Vec<u64> =
+        sample_truth("mx_ext4_db_4k_relaxed_ddirect")["writer"]["driver_connection_server_tids"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_u64()).collect())
+            .unwrap_or_default();
+    assert_eq!(db_tids.len(), 4);
+    let named: Vec<u32> = r.write_sources.iter().flat_map(|w| w.top_threads.iter().map(|t| t.1)).collect();
+    assert!(!named.is_empty());
+    for t in &db_tids {
+        assert!(!named.contains(&(*t as u32)), "db thread {t} named as a writer: {named:?}");
+    }
+    let f = fired(&r, "periodic_write_bursts").expect("the mmap capture's bursts");
+    for t in &db_tids {
+        assert!(!f.summary.contains(&format!("tid {t}")), "{}", f.summary);
+    }
+}

@@ -91,6 +91,13 @@ pub fn active_choice(value: &str) -> Option<&str> {
 /// `/sys/block/vda/queue/iosched/fifo_batch` -> `(Some("vda"), "iosched/fifo_batch")`,
 /// `/sys/block/vda/bdi/max_ratio` -> `(Some("vda"), "max_ratio")`,
 /// `/sys/kernel/mm/transparent_hugepage/enabled` -> `(None, "enabled")`.
+///
+/// The block stack as `samples/collect.sh` records it (`grep -H . /sys/block/*/dev
+/// /sys/block/*/*/dev /sys/block/*/slaves/*/dev /sys/block/*/loop/backing_file`):
+/// `/sys/block/dm-0/slaves/vda1/dev:254:1` -> `(Some("dm-0"), "slaves/vda1")`,
+/// `/sys/block/vda/holders/dm-0/dev` -> `(Some("vda"), "holders/dm-0")`,
+/// `/sys/block/vda/vda1/dev:254:1` -> `(Some("vda"), "partition/vda1")`,
+/// `/sys/block/loop0/loop/backing_file` -> `(Some("loop0"), "backing_file")`.
 fn split_path(path: &str) -> (Option<String>, String) {
     let rest = path
         .strip_prefix("/sys/block/")
@@ -99,6 +106,16 @@ fn split_path(path: &str) -> (Option<String>, String) {
     if let Some(rest) = rest
         && let Some((dev, attr)) = rest.split_once('/')
     {
+        let parts: Vec<&str> = attr.split('/').collect();
+        match parts.as_slice() {
+            [kind @ ("slaves" | "holders"), other, "dev"] => {
+                return (Some(dev.to_string()), format!("{kind}/{other}"));
+            }
+            [part, "dev"] if part.starts_with(dev) && *part != dev => {
+                return (Some(dev.to_string()), format!("partition/{part}"));
+            }
+            _ => {}
+        }
         let attr = attr.strip_prefix("queue/").unwrap_or_else(|| attr.rsplit('/').next().unwrap_or(attr));
         return (Some(dev.to_string()), attr.to_string());
     }
@@ -311,6 +328,17 @@ cat: /sys/block/zram0/queue/iosched/fifo_batch: No such file or directory\niosch
         assert_eq!(split_path("/sys/block/vda/bdi/max_ratio"), (Some("vda".into()), "max_ratio".into()));
         assert_eq!(split_path("/sys/kernel/mm/transparent_hugepage/enabled"), (None, "enabled".into()));
         assert_eq!(Fmt::sniff(b"== vda\nread_ahead_kb: 8192\n"), Sniff::Yes);
+        // The block stack lines of samples/collect.sh (`grep -H . /sys/block/*/slaves/*/dev ...`).
+        let p = Fmt::parse(
+            b"/sys/block/dm-0/dev:252:0\n/sys/block/dm-0/slaves/vda1/dev:254:1\n/sys/block/vda/holders/dm-0/dev:252:0\n\
+/sys/block/vda/vda1/dev:254:1\n/sys/block/loop0/loop/backing_file:/var/tmp/iosift_mx/loop.img\n",
+        );
+        let s = &p.value;
+        assert_eq!(s.get("dm-0", "dev"), Some("252:0"));
+        assert_eq!(s.get("dm-0", "slaves/vda1"), Some("254:1"));
+        assert_eq!(s.get("vda", "holders/dm-0"), Some("252:0"));
+        assert_eq!(s.get("vda", "partition/vda1"), Some("254:1"));
+        assert_eq!(s.get("loop0", "backing_file"), Some("/var/tmp/iosift_mx/loop.img"));
         assert_eq!(Fmt::sniff(b"== /proc/fs/ext4/vda/options\nrw\n"), Sniff::No);
     }
 }

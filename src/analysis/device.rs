@@ -1,6 +1,11 @@
-//! The main data device: the one with the most bytes written over the
-//! capture (iostat -x, else /proc/diskstats snapshots).
+//! The main data device: the device holding the written file when the
+//! capture says which (smaps' device numbers of the writer's shared mapping,
+//! else the mount of the database's `datadir`), else the most written device that is not merely the layer below another
+//! written one (a loop device's disk carries the loop's writes too); iostat -x
+//! columns, else /proc/diskstats snapshots.
 
+use super::stack::{self, Resolved};
+use crate::source::Context;
 use crate::table::Timeline;
 use crate::table::columns::{Col, DevMetric, DsMetric};
 
@@ -11,6 +16,70 @@ pub struct MainDevice {
     pub name: String,
     /// Its write bytes/s column (`dev.<name>.w_bytes_s`, else `ds.<name>.w_bytes_s`).
     pub writes: Col,
+    /// Why this device: `holds /data/x (smaps device 07:00)`, `most written`.
+    pub why: String,
+    /// The stack below it, when resolved.
+    pub stack: Option<Resolved>,
+}
+
+impl MainDevice {
+    /// A device chosen for its writes alone (no stack known).
+    pub fn plain(name: &str, writes: Col) -> MainDevice {
+        MainDevice { name: name.to_string(), writes, why: "most written".into(), stack: None }
+    }
+
+    /// `loop0 (loop on physical disk vda)`, or the name.
+    pub fn describe(&self) -> String {
+        self.stack.as_ref().map_or_else(|| self.name.clone(), Resolved::describe)
+    }
+}
+
+/// A written device carrying at least this share of the bytes of a device below it is
+/// analysed instead of that device (the lower one's writes are mostly its own).
+pub const UPPER_SHARE: f64 = 0.25;
+
+/// The main device with its stack: the written file's device, else the most written
+/// device that is not the lower layer of another device writing a good part of it.
+pub fn resolve_main(tl: &Timeline, ctx: &Context) -> Option<MainDevice> {
+    let with_stack = |name: &str, why: String| {
+        let (writes, _) = stack::write_series(tl, name)?;
+        Some(MainDevice { name: name.to_string(), writes, why, stack: Some(stack::resolve(ctx, tl, name)) })
+    };
+    if let Some(m) = stack::written_mapping(&ctx.mappings)
+        && let Some((dev, how)) = stack::mapping_device(ctx, &m.value)
+        && let Some(dev) = stack::written_device(ctx, tl, &dev)
+    {
+        return with_stack(&dev, format!("holds {}, the writer's shared mapping ({how})", m.value.path));
+    }
+    // The database's data directory (`datadir`): the device its engine writes.
+    if let Some(dir) = ctx.variable("datadir")
+        && let Some(dev) = stack::path_device(ctx, dir.value.trim())
+        && let Some(dev) = stack::written_device(ctx, tl, &dev)
+    {
+        return with_stack(&dev, format!("holds the database's datadir {}", dir.value.trim()));
+    }
+    let plain = main_device(tl)?;
+    // A stacked device written through the most written one takes its place when it
+    // carries a good part of its bytes.
+    let lower_total = stack::total_written(tl, &plain.name);
+    let upper = stack::devices(tl)
+        .into_iter()
+        .filter(|d| *d != plain.name && stack::kind(ctx, d).is_stacked())
+        .map(|d| (stack::total_written(tl, &d), d))
+        .filter(|(t, _)| *t >= UPPER_SHARE * lower_total)
+        .filter(|(_, d)| stack::resolve(ctx, tl, d).physical.contains(&plain.name))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match upper {
+        Some((t, d)) => with_stack(
+            &d,
+            format!(
+                "written through {} ({:.0} % of its bytes), the device the file system is on",
+                plain.name,
+                100.0 * t / lower_total.max(1.0)
+            ),
+        ),
+        None => with_stack(&plain.name, plain.why),
+    }
 }
 
 /// The most written device: iostat's columns first, /proc/diskstats' when iostat has none.
@@ -24,7 +93,7 @@ pub fn main_device(tl: &Timeline) -> Option<MainDevice> {
     };
     let (writes, _) = best(|c| matches!(c, Col::Dev(_, DevMetric::WBytesS)))
         .or_else(|| best(|c| matches!(c, Col::Ds(_, DsMetric::WBytesS))))?;
-    Some(MainDevice { name: writes.entity()?, writes })
+    Some(MainDevice::plain(&writes.entity()?, writes))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ pub mod device;
 pub mod period;
 pub mod periodicity;
 pub mod replication;
+pub mod stack;
 pub mod stats;
 pub mod views;
 pub mod writeback;
@@ -108,7 +109,7 @@ impl Views {
         zone: &Zone,
         records: &Records<'_>,
     ) -> Views {
-        let device = device::main_device(tl);
+        let device = device::resolve_main(tl, ctx);
         let window = writeback::WritebackWindow::from_centisecs(
             ctx.sysctl_f64("vm.dirty_expire_centisecs"),
             ctx.sysctl_f64("vm.dirty_writeback_centisecs"),

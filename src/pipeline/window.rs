@@ -8,8 +8,12 @@
 
 use super::FileClock;
 
-/// Files whose time ranges are closer than this belong to the same capture.
-pub const GAP_S: f64 = 3600.0;
+/// Files whose time ranges are closer than this belong to the same capture. The
+/// collectors of one capture start within seconds of each other, and pt-stalk's
+/// samples of one incident follow within its `--sleep` (300 s by default); two
+/// captures taken apart (an hour, or 40 minutes) are not one incident, and one
+/// capture's threads must never be named as the other's writers.
+pub const GAP_S: f64 = 300.0;
 
 /// The main window and the files in it.
 #[derive(Debug, Clone, PartialEq)]

@@ -322,7 +322,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         ),
     );
     metrics.insert("dirty_peak_bytes", num(e.held.dirty));
-    metrics.insert("device", Value::String(dev.device.to_string()));
+    dev.metrics(&mut metrics);
     metrics.insert("device_drain_bytes", num(drained));
     metrics.insert("device_peak_bytes_s", num(peak));
     metrics.insert("flush_lag_s", num(lag));
@@ -357,7 +357,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         mb(e.held.bytes),
         share * 100.0,
         mb(e.held.dirty),
-        dev.device,
+        dev.describe(),
         if others.is_empty() { String::new() } else { format!(" (also written on {})", others.join(", ")) },
         win.expire_s,
         win.interval_s,
@@ -437,7 +437,11 @@ mod tests {
                 },
                 dirtied: Some(series("vm.nr_dirtied_s", &pages)),
                 dirty: series("mem.dirty_bytes", &d),
-                devices: vec![DeviceWrites { device: "vda", series: series("dev.vda.w_bytes_s", &v) }],
+                devices: vec![DeviceWrites {
+                    device: "vda",
+                    series: series("dev.vda.w_bytes_s", &v),
+                    stack: None,
+                }],
                 window: WritebackWindow::from_centisecs(Some(3000.0), Some(500.0)),
                 issuers: vec![("kworker/u8:2-flush-254:0", 1e9)],
             })

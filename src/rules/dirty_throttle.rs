@@ -254,7 +254,12 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     metrics.insert("writer_bytes", num(volume));
     metrics.insert("writer_seconds", num(seconds as f64));
     metrics.insert("writer_bytes_s", num(writer_rate));
-    metrics.insert("device", dev.map_or(Value::Null, |d| Value::String(d.device.to_string())));
+    match dev {
+        Some(d) => d.metrics(&mut metrics),
+        None => {
+            metrics.insert("device", Value::Null);
+        }
+    }
     metrics.insert("device_bytes_s", opt(device_rate));
     metrics.insert("writer_to_device_rate", opt(ratio));
     metrics.insert("dirty_limit_bytes", num(lim.limit));
@@ -298,7 +303,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             "{who} is held at the dirty limit: {} in {seconds} s at {}/s{}, with Dirty + Writeback up to {} against the {limit_text}. Evidence: {}.",
             mb(volume),
             mb(writer_rate),
-            dev.map_or(String::new(), |d| format!(", the pace of {}", d.device)),
+            dev.map_or(String::new(), |d| format!(", the pace of {}", d.describe())),
             mb(peak_pool),
             pieces.join("; ")
         ),
@@ -340,7 +345,11 @@ mod tests {
             writeback: None,
             limits: vec![Some(LIM); 40],
             limits_from: LimitSource::Kernel(series("mem.dirty_limit_bytes", &l)),
-            devices: vec![DeviceWrites { device: "loop0", series: series("dev.loop0.w_bytes_s", &v) }],
+            devices: vec![DeviceWrites {
+                device: "loop0",
+                series: series("dev.loop0.w_bytes_s", &v),
+                stack: None,
+            }],
             perf,
             window: WritebackWindow::default(),
         })

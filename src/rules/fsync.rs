@@ -421,10 +421,7 @@ mod tests {
             tl.set_gauge("ds.vda.f_s", "1/s", "diskstats.txt", t as f64, 100.0);
         }
         let views = Views {
-            device: Some(MainDevice {
-                name: "vda".into(),
-                writes: Col::Dev("vda".into(), DevMetric::WBytesS),
-            }),
+            device: Some(MainDevice::plain("vda", Col::Dev("vda".into(), DevMetric::WBytesS))),
             ..Default::default()
         };
         let a = Available::bare(&tl, &views);

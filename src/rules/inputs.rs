@@ -166,6 +166,24 @@ pub struct DeviceWrites<'a> {
     pub device: &'a str,
     /// Its write bytes/s.
     pub series: Series<'a>,
+    /// The block stack below it (loop, dm, md down to the physical disk), when resolved.
+    pub stack: Option<&'a crate::analysis::stack::Resolved>,
+}
+
+impl DeviceWrites<'_> {
+    /// `loop0 (loop on physical disk vda)`, or the device name.
+    pub fn describe(&self) -> String {
+        self.stack.map_or_else(|| self.device.to_string(), |s| s.describe())
+    }
+
+    /// Adds the device, its physical disks and its stack to a finding's metrics.
+    pub fn metrics(&self, m: &mut BTreeMap<&'static str, serde_json::Value>) {
+        m.insert("device", serde_json::Value::String(self.device.to_string()));
+        if let Some(s) = self.stack {
+            m.insert("physical_devices", serde_json::Value::from(s.physical.clone()));
+            m.insert("device_stack", serde_json::Value::String(s.chain.clone()));
+        }
+    }
 }
 
 /// The chosen decoded binlog, as evidence.
@@ -234,7 +252,7 @@ impl<'a> Available<'a> {
     /// The main device's writes.
     pub fn device_writes(&self) -> Option<DeviceWrites<'a>> {
         let d = self.device()?;
-        Some(DeviceWrites { device: &d.name, series: self.series(&d.writes)? })
+        Some(DeviceWrites { device: &d.name, series: self.series(&d.writes)?, stack: d.stack.as_ref() })
     }
 
     /// The write bytes/s of every device: iostat's (`dev.*`), and /proc/diskstats' (`ds.*`)
@@ -247,11 +265,16 @@ impl<'a> Available<'a> {
         let dev: Vec<Series<'a>> =
             self.typed_series(|c| matches!(c, Col::Dev(_, crate::table::columns::DevMetric::WBytesS)));
         let ds = self.typed_series(|c| matches!(c, Col::Ds(_, crate::table::columns::DsMetric::WBytesS)));
-        let mut out: Vec<DeviceWrites<'a>> =
-            dev.into_iter().map(|s| DeviceWrites { device: name(&s), series: s }).collect();
+        // The main device's resolved stack (loop, dm, md down to the physical disk) goes with it.
+        let main = self.device();
+        let stack = |d: &str| main.filter(|m| m.name == d).and_then(|m| m.stack.as_ref());
+        let mut out: Vec<DeviceWrites<'a>> = dev
+            .into_iter()
+            .map(|s| DeviceWrites { device: name(&s), stack: stack(name(&s)), series: s })
+            .collect();
         for s in ds {
             if !out.iter().any(|d| d.device == name(&s)) {
-                out.push(DeviceWrites { device: name(&s), series: s });
+                out.push(DeviceWrites { device: name(&s), stack: stack(name(&s)), series: s });
             }
         }
         out

@@ -127,10 +127,8 @@ mod tests {
         let mut views = Views::default();
         assert_eq!(skipped(ID, &Available::bare(&tl, &views)), ["device utilisation (iostat -x %util)"]);
         // A main device from /proc/diskstats has no %util.
-        views.device = Some(MainDevice {
-            name: "vda".into(),
-            writes: Col::Ds("vda".into(), crate::table::columns::DsMetric::WBytesS),
-        });
+        views.device =
+            Some(MainDevice::plain("vda", Col::Ds("vda".into(), crate::table::columns::DsMetric::WBytesS)));
         assert_eq!(skipped(ID, &Available::bare(&tl, &views)), ["device utilisation (iostat -x %util)"]);
     }
 }

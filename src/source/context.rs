@@ -42,6 +42,9 @@ pub struct Context {
     pub mappings: Vec<Sourced<Mapping>>,
     /// `FilePmdMapped` from /proc/meminfo (max seen, kB).
     pub meminfo_file_pmd_mapped_kb: Option<Sourced<u64>>,
+    /// Block devices by name -> (major, minor), from /proc/diskstats (the file's first
+    /// snapshot that lists the device).
+    pub block_majmin: BTreeMap<String, Sourced<(u32, u32)>>,
     /// Write-source categories (built in, with the user's overrides).
     pub taxonomy: crate::attribution::Taxonomy,
 }

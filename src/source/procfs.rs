@@ -170,6 +170,17 @@ impl<'d> Adapter<'d> for ProcVmstat<'d> {
 }
 
 impl<'d> Adapter<'d> for Diskstats<'d> {
+    /// `  7       0 loop0 6262 0 ...`: the device numbers that name smaps' `07:00`.
+    fn context(&self, file: &str, ctx: &mut Context) {
+        for d in self.0.snapshots.iter().flat_map(|s| &s.devices) {
+            ctx.block_majmin.entry(d.name.clone()).or_insert_with(|| Sourced {
+                value: (d.major, d.minor),
+                file: file.to_string(),
+                line: d.line,
+            });
+        }
+    }
+
     fn zone_evidence(&self, _file: &str, ev: &mut ZoneEvidence) {
         ts_evidence(self.0.snapshots.iter().map(|x| &x.ts), ev);
     }
@@ -180,12 +191,18 @@ impl<'d> Adapter<'d> for Diskstats<'d> {
             for d in &snap.devices {
                 let Some(o) = p.devices.iter().find(|x| x.name == d.name) else { continue };
                 sink.at(d.line);
-                if let Some(w) = v.delta(o.sectors_written as f64, d.sectors_written as f64) {
+                let sectors = v.delta(o.sectors_written as f64, d.sectors_written as f64);
+                if let Some(w) = sectors {
                     sink.rate(&Col::Ds(d.name.clone(), DsMetric::WBytesS), t, dt, w * 512.0 / dt);
                 }
                 // Writes completed: with the sectors, the mean write request size when iostat is missing.
                 if let Some(n) = v.delta(o.writes as f64, d.writes as f64) {
                     sink.rate(&Col::Ds(d.name.clone(), DsMetric::WS), t, dt, n / dt);
+                    if let Some(w) = sectors
+                        && n > 0.0
+                    {
+                        sink.rate(&Col::Ds(d.name.clone(), DsMetric::WReqBytes), t, dt, w * 512.0 / n);
+                    }
                 }
                 if let (Some(a), Some(b)) = (o.flushes, d.flushes)
                     && let Some(fl) = v.delta(a as f64, b as f64)

@@ -70,6 +70,8 @@ metrics! {
         WBytesS = ("w_bytes_s", "B/s", "sectors written x 512 per second between two snapshots"),
         /// Write requests.
         WS = ("w_s", "1/s", "writes completed per second between two snapshots"),
+        /// Mean write request size.
+        WReqBytes = ("w_req_bytes", "B", "sectors written x 512 / writes completed between two snapshots (mean write request size)"),
         /// Flushes.
         FS = ("f_s", "1/s", "flush requests completed per second (kernel >= 5.5)"),
     }

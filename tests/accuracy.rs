@@ -17,19 +17,14 @@ use iosift::pipeline::Options;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// Matrix expectations known not to hold: (case, rule, why). The development half's are
-/// rules outside issue 14's point 4 that are being rebuilt (device resolution, request size
-/// from diskstats, large-folio amplification and per-device periodicity); the check half's
-/// were measured once, untuned, after the rules were tuned on the development half (tuning
-/// on them would make the check half a second development half).
+/// Matrix expectations known not to hold: (case, rule, why). The development half has none
+/// left; the check half's were measured once, untuned, after the rules were tuned on the
+/// development half (tuning on them would make the check half a second development half).
 const KNOWN_MISSES: &[(&str, &str, &str)] = &[
-    (
-        "mx_ext4_loop_mmap_mixed_nosmaps_expire4500",
-        "mmap_large_folio_writeback",
-        "no smaps: only the system-wide FilePmdMapped (190 MB), and the bursts on loop0 are not periodic at the 50 s window; 4 kB requests (issue 14 point 3)",
-    ),
     // The check half, measured once (2026-12-02 02:14 UTC) after the tuning on the development half, not tuned
-    // on; the four periodic misses were again misses after main's device resolution was merged (02:55 UTC).
+    // on; the four periodic misses were again misses after main's device resolution and flush episodes were
+    // merged (02:53 UTC), when the three held-out cases added on main (mx_ext4_loop_mmap_2m_buffered,
+    // mx_xfs_loop_copy_noperf, mx_xfs_loop_mmap_order0_ddirect_nosysstat) were run for the first time: all hold.
     (
         "mx_ext4_db_340b_durable_noperf_appender",
         "periodic_write_bursts",

@@ -280,6 +280,7 @@ mod tests {
                 window: WritebackWindow::default(),
                 threads: &none,
                 dirty: Some(series("mem.dirty_bytes", &d[..len])),
+                buffered: None,
                 mapping: None,
             })
         };

@@ -32,7 +32,7 @@
 
 use crate::common::number::parse_human;
 use crate::common::sysstat::{Banner, parse_banner, parse_stamp_line};
-use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
+use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant};
 use chrono::{NaiveDateTime, Timelike};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -865,9 +865,16 @@ enum Expect {
 
 /// Parses `iostat` text.
 pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
-    let mut b = Builder { input_len: input.len(), ..Builder::default() };
+    parse_source(&mut crate::common::SliceSource::new(input))
+}
+
+/// Parses `iostat` text fed line by line (a file streamed by the application in
+/// fixed-size reads gives the same result as [`parse_text`] of the whole file).
+pub fn parse_source(src: &mut impl crate::common::LineSource) -> Parsed<Iostat> {
+    let input_len = src.len_hint();
+    let mut b = Builder { input_len, ..Builder::default() };
     // ~60 bytes per line on average in iostat reports (a capacity hint only).
-    b.input_lines = input.len() / 60;
+    b.input_lines = input_len / 60;
     let mut d = Diags::default();
     let mut header: Option<Header> = None;
     let mut cpu_cols: Vec<CpuCol> = Vec::new();
@@ -877,8 +884,6 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
     // Blank lines seen right after a banner (2 ⇒ `-y` on sysstat 12.x).
     let mut after_banner: Option<usize> = None;
     let mut merge_rows = false;
-    let any_esc = memchr::memchr(0x1b, input).is_some();
-    let ends_with_newline = input.last().is_some_and(|&c| c == b'\n');
     let mut lines_total = 0usize;
     // The table rows below `header` are being read.
     let mut table_open = false;
@@ -889,16 +894,15 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
     let mut device_last = false;
     let mut subtables = false;
 
-    for line in Lines::new(input) {
+    while let Some(sl) = src.next_line() {
+        let line = sl.line;
         lines_total = line.no;
         let no = line.no;
         // The last line of a file that does not end with a newline (a cut report).
-        let is_last = !ends_with_newline
-            && (line.bytes.as_ptr() as usize + line.bytes.len())
-                >= (input.as_ptr() as usize + input.len()).saturating_sub(1);
+        let is_last = sl.cut;
         // Rows are read as bytes; text is only decoded (lossily) for stamps, banners and diagnostics.
         let cleaned: Cow<'_, str>;
-        let bytes: &[u8] = if any_esc && memchr::memchr(0x1b, line.bytes).is_some() {
+        let bytes: &[u8] = if memchr::memchr(0x1b, line.bytes).is_some() {
             ansi = true;
             cleaned = line.clean_text();
             cleaned.as_bytes()

@@ -51,6 +51,7 @@ pub mod sysfs;
 pub mod thread_list;
 pub mod top;
 pub mod tsblocks;
+pub mod tsstream;
 pub mod uname;
 pub mod vmstat;
 

@@ -39,7 +39,8 @@
 use crate::common::sysstat::{Banner, average_label_len, parse_banner, parse_time_of_day};
 use crate::common::time::{DateLine, parse_date_line};
 use crate::common::{
-    DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines, lines::strip_ansi,
+    DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, Stamp, Summary, Variant,
+    lines::strip_ansi,
 };
 use chrono::NaiveTime;
 use std::borrow::Cow;
@@ -740,59 +741,47 @@ fn row_fused(
     Some(())
 }
 
-/// The lines of `text` like [`str::lines`], found with `memchr` (the line end may keep a `\r`).
-fn str_lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let (line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
-            // `\n` is ASCII: both cuts are on char boundaries.
-            Some(i) => (rest.get(..i)?, rest.get(i + 1..)?),
-            None => (rest, ""),
-        };
-        rest = next;
-        Some(line)
-    })
-}
-
 /// Parses pidstat text output.
 pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
     parse_impl(input, true)
 }
 
+/// Parses pidstat text fed line by line (a file streamed by the application in
+/// fixed-size reads gives the same result as [`parse`] of the whole file).
+pub fn parse_source(src: &mut impl LineSource) -> Parsed<Pidstat> {
+    parse_source_impl(src, true)
+}
+
 /// [`parse`], with the one-pass row reader on or off (off only in tests, to prove both agree).
 fn parse_impl(input: &[u8], fused: bool) -> Parsed<Pidstat> {
-    let lines = count_lines(input);
-    // Valid UTF-8 (every real capture) is borrowed as is; only a damaged file is copied.
-    let text: Cow<'_, str> = match std::str::from_utf8(input) {
-        Ok(t) => Cow::Borrowed(t),
-        Err(_) => String::from_utf8_lossy(input),
-    };
+    parse_source_impl(&mut SliceSource::new(input), fused)
+}
+
+/// [`parse_source`], with the one-pass row reader on or off.
+fn parse_source_impl(src: &mut impl LineSource, fused: bool) -> Parsed<Pidstat> {
+    let mut lines = 0;
     let mut out = Pidstat::default();
     let mut diags = Diags::default();
     let mut cur: Option<Current> = None;
     let mut last_tgid: Option<u32> = None;
     let mut offs: Vec<(usize, usize)> = Vec::with_capacity(32);
-    // The last line with content: a short row there is a truncated capture, not a bad line.
-    let last_content = {
-        let t = text.trim_end();
-        let total_nl = if input.last() == Some(&b'\n') { lines } else { lines.saturating_sub(1) };
-        let trailing_nl = text.get(t.len()..).map_or(0, |r| r.bytes().filter(|&b| b == b'\n').count());
-        if t.is_empty() { 0 } else { total_nl - trailing_nl.min(total_nl) + 1 }
-    };
-    let any_ansi = memchr::memchr(0x1b, input).is_some();
     // ~90 bytes per task line in real captures: avoid regrowing a Vec of large rows.
-    out.rows.reserve(input.len() / 90);
-    for (idx, raw) in str_lines(&text).enumerate() {
-        let no = idx + 1;
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        let line: Cow<str> = if any_ansi && raw.contains('\x1b') {
+    out.rows.reserve(src.len_hint() / 90);
+    while let Some(sl) = src.next_line() {
+        let no = sl.line.no;
+        lines = no;
+        // The last line with content: a short row there is a truncated capture, not a bad line.
+        let is_last_content = sl.last_content;
+        // Valid UTF-8 (every real capture) is borrowed as is; only a damaged line is copied.
+        let raw: Cow<'_, str> = match std::str::from_utf8(sl.line.bytes) {
+            Ok(t) => Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(sl.line.bytes),
+        };
+        let line: Cow<str> = if raw.contains('\x1b') {
             out.layout.ansi = true;
-            strip_ansi(Cow::Borrowed(raw))
+            strip_ansi(raw)
         } else {
-            Cow::Borrowed(raw)
+            raw
         };
         let l: &str = &line;
         // Hot path: a plain row of the open table, read in one pass without splitting first.
@@ -837,7 +826,7 @@ fn parse_impl(input: &[u8], fused: bool) -> Parsed<Pidstat> {
                 &mut last_tgid,
                 out.banners.len().saturating_sub(1),
                 &mut out.layout,
-                no == last_content,
+                is_last_content,
                 &mut diags,
             ) {
                 if avg { out.averages.push(r) } else { out.rows.push(r) }
@@ -870,7 +859,7 @@ fn parse_impl(input: &[u8], fused: bool) -> Parsed<Pidstat> {
                     &mut last_tgid,
                     out.banners.len().saturating_sub(1),
                     &mut out.layout,
-                    no == last_content,
+                    is_last_content,
                     &mut diags,
                 ) {
                     if avg { out.averages.push(r) } else { out.rows.push(r) }

@@ -37,7 +37,8 @@
 
 use crate::common::ts::TsLine;
 use crate::common::{
-    DiagKind, Diags, Format, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant, lines::count_lines,
+    DiagKind, Diags, Format, LineSource, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant,
+    lines::count_lines,
 };
 use crate::proc_meminfo::{is_blank, next_token, parse_u64_bytes};
 use crate::tsblocks::{self, Layout};
@@ -295,50 +296,65 @@ impl Format for Fmt {
         let mut out =
             Diskstats { snapshots: Vec::with_capacity(split.blocks.len()), layout: Some(split.layout) };
         for block in split.blocks {
-            let mut snap = DiskSnapshot {
-                line: block.first_line,
-                ts: block.ts,
-                truncated: block.truncated,
-                devices: Vec::with_capacity(block.data_lines),
-            };
-            for line in block.lines {
-                if is_blank(line.bytes) {
-                    continue;
-                }
-                if out.snapshots.is_empty() && snap.devices.is_empty() && is_title(line.bytes) {
-                    diags.note(line.no, DiagKind::ToolMessage, format!("title line: {}", line.text()));
-                    continue;
-                }
-                if block.cut_line == Some(line.no) {
-                    diags.skip(line.no, DiagKind::Truncated, line.text());
-                    continue;
-                }
-                match parse_row(line.no, line.bytes) {
-                    Ok((row, odd)) => {
-                        if odd {
-                            diags.note(
-                                line.no,
-                                DiagKind::FieldCount,
-                                format!(
-                                    "{} fields (kernels print 14, 18 or 20): {}",
-                                    row.fields,
-                                    line.text()
-                                ),
-                            );
-                        }
-                        snap.devices.push(row);
-                    }
-                    Err(RowError::BadNumber) => diags.skip(line.no, DiagKind::BadNumber, line.text()),
-                    Err(RowError::Malformed) => diags.skip(line.no, DiagKind::Malformed, line.text()),
-                }
-            }
-            if snap.devices.is_empty() && snap.ts.is_none() && !snap.truncated {
-                continue;
-            }
-            out.snapshots.push(snap);
+            read_block(block, &mut out, &mut diags);
         }
         diags.finish(out, count_lines(input))
     }
+}
+
+/// [`Fmt::parse`] of lines fed one at a time (one block held at a time: [`crate::tsstream`]).
+pub fn parse_source(src: &mut impl LineSource) -> Parsed<Diskstats> {
+    let mut diags = Diags::default();
+    let mut out = Diskstats { snapshots: Vec::new(), layout: None };
+    match crate::tsstream::split(src, |b| read_block(b, &mut out, &mut diags)) {
+        crate::tsstream::Split::Whole(input) => Fmt::parse(&input),
+        crate::tsstream::Split::Streamed { layout, mut split_diags, lines } => {
+            out.layout = Some(layout);
+            split_diags.append(diags);
+            split_diags.finish(out, lines)
+        }
+    }
+}
+
+/// Reads one block into a snapshot of `out`.
+fn read_block(block: tsblocks::Block<'_>, out: &mut Diskstats, diags: &mut Diags) {
+    let mut snap = DiskSnapshot {
+        line: block.first_line,
+        ts: block.ts,
+        truncated: block.truncated,
+        devices: Vec::with_capacity(block.data_lines),
+    };
+    for line in block.lines {
+        if is_blank(line.bytes) {
+            continue;
+        }
+        if out.snapshots.is_empty() && snap.devices.is_empty() && is_title(line.bytes) {
+            diags.note(line.no, DiagKind::ToolMessage, format!("title line: {}", line.text()));
+            continue;
+        }
+        if block.cut_line == Some(line.no) {
+            diags.skip(line.no, DiagKind::Truncated, line.text());
+            continue;
+        }
+        match parse_row(line.no, line.bytes) {
+            Ok((row, odd)) => {
+                if odd {
+                    diags.note(
+                        line.no,
+                        DiagKind::FieldCount,
+                        format!("{} fields (kernels print 14, 18 or 20): {}", row.fields, line.text()),
+                    );
+                }
+                snap.devices.push(row);
+            }
+            Err(RowError::BadNumber) => diags.skip(line.no, DiagKind::BadNumber, line.text()),
+            Err(RowError::Malformed) => diags.skip(line.no, DiagKind::Malformed, line.text()),
+        }
+    }
+    if snap.devices.is_empty() && snap.ts.is_none() && !snap.truncated {
+        return;
+    }
+    out.snapshots.push(snap);
 }
 
 #[cfg(test)]

@@ -24,7 +24,8 @@
 
 use crate::common::ts::TsLine;
 use crate::common::{
-    DiagKind, Diags, Format, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant, lines::count_lines,
+    DiagKind, Diags, Format, LineSource, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant,
+    lines::count_lines,
 };
 use crate::tsblocks::{self, Layout};
 
@@ -254,52 +255,83 @@ pub(crate) fn parse_series(input: &[u8], kind: SeriesKind, line_parser: LinePars
         Series { snapshots: Vec::with_capacity(split.blocks.len()), layout: Some(split.layout), kind };
     let mut cap = 0usize;
     for block in split.blocks {
-        let mut snap = Snapshot {
-            line: block.first_line,
-            ts: block.ts,
-            truncated: block.truncated,
-            values: Vec::with_capacity(cap.max(block.data_lines)),
-        };
-        let prev = series.snapshots.last().map(|p| p.values.as_slice()).unwrap_or(&[]);
-        for line in block.lines {
-            if is_blank(line.bytes) {
-                continue;
-            }
-            if block.cut_line == Some(line.no) {
-                diags.skip(line.no, DiagKind::Truncated, line.text());
-                continue;
-            }
-            // The usual line repeats the previous snapshot's key at the same position
-            // (`Dirty:   22228 kB`): compare it and read only the value.
-            if kind == SeriesKind::Meminfo
-                && let Some((pk, _)) = prev.get(snap.values.len())
-                && let Some(rest) = line.bytes.strip_prefix(pk.as_bytes())
-                && let Some(rest) = rest.strip_prefix(b":")
-                && let Ok(v) = value_with_unit(rest)
-            {
-                snap.values.push((pk.clone(), v));
-                continue;
-            }
-            match line_parser(line.bytes) {
-                Ok((k, v)) => {
-                    // Keys repeat from one snapshot to the next: copy the
-                    // previous snapshot's key instead of decoding it again.
-                    let key = match prev.get(snap.values.len()) {
-                        Some((pk, _)) if pk.as_bytes() == k => pk.clone(),
-                        _ => String::from_utf8_lossy(k).into_owned(),
-                    };
-                    snap.values.push((key, v));
-                }
-                Err(kind) => diags.skip(line.no, kind, line.text()),
-            }
-        }
-        cap = snap.values.len();
-        if snap.values.is_empty() && snap.ts.is_none() && !snap.truncated {
-            continue;
-        }
-        series.snapshots.push(snap);
+        read_block(block, &mut series, &mut cap, &mut diags, line_parser);
     }
     diags.finish(series, count_lines(input))
+}
+
+/// [`parse_series`] of lines fed one at a time (one block held at a time: [`crate::tsstream`]).
+pub(crate) fn parse_series_source(
+    src: &mut impl LineSource,
+    kind: SeriesKind,
+    line_parser: LineParser,
+) -> Parsed<Series> {
+    let mut diags = Diags::default();
+    let mut series = Series { snapshots: Vec::new(), layout: None, kind };
+    let mut cap = 0usize;
+    match crate::tsstream::split(src, |b| read_block(b, &mut series, &mut cap, &mut diags, line_parser)) {
+        crate::tsstream::Split::Whole(input) => parse_series(&input, kind, line_parser),
+        crate::tsstream::Split::Streamed { layout, mut split_diags, lines } => {
+            series.layout = Some(layout);
+            split_diags.append(diags);
+            split_diags.finish(series, lines)
+        }
+    }
+}
+
+/// Reads one block into a snapshot of `series` (`cap`: the previous snapshot's size).
+fn read_block(
+    block: tsblocks::Block<'_>,
+    series: &mut Series,
+    cap: &mut usize,
+    diags: &mut Diags,
+    line_parser: LineParser,
+) {
+    let kind = series.kind;
+    let mut snap = Snapshot {
+        line: block.first_line,
+        ts: block.ts,
+        truncated: block.truncated,
+        values: Vec::with_capacity((*cap).max(block.data_lines)),
+    };
+    let prev = series.snapshots.last().map(|p| p.values.as_slice()).unwrap_or(&[]);
+    for line in block.lines {
+        if is_blank(line.bytes) {
+            continue;
+        }
+        if block.cut_line == Some(line.no) {
+            diags.skip(line.no, DiagKind::Truncated, line.text());
+            continue;
+        }
+        // The usual line repeats the previous snapshot's key at the same position
+        // (`Dirty:   22228 kB`): compare it and read only the value.
+        if kind == SeriesKind::Meminfo
+            && let Some((pk, _)) = prev.get(snap.values.len())
+            && let Some(rest) = line.bytes.strip_prefix(pk.as_bytes())
+            && let Some(rest) = rest.strip_prefix(b":")
+            && let Ok(v) = value_with_unit(rest)
+        {
+            snap.values.push((pk.clone(), v));
+            continue;
+        }
+        match line_parser(line.bytes) {
+            Ok((k, v)) => {
+                // Keys repeat from one snapshot to the next: copy the
+                // previous snapshot's key instead of decoding it again.
+                let key = match prev.get(snap.values.len()) {
+                    Some((pk, _)) if pk.as_bytes() == k => pk.clone(),
+                    _ => String::from_utf8_lossy(k).into_owned(),
+                };
+                snap.values.push((key, v));
+            }
+            Err(kind) => diags.skip(line.no, kind, line.text()),
+        }
+    }
+    *cap = snap.values.len();
+    if snap.values.is_empty() && snap.ts.is_none() && !snap.truncated {
+        return;
+    }
+    series.snapshots.push(snap);
 }
 
 /// Sniffs a key/value snapshot file: skips blank and `TS` lines, requires the
@@ -354,6 +386,11 @@ impl Format for Fmt {
     fn parse(input: &[u8]) -> Parsed<Series> {
         parse_series(input, SeriesKind::Meminfo, parse_line)
     }
+}
+
+/// [`Fmt::parse`] of lines fed one at a time (a file streamed by the application).
+pub fn parse_source(src: &mut impl LineSource) -> Parsed<Series> {
+    parse_series_source(src, SeriesKind::Meminfo, parse_line)
 }
 
 #[cfg(test)]

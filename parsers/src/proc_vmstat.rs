@@ -17,8 +17,11 @@
 //! result is the same [`Series`] as for `/proc/meminfo`: values are raw
 //! (pages for `nr_*`, events for counters).
 
+use crate::common::LineSource;
 use crate::common::{DiagKind, Format, Parsed, Sniff};
-use crate::proc_meminfo::{Series, SeriesKind, next_token, parse_series, parse_u64_bytes, sniff_series};
+use crate::proc_meminfo::{
+    Series, SeriesKind, next_token, parse_series, parse_series_source, parse_u64_bytes, sniff_series,
+};
 
 /// Reads one line: `nr_dirtied 5431977`. Returns the name and the value.
 pub fn parse_line(b: &[u8]) -> Result<(&[u8], u64), DiagKind> {
@@ -63,6 +66,11 @@ impl Format for Fmt {
     fn parse(input: &[u8]) -> Parsed<Series> {
         parse_series(input, SeriesKind::Vmstat, parse_line)
     }
+}
+
+/// [`Fmt::parse`] of lines fed one at a time (a file streamed by the application).
+pub fn parse_source(src: &mut impl LineSource) -> Parsed<Series> {
+    parse_series_source(src, SeriesKind::Vmstat, parse_line)
 }
 
 #[cfg(test)]

@@ -62,6 +62,11 @@ pub struct BlockLines<'a> {
 }
 
 impl<'a> BlockLines<'a> {
+    /// The lines of `body`, the first one numbered `first_no`.
+    pub fn new(body: &'a [u8], first_no: usize) -> Self {
+        BlockLines { rest: body, next_no: first_no }
+    }
+
     /// True when the block holds no bytes at all.
     pub fn is_empty(&self) -> bool {
         self.rest.is_empty()
@@ -310,17 +315,23 @@ pub fn split<'a>(input: &'a [u8], diags: &mut Diags) -> Blocks<'a> {
     if let Some(last) = blocks.last_mut()
         && last.truncated
     {
-        if no_newline {
-            last.cut_line = Some(no);
-        }
-        let at = last.lines.clone().last().map_or(last.first_line, |l| l.no);
-        diags.note(
-            at,
-            DiagKind::Truncated,
-            format!("last snapshot (line {}) is cut short: {} line(s)", last.first_line, last.data_lines),
-        );
+        note_cut(last, no_newline, no, diags);
     }
     Blocks { layout, blocks }
+}
+
+/// A truncated last block: its last line is cut when the input lacks its final `\n`
+/// (`lines`: the number of lines of the input), and a note says so.
+pub(crate) fn note_cut(last: &mut Block<'_>, no_newline: bool, lines: usize, diags: &mut Diags) {
+    if no_newline {
+        last.cut_line = Some(lines);
+    }
+    let at = last.lines.clone().last().map_or(last.first_line, |l| l.no);
+    diags.note(
+        at,
+        DiagKind::Truncated,
+        format!("last snapshot (line {}) is cut short: {} line(s)", last.first_line, last.data_lines),
+    );
 }
 
 fn make_block<'a>(ts: Option<TsLine>, ts_line: Option<usize>, first_line: usize, p: Raw<'a>) -> Block<'a> {

@@ -3,7 +3,7 @@
 //! or written anywhere: they are only read as data, and links are skipped
 //! with a problem note.
 
-use super::{BundleError, InputFile, Limits, Problem, STREAM_MIN_BYTES, Streamed};
+use super::{BundleError, InputFile, Limits, Problem, SERIES_STREAM_MIN_BYTES, STREAMED, Streamed};
 use iosift_parsers::common::decode::{DecodeError, is_gzip, maybe_gunzip};
 use std::io::Read;
 use std::path::Path;
@@ -350,8 +350,8 @@ pub(super) fn read_path(
     acc: &mut Accumulator<'_>,
 ) -> Result<(), BundleError> {
     let len = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-    if len >= STREAM_MIN_BYTES
-        && let Some(f) = streamable(p, label)
+    if len >= SERIES_STREAM_MIN_BYTES
+        && let Some(f) = streamable(p, label, len)
     {
         if acc.files.len() >= acc.limits.max_files {
             return Err(BundleError::Limit(format!(
@@ -453,8 +453,11 @@ fn read_limited(p: &Path, len: u64, limit: u64) -> std::io::Result<(Arc<[u8]>, b
     Ok((buf, grew))
 }
 
-/// A large perf script or decoded binlog is streamed: only its head is read here.
-fn streamable(p: &Path, label: &str) -> Option<InputFile> {
+/// A large file of a streamed format (perf script, decoded binlog, iostat, pidstat:
+/// [`STREAMED`]) is streamed: only its head is read here. Its format is the one
+/// detection would choose (the first format sure of the head), so streaming never
+/// changes what a file is read as.
+fn streamable(p: &Path, label: &str, len: u64) -> Option<InputFile> {
     let mut file = std::fs::File::open(p).ok()?;
     let mut head = vec![0u8; 64 * 1024];
     let n = file.read(&mut head).ok()?;
@@ -473,9 +476,8 @@ fn streamable(p: &Path, label: &str) -> Option<InputFile> {
         h.truncate(got);
         head = h;
     }
-    let format = ["perf_script", "mysqlbinlog"]
-        .into_iter()
-        .find(|id| iosift_parsers::by_id(id).is_some_and(|f| f.sniff(&head) == iosift_parsers::Sniff::Yes))?;
+    let sure = iosift_parsers::FORMATS.iter().find(|f| f.sniff(&head) == iosift_parsers::Sniff::Yes)?;
+    let format = STREAMED.iter().find(|(id, min)| *id == sure.id && len >= *min)?.0;
     Some(InputFile {
         name: label.to_string(),
         data: head.into(),

@@ -21,7 +21,7 @@ pub struct InputFile {
     pub data: std::sync::Arc<[u8]>,
     /// True when the file was gzip-compressed.
     pub gzipped: bool,
-    /// Set for a large perf script or decoded binlog on disk: it is parsed by
+    /// Set for a large file of a [`STREAMED`] format on disk: it is parsed by
     /// streaming it from disk, and `data` holds only its head (for display).
     pub stream: Option<Streamed>,
 }
@@ -33,12 +33,27 @@ pub struct Streamed {
     pub path: PathBuf,
     /// Gzip-compressed.
     pub gz: bool,
-    /// Format id (`perf_script` or `mysqlbinlog`).
+    /// Format id (one of [`STREAMED`]).
     pub format: &'static str,
 }
 
 /// Files at least this large on disk are streamed when they are a perf script or a decoded binlog.
 pub const STREAM_MIN_BYTES: u64 = 128 << 20;
+
+/// Files at least this large on disk are streamed when they are iostat, pidstat or
+/// `TS`-framed /proc series (their records are kept, but no whole-file buffer is made).
+pub const SERIES_STREAM_MIN_BYTES: u64 = 16 << 20;
+
+/// The formats streamed from disk and the size from which they are.
+pub const STREAMED: [(&str, u64); 7] = [
+    ("perf_script", STREAM_MIN_BYTES),
+    ("mysqlbinlog", STREAM_MIN_BYTES),
+    ("iostat", SERIES_STREAM_MIN_BYTES),
+    ("pidstat", SERIES_STREAM_MIN_BYTES),
+    ("proc_meminfo", SERIES_STREAM_MIN_BYTES),
+    ("proc_vmstat", SERIES_STREAM_MIN_BYTES),
+    ("proc_diskstats", SERIES_STREAM_MIN_BYTES),
+];
 
 impl InputFile {
     /// The last path component of the name (inside archives too).

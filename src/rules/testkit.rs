@@ -73,6 +73,7 @@ pub fn file(name: &str, text: &str) -> ParsedFile {
         variant: Default::default(),
         records: 0,
         raw: text.as_bytes().into(),
+        stream: None,
     }
 }
 

@@ -27,8 +27,11 @@ pub struct ParsedFile {
     pub variant: BTreeMap<&'static str, String>,
     /// Records.
     pub records: usize,
-    /// The decompressed bytes, shared with the bundle (for evidence quotes).
+    /// The decompressed bytes, shared with the bundle (for evidence quotes); only the
+    /// head of a streamed file.
     pub raw: std::sync::Arc<[u8]>,
+    /// Where a streamed file is (its quotes are read from disk).
+    pub stream: Option<crate::bundle::Streamed>,
 }
 
 impl ParsedFile {
@@ -38,10 +41,23 @@ impl ParsedFile {
     pub fn quote(&self, a: usize, b: usize) -> Option<String> {
         let cut =
             |l: iosift_parsers::common::Line<'_>| -> String { l.clean_text().chars().take(240).collect() };
-        let from = a.saturating_sub(60);
-        let window: Vec<iosift_parsers::common::Line<'_>> = iosift_parsers::common::Lines::new(&self.raw)
-            .skip(from.saturating_sub(1))
-            .take(b.saturating_sub(from) + 1)
+        let from = a.saturating_sub(60).max(1);
+        // A streamed file's lines are read again from disk (only its head is in memory).
+        let reread;
+        let (bytes, first_no): (&[u8], usize) = match &self.stream {
+            Some(st) => {
+                reread = super::stream::line_range(st, from, b);
+                (&reread, from)
+            }
+            None => (&self.raw, 1),
+        };
+        let window: Vec<iosift_parsers::common::Line<'_>> = iosift_parsers::common::Lines::new(bytes)
+            .map(|mut l| {
+                l.no += first_no - 1;
+                l
+            })
+            .skip_while(|l| l.no < from)
+            .take_while(|l| l.no <= b)
             .collect();
         let lines: Vec<String> =
             window.iter().filter(|l| l.no >= a && l.no <= b).take(3).map(|l| cut(*l)).collect();
@@ -78,6 +94,7 @@ pub fn parse_file(f: &InputFile) -> ParsedFile {
             diagnostics: parsed.diagnostics,
             data: Some(parsed.value),
             raw: f.data.clone(),
+            stream: f.stream.clone(),
         };
     }
     match detect_file(f) {
@@ -94,6 +111,7 @@ pub fn parse_file(f: &InputFile) -> ParsedFile {
                 diagnostics: d.parsed.diagnostics,
                 data: Some(d.parsed.value),
                 raw: f.data.clone(),
+                stream: None,
             }
         }
         None => ParsedFile {
@@ -107,6 +125,7 @@ pub fn parse_file(f: &InputFile) -> ParsedFile {
             variant: BTreeMap::new(),
             records: 0,
             raw: f.data.clone(),
+            stream: None,
         },
     }
 }

@@ -68,6 +68,84 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
+/// One line handed out by a [`LineSource`], with what a parser may need to know
+/// about its place in the input without seeing the rest of it.
+#[derive(Debug, Clone, Copy)]
+pub struct SourceLine<'a> {
+    /// The line (number and bytes, without `\n` / `\r\n`).
+    pub line: Line<'a>,
+    /// The input ends inside this line (it lacks its `\n`: a cut capture).
+    pub cut: bool,
+    /// The line has content and every byte after it is ASCII whitespace (the last
+    /// line with content).
+    pub last_content: bool,
+}
+
+/// Lines fed one at a time: the whole input in memory ([`SliceSource`]) or the
+/// application's fixed-size reads from a file (the parsers do no I/O). A parser
+/// written against it reads any input the same way, so a file parsed as it is
+/// streamed gives the very same result as the file read whole.
+pub trait LineSource {
+    /// The next line; its bytes are valid until the next call.
+    fn next_line(&mut self) -> Option<SourceLine<'_>>;
+    /// Size of the input in bytes when known (a capacity hint only; 0 when unknown).
+    fn len_hint(&self) -> usize;
+}
+
+/// A [`LineSource`] over bytes in memory (the same lines as [`Lines`]).
+#[derive(Debug, Clone)]
+pub struct SliceSource<'a> {
+    input: &'a [u8],
+    pos: usize,
+    no: usize,
+    /// Index of the first non-whitespace byte at or after `pos` (found lazily).
+    content_at: usize,
+}
+
+impl<'a> SliceSource<'a> {
+    /// Lines of `input`.
+    pub fn new(input: &'a [u8]) -> Self {
+        SliceSource { input, pos: 0, no: 0, content_at: 0 }
+    }
+}
+
+/// Index of the first byte at or after `from` that is not ASCII whitespace (`len` when none).
+pub fn next_content(bytes: &[u8], from: usize) -> usize {
+    bytes[from.min(bytes.len())..]
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map_or(bytes.len(), |i| from + i)
+}
+
+impl LineSource for SliceSource<'_> {
+    fn next_line(&mut self) -> Option<SourceLine<'_>> {
+        let rest = &self.input[self.pos..];
+        if rest.is_empty() {
+            return None;
+        }
+        self.no += 1;
+        let (mut line, next, cut) = match memchr::memchr(b'\n', rest) {
+            Some(i) => (&rest[..i], self.pos + i + 1, false),
+            None => (rest, self.input.len(), true),
+        };
+        if let [head @ .., b'\r'] = line {
+            line = head;
+        }
+        let has = line.iter().any(|b| !b.is_ascii_whitespace());
+        // Amortised linear: the content index only moves forward.
+        if self.content_at < next {
+            self.content_at = next_content(self.input, next);
+        }
+        self.pos = next;
+        let last_content = has && self.content_at >= self.input.len();
+        Some(SourceLine { line: Line { no: self.no, bytes: line }, cut, last_content })
+    }
+
+    fn len_hint(&self) -> usize {
+        self.input.len()
+    }
+}
+
 /// Counts lines the way [`Lines`] does (a last line without `\n` counts).
 pub fn count_lines(input: &[u8]) -> usize {
     let n = memchr::memchr_iter(b'\n', input).count();
@@ -117,6 +195,29 @@ mod tests {
         assert_eq!(v, vec![(1, "a".into()), (2, "b".into()), (3, "".into()), (4, "c".into())]);
         assert_eq!(count_lines(b"a\r\nb\n\nc"), 4);
         assert_eq!(count_lines(b"a\n"), 1);
+    }
+
+    #[test]
+    fn slice_source_marks_cut_and_last_content_lines() {
+        let mut s = SliceSource::new(b"a\r\n \nb\n\n  \n");
+        let mut got = Vec::new();
+        while let Some(l) = s.next_line() {
+            got.push((l.line.no, l.line.text().into_owned(), l.cut, l.last_content));
+        }
+        assert_eq!(
+            got,
+            vec![
+                (1, "a".into(), false, false),
+                (2, " ".into(), false, false),
+                (3, "b".into(), false, true),
+                (4, "".into(), false, false),
+                (5, "  ".into(), false, false)
+            ]
+        );
+        let mut s = SliceSource::new(b"x\ny");
+        s.next_line();
+        let l = s.next_line().unwrap();
+        assert!(l.cut && l.last_content && l.line.no == 2);
     }
 
     #[test]

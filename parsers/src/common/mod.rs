@@ -15,7 +15,7 @@ pub mod ts;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use lines::{Line, Lines};
+pub use lines::{Line, LineSource, Lines, SliceSource, SourceLine};
 pub use time::Stamp;
 
 /// How many bytes of a file sniffing looks at.
@@ -170,6 +170,15 @@ impl Diags {
     /// Records a diagnostic about a line that was still (partly) used.
     pub fn note(&mut self, line: usize, kind: DiagKind, text: impl AsRef<str>) {
         self.push(Diagnostic::new(line, kind, text));
+    }
+
+    /// Appends the diagnostics of `later` (as if they had been recorded here after these).
+    pub fn append(&mut self, later: Diags) {
+        for d in later.list {
+            self.push(d);
+        }
+        self.skipped += later.skipped;
+        self.dropped += later.dropped;
     }
 
     /// Finishes a parse.

@@ -21,6 +21,24 @@ struct Range {
     instants: Vec<f64>,
     /// The earliest sample whose interval is not stated (its start is known after the pass).
     open_first: Option<f64>,
+    /// Bytes read and written per device (iostat and diskstats columns), for [`MAX_DEVICES`].
+    devices: BTreeMap<String, f64>,
+    /// The instants of the points, one per run of points in the same second (for the densest window).
+    times: Vec<f64>,
+}
+
+/// Most devices the timeline keeps columns for: the busiest by bytes read and
+/// written. The others are left out of the timeline (and said so in a warning);
+/// `iosift tables` keeps every device. An iostat of 200,000 devices made a
+/// timeline (and a Parquet file) of 4 million columns.
+pub const MAX_DEVICES: usize = 64;
+
+/// The device of a per-device column.
+fn device_of(col: &Col) -> Option<&str> {
+    match col {
+        Col::Dev(d, _) | Col::Ds(d, _) => Some(d),
+        _ => None,
+    }
 }
 
 /// An interval a file states, when it is usable.
@@ -33,6 +51,9 @@ impl Range {
         if !t.is_finite() {
             return;
         }
+        if self.times.last().is_none_or(|l| l.floor() != t.floor()) {
+            self.times.push(t);
+        }
         if !self.any {
             self.first = t;
             self.last = t;
@@ -44,13 +65,34 @@ impl Range {
     }
 }
 
-impl Sink for Range {
-    fn gauge(&mut self, _: &Col, e: f64, _: f64) {
-        self.see(e);
+impl Range {
+    /// Counts a device's bytes (`bytes`: a byte rate times its interval, else 0).
+    fn device(&mut self, col: &Col, bytes: f64) {
+        let Some(d) = device_of(col) else { return };
+        let bytes = if bytes.is_finite() && bytes > 0.0 { bytes } else { 0.0 };
+        match self.devices.get_mut(d) {
+            Some(b) => *b += bytes,
+            None => {
+                self.devices.insert(d.to_string(), bytes);
+            }
+        }
     }
-    fn rate(&mut self, _: &Col, end: f64, interval: f64, _: f64) {
+}
+
+impl Sink for Range {
+    fn gauge(&mut self, col: &Col, e: f64, _: f64) {
+        self.see(e);
+        self.device(col, 0.0);
+    }
+    fn rate(&mut self, col: &Col, end: f64, interval: f64, v: f64) {
         self.see(end - interval.clamp(0.0, MAX_FILL_S));
         self.see(end);
+        use crate::table::columns::{DevMetric, DsMetric};
+        let bytes = matches!(
+            col,
+            Col::Dev(_, DevMetric::WBytesS | DevMetric::RBytesS) | Col::Ds(_, DsMetric::WBytesS)
+        );
+        self.device(col, if bytes { v * interval.clamp(0.0, MAX_FILL_S) } else { 0.0 });
     }
     fn event(&mut self, _: &Col, e: f64, _: f64) {
         self.see(e);
@@ -74,6 +116,8 @@ impl Sink for Range {
 /// Second pass: into the timeline, tagging columns with their file.
 struct Fill<'t> {
     tl: &'t mut Timeline,
+    /// The devices kept when there are more than [`MAX_DEVICES`].
+    keep: Option<&'t BTreeSet<String>>,
     cadence: Option<&'t Cadence>,
     source: String,
     file: usize,
@@ -86,6 +130,14 @@ struct Fill<'t> {
 pub type LineIndex = BTreeMap<String, BTreeMap<i64, (usize, usize)>>;
 
 impl Fill<'_> {
+    /// False for a column of a device beyond [`MAX_DEVICES`].
+    fn kept(&self, col: &Col) -> bool {
+        match (self.keep, device_of(col)) {
+            (Some(k), Some(d)) => k.contains(d),
+            _ => true,
+        }
+    }
+
     fn mark(&mut self, col: &Col, name: &str, epoch: f64) {
         if self.line > 0 && !matches!(col, Col::Seen(_)) {
             self.lines
@@ -98,20 +150,30 @@ impl Fill<'_> {
 
 impl Sink for Fill<'_> {
     fn gauge(&mut self, col: &Col, e: f64, v: f64) {
+        if !self.kept(col) {
+            return;
+        }
         let name = col.name();
         self.mark(col, &name, e);
         self.tl.set_gauge(&name, col.unit(), &self.source, e, v);
     }
     fn rate(&mut self, col: &Col, end: f64, interval: f64, v: f64) {
+        if !self.kept(col) {
+            return;
+        }
         let name = col.name();
         self.mark(col, &name, end - 1.0);
         self.tl.set_rate(&name, col.unit(), &self.source, end, interval, v);
     }
     fn event(&mut self, col: &Col, e: f64, v: f64) {
-        self.tl.add_event(&col.name(), col.unit(), &self.source, e, v);
+        if self.kept(col) {
+            self.tl.add_event(&col.name(), col.unit(), &self.source, e, v);
+        }
     }
     fn dense(&mut self, col: &Col, from: f64, to: f64) {
-        self.tl.zero_fill(&col.name(), from, to);
+        if self.kept(col) {
+            self.tl.zero_fill(&col.name(), from, to);
+        }
     }
     fn at(&mut self, line: usize) {
         self.line = line;
@@ -167,6 +229,12 @@ pub struct Filler<'a> {
     cadences: Vec<Option<Cadence>>,
     /// What the adapters' visits changed (thread totals, resets, notes, warnings).
     effects: Effects,
+    /// Bytes per device of each file (from the first pass).
+    devices: Vec<BTreeMap<String, f64>>,
+    /// Instants of each file's points (from the first pass).
+    times: Vec<Vec<f64>>,
+    /// The devices the timeline keeps when the files name more than [`MAX_DEVICES`].
+    keep_devices: Option<BTreeSet<String>>,
 }
 
 impl<'a> Filler<'a> {
@@ -186,6 +254,9 @@ impl<'a> Filler<'a> {
             lines: LineIndex::new(),
             cadences: vec![None; files.len()],
             effects: Effects::default(),
+            devices: vec![BTreeMap::new(); files.len()],
+            times: vec![Vec::new(); files.len()],
+            keep_devices: None,
         };
         f.choose_sources(&[]);
         f
@@ -259,6 +330,65 @@ impl<'a> Filler<'a> {
             ));
         }
         self.warnings.append(&mut self.effects.warnings);
+        self.bound_devices();
+        out
+    }
+
+    /// More than [`MAX_DEVICES`] devices in the files kept: only the busiest are
+    /// given timeline columns, and a warning names how many were left out.
+    fn bound_devices(&mut self) {
+        let mut total: BTreeMap<&str, f64> = BTreeMap::new();
+        for (_, d) in self.devices.iter().enumerate().filter(|(i, _)| !self.excluded[*i]) {
+            for (name, b) in d {
+                *total.entry(name.as_str()).or_default() += b;
+            }
+        }
+        if total.len() <= MAX_DEVICES {
+            self.keep_devices = None;
+            return;
+        }
+        let mut by: Vec<(&str, f64)> = total.into_iter().collect();
+        by.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        let (kept, left) = by.split_at(MAX_DEVICES);
+        let left_bytes: f64 = left.iter().map(|(_, b)| b).sum();
+        let names: Vec<&str> = left.iter().take(5).map(|(n, _)| *n).collect();
+        self.warnings.push(format!(
+            "{} devices: the timeline and charts keep the {MAX_DEVICES} busiest (by bytes read and written); the other {} ({}{}) are grouped out of them, {:.0} bytes read and written in all ({:.2} % of all devices' bytes); `iosift tables` keeps every device",
+            by.len(),
+            left.len(),
+            names.join(", "),
+            if left.len() > names.len() { ", ..." } else { "" },
+            left_bytes,
+            100.0 * left_bytes / by.iter().map(|(_, b)| b).sum::<f64>().max(1.0),
+        ));
+        self.keep_devices = Some(kept.iter().map(|(n, _)| n.to_string()).collect());
+    }
+
+    /// Devices of the files kept (at most [`MAX_DEVICES`] once bounded).
+    pub fn device_count(&self) -> usize {
+        match &self.keep_devices {
+            Some(k) => k.len(),
+            None => {
+                let mut all: BTreeSet<&str> = BTreeSet::new();
+                for (i, d) in self.devices.iter().enumerate() {
+                    if !self.excluded[i] {
+                        all.extend(d.keys().map(String::as_str));
+                    }
+                }
+                all.len()
+            }
+        }
+    }
+
+    /// The instants of the points of the files kept (for the densest window of a long span).
+    pub fn sample_instants(&self, clocks: &[Option<FileClock>]) -> Vec<f64> {
+        let mut out = Vec::new();
+        for (i, c) in clocks.iter().enumerate() {
+            if c.is_some() && !self.excluded[i] {
+                out.extend_from_slice(&self.times[i]);
+            }
+        }
+        out.sort_by(f64::total_cmp);
         out
     }
 
@@ -307,6 +437,8 @@ impl<'a> Filler<'a> {
                 r.see(f - cadence.interval_before(f));
             }
             self.cadences[i] = cadence.typical().map(|_| cadence);
+            self.devices[i] = std::mem::take(&mut r.devices);
+            self.times[i] = std::mem::take(&mut r.times);
             if let Some((a, u)) = anchored
                 && r.any
             {
@@ -320,12 +452,14 @@ impl<'a> Filler<'a> {
         self.filling = true;
         let mut lines = std::mem::take(&mut self.lines);
         let cadences = std::mem::take(&mut self.cadences);
+        let keep = self.keep_devices.take();
         for (i, cadence) in cadences.iter().enumerate() {
             if self.excluded[i] {
                 continue;
             }
             let mut sink = Fill {
                 tl,
+                keep: keep.as_ref(),
                 cadence: cadence.as_ref(),
                 source: self.files[i].name.clone(),
                 file: i,
@@ -335,6 +469,7 @@ impl<'a> Filler<'a> {
             self.visit(i, &mut sink);
         }
         self.cadences = cadences;
+        self.keep_devices = keep;
         self.lines = lines;
         let add = |notes: &mut Vec<Option<String>>, i: usize, msg: String| {
             notes[i] = Some(match notes[i].take() {

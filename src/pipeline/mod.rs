@@ -118,6 +118,17 @@ fn prepare(bundle: &Bundle, opts: &Options) -> (Vec<ParsedFile>, Context, Zone, 
     (files, ctx, zone, ev)
 }
 
+/// Seconds kept before the first sample of a densest part (its rates cover the interval before it).
+const LEAD_S: f64 = 60.0;
+
+/// Columns a timeline of `devices` devices may get: every device metric of iostat
+/// and diskstats per device, and room for the other sources (CPU, memory, paging,
+/// threads, PSI, binlog, ...).
+fn estimated_columns(devices: usize) -> usize {
+    use crate::table::columns::{DevMetric, DsMetric};
+    devices * (DevMetric::ALL.len() + DsMetric::ALL.len()) + 256
+}
+
 /// Parses a bundle and anchors every file's times (no timeline is filled).
 pub fn anchor(bundle: &Bundle, opts: &Options) -> Anchored {
     let (files, ctx, mut zone, _) = prepare(bundle, opts);
@@ -151,7 +162,26 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
         .filter_map(|(c, x)| c.as_ref().filter(|_| !x))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), c| (a.min(c.first), b.max(c.last)));
     let timed = start.is_finite();
-    let (start, end) = if timed { (start, end) } else { (0.0, 0.0) };
+    let (mut start, mut end) = if timed { (start, end) } else { (0.0, 0.0) };
+    // A span longer than the timeline holds: the densest part of it (unless --from/--to say which).
+    let cap = crate::table::timeline::max_len(estimated_columns(filler.device_count()));
+    if timed && opts.from.is_none() && opts.to.is_none() && end - start > cap as f64 {
+        let instants = filler.sample_instants(&clocks);
+        if let Some((a, b, n)) = window::densest(&instants, cap as f64 - 2.0 * LEAD_S) {
+            let t = |e: f64| crate::clock::epoch_rfc3339(e.floor()).unwrap_or_default();
+            clock_warnings.push(format!(
+                "the capture spans {:.1} days ({} .. {}), longer than one timeline holds ({:.1} h of 1 s rows for its columns): the timeline keeps the densest part, {} .. {} ({n} of {} seconds with data); use --from/--to for another part",
+                (end - start) / 86400.0,
+                t(start),
+                t(end),
+                cap as f64 / 3600.0,
+                t(a),
+                t(b),
+                instants.len()
+            ));
+            (start, end) = ((a - LEAD_S).max(start), b.min(end));
+        }
+    }
     let offset_at_start = zone.rule.offset_at(start as i64);
     let (start, end, window_error) =
         match crate::clock::window::resolve_window(opts.from.as_ref(), opts.to.as_ref(), &zone, start, end) {
@@ -160,11 +190,12 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
         };
     // Without any wall time there is no timeline (not one row at 1970-01-01).
     let mut timeline = if timed { Timeline::new(start, end.max(start)) } else { Timeline::default() };
-    if (end - start) as usize > crate::table::timeline::MAX_LEN {
+    timeline.len = timeline.len.min(cap);
+    if (end - start) as usize > timeline.len {
         clock_warnings.push(format!(
             "the capture spans {:.0} s; the timeline keeps the first {} s (use --from/--to)",
             end - start,
-            crate::table::timeline::MAX_LEN
+            timeline.len
         ));
     }
     filler.fill_all(&mut timeline);

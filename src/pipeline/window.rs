@@ -59,6 +59,26 @@ pub fn main_window(clocks: &[Option<FileClock>], take: impl Fn(usize, &FileClock
     })
 }
 
+/// The part of a capture too long for one timeline that the timeline keeps: the
+/// `len` seconds holding the most sample instants (`instants` sorted; the latest
+/// such part on ties, as the incident is usually what was captured last), as its
+/// first and last instants and how many samples it holds. A stray file or an
+/// old run appended to a log then never pushes the incident out of the timeline.
+pub fn densest(instants: &[f64], len: f64) -> Option<(f64, f64, usize)> {
+    let mut best: Option<(usize, usize)> = None;
+    let mut i = 0;
+    for j in 0..instants.len() {
+        while instants[j] - instants[i] > len {
+            i += 1;
+        }
+        if best.is_none_or(|(a, b)| j - i >= b - a) {
+            best = Some((i, j));
+        }
+    }
+    let (a, b) = best?;
+    Some((instants[a], instants[b], b - a + 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +107,19 @@ mod tests {
         let c = vec![clock(10_000.0, 10_010.0), clock(0.0, 10.0)];
         assert_eq!(main_window(&c, |_, _| true).unwrap().members, vec![1]);
         assert!(main_window(&[None], |_, _| true).is_none());
+    }
+
+    #[test]
+    fn the_densest_part_of_a_long_span_is_kept() {
+        // A 240 s run 30 days before a 240 s incident with twice the samples (0.5 s apart).
+        let old: Vec<f64> = (0..240).map(|k| 1_000.0 + k as f64).collect();
+        let new: Vec<f64> = (0..480).map(|k| 2_593_000.0 + k as f64 / 2.0).collect();
+        let all: Vec<f64> = old.iter().chain(&new).copied().collect();
+        assert_eq!(densest(&all, 86_400.0), Some((2_593_000.0, 2_593_239.5, 480)));
+        // Equal runs: the later one.
+        let later: Vec<f64> = (0..240).map(|k| 2_593_000.0 + k as f64).collect();
+        let all: Vec<f64> = old.iter().chain(&later).copied().collect();
+        assert_eq!(densest(&all, 86_400.0), Some((2_593_000.0, 2_593_239.0, 240)));
+        assert_eq!(densest(&[], 10.0), None);
     }
 }

@@ -11,6 +11,20 @@ pub const MAX_FILL_S: f64 = 3600.0;
 /// Longest timeline iosift builds (one week of seconds).
 pub const MAX_LEN: usize = 7 * 24 * 3600;
 
+/// Most cells (rows x columns) a timeline is planned for: 32 Mi, 512 MiB at 16 bytes a
+/// cell. A 40-device iostat with one file 6 days later made a 6-day timeline of 800
+/// columns (8 GB).
+pub const MAX_CELLS: usize = 32 << 20;
+
+/// Shortest cap [`max_len`] gives (six hours).
+pub const MIN_CAP: usize = 6 * 3600;
+
+/// The longest timeline for about `columns` columns: [`MAX_CELLS`] / `columns`,
+/// between [`MIN_CAP`] and [`MAX_LEN`].
+pub fn max_len(columns: usize) -> usize {
+    (MAX_CELLS / columns.max(1)).clamp(MIN_CAP, MAX_LEN)
+}
+
 /// One metric column.
 #[derive(Debug, Clone)]
 pub struct Series {

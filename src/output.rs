@@ -62,8 +62,7 @@ pub fn write_all_into(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf
         .filter(|i| i.anchored_by.is_some_and(|a| INFERRED.contains(&a)))
         .map(|i| i.path.clone())
         .collect();
-    let mut df = table::timeline_frame_marked(&report.timeline, &inferred)?;
-    written.push(table::write_frame(&mut df, &tdir, "timeline", TableFormat::Parquet)?);
+    written.push(table::write_timeline_parquet(&report.timeline, &inferred, &tdir)?);
     let mut cols = table::columns_frame(&report.timeline)?;
     written.push(table::write_frame(&mut cols, &tdir, "columns", TableFormat::Parquet)?);
     Ok(written)
@@ -117,8 +116,12 @@ pub fn write_tables_with_warnings(
         .map(|(f, _)| f.name.clone())
         .collect();
     let mut written = Vec::new();
-    let mut df = table::timeline_frame_marked(&p.timeline, &inferred)?;
-    written.push(table::write_frame(&mut df, dir, "timeline", format)?);
+    if format == TableFormat::Parquet {
+        written.push(table::write_timeline_parquet(&p.timeline, &inferred, dir)?);
+    } else {
+        let mut df = table::timeline_frame_marked(&p.timeline, &inferred)?;
+        written.push(table::write_frame(&mut df, dir, "timeline", format)?);
+    }
     let mut cols = table::columns_frame(&p.timeline)?;
     written.push(table::write_frame(&mut cols, dir, "columns", format)?);
     let threads: Vec<(u32, Option<u32>, String, &str, f64)> =

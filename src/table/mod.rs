@@ -203,17 +203,54 @@ pub fn timeline_frame_marked(
     tl: &Timeline,
     inferred: &std::collections::BTreeSet<String>,
 ) -> PolarsResult<DataFrame> {
-    let mut cols = vec![utc_time_column((0..tl.len).map(|r| tl.epoch(r) * 1000).collect())?];
+    timeline_rows_frame(tl, inferred, 0..tl.len)
+}
+
+/// Rows `rows` of [`timeline_frame_marked`].
+fn timeline_rows_frame(
+    tl: &Timeline,
+    inferred: &std::collections::BTreeSet<String>,
+    rows: std::ops::Range<usize>,
+) -> PolarsResult<DataFrame> {
+    let mut cols = vec![utc_time_column(rows.clone().map(|r| tl.epoch(r) * 1000).collect())?];
     for (out, _, s) in output_names(tl) {
-        cols.push(Column::new(out.as_str().into(), s.values.clone()));
+        cols.push(Column::new(out.as_str().into(), &s.values[rows.clone()]));
     }
     let marked: Vec<&timeline::Series> =
         tl.columns.values().filter(|s| inferred.contains(&s.source)).collect();
     if !marked.is_empty() {
-        let flags: Vec<bool> = (0..tl.len).map(|r| marked.iter().any(|s| s.values[r].is_some())).collect();
+        let flags: Vec<bool> = rows.clone().map(|r| marked.iter().any(|s| s.values[r].is_some())).collect();
         cols.push(Column::new("time_inferred".into(), flags));
     }
-    DataFrame::new(tl.len, cols)
+    DataFrame::new(rows.len(), cols)
+}
+
+/// Rows per row group of `timeline.parquet`: the frame of one group is all that is
+/// copied out of the timeline at a time (not the whole timeline).
+const PARQUET_GROUP_ROWS: usize = 16_384;
+
+/// Writes [`timeline_frame_marked`] as `<dir>/timeline.parquet`, one row group of
+/// [`PARQUET_GROUP_ROWS`] rows at a time.
+pub fn write_timeline_parquet(
+    tl: &Timeline,
+    inferred: &std::collections::BTreeSet<String>,
+    dir: &Path,
+) -> anyhow::Result<std::path::PathBuf> {
+    let path = dir.join("timeline.parquet");
+    let file =
+        std::fs::File::create(&path).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    let first = timeline_rows_frame(tl, inferred, 0..tl.len.min(PARQUET_GROUP_ROWS))?;
+    let mut w = ParquetWriter::new(file).batched(first.schema())?;
+    w.write_batch(&first)?;
+    drop(first);
+    let mut at = PARQUET_GROUP_ROWS;
+    while at < tl.len {
+        let end = (at + PARQUET_GROUP_ROWS).min(tl.len);
+        w.write_batch(&timeline_rows_frame(tl, inferred, at..end)?)?;
+        at = end;
+    }
+    w.finish()?;
+    Ok(path)
 }
 
 /// Writes a frame as `<dir>/<stem>.<ext>`; the stem must already be sanitised.
@@ -262,6 +299,23 @@ mod tests {
         );
         let v = df.column("mem_dirty_bytes").unwrap().f64().unwrap().get(1);
         assert_eq!(v, Some(5.0));
+    }
+
+    #[test]
+    fn timeline_parquet_in_row_groups_equals_the_whole_frame() {
+        let mut tl = Timeline::new(1_000.0, 1_000.0 + 2.5 * PARQUET_GROUP_ROWS as f64);
+        for r in (0..tl.len).step_by(7) {
+            tl.set_gauge("mem.dirty_bytes", "B", "meminfo", 1_000.0 + r as f64, r as f64);
+        }
+        tl.set_gauge("dev.vda.util_pct", "%", "iostat", 1_003.0, 50.0);
+        let inferred: std::collections::BTreeSet<String> = ["iostat".to_string()].into();
+        let dir = tempfile::tempdir().unwrap();
+        let p = write_timeline_parquet(&tl, &inferred, dir.path()).unwrap();
+        let back = ParquetReader::new(std::fs::File::open(p).unwrap()).finish().unwrap();
+        let whole = timeline_frame_marked(&tl, &inferred).unwrap();
+        assert_eq!(back.height(), tl.len);
+        assert!(back.equals_missing(&whole));
+        assert_eq!(back.column("mem_dirty_bytes").unwrap().f64().unwrap().get(7 * 5000), Some(35_000.0));
     }
 
     #[test]

@@ -60,13 +60,15 @@ pub struct Snapshot {
     /// The block was cut short at the end of the file.
     pub truncated: bool,
     /// `(key, value)` as printed (meminfo: kB, `HugePages_*`: pages; vmstat: raw counters).
-    pub values: Vec<(String, u64)>,
+    /// A key is shared with the snapshots before it that have it at the same place (one
+    /// allocation per distinct key, not one per line: 9.6 M for a 200 MB procvmstat).
+    pub values: Vec<(std::sync::Arc<str>, u64)>,
 }
 
 impl Snapshot {
     /// The value of `key` (exact match, e.g. `"Dirty"`, `"Active(anon)"`, `"nr_dirtied"`).
     pub fn get(&self, key: &str) -> Option<u64> {
-        self.values.iter().find(|(k, _)| k == key).map(|&(_, v)| v)
+        self.values.iter().find(|(k, _)| &**k == key).map(|(_, v)| *v)
     }
 
     /// The value of `key` for NUMA node `node` (`Node 0 MemTotal:` lines).
@@ -320,7 +322,7 @@ fn read_block(
                 // previous snapshot's key instead of decoding it again.
                 let key = match prev.get(snap.values.len()) {
                     Some((pk, _)) if pk.as_bytes() == k => pk.clone(),
-                    _ => String::from_utf8_lossy(k).into_owned(),
+                    _ => std::sync::Arc::from(String::from_utf8_lossy(k).as_ref()),
                 };
                 snap.values.push((key, v));
             }
@@ -435,7 +437,7 @@ Hugepagesize:       2048 kB
         assert_eq!(s.snapshots[1].get("Dirty"), Some(26000));
         assert_eq!(s.snapshots[0].get("Active(anon)"), Some(167600));
         assert_eq!(s.column("HugePages_Total"), vec![Some(0), Some(0)]);
-        assert_eq!(s.snapshots[0].values[0].0, "MemTotal");
+        assert_eq!(&*s.snapshots[0].values[0].0, "MemTotal");
         assert_eq!(Fmt::sniff(TWO), Sniff::Yes);
         assert_eq!(s.variant().get("ts").map(String::as_str), Some("epoch+local"));
     }

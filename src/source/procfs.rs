@@ -42,7 +42,7 @@ fn snapshot_rows(s: &Series) -> Option<Vec<RawRow>> {
                 end: ts.epoch,
                 interval: 0.0,
                 entity: "",
-                metric: k.clone(),
+                metric: k.to_string(),
                 value: *v as f64,
             });
         }

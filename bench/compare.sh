@@ -13,6 +13,10 @@
 #   python    bench/py_iostat.py / bench/py_pidstat.py (simple split-based parsers)
 #   inferno   inferno-collapse-perf --nthreads 1 (and default threads) for perf script
 #   wc -l     the floor: reading the bytes and counting lines
+#   iosift inspect   the real CLI (`iosift inspect --json FILE`): the file is streamed from disk
+#             (issue 19), so the figure includes detection, anchoring and the JSON
+#   jc        `jc --iostat` / `jc --pidstat` (pip install jc), one run each (they take minutes)
+# Every command's peak RSS is measured once more with /usr/bin/time (one run).
 # The machine may be shared: CPU-time figures are steadier than wall-clock ones.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +37,12 @@ parse="$CARGO_TARGET_DIR/release/examples/parse"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# bench NAME FILE  CMD...   (each CMD is "label=command")
+iosift="$CARGO_TARGET_DIR/release/iosift"
+(cd "$root" && cargo build --release -q --bin iosift)
+jc=$(command -v jc || true)
+[ -z "$jc" ] && echo "note: jc not found (pip install jc); its rows are skipped" >&2
+
+# bench NAME FILE  CMD...   (each CMD is "label=command"; RUNS from the environment of the call)
 bench() {
     local name=$1 file=$2
     shift 2
@@ -42,42 +51,62 @@ bench() {
         labels+=("${c%%=*}")
         args+=(--command-name "${c%%=*}" "${c#*=}")
     done
-    hyperfine -N --warmup 1 --runs "$runs" --export-json "$out/$name.json" "${args[@]}" >/dev/null 2>&1 ||
-        hyperfine --warmup 1 --runs "$runs" --export-json "$out/$name.json" "${args[@]}" >/dev/null
-    python3 - "$out/$name.json" "$name" "$(stat -c %s "$file")" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1])); name = sys.argv[2]; size = int(sys.argv[3])
+    local n=${BENCH_RUNS:-$runs} warm=${BENCH_WARMUP:-1}
+    hyperfine -N --warmup "$warm" --runs "$n" --export-json "$out/$name.json" "${args[@]}" >/dev/null 2>&1 ||
+        hyperfine --warmup "$warm" --runs "$n" --export-json "$out/$name.json" "${args[@]}" >/dev/null
+    # Peak RSS of each command, one more run each.
+    : > "$out/$name.rss"
+    for c in "$@"; do
+        /usr/bin/time -f "%M" -o "$out/rss.one" sh -c "${c#*=} > /dev/null 2>&1" || true
+        echo "$(cat "$out/rss.one")" >> "$out/$name.rss"
+    done
+    python3 - "$out/$name.json" "$name" "$(stat -c %s "$file")" "$out/${BASE:-$name}.base" "$out/$name.rss" <<'PY'
+import json, os, sys
+j = json.load(open(sys.argv[1])); name = sys.argv[2]; size = int(sys.argv[3]); basef = sys.argv[4]
+rss = [l.strip() for l in open(sys.argv[5])]
 rows = []
-for r in j["results"]:
+for k, r in enumerate(j["results"]):
     cpu = r["user"] + r["system"]
-    rows.append((r["command"], r["median"], cpu))
-base = next((x for x in rows if x[0].startswith("iosift")), rows[0])
+    mb = int(rss[k]) / 1024 if k < len(rss) and rss[k].isdigit() else float('nan')
+    rows.append((r["command"], r["median"], cpu, mb, len(r["times"])))
+if os.path.exists(basef):
+    base = float(open(basef).read())
+else:
+    base = next((x for x in rows if x[0].startswith("iosift")), rows[0])[2]
+    open(basef, "w").write(str(base))
 print(f"\n## {name}  ({size / 1e6:.0f} MB)")
-print(f"{'command':28} {'wall s':>8} {'MB/s':>8} {'CPU s':>8} {'MB/CPU-s':>9} {'CPU / iosift':>13}")
-for c, w, cpu in rows:
-    ratio = cpu / base[2] if base[2] else float('nan')
-    print(f"{c:28} {w:8.3f} {size / 1e6 / w:8.1f} {cpu:8.3f} {size / 1e6 / cpu:9.1f} {ratio:12.2f}x")
+print(f"{'command':34} {'runs':>4} {'wall s':>8} {'MB/s':>8} {'CPU s':>8} {'MB/CPU-s':>9} {'RSS MB':>7} {'CPU / iosift':>13}")
+for c, w, cpu, mb, n in rows:
+    ratio = cpu / base if base else float('nan')
+    print(f"{c:34} {n:4} {w:8.3f} {size / 1e6 / w:8.1f} {cpu:8.3f} {size / 1e6 / cpu:9.1f} {mb:7.0f} {ratio:12.2f}x")
 PY
 }
+
+# one run each (jc and the Python baselines take tens of seconds per 200 MB)
+slow() { BENCH_RUNS=1 BENCH_WARMUP=0 BASE=$1 bench "$1-others" "${@:2}"; }
 
 echo "# iosift compare  $(date -u +%FT%TZ)  $(nproc) CPUs  load: $(cut -d' ' -f1-3 /proc/loadavg)"
 bench iostat "$dir/iostat-x-t.txt" \
     "iosift iostat=$parse iostat $dir/iostat-x-t.txt" \
-    "python py_iostat.py=python3 $here/py_iostat.py $dir/iostat-x-t.txt" \
+    "iosift inspect (CLI, streamed)=$iosift inspect --json $dir/iostat-x-t.txt" \
     "wc -l=wc -l $dir/iostat-x-t.txt"
+alt=("python py_iostat.py=python3 $here/py_iostat.py $dir/iostat-x-t.txt")
+[ -n "$jc" ] && alt+=("jc --iostat=sh -c '$jc --iostat < $dir/iostat-x-t.txt'")
+slow iostat "$dir/iostat-x-t.txt" "${alt[@]}"
 bench pidstat "$dir/pidstat-d-t-h.txt" \
     "iosift pidstat=$parse pidstat $dir/pidstat-d-t-h.txt" \
-    "python py_pidstat.py=python3 $here/py_pidstat.py $dir/pidstat-d-t-h.txt" \
+    "iosift inspect (CLI, streamed)=$iosift inspect --json $dir/pidstat-d-t-h.txt" \
     "wc -l=wc -l $dir/pidstat-d-t-h.txt"
-bench meminfo "$dir/meminfo.ts" \
-    "iosift proc_meminfo=$parse proc_meminfo $dir/meminfo.ts" \
-    "wc -l=wc -l $dir/meminfo.ts"
-bench procvmstat "$dir/procvmstat.ts" \
-    "iosift proc_vmstat=$parse proc_vmstat $dir/procvmstat.ts" \
-    "wc -l=wc -l $dir/procvmstat.ts"
-bench diskstats "$dir/diskstats.ts" \
-    "iosift proc_diskstats=$parse proc_diskstats $dir/diskstats.ts" \
-    "wc -l=wc -l $dir/diskstats.ts"
+alt=("python py_pidstat.py=python3 $here/py_pidstat.py $dir/pidstat-d-t-h.txt")
+[ -n "$jc" ] && alt+=("jc --pidstat=sh -c '$jc --pidstat < $dir/pidstat-d-t-h.txt'")
+slow pidstat "$dir/pidstat-d-t-h.txt" "${alt[@]}"
+for spec in proc_meminfo:meminfo.ts proc_vmstat:procvmstat.ts proc_diskstats:diskstats.ts; do
+    f="$dir/${spec#*:}"
+    bench "${spec%%:*}" "$f" \
+        "iosift ${spec%%:*}=$parse ${spec%%:*} $f" \
+        "iosift inspect (CLI, streamed)=$iosift inspect --json $f" \
+        "wc -l=wc -l $f"
+done
 # `--stream` reads 1 MiB chunks like inferno does; the second row reads the file whole first.
 perf_cmds=("iosift perf_script --stream=$parse --stream --collapsed perf_script $dir/perf-workload.script")
 perf_cmds+=("iosift perf_script (whole)=$parse --collapsed perf_script $dir/perf-workload.script")
@@ -89,6 +118,7 @@ perf_cmds+=("wc -l=wc -l $dir/perf-workload.script")
 bench perf_script "$dir/perf-workload.script" "${perf_cmds[@]}"
 bench mysqlbinlog "$dir/binlog-decoded.txt" \
     "iosift mysqlbinlog=$parse mysqlbinlog $dir/binlog-decoded.txt" \
+    "iosift inspect (CLI, streamed)=$iosift inspect --json $dir/binlog-decoded.txt" \
     "wc -l=wc -l $dir/binlog-decoded.txt"
 
 echo

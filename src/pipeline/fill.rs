@@ -51,9 +51,6 @@ impl Range {
         if !t.is_finite() {
             return;
         }
-        if self.times.last().is_none_or(|l| l.floor() != t.floor()) {
-            self.times.push(t);
-        }
         if !self.any {
             self.first = t;
             self.last = t;
@@ -66,6 +63,13 @@ impl Range {
 }
 
 impl Range {
+    /// Notes the instant of a point (once per run of points in the same second).
+    fn mark(&mut self, t: f64) {
+        if t.is_finite() && self.times.last().is_none_or(|l| l.floor() != t.floor()) {
+            self.times.push(t);
+        }
+    }
+
     /// Counts a device's bytes (`bytes`: a byte rate times its interval, else 0).
     fn device(&mut self, col: &Col, bytes: f64) {
         let Some(d) = device_of(col) else { return };
@@ -82,11 +86,13 @@ impl Range {
 impl Sink for Range {
     fn gauge(&mut self, col: &Col, e: f64, _: f64) {
         self.see(e);
+        self.mark(e);
         self.device(col, 0.0);
     }
     fn rate(&mut self, col: &Col, end: f64, interval: f64, v: f64) {
         self.see(end - interval.clamp(0.0, MAX_FILL_S));
         self.see(end);
+        self.mark(end);
         use crate::table::columns::{DevMetric, DsMetric};
         let bytes = matches!(
             col,
@@ -96,6 +102,7 @@ impl Sink for Range {
     }
     fn event(&mut self, _: &Col, e: f64, _: f64) {
         self.see(e);
+        self.mark(e);
     }
     fn sample(&mut self, end: f64) {
         if end.is_finite() {

@@ -118,15 +118,17 @@ fn prepare(bundle: &Bundle, opts: &Options) -> (Vec<ParsedFile>, Context, Zone, 
     (files, ctx, zone, ev)
 }
 
-/// Seconds kept before the first sample of a densest part (its rates cover the interval before it).
-const LEAD_S: f64 = 60.0;
+/// Seconds kept before the first sample of a densest part: its rates cover the interval
+/// before it (up to an hour: `pidstat 1800` states rates over 30 minutes).
+const LEAD_S: f64 = crate::table::timeline::MAX_FILL_S;
 
 /// Columns a timeline of `devices` devices may get: every device metric of iostat
-/// and diskstats per device, and room for the other sources (CPU, memory, paging,
-/// threads, PSI, binlog, ...).
+/// and diskstats per device, and 64 for the other sources (CPU, memory, paging,
+/// write categories, PSI, binlog: a few dozen in real bundles). An estimate: too
+/// many would cut a 4-day pidstat log of a dozen columns to its densest 36 h.
 fn estimated_columns(devices: usize) -> usize {
     use crate::table::columns::{DevMetric, DsMetric};
-    devices * (DevMetric::ALL.len() + DsMetric::ALL.len()) + 256
+    devices * (DevMetric::ALL.len() + DsMetric::ALL.len()) + 64
 }
 
 /// Parses a bundle and anchors every file's times (no timeline is filled).

@@ -48,6 +48,9 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         b.severity.cmp(&a.severity).then(b.confidence.total_cmp(&a.confidence)).then(a.rule.cmp(b.rule))
     });
     let tl = &p.timeline;
+    let lacked: Vec<String> = checked.iter().flat_map(|c| c.missing.iter().cloned()).collect();
+    let main_device = views.device.map(|d| d.name);
+    let system = crate::system::of(&p.ctx, tl, main_device.as_deref(), &lacked);
     let doc = FindingsDoc {
         iosift_version: env!("CARGO_PKG_VERSION").to_string(),
         bundle: BundleInfo {
@@ -70,7 +73,7 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
     Report {
         doc,
         timeline: p.timeline.clone(),
-        main_device: views.device.map(|d| d.name),
+        main_device,
         periodicity: views.periodicity,
         correlations: views.correlations,
         write_sources: views.write_sources,
@@ -80,7 +83,9 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         problems: bundle.problems.clone(),
         state: crate::state::gather(&p),
         display: display_zone(&p, &opts.display_tz),
+        host: display_zone(&p, &crate::pipeline::DisplayTz::Host),
         window_error: p.window_error.clone(),
+        system,
     }
 }
 

@@ -21,4 +21,5 @@ pub mod rules;
 pub mod sadf;
 pub mod source;
 pub mod state;
+pub mod system;
 pub mod table;

@@ -197,6 +197,10 @@ pub struct Report {
     pub state: Vec<crate::state::StateFact>,
     /// The zone times are shown in (`--display-tz`).
     pub display: crate::clock::DisplayZone,
+    /// The capturing host's zone (what "local time" means in the story of the page).
+    pub host: crate::clock::DisplayZone,
     /// Why `--from`/`--to` could not be applied; the CLI reports it as a usage error.
     pub window_error: Option<String>,
+    /// The host and database settings at a glance (the report's system box).
+    pub system: crate::system::SystemBox,
 }

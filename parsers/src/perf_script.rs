@@ -364,7 +364,7 @@ fn frame_parts(line: &str) -> Option<(&str, &str, Option<&str>)> {
 }
 
 /// Frame symbols that put a sample on an fsync-like path.
-fn is_fsync_symbol(sym: &str) -> bool {
+pub fn is_fsync_symbol(sym: &str) -> bool {
     const PATTERNS: [&str; 8] = [
         "fsync",
         "fdatasync",

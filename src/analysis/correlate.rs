@@ -24,6 +24,48 @@ pub struct Correlation {
     pub n: usize,
     /// r by lag: (lag seconds, r).
     pub curve: Vec<(i64, f64)>,
+    /// The largest |r| the same lag search finds when the leading series is shuffled
+    /// ([`SHUFFLES`] fixed permutations of its values, gaps kept in place): what noise
+    /// alone reaches. A best |r| not above it is no evidence of a relation.
+    pub shuffled_r: f64,
+}
+
+/// Permutations of the leading series tried for [`Correlation::shuffled_r`].
+pub const SHUFFLES: usize = 8;
+
+/// Lags searched, in seconds either way.
+const MAX_LAG: i64 = 60;
+
+/// The best (lag, r) by |r| over -[`MAX_LAG`]..=[`MAX_LAG`] and the curve.
+fn lag_search(a: &[Option<f64>], b: &[Option<f64>]) -> Vec<(i64, f64)> {
+    (-MAX_LAG..=MAX_LAG)
+        .filter_map(|lag| stats::lagged_pearson(a, b, lag as isize).map(|(r, _)| (lag, r)))
+        .collect()
+}
+
+/// The largest |r| of the lag search over [`SHUFFLES`] deterministic shuffles of `a`'s
+/// present values (xorshift seeded by the permutation number: reruns agree).
+fn shuffled_max(a: &[Option<f64>], b: &[Option<f64>]) -> f64 {
+    let slots: Vec<usize> = (0..a.len()).filter(|&i| a[i].is_some_and(f64::is_finite)).collect();
+    let mut best = 0.0f64;
+    for k in 0..SHUFFLES {
+        let mut vals: Vec<f64> = slots.iter().filter_map(|&i| a[i]).collect();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15 ^ (k as u64 + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        for i in (1..vals.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            vals.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        let mut s: Vec<Option<f64>> = vec![None; a.len()];
+        for (slot, v) in slots.iter().zip(vals) {
+            s[*slot] = Some(v);
+        }
+        for (_, r) in lag_search(&s, b) {
+            best = best.max(r.abs());
+        }
+    }
+    best
 }
 
 /// The name of the sum of every write-source category (not a timeline column).
@@ -81,17 +123,13 @@ pub fn correlations(tl: &Timeline, write_col: Option<&str>) -> Vec<Correlation> 
     for (a, b, label) in pairs {
         let av: &[Option<f64>] = if a == PIDSTAT_TOTAL { &total } else { tl.get(&a).unwrap_or(&[]) };
         let bv = tl.get(&b).unwrap_or(&[]);
-        let mut curve = Vec::new();
-        for lag in -60i64..=60 {
-            if let Some((r, _)) = stats::lagged_pearson(av, bv, lag as isize) {
-                curve.push((lag, r));
-            }
-        }
+        let curve = lag_search(av, bv);
         let Some(&(best_lag_s, best_r)) = curve.iter().max_by(|x, y| x.1.abs().total_cmp(&y.1.abs())) else {
             continue;
         };
         let n = stats::lagged_pearson(av, bv, best_lag_s as isize).map_or(0, |x| x.1);
-        out.push(Correlation { a, b, label, best_lag_s, best_r, n, curve });
+        let shuffled_r = shuffled_max(av, bv);
+        out.push(Correlation { a, b, label, best_lag_s, best_r, n, curve, shuffled_r });
     }
     out
 }
@@ -111,6 +149,11 @@ mod tests {
         let c = correlations(&tl, Some("dev.vda.w_bytes_s"));
         assert_eq!(c.len(), 1);
         assert_eq!((c[0].best_lag_s, (c[0].best_r * 1000.0).round()), (3, 1000.0));
+        assert!(
+            c[0].shuffled_r < 0.6,
+            "shuffled dirtied pages no longer predict the device: {}",
+            c[0].shuffled_r
+        );
         assert!(correlations(&tl, None).is_empty());
     }
 }

@@ -18,6 +18,9 @@ pub struct FlameInput {
     pub stem: String,
     /// `frame;frame;leaf count` lines.
     pub folded: Vec<String>,
+    /// What the counts are: `samples`, or the sample period's unit when perf printed
+    /// periods (the folded weights then sum the periods, not the samples).
+    pub count_name: String,
 }
 
 /// Per-thread fsync share for the report.
@@ -97,11 +100,25 @@ pub fn perf_views(perf: &[PerfInput<'_>]) -> (Vec<FlameInput>, Vec<FsyncShare>) 
             continue;
         }
         let mut folded: Vec<String> = ps.collapsed.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        // inferno-collapse-perf weighs a stack by the sample period when perf printed one:
+        // the counts are samples only when they add up to the folded event's sample count.
+        let weight: u64 = ps.collapsed.values().fold(0u64, |a, v| a.saturating_add(*v));
+        let event = ps.collapse_event.as_deref();
+        let folded_samples = event.and_then(|e| ps.events.get(e)).copied().unwrap_or(ps.samples);
+        let count_name = match event {
+            _ if weight == folded_samples => "samples".to_string(),
+            Some(e) if e.starts_with("cpu-clock") || e.starts_with("task-clock") => {
+                "ns (sum of sample periods)".into()
+            }
+            Some(e) => format!("{} period units", e.split(':').next().unwrap_or(e)),
+            None => "period units".into(),
+        };
         folded.truncate(200_000);
         flames.push(FlameInput {
             title: format!("{}: {} samples", f.name, ps.samples),
             stem: crate::bundle::sanitize_file_name(f.base.trim_end_matches(".txt")),
             folded,
+            count_name,
         });
         for t in &ps.threads {
             if t.samples > 0 {

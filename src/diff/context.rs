@@ -11,6 +11,7 @@
 use super::measures::Measure;
 use crate::bundle::Bundle;
 use crate::source::{Context, ParsedFile, parse_file};
+use crate::system::PSEUDO_FS;
 use std::collections::BTreeMap;
 
 /// Files larger than this (decompressed) are not read for context.
@@ -32,34 +33,6 @@ pub const VARIABLES: &[&str] = &[
     "innodb_log_buffer_size",
     "innodb_buffer_pool_size",
     "version",
-];
-
-/// Pseudo filesystems whose mount options say nothing about I/O.
-const PSEUDO_FS: &[&str] = &[
-    "proc",
-    "sysfs",
-    "devtmpfs",
-    "devpts",
-    "tmpfs",
-    "cgroup",
-    "cgroup2",
-    "securityfs",
-    "pstore",
-    "bpf",
-    "debugfs",
-    "tracefs",
-    "mqueue",
-    "hugetlbfs",
-    "configfs",
-    "fusectl",
-    "autofs",
-    "binfmt_misc",
-    "efivarfs",
-    "ramfs",
-    "rpc_pipefs",
-    "nsfs",
-    "overlay",
-    "squashfs",
 ];
 
 /// One context fact: its group, value and where it was read.

@@ -1,5 +1,6 @@
-//! Charts of the report, drawn with plotters into PNG (bundled DejaVu Sans,
-//! no fontconfig) and SVG (text escaped by plotters' SVG backend).
+//! Charts of the report, drawn with plotters into PNG (at 2x through
+//! [`super::hidpi`], bundled DejaVu Sans, no fontconfig) and SVG (text escaped
+//! by plotters' SVG backend).
 //!
 //! Every chart is first described as data (a [`Plot`]) by one function per
 //! chart, which returns `None` when the capture lacks what it needs; one
@@ -20,7 +21,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
 
-/// Chart width in pixels (fits a ticket or an A4 page).
+/// Chart width in layout pixels (fits a ticket or an A4 page); PNGs are drawn at 2x (2000 px).
 pub const WIDTH: u32 = 1000;
 /// Height of a one-panel chart in pixels.
 pub const HEIGHT: u32 = 360;
@@ -87,6 +88,8 @@ pub struct Chart {
     pub png: Vec<u8>,
     /// SVG text.
     pub svg: String,
+    /// The time panels drawn, for the page's interactive SVG (time charts only).
+    pub time: Option<TimePlot>,
 }
 
 /// A chart described as data, before drawing.
@@ -275,9 +278,13 @@ pub fn render(spec: &Spec) -> Result<Chart, String> {
     register_font();
     let (w, h) = (WIDTH, spec.height.clamp(200, 2000));
     let png = catch_unwind(AssertUnwindSafe(|| -> Result<Vec<u8>, String> {
-        let mut buf = vec![0u8; w as usize * h as usize * 3];
+        let (pw, ph) = (w * super::hidpi::SCALE as u32, h * super::hidpi::SCALE as u32);
+        let mut buf = vec![0u8; pw as usize * ph as usize * 3];
         {
-            let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+            let inner = BitMapBackend::with_buffer(&mut buf, (pw, ph));
+            let root = super::hidpi::HiDpi::new(inner, DEJAVU_SANS)
+                .ok_or_else(|| "the bundled font does not load".to_string())?
+                .into_drawing_area();
             draw(&root, spec)?;
             root.present().map_err(|e| e.to_string())?;
         }
@@ -285,8 +292,8 @@ pub fn render(spec: &Spec) -> Result<Chart, String> {
         image::ImageEncoder::write_image(
             image::codecs::png::PngEncoder::new(&mut out),
             &buf,
-            w,
-            h,
+            pw,
+            ph,
             image::ColorType::Rgb8,
         )
         .map_err(|e| e.to_string())?;
@@ -310,6 +317,10 @@ pub fn render(spec: &Spec) -> Result<Chart, String> {
         section: spec.section,
         png,
         svg,
+        time: match &spec.plot {
+            Plot::Time(t) => Some(t.clone()),
+            _ => None,
+        },
     })
 }
 
@@ -350,7 +361,7 @@ fn runs(values: &[Option<f64>], step: usize) -> Vec<Vec<(f64, f64)>> {
 
 /// Tick positions (seconds from `t0`) at round wall-clock times of `t0`'s zone: multiples of 1 s .. 1 day,
 /// at most about ten over `len` seconds.
-fn time_ticks(t0: i64, len: usize) -> Vec<f64> {
+pub(super) fn time_ticks(t0: i64, len: usize) -> Vec<f64> {
     const STEPS: [i64; 18] =
         [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
     let len = len as i64;
@@ -370,7 +381,7 @@ fn time_ticks(t0: i64, len: usize) -> Vec<f64> {
 }
 
 /// A y range that plotters can draw: finite, non-empty, starting at 0 for non-negative data.
-fn y_range_of<'a>(vals: impl Iterator<Item = &'a f64>) -> (f64, f64) {
+pub(super) fn y_range_of<'a>(vals: impl Iterator<Item = &'a f64>) -> (f64, f64) {
     let (mut lo, mut hi) = (0.0f64, f64::NEG_INFINITY);
     for v in vals.filter(|v| v.is_finite()) {
         lo = lo.min(*v);
@@ -411,9 +422,46 @@ impl Ranged for TimeAxis {
     }
 }
 
-/// Room above the data for the legend box.
-fn with_headroom((lo, hi): (f64, f64)) -> (f64, f64) {
-    (lo, lo + (hi - lo) * 1.3)
+/// The stacked layers of a panel as cumulative sums, bottom layer first; a point is
+/// absent only when the layer and every layer below it are.
+pub(super) fn stack(panel: &TimePanel) -> Vec<Vec<Option<f64>>> {
+    let mut cum: Vec<Vec<Option<f64>>> = Vec::new();
+    for layer in &panel.stacked {
+        let prev = cum.last();
+        let next = layer
+            .values
+            .iter()
+            .enumerate()
+            .map(|(j, v)| {
+                let below = prev.and_then(|p| p.get(j).copied().flatten());
+                match (below, v.filter(|v| v.is_finite())) {
+                    (None, None) => None,
+                    (b, v) => Some(b.unwrap_or(0.0) + v.unwrap_or(0.0)),
+                }
+            })
+            .collect();
+        cum.push(next);
+    }
+    cum
+}
+
+/// The y range of a panel: its fixed range, else from the data (lines, the top of
+/// the stack, the guide) with `headroom` (1.3: room for a legend box inside).
+pub(super) fn panel_y_range(panel: &TimePanel, cum: &[Vec<Option<f64>>], headroom: f64) -> (f64, f64) {
+    match panel.y_range {
+        Some(r) if r.0.is_finite() && r.1.is_finite() && r.1 > r.0 => r,
+        _ => {
+            let (lo, hi) = y_range_of(
+                panel
+                    .lines
+                    .iter()
+                    .flat_map(|l| l.values.iter().flatten())
+                    .chain(cum.last().into_iter().flat_map(|c| c.iter().flatten()))
+                    .chain(panel.guide.iter().map(|g| &g.0)),
+            );
+            (lo, lo + (hi - lo) * headroom)
+        }
+    }
 }
 
 fn draw_time<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &TimePlot) -> Result<(), String> {
@@ -438,35 +486,8 @@ fn draw_time<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &TimePlot) ->
     let fmt_y = |y: &f64| num(*y);
     for (i, (panel, a)) in p.panels.iter().zip(areas.iter()).enumerate() {
         let last = i + 1 == n;
-        // Stack the layers: cumulative sums, a point is absent only when every layer is.
-        let mut cum: Vec<Vec<Option<f64>>> = Vec::new();
-        for layer in &panel.stacked {
-            let prev = cum.last();
-            let next = layer
-                .values
-                .iter()
-                .enumerate()
-                .map(|(j, v)| {
-                    let below = prev.and_then(|p| p.get(j).copied().flatten());
-                    match (below, v.filter(|v| v.is_finite())) {
-                        (None, None) => None,
-                        (b, v) => Some(b.unwrap_or(0.0) + v.unwrap_or(0.0)),
-                    }
-                })
-                .collect();
-            cum.push(next);
-        }
-        let (y0, y1) = match panel.y_range {
-            Some(r) if r.0.is_finite() && r.1.is_finite() && r.1 > r.0 => r,
-            _ => with_headroom(y_range_of(
-                panel
-                    .lines
-                    .iter()
-                    .flat_map(|l| l.values.iter().flatten())
-                    .chain(cum.last().into_iter().flat_map(|c| c.iter().flatten()))
-                    .chain(panel.guide.iter().map(|g| &g.0)),
-            )),
-        };
+        let cum = stack(panel);
+        let (y0, y1) = panel_y_range(panel, &cum, 1.3);
         let mut chart = ChartBuilder::on(a)
             .margin_left(8)
             .margin_right(34)
@@ -721,6 +742,27 @@ fn named<'a>(t: &'a Timeline, name: &str) -> Option<&'a [Option<f64>]> {
     v.iter().flatten().any(|x| x.is_finite()).then_some(v)
 }
 
+/// `1 burst`, `3 bursts`.
+pub(super) fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+/// The second of the largest value, the largest value and the mean of the present values.
+pub(super) fn peak_mean(v: &[Option<f64>]) -> Option<(usize, f64, f64)> {
+    let mut best: Option<(usize, f64)> = None;
+    let (mut sum, mut n) = (0.0, 0usize);
+    for (i, x) in v.iter().enumerate() {
+        if let Some(x) = x.filter(|x| x.is_finite()) {
+            sum += x;
+            n += 1;
+            if best.is_none_or(|b| x > b.1) {
+                best = Some((i, x));
+            }
+        }
+    }
+    best.map(|(i, x)| (i, x, sum / n as f64))
+}
+
 /// Seconds per point for a timeline.
 fn step_of(t: &Timeline) -> usize {
     t.len.div_ceil(MAX_POINTS).max(1)
@@ -795,22 +837,33 @@ pub fn device_writes(report: &Report) -> Option<Spec> {
         .map(|p| (p.threshold / MIB, "burst threshold".to_string()));
     let mut title = format!("Device {dev}: writes, MiB/s");
     let mut caption = format!("Write throughput of {dev} (the most written device), MiB/s per second.");
+    if let Some((at, peak, mean)) = peak_mean(w) {
+        caption.push_str(&format!(
+            " Peak {}/s at {}, mean {}/s.",
+            bytes_h(peak),
+            report.display.format(t.t0.saturating_add(at as i64), "%H:%M:%S"),
+            bytes_h(mean)
+        ));
+    }
     if let Some(p) = per {
-        if !p.bursts.is_empty() {
-            caption.push_str(&format!(" Shaded: {} bursts found on {}", p.bursts.len(), p.series));
+        let n = p.bursts.len();
+        if n > 0 {
+            caption.push_str(&format!(" Shaded: {} found on {}", plural(n, "burst"), p.series));
             if on_this {
                 caption.push_str(", red dots mark their peaks, the grey line is the burst threshold");
             }
             caption.push('.');
+        } else {
+            caption.push_str(" No burst rose above the threshold.");
         }
         match (p.period_s, p.confidence) {
-            (Some(ps), c) => {
+            (Some(ps), c) if n >= 2 => {
                 let c = c.map(|c| format!(", confidence {:.2}", c)).unwrap_or_default();
-                title.push_str(&format!(" (period {ps:.1} s{c}, {} bursts)", p.bursts.len()));
+                title.push_str(&format!(" (period {ps:.1} s{c}, {n} bursts)"));
                 caption.push_str(&format!(" Bursts repeat every {ps:.1} s{c}."));
             }
-            (None, _) if !p.bursts.is_empty() => {
-                title.push_str(&format!(" ({} bursts, no period)", p.bursts.len()));
+            _ if n > 0 => {
+                title.push_str(&format!(" ({}, no period)", plural(n, "burst")));
             }
             _ => {}
         }
@@ -844,7 +897,7 @@ pub fn write_sources(report: &Report) -> Option<Spec> {
             })
             .collect()
     } else {
-        report.write_sources.iter().map(|w| (w.category.clone(), w.column.clone(), w.total_bytes)).collect()
+        report.write_sources.iter().map(|w| (category_label(w), w.column.clone(), w.total_bytes)).collect()
     };
     // Largest at the bottom of the stack; ties by name (deterministic).
     cats.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
@@ -862,6 +915,16 @@ pub fn write_sources(report: &Report) -> Option<Spec> {
     let mut caption = "Bytes written per second by category of thread (pidstat -d, charged when pages are \
                        dirtied), stacked, largest category at the bottom."
         .to_string();
+    let all: f64 = cats.iter().map(|c| c.2).filter(|v| v.is_finite()).sum();
+    if let Some((name, _, top)) = cats.first()
+        && all > 0.0
+    {
+        caption.push_str(&format!(
+            " {name} wrote {:.0} % of the {} charged.",
+            100.0 * top / all,
+            bytes_h(all)
+        ));
+    }
     if let Some(dev) = report.main_device.as_deref()
         && let Some(w) = column(t, &Col::Dev(dev.to_string(), DevMetric::WBytesS))
     {
@@ -887,6 +950,15 @@ pub fn write_sources(report: &Report) -> Option<Spec> {
         height: HEIGHT,
         plot: Plot::Time(time_plot(t, &report.display, vec![panel])),
     })
+}
+
+/// A write-source category as a legend names it; `other` (threads no rule of the
+/// taxonomy matched) names its most writing thread, so "other 100 %" says who.
+pub fn category_label(w: &crate::model::WriteSource) -> String {
+    match w.top_threads.first() {
+        Some((name, tid, _)) if w.category == "other" => format!("other (mostly {name} [{tid}])"),
+        _ => w.category.clone(),
+    }
 }
 
 /// Dirty and Writeback memory.
@@ -1186,7 +1258,9 @@ pub fn replication(report: &Report) -> Option<Spec> {
 
 /// Lagged correlation curves with the best lag of each marked.
 pub fn correlations(report: &Report) -> Option<Spec> {
-    let cs: Vec<_> = report.correlations.iter().filter(|c| c.curve.len() >= 2).collect();
+    // Only pairs whose best |r| beats what the same lag search finds on shuffled data.
+    let cs: Vec<_> =
+        report.correlations.iter().filter(|c| c.curve.len() >= 2 && c.best_r.abs() > c.shuffled_r).collect();
     if cs.is_empty() {
         return None;
     }
@@ -1210,10 +1284,13 @@ pub fn correlations(report: &Report) -> Option<Spec> {
     Some(Spec {
         name: "correlations",
         title: "Lagged correlation".into(),
-        caption:
+        caption: format!(
             "Pearson r between two series with the second shifted by each lag (positive lag: the second \
-                  follows the first). Dots mark the best lag of each pair."
-                .into(),
+                 follows the first). Dots mark the best lag of each pair. Shown: {} of {} pairs, those whose best \
+                 |r| is above what the same search reaches on shuffled data.",
+            cs.len(),
+            report.correlations.len()
+        ),
         section: Section::Correlation,
         height: HEIGHT,
         plot: Plot::Xy(XyPlot {

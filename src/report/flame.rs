@@ -7,7 +7,10 @@
 //!
 //! Output is deterministic: colours come from inferno's FNV hash of the frame
 //! name (`deterministic`), never from a random generator. Titles and frame
-//! names are capture text; inferno escapes them as XML text.
+//! names are capture text; inferno escapes them as XML text. Each perf file
+//! gives one flame graph per process (its first frame), heaviest first;
+//! frames on an fsync-like path are drawn red. The tooltip names the unit of
+//! the counts (samples, or the sample period when perf printed one).
 
 use crate::model::FlameInput;
 use inferno::flamegraph::{self, Options};
@@ -38,39 +41,108 @@ pub fn safe_stem(s: &str) -> String {
     if out.is_empty() { "flame".into() } else { out }
 }
 
-/// Draws one flame graph; `None` when it has no stacks.
-pub fn render(f: &FlameInput) -> Result<Option<Vec<u8>>, String> {
-    if f.folded.iter().all(|l| l.trim().is_empty()) {
+/// Most processes drawn per perf file (the rest are named in the caption of the last).
+pub const MAX_PROCESSES: usize = 6;
+
+/// The frames of the folded lines that are on an fsync-like path (highlighted).
+fn fsync_frames(lines: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in lines {
+        let stack = l.rsplit_once(' ').map_or(*l, |(s, _)| s);
+        for f in stack.split(';').skip(1) {
+            if iosift_parsers::perf_script::is_fsync_symbol(f) && !out.iter().any(|o| o == f) {
+                out.push(f.to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Style added to inferno's: fsync-like frames in a strong red, whatever their hash colour.
+const FSYNC_CSS: &str = "g.fsync rect{fill:#e5383b;stroke:#7a0c0e;stroke-width:0.6}";
+
+/// Draws one flame graph of `lines`; `None` when it has no stacks. Frames on an
+/// fsync-like path get the class `fsync` and are drawn red.
+pub fn render_lines(title: &str, count_name: &str, lines: &[&str]) -> Result<Option<Vec<u8>>, String> {
+    if lines.iter().all(|l| l.trim().is_empty()) {
         return Ok(None);
     }
     let mut opt = Options::default();
-    opt.title = f.title.clone();
+    opt.title = title.to_string();
     opt.deterministic = true;
-    opt.count_name = "samples".into();
+    opt.count_name = count_name.to_string();
     opt.image_width = Some(1200);
+    let attrs: String = fsync_frames(lines).iter().map(|f| format!("{f}\tclass=fsync\n")).collect();
+    opt.func_frameattrs =
+        inferno::flamegraph::FuncFrameAttrsMap::from_reader(attrs.as_bytes()).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
-    flamegraph::from_lines(&mut opt, f.folded.iter().map(String::as_str), &mut out)
-        .map_err(|e| e.to_string())?;
-    Ok(Some(out))
+    flamegraph::from_lines(&mut opt, lines.iter().copied(), &mut out).map_err(|e| e.to_string())?;
+    let svg = String::from_utf8_lossy(&out).into_owned();
+    let svg = match svg.find("<style type=\"text/css\">") {
+        Some(i) => {
+            let at = i + "<style type=\"text/css\">".len();
+            format!("{}{FSYNC_CSS}{}", &svg[..at], &svg[at..])
+        }
+        None => svg,
+    };
+    Ok(Some(svg.into_bytes()))
 }
 
-/// Every flame graph with stacks, with unique safe stems (`-2`, `-3` appended on collisions).
-/// Failures are returned as messages.
+/// Draws the flame graph of every stack of a perf file; `None` when it has no stacks.
+pub fn render(f: &FlameInput) -> Result<Option<Vec<u8>>, String> {
+    let lines: Vec<&str> = f.folded.iter().map(String::as_str).collect();
+    render_lines(&f.title, &f.count_name, &lines)
+}
+
+/// The process of a folded line: its first frame (`mysqld`, `kworker/u4:2-...`).
+fn process_of(line: &str) -> &str {
+    line.split(';').next().unwrap_or("").trim()
+}
+
+/// The weight of a folded line (its trailing count).
+fn weight_of(line: &str) -> u64 {
+    line.rsplit_once(' ').and_then(|(_, w)| w.trim().parse().ok()).unwrap_or(0)
+}
+
+/// The folded lines of a perf file grouped by process, heaviest first (ties by name).
+pub fn by_process(folded: &[String]) -> Vec<(String, u64, Vec<&str>)> {
+    let mut m: std::collections::BTreeMap<&str, (u64, Vec<&str>)> = std::collections::BTreeMap::new();
+    for l in folded.iter().filter(|l| !l.trim().is_empty()) {
+        let e = m.entry(process_of(l)).or_default();
+        e.0 = e.0.saturating_add(weight_of(l));
+        e.1.push(l);
+    }
+    let mut v: Vec<(String, u64, Vec<&str>)> =
+        m.into_iter().map(|(k, (w, l))| (k.to_string(), w, l)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+/// Every flame graph: one per process of each perf file (the [`MAX_PROCESSES`]
+/// heaviest), with unique safe stems (`<file>-<process>`, `-2`, `-3` appended on
+/// collisions). Failures are returned as messages.
 pub fn render_all(flames: &[FlameInput]) -> (Vec<Flame>, Vec<String>) {
     let mut out: Vec<Flame> = Vec::new();
     let mut failed = Vec::new();
     for f in flames {
-        let base = safe_stem(&f.stem);
-        let mut stem = base.clone();
-        let mut k = 2;
-        while out.iter().any(|o| o.stem == stem) {
-            stem = format!("{base}-{k}");
-            k += 1;
-        }
-        match render(f) {
-            Ok(Some(svg)) => out.push(Flame { stem, title: f.title.clone(), stacks: f.folded.len(), svg }),
-            Ok(None) => {}
-            Err(e) => failed.push(format!("flame graph {stem}: {e}")),
+        let procs = by_process(&f.folded);
+        let total: u64 = procs.iter().map(|p| p.1).fold(0u64, u64::saturating_add);
+        for (name, w, lines) in procs.iter().take(MAX_PROCESSES) {
+            let base = safe_stem(&format!("{}-{name}", f.stem));
+            let mut stem = base.clone();
+            let mut k = 2;
+            while out.iter().any(|o| o.stem == stem) {
+                stem = format!("{base}-{k}");
+                k += 1;
+            }
+            let share = if total > 0 { 100.0 * *w as f64 / total as f64 } else { 0.0 };
+            let title = format!("{}: process {name} ({share:.0} % of the {})", f.title, f.count_name);
+            match render_lines(&title, &f.count_name, lines) {
+                Ok(Some(svg)) => out.push(Flame { stem, title, stacks: lines.len(), svg }),
+                Ok(None) => {}
+                Err(e) => failed.push(format!("flame graph {stem}: {e}")),
+            }
         }
     }
     (out, failed)
@@ -94,6 +166,7 @@ mod tests {
             title: "t <script>&".into(),
             stem: "x".into(),
             folded: vec!["a;b;fsync 10".into(), "a;c 5".into(), "<img>;x 1".into()],
+            count_name: "samples".into(),
         };
         let a = render(&f).unwrap().unwrap();
         let b = render(&f).unwrap().unwrap();
@@ -102,8 +175,14 @@ mod tests {
         assert!(s.contains("t &lt;script&gt;&amp;"), "title escaped");
         assert!(!s.contains("<img>"));
         assert!(s.contains("fsync"));
+        assert!(s.contains(r#"class="fsync""#) && s.contains(FSYNC_CSS), "fsync frames highlighted");
         let (all, failed) = render_all(&[f.clone(), f]);
         assert!(failed.is_empty());
-        assert_eq!(all.iter().map(|f| f.stem.as_str()).collect::<Vec<_>>(), ["x", "x-2"]);
+        // One per process: `a` (15) before `<img>` (1), in both files.
+        assert_eq!(
+            all.iter().map(|f| f.stem.as_str()).collect::<Vec<_>>(),
+            ["x-a", "x-_img_", "x-a-2", "x-_img_-2"]
+        );
+        assert!(all[0].title.contains("process a (94 % of the samples)"), "{}", all[0].title);
     }
 }

@@ -1,7 +1,12 @@
-//! `index.html`: one self-contained page (inline CSS, charts as base64 PNG
-//! data URIs, flame graphs as SVG data URIs in `<img>` so their scripts never
-//! run, no JavaScript, no external resources), readable on a laptop and
-//! printable to PDF.
+//! `index.html`: one self-contained page, story first: what happened, per
+//! finding, in plain words beside its key chart; then the system box; then
+//! the evidence (collapsed); then every chart and table. Inline CSS, time
+//! charts as inline SVG with one small inline script of the project's
+//! ([`super::live::SCRIPT`]: hover, shared crosshair, zoom, legend toggles),
+//! other charts as SVG data URIs, flame graphs (one per process) in sandboxed
+//! frames so their own search and zoom work; a Content-Security-Policy that
+//! forbids every network request. Readable with scripts off, printable to
+//! PDF (the verdict on page 1).
 //!
 //! Everything is rendered with maud, which escapes every interpolated string:
 //! thread names, file paths, quoted input lines and diagnostics are capture
@@ -35,7 +40,26 @@ pre{background:#f6f8fa;border:1px solid #d0d7de;padding:6px 8px;white-space:pre-
 figure{margin:14px 0;break-inside:avoid} figure img{max-width:100%;height:auto;border:1px solid #eaeef2}
 figcaption{color:#57606a;font-size:13px;margin-top:4px}
 .muted{color:#6e7781} .ok{color:#1a7f37} .skip{color:#9a6700} .bad{color:#cf222e}
-@media print{main{max-width:none;padding:0} h2{break-after:avoid} nav{display:none} a{color:inherit;text-decoration:none}}
+.story{display:grid;grid-template-columns:minmax(0,5fr) minmax(0,6fr);gap:14px;align-items:start}
+.story h3{margin-top:4px} .story dl{margin:4px 0;display:grid;grid-template-columns:max-content 1fr;gap:3px 10px}
+.story dt{font-weight:bold;color:#57606a} .story dd{margin:0} .story ul{margin:2px 0;padding-left:18px}
+.story figure{margin:0} .rid{font-family:monospace;font-size:12px;color:#57606a}
+.sys{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:4px 22px}
+.sys td{overflow-wrap:anywhere}
+.sys table{width:100%} .sys h3{margin:10px 0 2px;font-size:14px} .src{color:#8c959f;font-size:11px}
+details.finding{padding:6px 14px} details summary{cursor:pointer}
+.ct{font-weight:bold;font-size:14px;margin:4px 0 2px}
+.tc svg{width:100%;height:auto;display:block;font-size:12px;font-family:"DejaVu Sans",Verdana,Arial,sans-serif;user-select:none}
+.tc text{fill:#333} .tc .yd,.tc .xd{font-size:12px;fill:#57606a} .tc.live rect.ov{cursor:crosshair}
+.lg{display:flex;flex-wrap:wrap;gap:4px 12px;font-size:12px;margin:2px 0 0 60px}
+.lg button,.lg .lgs{font:inherit;background:none;border:0;padding:1px 2px;color:#1d1d1f;display:inline-flex;align-items:center;gap:5px}
+.lg button{cursor:pointer} .lg button.off{color:#aab1b8;text-decoration:line-through} .lg i{display:inline-block;width:14px;height:8px}
+.lg i.dash{border-top:2px dashed #969696;height:0}
+.tip{position:absolute;z-index:10;background:rgba(255,255,255,.96);border:1px solid #8c959f;border-radius:3px;padding:4px 7px;font-size:12px;pointer-events:none;box-shadow:0 1px 4px rgba(0,0,0,.15)}
+iframe.flame{width:100%;height:560px;border:1px solid #eaeef2}
+@media print{main{max-width:none;padding:0} h2{break-after:avoid} nav,.lg button.off{display:none} a{color:inherit;text-decoration:none}
+ .story{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}
+ #verdict{break-after:page} iframe.flame{height:420px} .tip{display:none}}
 "#;
 
 /// Most rows of a long table (the rest are counted).
@@ -61,6 +85,11 @@ pub fn sev_word(s: Severity) -> &'static str {
     }
 }
 
+/// The page's Content-Security-Policy: nothing may be fetched (images only as
+/// data URIs, styles and the one script inline; frames only from `srcdoc`).
+const CSP: &str = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; \
+                   frame-src 'self' about: data:; base-uri 'none'; form-action 'none'";
+
 /// Renders the page.
 pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_problems: &[String]) -> String {
     let doc = &report.doc;
@@ -70,6 +99,7 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
         html lang="en" {
             head {
                 meta charset="utf-8";
+                meta http-equiv="Content-Security-Policy" content=(CSP);
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) }
                 style { (PreEscaped(CSS)) }
@@ -78,24 +108,27 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
                 h1 { (title) }
                 p.meta {
                     "iosift " (doc.iosift_version) " · "
-                    (doc.bundle.inputs.len()) " input files · timeline "
+                    (doc.bundle.inputs.len()) " input files · "
                     (doc.clock.start.as_deref().map_or("?".into(), |t| instant(&report.display, t))) " to "
                     (doc.clock.end.as_deref().map_or("?".into(), |t| instant(&report.display, t)))
                     " · host time zone " (doc.clock.timezone) " (" (doc.clock.timezone_source) "); "
-                    "times below are shown in " (report.display.label) " (--display-tz utc|host|ZONE)"
+                    "times are shown in " (report.display.label) " (--display-tz utc|host|ZONE)"
                 }
                 nav {
-                    a href="#verdict" { "Verdict" } a href="#checked" { "Checked" } a href="#timeline" { "Timeline" }
+                    a href="#verdict" { "What happened" } a href="#system" { "System" } a href="#evidence" { "Evidence" }
+                    a href="#checked" { "Checked" } a href="#timeline" { "Timeline" }
                     a href="#sources" { "Write sources" } a href="#periodicity" { "Periodicity" }
                     a href="#correlation" { "Correlation" } a href="#perf" { "perf" } a href="#binlog" { "Binlog" }
                     a href="#state" { "State" } a href="#inventory" { "Inventory" }
                 }
-                (verdict(report))
+                (super::story::verdict(report, charts))
+                (super::story::system_box(&report.system))
+                (evidence(report))
                 (checked(report))
                 section #timeline {
                     h2 { "Timeline" }
                     (clock_warnings(report))
-                    (charts_of(charts, Section::Timeline, "No device or memory series in the capture."))
+                    (charts_of(charts, Section::Timeline, "No device, CPU or memory series in the capture."))
                 }
                 (sources(report, charts))
                 (periodicity(report, charts))
@@ -104,43 +137,41 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
                 (binlog(report, charts))
                 (state(report))
                 (inventory(report, render_problems))
-            } }
+            }
+            @if charts.iter().any(|c| c.time.is_some()) {
+                script { (PreEscaped(super::live::SCRIPT)) }
+            }
+            }
         }
     };
     page.into_string()
 }
 
-fn verdict(report: &Report) -> Markup {
+/// The evidence of every finding, collapsed: its numbers (named as the rule names
+/// them) and the quoted input lines under their column headers.
+fn evidence(report: &Report) -> Markup {
     let fs = ranked(&report.doc.findings);
     html! {
-        section #verdict {
-            h2 { "Verdict" }
-            @if fs.is_empty() {
-                p { "No rule fired. The rules checked and the inputs they lacked are listed below." }
+        @if !fs.is_empty() {
+            section #evidence {
+                h2 { "Evidence" }
+                p.muted { "The numbers behind each finding and the input lines they were read from (click to open)." }
+                @for f in &fs { (finding_evidence(f)) }
             }
-            @for f in &fs { (finding(f, &report.display)) }
         }
     }
 }
 
-fn finding(f: &Finding, display: &crate::clock::DisplayZone) -> Markup {
+fn finding_evidence(f: &Finding) -> Markup {
     let sev = sev_word(f.severity);
     html! {
-        div class={ "finding " (sev) } {
-            h3 { span class={ "sev " (sev) } { (sev) } " " (f.rule) " "
-                 span.muted { "confidence " (format!("{:.0} %", f.confidence * 100.0)) } }
-            p.summary { (f.summary) }
-            @if let Some(w) = &f.window { p { "Window: " (instant(display, &w.start)) " to " (instant(display, &w.end)) } }
+        details class={ "finding " (sev) } {
+            summary { b { (f.rule) } " · " (f.metrics.len()) " numbers, " (f.evidence.len()) " quoted inputs" }
             @if !f.metrics.is_empty() {
-                table { tr { th { "metric" } th { "value" } }
-                    @for (k, v) in &f.metrics { tr { td { (k) } td.n { (metric_cell(k, v)) } } } }
-            }
-            @if !f.remedies.is_empty() {
-                p { b { "Remedies" } }
-                ul { @for r in &f.remedies { li { (r) } } }
+                table { tr { th { "number" } th { "value" } th { "key in findings.json" } }
+                    @for (k, v) in &f.metrics { tr { td { (super::story::words(k)) } td.n { (metric_cell(k, v)) } td { code { (k) } } } } }
             }
             @if !f.evidence.is_empty() {
-                p { b { "Evidence" } }
                 table {
                     tr { th { "file" } th { "lines" } th { "metric" } th { "value" } }
                     @for e in &f.evidence {
@@ -209,11 +240,21 @@ fn charts_of(charts: &[Chart], section: Section, empty: &str) -> Markup {
     let cs: Vec<&Chart> = charts.iter().filter(|c| c.section == section).collect();
     html! {
         @if cs.is_empty() && !empty.is_empty() { p.muted { (empty) } }
-        @for c in cs {
-            figure {
-                img src=(data_uri("image/png", &c.png)) alt=(c.title) width="1000";
-                figcaption { (c.caption) " Files: charts/" (c.name) ".png, charts/" (c.name) ".svg." }
+        @for c in cs { (figure(c)) }
+    }
+}
+
+/// One chart: time charts as the page's interactive SVG, the others as their SVG image.
+pub fn figure(c: &Chart) -> Markup {
+    html! {
+        figure {
+            @if let Some(t) = &c.time {
+                div.ct { (c.title) }
+                (super::live::time_chart(t, &format!("ch-{}", c.name), super::live::W, 200.0, None))
+            } @else {
+                img src=(data_uri("image/svg+xml", c.svg.as_bytes())) alt=(c.title) width="1000";
             }
+            figcaption { (c.caption) " Files: charts/" (c.name) ".png (2000 px), charts/" (c.name) ".svg." }
         }
     }
 }
@@ -300,19 +341,26 @@ fn periodicity(report: &Report, charts: &[Chart]) -> Markup {
 
 fn correlation(report: &Report, charts: &[Chart]) -> Markup {
     let cs = &report.correlations;
+    let real = cs.iter().filter(|c| c.best_r.abs() > c.shuffled_r).count();
     html! {
         section #correlation {
             h2 { "Correlation" }
             @if cs.is_empty() { p.muted { "No pair of series to correlate." } } @else {
+                p { "Each pair's best |r| over lags of ±60 s is compared with the best |r| the same search finds \
+                     when the leading series is shuffled (" (crate::analysis::correlate::SHUFFLES) " permutations" "): only a pair above it is charted \
+                     as a relation; " (real) " of " (cs.len()) " pairs are." }
                 (charts_of(charts, Section::Correlation, ""))
                 table {
-                    tr { th { "pair" } th { "leading" } th { "following" } th { "best lag" } th { "r" } th { "n" } }
+                    tr { th { "pair" } th { "leading" } th { "following" } th { "best lag" } th { "r" } th { "shuffled data reach" } th { "n" } th { "verdict" } }
                     @for c in cs {
                         tr {
                             td { (c.label) } td { (c.a) } td { (c.b) }
                             td.n { (format!("{:+} s", c.best_lag_s)) }
                             td.n { (format!("{:.2}", c.best_r)) }
+                            td.n { (format!("{:.2}", c.shuffled_r)) }
                             td.n { (c.n) }
+                            @if c.best_r.abs() > c.shuffled_r { td.ok { "above shuffled data" } }
+                            @else { td.muted { "not above shuffled data: noise, not shown" } }
                         }
                     }
                 }
@@ -334,8 +382,8 @@ fn perf(report: &Report, charts: &[Chart], flames: &[Flame]) -> Markup {
             @if flames.is_empty() && fs.is_empty() { p.muted { "No perf script output in the capture." } }
             @for f in flames {
                 figure {
-                    img src=(data_uri("image/svg+xml", &f.svg)) alt=(f.title) style="width:100%";
-                    figcaption { (f.title) " (" (f.stacks) " distinct stacks). Interactive version: charts/flame-" (f.stem) ".svg." }
+                    iframe.flame sandbox="allow-scripts" title=(f.title) srcdoc=(String::from_utf8_lossy(&f.svg)) {}
+                    figcaption { (f.title) ", " (f.stacks) " distinct stacks; fsync-like frames in red. Click a frame to zoom,                         Ctrl-F to search. File: charts/flame-" (f.stem) ".svg." }
                 }
             }
             (charts_of(charts, Section::Perf, ""))

@@ -3,10 +3,10 @@
 //! [`write_report`] writes one report folder:
 //!
 //! ```text
-//! DIR/index.html              one self-contained page (charts embedded, no scripts, printable)
+//! DIR/index.html              one self-contained page (charts inline, one inline script, no network, printable)
 //! DIR/findings.json           the findings document of the contract (pretty, trailing newline)
-//! DIR/charts/<name>.png|.svg  each chart that has data (names fixed: device-writes, write-sources, ...)
-//! DIR/charts/flame-<stem>.svg each perf flame graph (stem sanitised)
+//! DIR/charts/<name>.png|.svg  each chart that has data, PNG 2000 px wide (names fixed: device-writes, ...)
+//! DIR/charts/flame-<stem>.svg each perf flame graph, one per process (stem sanitised)
 //! ```
 //!
 //! [`terminal_summary`] is what `iosift analyze` prints, and
@@ -19,7 +19,10 @@ mod batch;
 pub mod charts;
 pub mod flame;
 mod fmt;
+mod hidpi;
 mod html;
+mod live;
+mod story;
 pub mod summary;
 
 pub use batch::{BatchRow, write_batch_index};

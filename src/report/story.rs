@@ -1,0 +1,325 @@
+//! The top of the page: per finding, in plain words, what happened, when
+//! (host local time and UTC), who wrote and who issued the I/O, how sure the
+//! rule is and what to change, with the finding's key chart beside it; then
+//! the system box. Every finding is rendered the same generic way (a new rule
+//! id needs nothing here); only the choice of its key chart looks at the words
+//! of the rule id and falls back to the device writes.
+
+use super::charts::Chart;
+use super::fmt::{bytes_h, full};
+use super::html::{ranked, sev_word};
+use crate::model::{Finding, Report};
+use crate::system::{Fact, SystemBox};
+use maud::{Markup, html};
+
+/// Height of one panel of a key chart.
+const KEY_PANEL_H: f64 = 130.0;
+/// Width of a key chart's coordinate system (about its size on screen: text stays legible).
+const KEY_W: f64 = 600.0;
+
+/// A metric key in words: `burst_request_bytes_mean` -> `burst request bytes mean`,
+/// with the usual abbreviations spelled out.
+pub fn words(key: &str) -> String {
+    let parts: Vec<&str> = key.split('_').collect();
+    let mut out: Vec<&str> = Vec::new();
+    for (i, w) in parts.iter().enumerate() {
+        let prev = i.checked_sub(1).and_then(|j| parts.get(j)).copied();
+        out.push(match *w {
+            "s" if prev == Some("per") => "s",
+            "s" => "per s",
+            "pct" => "%",
+            "trx" => "transaction",
+            "kb" => "kB",
+            other => other,
+        });
+    }
+    out.join(" ")
+}
+
+/// The rule id in words (`fsync_bound_small_transactions` -> `Fsync bound small transactions`).
+fn title_of(rule: &str) -> String {
+    let w = rule.replace('_', " ");
+    let mut c = w.chars();
+    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+}
+
+/// How sure, in words.
+fn sure(confidence: f64) -> String {
+    let word = if confidence >= 0.8 {
+        "high"
+    } else if confidence >= 0.5 {
+        "moderate"
+    } else {
+        "low: read the evidence before acting"
+    };
+    format!("{:.0} % ({word})", confidence * 100.0)
+}
+
+/// Epoch seconds of an RFC 3339 instant.
+fn epoch(rfc3339: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(rfc3339).ok().map(|d| d.timestamp())
+}
+
+/// The chart that shows a finding best: chosen by the words of its rule id, else
+/// the device writes, else the first time chart.
+pub fn key_chart<'a>(f: &Finding, charts: &'a [Chart]) -> Option<&'a Chart> {
+    let by = |n: &str| charts.iter().find(|c| c.name == n && c.time.is_some());
+    let r = f.rule;
+    let wanted: &[&str] = if r.contains("replication") || r.contains("replica") {
+        &["replication"]
+    } else if r.contains("fsync") || r.contains("commit") || r.contains("transaction") {
+        &["mysql-status", "binlog-rate", "latency-queue"]
+    } else if r.contains("saturation") || r.contains("latency") || r.contains("queue") {
+        &["latency-queue"]
+    } else if r.contains("dirty") || r.contains("throttle") || r.contains("buffered") {
+        &["dirty-writeback", "write-sources"]
+    } else if r.contains("cpu") {
+        &["cpu-usage"]
+    } else {
+        &[]
+    };
+    wanted
+        .iter()
+        .find_map(|n| by(n))
+        .or_else(|| by("device-writes"))
+        .or_else(|| charts.iter().find(|c| c.time.is_some()))
+}
+
+/// Who dirtied the pages (pidstat's attribution).
+fn who_wrote(report: &Report) -> String {
+    let ws = &report.write_sources;
+    let total: f64 = ws.iter().map(|w| w.total_bytes).filter(|v| v.is_finite()).sum();
+    let Some(top) = ws.iter().max_by(|a, b| a.total_bytes.total_cmp(&b.total_bytes)) else {
+        return "not in the capture (no per-thread write data, pidstat -d)".into();
+    };
+    if total <= 0.0 {
+        return "no thread was charged with writes (pidstat -d)".into();
+    }
+    let who = if top.category == "other" {
+        "threads outside iosift's categories".to_string()
+    } else {
+        format!("{} threads", top.category)
+    };
+    let mut s = format!(
+        "{who}: {:.0} % of the {} charged by pidstat -d",
+        100.0 * top.total_bytes / total,
+        bytes_h(total)
+    );
+    if let Some((name, tid, b)) = top.top_threads.first() {
+        s.push_str(&format!("; most by {name} [{tid}] ({})", bytes_h(*b)));
+    }
+    s
+}
+
+/// Who issued the writes or waited on them: text metrics of the finding that name a
+/// thread, else the threads perf saw in fsync.
+fn who_issued(f: &Finding, report: &Report) -> String {
+    let named: Vec<String> = f
+        .metrics
+        .iter()
+        .filter(|(k, v)| {
+            v.is_string()
+                && (k.split('_').any(|w| ["thread", "issuer", "writer", "process", "comm"].contains(&w))
+                    || **k == "bound_by")
+        })
+        .map(|(k, v)| format!("{}: {}", words(k), v.as_str().unwrap_or_default()))
+        .collect();
+    if !named.is_empty() {
+        return named.join("; ");
+    }
+    let total: u64 = report.fsync_shares.iter().map(|s| s.fsync_samples).sum();
+    match report.fsync_shares.iter().filter(|s| s.fsync_samples > 0).max_by_key(|s| s.fsync_samples) {
+        Some(top) if total > 0 => format!(
+            "in fsync (perf): {}{} with {:.0} % of the fsync samples",
+            top.comm,
+            top.tid.map(|t| format!(" [{t}]")).unwrap_or_default(),
+            100.0 * top.fsync_samples as f64 / total as f64
+        ),
+        _ => {
+            "not determined: the capture has no perf samples in fsync and the finding names no thread".into()
+        }
+    }
+}
+
+/// The window in host local time and UTC, with its length.
+fn when(f: &Finding, report: &Report) -> String {
+    let Some(w) = &f.window else {
+        return "the whole capture (the rule gives no window)".into();
+    };
+    let (Some(a), Some(b)) = (epoch(&w.start), epoch(&w.end)) else {
+        return format!("{} to {}", w.start, w.end);
+    };
+    let utc = crate::clock::DisplayZone::default();
+    let span = format!("{} s", b - a + 1);
+    if report.host.rule.offset_at(a) == 0 && report.host.rule.offset_at(b) == 0 {
+        return format!(
+            "{} to {} UTC, host local time is UTC ({span})",
+            full(&utc, a),
+            utc.format(b, "%H:%M:%S")
+        );
+    }
+    format!(
+        "{} to {} {} local; {} to {} UTC ({span})",
+        full(&report.host, a),
+        report.host.format(b, "%H:%M:%S"),
+        report.host.offset_text(a),
+        full(&utc, a),
+        utc.format(b, "%H:%M:%S")
+    )
+}
+
+/// The plot with only its first `n` panels.
+fn first_panels(t: &super::charts::TimePlot, n: usize) -> super::charts::TimePlot {
+    let mut c = t.clone();
+    c.panels.truncate(n);
+    c
+}
+
+fn story(f: &Finding, report: &Report, charts: &[Chart], i: usize) -> Markup {
+    let sev = sev_word(f.severity);
+    let key = key_chart(f, charts);
+    let t0 = report.timeline.t0;
+    let window = f.window.as_ref().and_then(|w| {
+        let (a, b) = (epoch(&w.start)?, epoch(&w.end)?);
+        Some(((a - t0) as f64, (b - t0 + 1) as f64))
+    });
+    html! {
+        div class={ "finding story " (sev) } {
+            div {
+                h3 { span class={ "sev " (sev) } { (sev) } " " (title_of(f.rule)) " " span.rid { (f.rule) } }
+                p.summary { (f.summary) }
+                dl {
+                    dt { "When" } dd { (when(f, report)) }
+                    dt { "Who wrote" } dd { (who_wrote(report)) }
+                    dt { "Who issued" } dd { (who_issued(f, report)) }
+                    dt { "How sure" } dd { (sure(f.confidence)) }
+                    dt { "What to change" } dd {
+                        @if f.remedies.is_empty() { "the rule suggests no change" } @else {
+                            ul { @for r in &f.remedies { li { (r) } } }
+                        }
+                    }
+                }
+            }
+            @if let Some(c) = key {
+                @if let Some(t) = &c.time {
+                    @let compact = first_panels(t, 2);
+                    figure {
+                        div.ct { (c.title) }
+                        (super::live::time_chart(&compact, &format!("key-{i}-{}", c.name), KEY_W, KEY_PANEL_H, window))
+                        figcaption { "Blue: the finding's window. The full chart is under "
+                            a href=(format!("#ch-{}", c.name)) { "its section" } "." }
+                    }
+                }
+            } @else {
+                p.muted { "No time series in the capture to chart this finding." }
+            }
+        }
+    }
+}
+
+/// The verdict: one story per finding, worst first.
+pub fn verdict(report: &Report, charts: &[Chart]) -> Markup {
+    let fs = ranked(&report.doc.findings);
+    let passed = report.doc.checked.iter().filter(|c| c.outcome == "passed").count();
+    let skipped = report.doc.checked.len() - passed;
+    html! {
+        section #verdict {
+            h2 { "What happened" }
+            @if fs.is_empty() {
+                p.summary { "No rule fired: " (passed) " rules checked the capture and passed, " (skipped)
+                    " could not run for lack of inputs (listed under Checked)." }
+            }
+            @for (i, f) in fs.iter().enumerate() { (story(f, report, charts, i)) }
+        }
+    }
+}
+
+fn fact_row(k: &str, f: &Fact) -> Markup {
+    html! { tr { th { (k) } td { (f.value) " " span.src { (f.source) } } } }
+}
+
+fn opt_row(k: &str, f: &Option<Fact>, absent: &str) -> Markup {
+    html! {
+        @match f {
+            Some(f) => { (fact_row(k, f)) }
+            None => { tr { th { (k) } td.muted { (absent) } } }
+        }
+    }
+}
+
+/// The system box: what a consultant checks first, each value with where it was read.
+pub fn system_box(b: &SystemBox) -> Markup {
+    html! {
+        section #system {
+            h2 { "System" }
+            div.sys {
+                div {
+                    h3 { "Host" }
+                    table {
+                        (opt_row("kernel", &b.kernel, "not in the capture (uname -r)"))
+                        (opt_row("CPUs", &b.cpus, "not in the capture (no per-core CPU series)"))
+                        (opt_row("memory", &b.memory, "not read by iosift (MemTotal is not kept)"))
+                    }
+                    h3 { "Disks" }
+                    @if b.disks.is_empty() { p.muted { "No block device in the capture." } } @else {
+                        table {
+                            tr { th { "device" } th { "stack" } th { "queue" } }
+                            @for d in &b.disks {
+                                tr {
+                                    td { (d.name) @if d.main { " " b { "(most written)" } } @else if d.measured { " (measured)" } }
+                                    td { @if d.stack.is_empty() { span.muted { "-" } } @else { (d.stack.join(" → ")) } }
+                                    td { @for (j, (k, v)) in d.queue.iter().enumerate() { @if j > 0 { br; } (k) " = " (v.value) } }
+                                }
+                            }
+                        }
+                    }
+                }
+                div {
+                    h3 { "Filesystems" }
+                    @if b.filesystems.is_empty() { p.muted { "No mount table in the capture (/proc/mounts, findmnt)." } } @else {
+                        table {
+                            tr { th { "mount" } th { "type" } th { "device" } th { "options" } }
+                            @for m in &b.filesystems { tr { td { (m.target) } td { (m.fstype) } td { (m.source) } td { (m.options.replace(',', ", ")) } } }
+                        }
+                    }
+                    h3 { "Writeback (vm.dirty_*)" }
+                    @if b.vm.is_empty() { p.muted { "No vm sysctls in the capture: the kernel defaults are assumed." } } @else {
+                        table { @for (k, f) in &b.vm { (fact_row(k, f)) } }
+                    }
+                    h3 { "Transparent huge pages" }
+                    @if b.thp.is_empty() { p.muted { "Not in the capture (/sys/kernel/mm/transparent_hugepage)." } } @else {
+                        table { @for (k, f) in &b.thp { (fact_row(k, f)) } }
+                    }
+                }
+                div {
+                    h3 { "MySQL durability" }
+                    @if b.durability.is_empty() { p.muted { "No MySQL variables in the capture." } } @else {
+                        table { @for (k, f) in &b.durability { (fact_row(k, f)) } }
+                    }
+                    h3 { "MySQL replication" }
+                    @if b.replication.is_empty() { p.muted { "No replication variables in the capture." } } @else {
+                        table { @for (k, f) in &b.replication { (fact_row(k, f)) } }
+                    }
+                    h3 { "What the capture lacked" }
+                    @if b.lacked.is_empty() { p.muted { "Nothing a rule needed was missing." } } @else {
+                        ul { @for l in &b.lacked { li { (l) } } }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_titles() {
+        assert_eq!(words("burst_request_bytes_mean"), "burst request bytes mean");
+        assert_eq!(words("flushes_per_s"), "flushes per s");
+        assert_eq!(words("lag_growth_s_per_s"), "lag growth per s per s");
+        assert_eq!(title_of("replication_lag"), "Replication lag");
+        assert_eq!(sure(0.85), "85 % (high)");
+    }
+}

@@ -1,0 +1,236 @@
+//! The system box of the report: the host and the database at a glance, the
+//! way pt-summary prints them (kernel, CPUs, disks and their stacking,
+//! filesystems with their mount options, read-ahead, `vm.dirty_*`, THP, the
+//! MySQL durability and replication settings).
+//!
+//! [`SystemBox`] is plain data (every value with the `file:line` it was read
+//! from) so that other stages can feed it more later (the device stack
+//! resolution fills [`Disk::stack`]); [`of`] fills it from what the gathered
+//! [`Context`] and the timeline already hold. Nothing here decides anything.
+
+use crate::source::{Context, Sourced};
+use crate::table::Timeline;
+use crate::table::columns::{Col, CoreMetric, DevMetric};
+use std::collections::BTreeMap;
+
+/// One value of the system box and where it was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fact {
+    /// The value as the capture prints it.
+    pub value: String,
+    /// `file:line` (or the file alone, or `timeline` when counted from its columns).
+    pub source: String,
+}
+
+/// A block device of the capture.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Disk {
+    /// Kernel name (`vda`, `dm-0`, `loop3`).
+    pub name: String,
+    /// What it sits on, top first (`loop3`, `vda`): empty when unknown. The device
+    /// stack resolution (loop, dm, md down to the physical disk) fills it.
+    pub stack: Vec<String>,
+    /// Block-queue attributes (`read_ahead_kb`, `scheduler`, `rotational`, ...).
+    pub queue: BTreeMap<String, Fact>,
+    /// True when the timeline has I/O series of it.
+    pub measured: bool,
+    /// True for the most written device (the one the charts follow).
+    pub main: bool,
+}
+
+/// A mounted filesystem (pseudo filesystems left out).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filesystem {
+    /// Mount point.
+    pub target: String,
+    /// Device.
+    pub source: String,
+    /// Type (`ext4`, `xfs`).
+    pub fstype: String,
+    /// Options, comma-joined.
+    pub options: String,
+    /// Where it was read.
+    pub at: String,
+}
+
+/// The system box.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SystemBox {
+    /// Kernel release.
+    pub kernel: Option<Fact>,
+    /// CPUs (counted from per-core series).
+    pub cpus: Option<Fact>,
+    /// Memory size, when a capture states it.
+    pub memory: Option<Fact>,
+    /// Block devices.
+    pub disks: Vec<Disk>,
+    /// Filesystems.
+    pub filesystems: Vec<Filesystem>,
+    /// `vm.dirty_*` and other writeback sysctls.
+    pub vm: Vec<(String, Fact)>,
+    /// Transparent huge pages (`enabled`, `defrag`, ...).
+    pub thp: Vec<(String, Fact)>,
+    /// MySQL durability settings (`sync_binlog`, `innodb_flush_log_at_trx_commit`, ...).
+    pub durability: Vec<(String, Fact)>,
+    /// MySQL replication and I/O settings.
+    pub replication: Vec<(String, Fact)>,
+    /// What the capture lacked (the inputs the rules missed).
+    pub lacked: Vec<String>,
+}
+
+/// Pseudo filesystems whose mount options say nothing about I/O.
+pub const PSEUDO_FS: &[&str] = &[
+    "proc",
+    "sysfs",
+    "devtmpfs",
+    "devpts",
+    "tmpfs",
+    "cgroup",
+    "cgroup2",
+    "securityfs",
+    "pstore",
+    "bpf",
+    "debugfs",
+    "tracefs",
+    "mqueue",
+    "hugetlbfs",
+    "configfs",
+    "fusectl",
+    "autofs",
+    "binfmt_misc",
+    "efivarfs",
+    "ramfs",
+    "rpc_pipefs",
+    "nsfs",
+    "overlay",
+    "squashfs",
+];
+
+/// MySQL variables that decide durability, in the order shown.
+pub const DURABILITY: &[&str] = &[
+    "version",
+    "sync_binlog",
+    "innodb_flush_log_at_trx_commit",
+    "innodb_flush_method",
+    "innodb_doublewrite",
+    "binlog_group_commit_sync_delay",
+    "innodb_use_native_aio",
+    "innodb_io_capacity",
+    "innodb_log_file_size",
+    "innodb_buffer_pool_size",
+];
+
+/// MySQL variables of replication, in the order shown.
+pub const REPLICATION: &[&str] = &[
+    "server_id",
+    "log_bin",
+    "binlog_format",
+    "gtid_mode",
+    "read_only",
+    "log_slave_updates",
+    "log_replica_updates",
+    "slave_parallel_workers",
+    "replica_parallel_workers",
+    "slave_parallel_threads",
+    "sync_relay_log",
+    "relay_log_info_repository",
+];
+
+/// Block-queue attributes shown, in order.
+const QUEUE: &[&str] =
+    &["read_ahead_kb", "scheduler", "rotational", "nr_requests", "max_sectors_kb", "write_cache"];
+
+fn fact(s: &Sourced<String>) -> Fact {
+    let source = if s.line == 0 { s.file.clone() } else { format!("{}:{}", s.file, s.line) };
+    Fact { value: s.value.trim().to_string(), source }
+}
+
+/// Fills the box from the context, the timeline's columns, the main device and
+/// the inputs the rules missed (`lacked`, deduplicated in order).
+pub fn of(ctx: &Context, tl: &Timeline, main_device: Option<&str>, lacked: &[String]) -> SystemBox {
+    let mut b = SystemBox { kernel: ctx.kernel.as_ref().map(fact), ..Default::default() };
+    let cores = tl.typed().filter(|(c, _)| matches!(c, Col::Core(_, CoreMetric::BusyPct))).count();
+    if cores > 0 {
+        b.cpus = Some(Fact { value: cores.to_string(), source: "per-core CPU series".into() });
+    }
+    let mut disks: BTreeMap<String, Disk> = BTreeMap::new();
+    for ((dev, attr), v) in &ctx.sysfs {
+        let d = disks.entry(dev.clone()).or_insert_with(|| Disk { name: dev.clone(), ..Default::default() });
+        if QUEUE.contains(&attr.as_str()) {
+            d.queue.insert(attr.clone(), fact(v));
+        }
+    }
+    for (c, _) in tl.typed() {
+        if let Col::Dev(dev, DevMetric::WBytesS | DevMetric::RBytesS) = &c {
+            disks
+                .entry(dev.clone())
+                .or_insert_with(|| Disk { name: dev.clone(), ..Default::default() })
+                .measured = true;
+        }
+    }
+    if let Some(m) = main_device.and_then(|m| disks.get_mut(m)) {
+        m.main = true;
+    }
+    b.disks = disks.into_values().collect();
+    // The main device first, then measured ones, then the rest by name.
+    b.disks.sort_by(|x, y| y.main.cmp(&x.main).then(y.measured.cmp(&x.measured)).then(x.name.cmp(&y.name)));
+    let mut seen = std::collections::BTreeSet::new();
+    for m in &ctx.mounts {
+        let v = &m.value;
+        if PSEUDO_FS.contains(&v.fstype.as_str()) || v.target.is_empty() || !seen.insert(v.target.clone()) {
+            continue;
+        }
+        b.filesystems.push(Filesystem {
+            target: v.target.clone(),
+            source: v.source.clone(),
+            fstype: v.fstype.clone(),
+            options: v.options.join(","),
+            at: if m.line == 0 { m.file.clone() } else { format!("{}:{}", m.file, m.line) },
+        });
+    }
+    b.vm = ctx
+        .sysctl
+        .iter()
+        .filter(|(k, _)| k.starts_with("vm.dirty") || k.as_str() == "vm.swappiness")
+        .map(|(k, v)| (k.clone(), fact(v)))
+        .collect();
+    b.thp = ctx.thp.iter().map(|(k, v)| (k.clone(), fact(v))).collect();
+    let vars = |names: &[&str]| -> Vec<(String, Fact)> {
+        names.iter().filter_map(|n| ctx.variable(n).map(|v| (n.to_string(), fact(v)))).collect()
+    };
+    b.durability = vars(DURABILITY);
+    b.replication = vars(REPLICATION);
+    for l in lacked {
+        if !b.lacked.contains(l) {
+            b.lacked.push(l.clone());
+        }
+    }
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_from_context_and_timeline() {
+        let mut ctx = Context::default();
+        let s = |v: &str| Sourced { value: v.to_string(), file: "f".into(), line: 3 };
+        ctx.kernel = Some(s("6.1.0-13-amd64"));
+        ctx.sysfs.insert(("vda".into(), "read_ahead_kb".into()), s("128"));
+        ctx.sysctl.insert("vm.dirty_ratio".into(), s("20"));
+        ctx.sysctl.insert("kernel.pid_max".into(), s("1"));
+        let mut tl = Timeline { t0: 0, len: 2, ..Default::default() };
+        tl.columns.insert(
+            "dev.loop0.w_bytes_s".into(),
+            crate::table::timeline::Series { values: vec![Some(1.0), None], unit: "B/s", source: "x".into() },
+        );
+        let b = of(&ctx, &tl, Some("loop0"), &["perf".into(), "perf".into()]);
+        assert_eq!(b.kernel.unwrap().source, "f:3");
+        assert_eq!(b.disks[0].name, "loop0");
+        assert!(b.disks[0].main && b.disks[0].measured);
+        assert_eq!(b.disks[1].queue["read_ahead_kb"].value, "128");
+        assert_eq!(b.vm.len(), 1);
+        assert_eq!(b.lacked, ["perf"]);
+    }
+}

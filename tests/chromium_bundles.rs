@@ -7,7 +7,6 @@ mod common;
 use iosift::bundle::{Limits, load};
 use iosift::pipeline::Options;
 use std::path::Path;
-use std::time::Duration;
 
 fn render(dir: &Path, out: &Path) {
     let b = load(&[dir.to_path_buf()], &Limits::default()).unwrap();
@@ -17,32 +16,10 @@ fn render(dir: &Path, out: &Path) {
 
 fn check_in_chromium(chromium: &Path, out: &Path, tmp: &Path) -> String {
     let url = format!("file://{}", out.join("index.html").display());
-    let shot = tmp.join("shot.png");
-    let (ok, _, err) = common::run(
-        common::chromium(chromium, &tmp.join("p1"))
-            .arg(format!("--screenshot={}", shot.display()))
-            .arg("--window-size=1280,2000")
-            .arg("--enable-logging=stderr")
-            .arg("--v=0")
-            .arg(&url),
-        Duration::from_secs(120),
-    );
-    assert!(ok, "chromium failed on {}: {err}", out.display());
-    let png = std::fs::read(&shot).unwrap();
-    assert!(
-        png.len() > 60_000 && png.starts_with(b"\x89PNG"),
-        "screenshot of {} is {} bytes",
-        out.display(),
-        png.len()
-    );
-    let console: Vec<&str> = err.lines().filter(|l| l.contains(":CONSOLE")).collect();
-    assert!(console.is_empty(), "console messages for {}: {console:?}", out.display());
-    let (ok, dom, err) = common::run(
-        common::chromium(chromium, &tmp.join("p2")).arg("--dump-dom").arg(&url),
-        Duration::from_secs(120),
-    );
-    assert!(ok, "chromium --dump-dom failed: {err}");
-    dom
+    let page = common::load_page(chromium, tmp, &url);
+    assert!(page.png.len() > 60_000, "screenshot of {} is {} bytes", out.display(), page.png.len());
+    assert!(page.console.is_empty(), "console messages for {}: {:?}", out.display(), page.console);
+    page.dom
 }
 
 #[test]

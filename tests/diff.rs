@@ -12,7 +12,6 @@ use iosift::diff::{Change, DiffDoc, Side, context};
 use iosift::model::Report;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_iosift");
 
@@ -220,24 +219,10 @@ fn chromium_renders_the_diff_page() {
     let tmp = tempfile::tempdir().unwrap();
     iosift::diff::write(&doc, &ra, &rb, tmp.path()).unwrap();
     let url = format!("file://{}", tmp.path().join("index.html").display());
-    let base = |profile: &str| common::chromium(&chromium, &tmp.path().join(profile));
-    let shot = tmp.path().join("shot.png");
-    let (ok, _, err) = common::run(
-        base("p1")
-            .arg(format!("--screenshot={}", shot.display()))
-            .arg("--window-size=1280,2000")
-            .arg("--enable-logging=stderr")
-            .arg("--v=0")
-            .arg(&url),
-        Duration::from_secs(120),
-    );
-    assert!(ok, "chromium screenshot failed: {err}");
-    let png = std::fs::read(&shot).unwrap();
-    assert!(png.len() > 60_000 && png.starts_with(b"\x89PNG"), "screenshot is {} bytes (blank?)", png.len());
-    let console: Vec<&str> = err.lines().filter(|l| l.contains(":CONSOLE")).collect();
-    assert!(console.is_empty(), "console messages: {console:?}");
-    let (ok, dom, err) = common::run(base("p2").arg("--dump-dom").arg(&url), Duration::from_secs(120));
-    assert!(ok, "chromium --dump-dom failed: {err}");
+    let page = common::load_page(&chromium, tmp.path(), &url);
+    assert!(page.png.len() > 60_000, "screenshot is {} bytes (blank?)", page.png.len());
+    assert!(page.console.is_empty(), "console messages: {:?}", page.console);
+    let dom = page.dom;
     assert!(dom.contains("Ranked changes") && dom.contains("sync_binlog"), "{}", &dom[..dom.len().min(500)]);
     assert!(dom.matches("<svg").count() >= 4, "the overlaid charts are in the DOM");
 }

@@ -697,25 +697,11 @@ fn chromium_renders_the_page() {
     write_report(&r, tmp.path()).unwrap();
     let index = tmp.path().join("index.html");
     let url = format!("file://{}", index.display());
-    let base = |profile: &str| common::chromium(&chromium, &tmp.path().join(profile));
-    let shot = tmp.path().join("shot.png");
-    let (ok, _, err) = common::run(
-        base("p1")
-            .arg(format!("--screenshot={}", shot.display()))
-            .arg("--window-size=1280,2000")
-            .arg("--enable-logging=stderr")
-            .arg("--v=0")
-            .arg(&url),
-        Duration::from_secs(120),
-    );
-    assert!(ok, "chromium screenshot failed: {err}");
-    let png = read(&shot);
+    let page = common::load_page(&chromium, tmp.path(), &url);
     // A blank 1280x2000 page compresses to about 14 kB; the report's first screen is well over 100 kB.
-    assert!(png.len() > 60_000 && png.starts_with(b"\x89PNG"), "screenshot is {} bytes (blank?)", png.len());
-    let console: Vec<&str> = err.lines().filter(|l| l.contains(":CONSOLE")).collect();
-    assert!(console.is_empty(), "console messages: {console:?}");
-    let (ok, dom, err) = common::run(base("p2").arg("--dump-dom").arg(&url), Duration::from_secs(120));
-    assert!(ok, "chromium --dump-dom failed: {err}");
+    assert!(page.png.len() > 60_000, "screenshot is {} bytes (blank?)", page.png.len());
+    assert!(page.console.is_empty(), "console messages: {:?}", page.console);
+    let dom = page.dom;
     assert!(dom.contains("id=\"verdict\""), "DOM not dumped: {}", &dom[..dom.len().min(500)]);
     assert!(dom.contains(HOSTILE_ESCAPED), "hostile name is text in the DOM");
     assert_eq!(
@@ -723,4 +709,107 @@ fn chromium_renders_the_page() {
         1,
         "only the project's script in the DOM"
     );
+}
+
+/// Driven in the page after load (appended to a copy of index.html): hovers the device
+/// chart at second 11 (a 150 MiB/s burst second of the synthetic timeline), drags from
+/// second 100 to 200, clicks the first legend entry, double-clicks, and writes what it saw
+/// into `<pre id="test-out">` as JSON.
+const DRIVER: &str = r#"<script>
+(function(){
+var out={};
+try{
+  var c=document.getElementById("ch-device-writes"),p=c.querySelector("g.panel"),ov=p.querySelector("rect.ov");
+  var r=ov.getBoundingClientRect(),len=+c.dataset.len,y=r.top+r.height/2;
+  function at(t){return r.left+t/len*r.width;}
+  function ev(type,t){ov.dispatchEvent(new MouseEvent(type,{clientX:at(t),clientY:y,pageX:at(t),pageY:y,bubbles:true}));}
+  ev("mousemove",11.5);
+  out.tip=document.getElementById("tip").textContent;
+  out.tipShown=document.getElementById("tip").style.display;
+  out.crosshairs=[].slice.call(document.querySelectorAll("line.xh")).filter(function(l){return l.getAttribute("visibility")==="visible";}).length;
+  out.panels=document.querySelectorAll("div.tc g.panel").length;
+  out.before=c.dataset.range;
+  out.labelsBefore=[].slice.call(c.querySelectorAll("g.xl text")).map(function(t){return t.textContent;});
+  ev("mousedown",100);ev("mousemove",200);ev("mouseup",200);
+  out.after=c.dataset.range;
+  out.otherAfter=document.getElementById("ch-dirty-writeback").dataset.range;
+  out.labelsAfter=[].slice.call(c.querySelectorAll("g.xl text")).map(function(t){return t.textContent;});
+  var btn=c.querySelector("button.li");
+  out.legend=btn.textContent;
+  btn.click();
+  out.hidden=c.querySelector('g.ser[data-k="'+btn.dataset.k+'"]').style.display;
+  ev("mousemove",150.5);
+  out.tipHidden=document.getElementById("tip").textContent;
+  ov.dispatchEvent(new MouseEvent("dblclick",{bubbles:true}));
+  out.reset=c.dataset.range;
+  out.resources=performance.getEntriesByType("resource").map(function(e){return e.name;});
+}catch(e){out.error=String(e&&e.stack||e);}
+var pre=document.createElement("pre");pre.id="test-out";pre.textContent=JSON.stringify(out);document.body.appendChild(pre);
+})();
+</script>"#;
+
+#[test]
+fn chromium_page_is_interactive() {
+    let Some(chromium) = common::on_path("chromium") else {
+        common::support::skip("chromium not found (CI installs Debian's chromium)");
+        return;
+    };
+    let tmp = tmpdir();
+    write_report(&report(), tmp.path()).unwrap();
+    let html = std::fs::read_to_string(tmp.path().join("index.html")).unwrap();
+    let driven = html.replacen("</body>", &format!("{DRIVER}</body>"), 1);
+    assert_ne!(driven, html, "the page has a body end");
+    let test_page = tmp.path().join("driven.html");
+    std::fs::write(&test_page, driven).unwrap();
+    let page = common::load_page(&chromium, tmp.path(), &format!("file://{}", test_page.display()));
+    assert!(page.console.is_empty(), "console messages: {:?}", page.console);
+    let dom = &page.dom;
+    let start = dom.find("<pre id=\"test-out\">").expect("the driver ran") + "<pre id=\"test-out\">".len();
+    let end = start + dom[start..].find("</pre>").unwrap();
+    let text = dom[start..end].replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+    let out: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert!(out.get("error").is_none(), "driver failed: {}", out["error"]);
+    // Hover: the time of second 11 and the value of the data at that second (150 MiB/s burst).
+    let tip = out["tip"].as_str().unwrap();
+    assert_eq!(out["tipShown"], "block");
+    assert!(tip.starts_with("10:00:11 UTC"), "{tip}");
+    assert!(tip.contains("vda writes: 150 MiB/s"), "{tip}");
+    // reads: 1 + (11 mod 7) / 7 MiB/s.
+    assert!(tip.contains("vda reads: 1.57 MiB/s"), "{tip}");
+    // One crosshair over every time panel of the page.
+    let panels = out["panels"].as_u64().unwrap();
+    assert!(panels >= 6, "{out}");
+    assert_eq!(out["crosshairs"].as_u64(), Some(panels), "{out}");
+    // Drag from 100 s to 200 s: this chart and the others zoom to it; the labels follow.
+    assert_eq!(out["before"], "0.0-600.0");
+    let range: Vec<f64> = out["after"].as_str().unwrap().split('-').map(|v| v.parse().unwrap()).collect();
+    assert!((range[0] - 100.0).abs() < 1.5 && (range[1] - 200.0).abs() < 1.5, "{out}");
+    assert_eq!(out["otherAfter"], out["after"], "time charts zoom together");
+    assert_ne!(out["labelsAfter"], out["labelsBefore"]);
+    assert!(out["labelsAfter"].as_array().unwrap().iter().any(|l| l == "10:02:00"), "{out}");
+    // A legend click hides the series, and the tooltip no longer lists it.
+    assert_eq!(out["legend"], "vda writes");
+    assert_eq!(out["hidden"], "none");
+    let hidden_tip = out["tipHidden"].as_str().unwrap();
+    assert!(!hidden_tip.contains("vda writes") && hidden_tip.contains("vda reads"), "{hidden_tip}");
+    // Double-click resets the range.
+    assert_eq!(out["reset"], "0.0-600.0");
+    // No request: nothing in the resource timing, and no request started for the page in
+    // Chromium's network log. Chromium's own background requests (network time, component
+    // updates) have the initiator "not an origin"; a request of the page has its file origin
+    // ("null") or a page origin as initiator.
+    assert_eq!(out["resources"], serde_json::json!([]), "resources fetched");
+    let log: serde_json::Value = serde_json::from_str(&page.net_log).expect("Chromium wrote a network log");
+    let page_requests: Vec<&str> = log["events"]
+        .as_array()
+        .expect("network log events")
+        .iter()
+        .filter_map(|e| {
+            let p = &e["params"];
+            let initiator = p["initiator"].as_str()?;
+            (initiator != "not an origin").then(|| p["url"].as_str().unwrap_or("?"))
+        })
+        .filter(|u| !u.starts_with("file:") && !u.starts_with("data:") && !u.starts_with("about:"))
+        .collect();
+    assert!(page_requests.is_empty(), "requests of the page: {page_requests:?}");
 }

@@ -56,3 +56,49 @@ pub fn chromium(bin: &Path, profile: &Path) -> Command {
     .arg(format!("--user-data-dir={}", profile.display()));
     c
 }
+
+/// What headless Chromium made of a page: a screenshot, the console lines of both
+/// loads, the DOM after the page's scripts ran, and the network log (`--log-net-log`).
+pub struct Page {
+    /// PNG of the first `--window-size=1280,2000` of the page.
+    pub png: Vec<u8>,
+    /// `:CONSOLE` lines Chromium logged (errors of the page's scripts, CSP violations).
+    pub console: Vec<String>,
+    /// `--dump-dom` output.
+    pub dom: String,
+    /// The network log of the DOM load (JSON text, empty when Chromium wrote none).
+    pub net_log: String,
+}
+
+/// Loads `url` twice in headless Chromium (profiles under `tmp`): a screenshot, then
+/// the DOM. Panics when Chromium fails or the screenshot is not a PNG.
+pub fn load_page(bin: &Path, tmp: &Path, url: &str) -> Page {
+    let shot = tmp.join("shot.png");
+    let (ok, _, err1) = run(
+        chromium(bin, &tmp.join("p1"))
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg("--window-size=1280,2000")
+            .arg("--enable-logging=stderr")
+            .arg("--v=0")
+            .arg(url),
+        Duration::from_secs(120),
+    );
+    assert!(ok, "chromium screenshot of {url} failed: {err1}");
+    let png = std::fs::read(&shot).unwrap_or_default();
+    assert!(png.starts_with(b"\x89PNG"), "no screenshot of {url}");
+    let net = tmp.join("net-log.json");
+    let (ok, dom, err2) = run(
+        chromium(bin, &tmp.join("p2"))
+            .arg("--enable-logging=stderr")
+            .arg("--v=0")
+            .arg(format!("--log-net-log={}", net.display()))
+            .arg("--window-size=1280,2000")
+            .arg("--dump-dom")
+            .arg(url),
+        Duration::from_secs(120),
+    );
+    assert!(ok, "chromium --dump-dom of {url} failed: {err2}");
+    let console =
+        err1.lines().chain(err2.lines()).filter(|l| l.contains(":CONSOLE")).map(str::to_string).collect();
+    Page { png, console, dom, net_log: std::fs::read_to_string(&net).unwrap_or_default() }
+}

@@ -194,7 +194,20 @@ pub fn of(ctx: &Context, tl: &Timeline, main_device: Option<&str>, lacked: &[Str
         .filter(|(k, _)| k.starts_with("vm.dirty") || k.as_str() == "vm.swappiness")
         .map(|(k, v)| (k.clone(), fact(v)))
         .collect();
-    b.thp = ctx.thp.iter().map(|(k, v)| (k.clone(), fact(v))).collect();
+    // The settings that decide THP use; per-size entries (`hugepages-64kB/enabled`) only
+    // when they do not just follow the top-level setting ([inherit], or [never] by default).
+    b.thp = ctx
+        .thp
+        .iter()
+        .filter(|(k, v)| match k.split_once('/') {
+            None => ["enabled", "defrag", "shmem_enabled"].contains(&k.as_str()),
+            Some((dir, _)) if dir.starts_with("hugepages-") => {
+                !v.value.contains("[inherit]") && !v.value.contains("[never]")
+            }
+            Some(_) => k.as_str() == "khugepaged/defrag",
+        })
+        .map(|(k, v)| (k.clone(), fact(v)))
+        .collect();
     let vars = |names: &[&str]| -> Vec<(String, Fact)> {
         names.iter().filter_map(|n| ctx.variable(n).map(|v| (n.to_string(), fact(v)))).collect()
     };

@@ -12,7 +12,9 @@
 
 use super::fmt::{bytes_h, num};
 use crate::model::Report;
-use crate::table::columns::{BinlogMetric, CoreMetric, CpuMetric, DevMetric, MemMetric, ReplMetric};
+use crate::table::columns::{
+    BinlogMetric, CoreMetric, CpuMetric, DevMetric, MemMetric, MysqlCounter, ReplMetric,
+};
 use crate::table::{Col, Timeline};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::SegmentValue;
@@ -222,13 +224,14 @@ fn register_font() {
 }
 
 /// The file stems of every chart iosift draws.
-pub const NAMES: [&str; 12] = [
+pub const NAMES: [&str; 13] = [
     "device-writes",
     "write-sources",
     "dirty-writeback",
     "latency-queue",
     "replication",
     "cpu-usage",
+    "mysql-status",
     "autocorrelation",
     "periodogram",
     "correlations",
@@ -261,6 +264,7 @@ pub fn specs(report: &Report) -> Vec<Spec> {
         latency_queue(report),
         replication(report),
         cpu_usage(report),
+        mysql_status(report),
         autocorrelation(report),
         periodogram(report),
         correlations(report),
@@ -982,7 +986,13 @@ pub fn dirty_writeback(report: &Report) -> Option<Spec> {
         title: "Dirty and Writeback memory, MiB (/proc/meminfo)".into(),
         caption: format!(
             "Dirty: page cache waiting to be written; Writeback: being written now. A sawtooth that drops at each \
-             shaded device burst is the flusher writing expired dirty data.{}",
+             shaded device burst is the flusher writing expired dirty data (page cache and free memory are not \
+             timeline series of iosift).{}{}",
+            d.and_then(peak_mean).map_or(String::new(), |(at, peak, _)| format!(
+                " Dirty peaked at {} at {}.",
+                bytes_h(peak),
+                report.display.format(t.t0.saturating_add(at as i64), "%H:%M:%S")
+            )),
             bucket_note(step_of(t))
         ),
         section: Section::Timeline,
@@ -1108,10 +1118,81 @@ pub fn cpu_usage(report: &Report) -> Option<Spec> {
         name: "cpu-usage",
         title: format!("CPU, % ({source})"),
         caption: format!(
-            "Top: all cores (user, system, iowait). Bottom: each core's busy share (100 - %idle). A saturated CPU \
-             bounds a commit rate as surely as a slow flush.{}",
+            "Top: all cores (user, system, iowait; steal is not a timeline series of iosift). Bottom: each core's \
+             busy share (100 - %idle). A saturated CPU bounds a commit rate as surely as a slow flush.{}",
             bucket_note(step_of(t))
         ),
+        section: Section::Timeline,
+        height: h,
+        plot: Plot::Time(time_plot(t, &report.display, panels)),
+    })
+}
+
+/// MySQL status counters (mysqladmin extended-status): commits and fsyncs per second,
+/// and the group-commit ratio (binlog commits per group commit, the one division here).
+pub fn mysql_status(report: &Report) -> Option<Spec> {
+    let t = &report.timeline;
+    let mut top = Vec::new();
+    let commits = [MysqlCounter::BinlogCommitsS, MysqlCounter::ComCommitS, MysqlCounter::HandlerCommitS]
+        .into_iter()
+        .find_map(|m| column(t, &Col::Mysql(m)).map(|v| (m, v)));
+    if let Some((m, v)) = commits {
+        top.push(line(t, v, format!("commits/s ({})", m.key().trim_end_matches("_s")), 1.0, PALETTE[2], 2));
+    }
+    for (i, m) in [MysqlCounter::InnodbDataFsyncsS, MysqlCounter::InnodbOsLogFsyncsS].into_iter().enumerate()
+    {
+        if let Some(v) = column(t, &Col::Mysql(m)) {
+            top.push(line(t, v, format!("{} ({})", m.meaning(), m.key()), 1.0, PALETTE[i], 2));
+        }
+    }
+    if top.is_empty() {
+        return None;
+    }
+    let mut panels = vec![TimePanel {
+        y_desc: "per s".into(),
+        lines: top,
+        spans: burst_spans(report),
+        ..Default::default()
+    }];
+    let mut caption = String::from(
+        "Commits and fsync() calls per second from mysqladmin extended-status deltas: fsyncs that follow \
+         commits one for one mean every commit waits for the disk.",
+    );
+    if let (Some(c), Some(g)) = (
+        column(t, &Col::Mysql(MysqlCounter::BinlogCommitsS)),
+        column(t, &Col::Mysql(MysqlCounter::BinlogGroupCommitsS)),
+    ) {
+        let ratio: Vec<Option<f64>> = c
+            .iter()
+            .zip(g)
+            .map(|(c, g)| match (c, g) {
+                (Some(c), Some(g)) if *g > 0.0 => Some(c / g),
+                _ => None,
+            })
+            .collect();
+        if let Some((_, peak, mean)) = peak_mean(&ratio) {
+            caption.push_str(&format!(
+                " Bottom: binlog commits per group commit, mean {}, at most {} (1 = no grouping).",
+                num(mean),
+                num(peak)
+            ));
+            panels.push(TimePanel {
+                y_desc: "commits per group".into(),
+                lines: vec![line(t, &ratio, "group-commit ratio", 1.0, PALETTE[3], 2)],
+                ..Default::default()
+            });
+        }
+    }
+    caption.push_str(
+        " Threads_running and the InnoDB history list length are not timeline series of iosift: their \
+         snapshots are under Database and host state.",
+    );
+    caption.push_str(&bucket_note(step_of(t)));
+    let h = if panels.len() == 2 { 480 } else { HEIGHT };
+    Some(Spec {
+        name: "mysql-status",
+        title: "MySQL: commits and fsyncs per second".into(),
+        caption,
         section: Section::Timeline,
         height: h,
         plot: Plot::Time(time_plot(t, &report.display, panels)),
@@ -1491,7 +1572,7 @@ mod tests {
         for n in ["device-writes", "binlog-sizes", "replication"] {
             assert!(NAMES.contains(&n));
         }
-        assert_eq!(NAMES.len(), 12);
+        assert_eq!(NAMES.len(), 13);
     }
 
     #[test]

@@ -12,6 +12,9 @@ use crate::model::{Finding, Report};
 use crate::system::{Fact, SystemBox};
 use maud::{Markup, html};
 
+/// Name prefixes of physical disks (always listed in the system box).
+const PHYSICAL: [&str; 4] = ["sd", "vd", "nvme", "xvd"];
+
 /// Height of one panel of a key chart.
 const KEY_PANEL_H: f64 = 130.0;
 /// Width of a key chart's coordinate system (about its size on screen: text stays legible).
@@ -264,7 +267,7 @@ pub fn system_box(b: &SystemBox) -> Markup {
                     @if b.disks.is_empty() { p.muted { "No block device in the capture." } } @else {
                         table {
                             tr { th { "device" } th { "stack" } th { "queue" } }
-                            @for d in &b.disks {
+                            @for d in b.disks.iter().filter(|d| d.main || d.measured || PHYSICAL.iter().any(|p| d.name.starts_with(p))) {
                                 tr {
                                     td { (d.name) @if d.main { " " b { "(most written)" } } @else if d.measured { " (measured)" } }
                                     td { @if d.stack.is_empty() { span.muted { "-" } } @else { (d.stack.join(" → ")) } }
@@ -272,6 +275,8 @@ pub fn system_box(b: &SystemBox) -> Markup {
                                 }
                             }
                         }
+                        @let quiet: Vec<&str> = b.disks.iter().filter(|d| !(d.main || d.measured || PHYSICAL.iter().any(|p| d.name.starts_with(p)))).map(|d| d.name.as_str()).collect();
+                        @if !quiet.is_empty() { p.muted { "Also in the capture, without I/O series: " (quiet.join(", ")) "." } }
                     }
                 }
                 div {

@@ -292,6 +292,7 @@ fn report() -> Report {
             median_bytes: 3900.0,
             size_histogram: vec![(1024, 5000), (4096, 200_000), (16384, 80_000), (65536, 5000)],
             per_table: vec![("shop.orders".into(), 200_000), ("shop.<items>".into(), 90_000)],
+            ..Default::default()
         }),
         problems: vec![Problem { name: "broken.tar.gz".into(), message: "truncated archive".into() }],
         state: Vec::new(),
@@ -812,4 +813,33 @@ fn chromium_page_is_interactive() {
         .filter(|u| !u.starts_with("file:") && !u.starts_with("data:") && !u.starts_with("about:"))
         .collect();
     assert!(page_requests.is_empty(), "requests of the page: {page_requests:?}");
+}
+
+/// The page of a real sample (MariaDB with sync_binlog=1, perf, a decoded binlog and
+/// mysqladmin counters): the story, the system box and the binlog tables carry its values.
+#[test]
+fn sample_page_tells_the_story() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/mariadb_fsync_durable/capture"));
+    let b = iosift::bundle::load(&[dir.to_path_buf()], &iosift::bundle::Limits::default()).unwrap();
+    let r = iosift::analyze::analyze(&b, &iosift::pipeline::Options::default());
+    let tmp = tmpdir();
+    write_report(&r, tmp.path()).unwrap();
+    let html = std::fs::read_to_string(tmp.path().join("index.html")).unwrap();
+    let pos = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing"));
+    // Story first: the finding, its window in words, who was in fsync, its key chart.
+    assert!(pos("Fsync bound small transactions") < pos("id=\"system\""));
+    assert!(html.contains("2026-11-29 21:10:22 to 21:10:39 UTC, host local time is UTC (18 s)"));
+    assert!(html.contains("in fsync (perf): mariadbd [23183]"), "who issued");
+    assert!(html.contains("id=\"key-0-mysql-status\""), "the fsync finding's key chart is the MySQL status");
+    // System box: kernel, sync_binlog with its source line, the mount options.
+    assert!(html.contains("6.18.44-fc-v669 <span class=\"src\">system-info.txt:8</span>"));
+    assert!(html.contains("<th>sync_binlog</th><td>1 <span class=\"src\">mysql-variables.tsv:556</span>"));
+    assert!(html.contains("rw, relatime, discard"));
+    // Binlog: statement types, largest transactions, per-minute table, a labelled histogram.
+    for s in ["Statement types", "Write_rows", "Largest transactions", "Per minute", "256 B to &lt; 512 B"] {
+        assert!(html.contains(s), "{s} missing");
+    }
+    // Captions from the data: one burst is no period.
+    assert!(html.contains("(1 burst, no period)"));
+    assert!(!html.contains("Bursts repeat every"));
 }

@@ -47,10 +47,34 @@ pub struct BinlogView {
     pub mean_bytes: f64,
     /// Median bytes per transaction.
     pub median_bytes: f64,
-    /// Histogram: (bucket upper bound in bytes, count).
+    /// Histogram: (bucket lower bound in bytes, count); bucket `b` holds sizes in `[b, 2b)`.
     pub size_histogram: Vec<(u64, u64)>,
     /// Transactions per table: (table, count).
     pub per_table: Vec<(String, u64)>,
+    /// Events by type as mysqlbinlog names them (`Write_rows`, `Query`, `Xid`, ...), most first.
+    pub event_types: Vec<(String, u64)>,
+    /// Transactions by kind (`DML`, `DDL`, `other`).
+    pub kinds: Vec<(&'static str, u64)>,
+    /// The largest transactions, largest first (at most [`LARGEST`]).
+    pub largest: Vec<BigTransaction>,
+}
+
+/// Largest transactions kept in [`BinlogView::largest`].
+pub const LARGEST: usize = 10;
+
+/// One large binlog transaction.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BigTransaction {
+    /// Bytes.
+    pub bytes: u64,
+    /// Epoch second of its header, when known.
+    pub epoch: Option<i64>,
+    /// Rows changed.
+    pub rows: u64,
+    /// Tables it changed.
+    pub tables: Vec<String>,
+    /// First line of the transaction in the decoded file.
+    pub line: u32,
 }
 
 /// A stacked write-source group for the chart: (category, timeline column).
@@ -164,6 +188,31 @@ pub fn binlog_view(binlog: Option<&BinlogInput<'_>>) -> Option<BinlogView> {
         median_bytes: s.median,
         size_histogram: s.histogram.clone(),
         per_table: f.binlog.per_table(),
+        event_types: {
+            let mut v: Vec<(String, u64)> = f.binlog.events.iter().map(|(k, n)| (k.clone(), *n)).collect();
+            v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            v
+        },
+        kinds: {
+            use iosift_parsers::mysqlbinlog::TrxKind;
+            let n = |k: TrxKind| f.binlog.transactions.iter().filter(|t| t.kind == k).count() as u64;
+            vec![("DML", n(TrxKind::Dml)), ("DDL", n(TrxKind::Ddl)), ("other", n(TrxKind::Other))]
+        },
+        largest: {
+            let mut v: Vec<&iosift_parsers::mysqlbinlog::Transaction> =
+                f.binlog.transactions.iter().collect();
+            v.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.start_line.cmp(&b.start_line)));
+            v.iter()
+                .take(LARGEST)
+                .map(|t| BigTransaction {
+                    bytes: t.bytes,
+                    epoch: t.epoch,
+                    rows: t.rows,
+                    tables: f.binlog.table_names(t).map(str::to_string).collect(),
+                    line: t.start_line,
+                })
+                .collect()
+        },
     })
 }
 

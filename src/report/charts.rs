@@ -204,6 +204,8 @@ pub struct XyPlot {
 pub struct BarPlot {
     /// X description.
     pub x_desc: String,
+    /// Y description (what the bar labels are).
+    pub y_desc: String,
     /// Bar labels (may be capture text).
     pub labels: Vec<String>,
     /// Bar lengths.
@@ -675,7 +677,9 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &BarPlot) -> 
         .margin_top(6)
         .x_label_area_size(44)
         .y_label_area_size(label_w)
-        .build_cartesian_2d(0f64..x1, (0..ni - 1).into_segmented())
+        // At least two segments: plotters draws no key point on a one-value range, which left a
+        // single-bucket histogram without its label.
+        .build_cartesian_2d(0f64..x1, (0..(ni - 1).max(1)).into_segmented())
         .map_err(e)?;
     chart
         .configure_mesh()
@@ -689,6 +693,7 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &BarPlot) -> 
         .label_style((FONT, 13))
         .axis_desc_style((FONT, 14))
         .x_desc(p.x_desc.as_str())
+        .y_desc(p.y_desc.as_str())
         .draw()
         .map_err(e)?;
     let color = p.color;
@@ -697,7 +702,7 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &BarPlot) -> 
             let k = ni - 1 - i as i32;
             let v = p.values[i].max(0.0);
             let v = if v.is_finite() { v } else { 0.0 };
-            let top = if k + 1 >= ni { SegmentValue::Last } else { SegmentValue::Exact(k + 1) };
+            let top = if k + 1 > (ni - 1).max(1) { SegmentValue::Last } else { SegmentValue::Exact(k + 1) };
             let mut r = Rectangle::new([(0.0, SegmentValue::Exact(k)), (v, top)], color.filled());
             r.set_margin(3, 3, 0, 0);
             r
@@ -1448,6 +1453,7 @@ pub fn fsync_share(report: &Report) -> Option<Spec> {
         height: (90 + 26 * n as u32).max(240),
         plot: Plot::Bars(BarPlot {
             x_desc: "samples in fsync".into(),
+            y_desc: "thread [tid]".into(),
             labels,
             values,
             notes,
@@ -1507,7 +1513,12 @@ pub fn binlog_sizes(report: &Report) -> Option<Spec> {
     let mut rows: Vec<(u64, u64)> = b.size_histogram.clone();
     rows.sort_by_key(|r| r.0);
     rows.truncate(30);
-    let labels = rows.iter().map(|(ub, _)| format!("≤ {}", bytes_h(*ub as f64))).collect();
+    // Power-of-two buckets by lower bound: bucket b holds sizes in [b, 2b) (bucket 0: size 0).
+    let range = |lb: u64| match lb {
+        0 => "0 B".to_string(),
+        _ => format!("{} to < {}", bytes_h(lb as f64), bytes_h(lb.saturating_mul(2) as f64)),
+    };
+    let labels = rows.iter().map(|(lb, _)| range(*lb)).collect();
     let values = rows.iter().map(|r| r.1 as f64).collect();
     let notes =
         rows.iter().map(|r| format!("{} ({:.0} %)", r.1, 100.0 * r.1 as f64 / total.max(1) as f64)).collect();
@@ -1519,10 +1530,25 @@ pub fn binlog_sizes(report: &Report) -> Option<Spec> {
             bytes_h(b.median_bytes),
             bytes_h(b.mean_bytes)
         ),
-        caption: format!("Transactions by size in {}, smallest bucket at the top.", b.file),
+        caption: {
+            let top = rows.iter().max_by_key(|r| r.1).copied().unwrap_or_default();
+            format!(
+                "Transactions by size in {}, smallest bucket at the top; the largest bucket, {}, holds {:.0} %.",
+                b.file,
+                range(top.0),
+                100.0 * top.1 as f64 / total.max(1) as f64
+            )
+        },
         section: Section::Binlog,
         height: (90 + 26 * rows.len() as u32).max(240),
-        plot: Plot::Bars(BarPlot { x_desc: "transactions".into(), labels, values, notes, color: PALETTE[2] }),
+        plot: Plot::Bars(BarPlot {
+            x_desc: "transactions".into(),
+            y_desc: "transaction size".into(),
+            labels,
+            values,
+            notes,
+            color: PALETTE[2],
+        }),
     })
 }
 
@@ -1585,6 +1611,7 @@ mod tests {
             height: 100,
             plot: Plot::Bars(BarPlot {
                 x_desc: "x".into(),
+                y_desc: "y".into(),
                 labels: vec!["a".into()],
                 values: vec![f64::NAN],
                 notes: vec![],

@@ -418,6 +418,33 @@ fn binlog(report: &Report, charts: &[Chart]) -> Markup {
                     tr { th { "median size" } td.n { (bytes_h(b.median_bytes)) } }
                 }
                 (charts_of(charts, Section::Binlog, ""))
+                @if b.kinds.iter().any(|k| k.1 > 0) || !b.event_types.is_empty() {
+                    h3 { "Statement types" }
+                    table {
+                        tr { th { "transactions by kind" } th { "count" } }
+                        @for (k, n) in b.kinds.iter().filter(|k| k.1 > 0) { tr { td { (k) } td.n { (n) } } }
+                    }
+                    table {
+                        tr { th { "events by type (mysqlbinlog)" } th { "count" } }
+                        @for (k, n) in b.event_types.iter().take(MAX_ROWS) { tr { td { (k) } td.n { (n) } } }
+                    }
+                }
+                @if !b.largest.is_empty() {
+                    h3 { "Largest transactions" }
+                    table {
+                        tr { th { "size" } th { "time (" (report.display.label) ")" } th { "rows" } th { "tables" } th { "line in " (b.file) } }
+                        @for t in &b.largest {
+                            tr {
+                                td.n { (bytes_h(t.bytes as f64)) }
+                                td { (t.epoch.map(|e| full(&report.display, e)).unwrap_or_else(|| "-".into())) }
+                                td.n { (t.rows) }
+                                td { (t.tables.join(", ")) }
+                                td.n { (t.line) }
+                            }
+                        }
+                    }
+                }
+                (per_minute(report))
                 @if !b.per_table.is_empty() {
                     h3 { "Transactions per table" }
                     table {
@@ -429,6 +456,42 @@ fn binlog(report: &Report, charts: &[Chart]) -> Markup {
             } @else {
                 (charts_of(charts, Section::Binlog, "No binlog data in the capture."))
             }
+        }
+    }
+}
+
+/// Binlog transactions and bytes per minute (sums of the timeline's per-second series).
+fn per_minute(report: &Report) -> Markup {
+    use crate::table::columns::{BinlogMetric, Col};
+    let t = &report.timeline;
+    let (Some(trx), bytes) =
+        (t.get(&Col::Binlog(BinlogMetric::TrxS).name()), t.get(&Col::Binlog(BinlogMetric::BytesS).name()))
+    else {
+        return html! {};
+    };
+    let mut rows: Vec<(i64, f64, f64)> = Vec::new();
+    for (i, v) in trx.iter().enumerate() {
+        let Some(v) = v.filter(|v| v.is_finite()) else { continue };
+        let minute = t.epoch(i).div_euclid(60) * 60;
+        let b = bytes.and_then(|b| b.get(i).copied().flatten()).filter(|b| b.is_finite()).unwrap_or(0.0);
+        match rows.last_mut() {
+            Some(r) if r.0 == minute => {
+                r.1 += v;
+                r.2 += b;
+            }
+            _ => rows.push((minute, v, b)),
+        }
+    }
+    html! {
+        @if !rows.is_empty() {
+            h3 { "Per minute" }
+            table {
+                tr { th { "minute (" (report.display.label) ")" } th { "transactions" } th { "bytes" } }
+                @for (m, n, b) in rows.iter().take(MAX_ROWS) {
+                    tr { td { (full(&report.display, *m)) } td.n { (format!("{n:.0}")) } td.n { (bytes_h(*b)) } }
+                }
+            }
+            @if rows.len() > MAX_ROWS { p.muted { "and " (rows.len() - MAX_ROWS) " more minutes" } }
         }
     }
 }

@@ -27,9 +27,12 @@ pub struct Fact {
 pub struct Disk {
     /// Kernel name (`vda`, `dm-0`, `loop3`).
     pub name: String,
-    /// What it sits on, top first (`loop3`, `vda`): empty when unknown. The device
-    /// stack resolution (loop, dm, md down to the physical disk) fills it.
+    /// What it sits on, top first (`loop3`, `vda`): empty when unknown or when it is a
+    /// disk itself. Filled from the device stack resolution (loop, dm, md down to the
+    /// physical disk, [`crate::analysis::stack`]).
     pub stack: Vec<String>,
+    /// The stack in words with how it is known (`loop0 (loop, backing file ...) -> vda`).
+    pub stack_note: Option<String>,
     /// Block-queue attributes (`read_ahead_kb`, `scheduler`, `rotational`, ...).
     pub queue: BTreeMap<String, Fact>,
     /// True when the timeline has I/O series of it.
@@ -170,6 +173,22 @@ pub fn of(ctx: &Context, tl: &Timeline, main_device: Option<&str>, lacked: &[Str
     }
     if let Some(m) = main_device.and_then(|m| disks.get_mut(m)) {
         m.main = true;
+    }
+    for d in disks.values_mut().filter(|d| d.measured || d.main) {
+        let r = crate::analysis::stack::resolve(ctx, tl, &d.name);
+        if r.kind.is_stacked() {
+            d.stack = std::iter::once(d.name.clone()).chain(r.physical.iter().cloned()).collect();
+            d.stack_note = Some(match r.basis {
+                crate::analysis::stack::Basis::Inferred(share) => {
+                    format!(
+                        "{}; inferred: the disk carries {:.0} % of its writes second by second",
+                        r.chain,
+                        share * 100.0
+                    )
+                }
+                _ => r.chain.clone(),
+            });
+        }
     }
     b.disks = disks.into_values().collect();
     // The main device first, then measured ones, then the rest by name.

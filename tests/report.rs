@@ -843,3 +843,19 @@ fn sample_page_tells_the_story() {
     assert!(html.contains("(1 burst, no period)"));
     assert!(!html.contains("Bursts repeat every"));
 }
+
+/// A loop device over the virtual disk: the system box shows the stack the device
+/// resolution found, and how it is known.
+#[test]
+fn system_box_shows_the_device_stack() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/mx_xfs_loop_mmap_2m/capture"));
+    let b = iosift::bundle::load(&[dir.to_path_buf()], &iosift::bundle::Limits::default()).unwrap();
+    let r = iosift::analyze::analyze(&b, &iosift::pipeline::Options::default());
+    let d = r.system.disks.iter().find(|d| d.main).expect("the most written device");
+    assert_eq!(d.stack, ["loop0", "vda"]);
+    assert!(d.stack_note.as_deref().is_some_and(|n| n.contains("-> vda")), "{:?}", d.stack_note);
+    let tmp = tmpdir();
+    write_report(&r, tmp.path()).unwrap();
+    let html = std::fs::read_to_string(tmp.path().join("index.html")).unwrap();
+    assert!(html.contains("<td>loop0 <b>(most written)</b></td><td>loop0 → vda"));
+}

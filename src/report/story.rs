@@ -270,7 +270,10 @@ pub fn system_box(b: &SystemBox) -> Markup {
                             @for d in b.disks.iter().filter(|d| d.main || d.measured || PHYSICAL.iter().any(|p| d.name.starts_with(p))) {
                                 tr {
                                     td { (d.name) @if d.main { " " b { "(most written)" } } @else if d.measured { " (measured)" } }
-                                    td { @if d.stack.is_empty() { span.muted { "-" } } @else { (d.stack.join(" → ")) } }
+                                    td {
+                                        @if d.stack.is_empty() { span.muted { "-" } } @else { (d.stack.join(" → ")) }
+                                        @if let Some(n) = &d.stack_note { br; span.src { (n) } }
+                                    }
                                     td { @for (j, (k, v)) in d.queue.iter().enumerate() { @if j > 0 { br; } (k) " = " (v.value) } }
                                 }
                             }

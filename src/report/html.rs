@@ -112,7 +112,7 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
                     (doc.clock.start.as_deref().map_or("?".into(), |t| instant(&report.display, t))) " to "
                     (doc.clock.end.as_deref().map_or("?".into(), |t| instant(&report.display, t)))
                     " · host time zone " (doc.clock.timezone) " (" (doc.clock.timezone_source) "); "
-                    "times are shown in " (report.display.label) " (--display-tz utc|host|ZONE)"
+                    "times below are shown in " (report.display.label) " (--display-tz utc|host|ZONE)"
                 }
                 nav {
                     a href="#verdict" { "What happened" } a href="#system" { "System" } a href="#evidence" { "Evidence" }

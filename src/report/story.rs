@@ -154,10 +154,27 @@ fn when(f: &Finding, report: &Report) -> String {
     };
     let utc = crate::clock::DisplayZone::default();
     let span = format!("{} s", b - a + 1);
+    // A display zone of its own (--display-tz ZONE) comes first.
+    let shown = if report.display.is_utc() || report.display.label == report.host.label {
+        String::new()
+    } else {
+        format!(
+            "{} {} to {} ({}); ",
+            full(&report.display, a),
+            report.display.offset_text(a),
+            report.display.format(b, "%H:%M:%S"),
+            report.display.label
+        )
+    };
+    format!("{shown}{}", when_local_utc(report, &utc, a, b, &span))
+}
+
+/// The window in host local time and UTC.
+fn when_local_utc(report: &Report, utc: &crate::clock::DisplayZone, a: i64, b: i64, span: &str) -> String {
     if report.host.rule.offset_at(a) == 0 && report.host.rule.offset_at(b) == 0 {
         return format!(
             "{} to {} UTC, host local time is UTC ({span})",
-            full(&utc, a),
+            full(utc, a),
             utc.format(b, "%H:%M:%S")
         );
     }
@@ -166,7 +183,7 @@ fn when(f: &Finding, report: &Report) -> String {
         full(&report.host, a),
         report.host.format(b, "%H:%M:%S"),
         report.host.offset_text(a),
-        full(&utc, a),
+        full(utc, a),
         utc.format(b, "%H:%M:%S")
     )
 }

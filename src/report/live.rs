@@ -117,11 +117,16 @@ pub fn time_chart(p: &TimePlot, id: &str, w: f64, panel_h: f64, window: Option<(
     let (x0, x1) = (LEFT, w - RIGHT);
     let x = move |t: f64| x0 + (t / len).clamp(-0.01, 1.01) * (x1 - x0);
     let off = i64::from(p.zone.rule.offset_at(p.t0));
-    let ticks = time_ticks(p.t0.saturating_add(off), p.len.max(1));
+    // About one time label per 90 units of width (ten on a full-width chart).
+    let max_ticks = ((w - LEFT - RIGHT) / 90.0).floor().clamp(3.0, 10.0) as usize;
+    let mut ticks = time_ticks(p.t0.saturating_add(off), p.len.max(1));
+    while ticks.len() > max_ticks + 1 {
+        ticks = ticks.into_iter().step_by(2).collect();
+    }
     let fmt_t = |t: f64| p.zone.format(p.t0.saturating_add(t.round() as i64), "%H:%M:%S");
     let day = p.zone.format(p.t0, "%Y-%m-%d");
     html! {
-        div.tc id=(id) data-t0=(p.t0) data-step=(p.step) data-len=(p.len) data-off=(off) data-zone=(p.zone.label) {
+        div.tc id=(id) data-t0=(p.t0) data-step=(p.step) data-len=(p.len) data-off=(off) data-zone=(p.zone.label) data-mt=(max_ticks) {
             svg.tcs viewBox=(format!("0 0 {w:.0} {h:.0}")) role="img" {
                 @for (k, panel) in p.panels.iter().enumerate() {
                     @let top = k as f64 * (panel_h + GAP) + 4.0;
@@ -227,7 +232,7 @@ function fmt(v){var a=Math.abs(v);if(a===0)return"0";if(a>=100)return v.toFixed(
 var STEPS=[1,2,5,10,15,30,60,120,300,600,900,1800,3600,7200,10800,21600,43200,86400];
 function parse(s){return s.split(",").map(function(x){return x===""?null:+x;});}
 var C=charts.map(function(el){
-  var c={el:el,t0:+el.dataset.t0,step:+el.dataset.step,len:+el.dataset.len,off:+el.dataset.off,zone:el.dataset.zone,a:0,b:+el.dataset.len,panels:[]};
+  var c={el:el,mt:+el.dataset.mt||10,t0:+el.dataset.t0,step:+el.dataset.step,len:+el.dataset.len,off:+el.dataset.off,zone:el.dataset.zone,a:0,b:+el.dataset.len,panels:[]};
   [].slice.call(el.querySelectorAll("g.panel")).forEach(function(g){
     var p={g:g,x0:+g.dataset.x0,x1:+g.dataset.x1,top:+g.dataset.top,bottom:+g.dataset.bottom,lo:+g.dataset.lo,hi:+g.dataset.hi,unit:g.dataset.unit,ser:[]};
     [].slice.call(g.querySelectorAll("g.ser")).forEach(function(s){
@@ -255,7 +260,7 @@ function redraw(c){
     [].slice.call(p.g.querySelectorAll("g.spans rect")).forEach(function(r){
       var x=X(c,p,+r.dataset.s),w=Math.max(1,X(c,p,+r.dataset.e)-x);r.setAttribute("x",x.toFixed(1));r.setAttribute("width",w.toFixed(1));});
     [].slice.call(p.g.querySelectorAll("g.marks circle")).forEach(function(m){m.setAttribute("cx",X(c,p,+m.dataset.x).toFixed(1));});
-    var span=c.b-c.a,st=STEPS[STEPS.length-1];for(var k=0;k<STEPS.length;k++){if(span/STEPS[k]<=10){st=STEPS[k];break;}}
+    var span=c.b-c.a,st=STEPS[STEPS.length-1];for(var k=0;k<STEPS.length;k++){if(span/STEPS[k]<=c.mt){st=STEPS[k];break;}}
     var first=Math.ceil((c.t0+c.off+c.a)/st)*st-c.t0-c.off,ticks=[];for(var t=first;t<=c.b&&ticks.length<40;t+=st)ticks.push(t);
     var xg=p.g.querySelector("g.xg");while(xg.firstChild)xg.removeChild(xg.firstChild);
     ticks.forEach(function(t){var l=document.createElementNS(NS,"line");var x=X(c,p,t).toFixed(1);l.setAttribute("x1",x);l.setAttribute("x2",x);

@@ -7,7 +7,7 @@
 mod common;
 
 use common::archives::{self, Seed};
-use iosift::bundle::{Limits, load};
+use iosift::bundle::{BundleError, Limits, load};
 use std::path::{Path, PathBuf};
 
 fn sample(rel: &str) -> Vec<u8> {
@@ -125,4 +125,61 @@ fn a_tar_header_claiming_more_than_the_archive_holds_is_cut_short_not_a_size_lim
     let p = &b.problems[0];
     assert_eq!(p.name, "c.tar!cap/vmstat-t.txt");
     assert!(p.message.contains("cut short") && p.message.contains("8589934591 bytes its header"), "{p:?}");
+}
+
+#[test]
+fn a_bomb_of_every_kind_stops_at_max_bytes() {
+    let zeros = vec![0u8; 4 << 20];
+    let tmp = tempfile::tempdir().unwrap();
+    let limits = Limits { max_total_bytes: 1 << 20, ..Limits::default() };
+    for seed in Seed::ALL {
+        let bytes = seed.build(&[("cap/zeros.txt", &zeros[..])]);
+        let path = write(tmp.path(), seed.file_name(), &bytes);
+        match load(&[path], &limits) {
+            Err(BundleError::Limit(m)) => assert!(m.contains("--max-bytes"), "{seed:?}: {m}"),
+            other => panic!("{seed:?}: {:?}", other.map(|b| (b.files.len(), b.problems))),
+        }
+    }
+}
+
+#[test]
+fn an_lzma_member_announcing_a_4_gib_dictionary_is_a_problem_not_an_allocation() {
+    let vm = sample("replica_sql_bound/capture/vmstat-t.txt");
+    let mut z = archives::zip_lzma(&[("cap/vmstat-t.txt", &vm[..]), ("cap/iostat.txt", b"second\n")]);
+    // Local header (30 bytes) + name, then 09 14 05 00, the properties byte and the dictionary size.
+    let at = 30 + "cap/vmstat-t.txt".len() + 5;
+    z[at..at + 4].copy_from_slice(&[0xFF; 4]);
+    let tmp = tempfile::tempdir().unwrap();
+    let b = load(&[write(tmp.path(), "big-dict.zip", &z)], &Limits::default()).unwrap();
+    let names: Vec<&str> = b.files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["big-dict.zip!cap/iostat.txt"], "the other member is read");
+    assert_eq!(b.problems.len(), 1, "{:?}", b.problems);
+    let p = &b.problems[0];
+    assert_eq!(p.name, "big-dict.zip!cap/vmstat-t.txt");
+    assert!(p.message.contains("dict size too large"), "{p:?}");
+}
+
+#[test]
+fn a_zip_member_in_a_method_not_read_is_named_with_its_method() {
+    let mut z = archives::zip(
+        &[("cap/a.txt", b"first\n"), ("cap/b.txt", b"second\n")],
+        zip::CompressionMethod::Stored,
+    );
+    // Member b becomes PPMd (method 98) in its local (offset 8) and central (offset 10) headers.
+    let local = z.windows(4).enumerate().filter(|(_, w)| *w == b"PK\x03\x04").map(|(i, _)| i).nth(1).unwrap();
+    let central =
+        z.windows(4).enumerate().filter(|(_, w)| *w == b"PK\x01\x02").map(|(i, _)| i).nth(1).unwrap();
+    z[local + 8..local + 10].copy_from_slice(&98u16.to_le_bytes());
+    z[central + 10..central + 12].copy_from_slice(&98u16.to_le_bytes());
+    let tmp = tempfile::tempdir().unwrap();
+    let b = load(&[write(tmp.path(), "ppmd.zip", &z)], &Limits::default()).unwrap();
+    let names: Vec<&str> = b.files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["ppmd.zip!cap/a.txt"]);
+    assert_eq!(b.problems.len(), 1, "{:?}", b.problems);
+    assert_eq!(b.problems[0].name, "ppmd.zip!cap/b.txt");
+    assert!(
+        b.problems[0].message.starts_with("compressed with PPMd (method 98), which iosift does not read"),
+        "{:?}",
+        b.problems
+    );
 }

@@ -65,6 +65,12 @@ impl<'l> Accumulator<'l> {
         if data.starts_with(b"PK\x03\x04") || data.starts_with(b"PK\x05\x06") {
             return self.add_zip(name, &data, depth);
         }
+        if let Some(kind) = codec::damaged_magic(name, &data) {
+            self.problem(
+                name,
+                format!("named like a {kind} file but its first bytes are not {kind}'s: damaged at the start, read as it is"),
+            );
+        }
         // A UTF-8 byte order mark (Windows editors) hides the first line from every sniffer.
         let data = match data.strip_prefix(b"\xEF\xBB\xBF") {
             Some(rest) => Arc::from(rest),
@@ -244,6 +250,10 @@ impl<'l> Accumulator<'l> {
             }
             let remaining = self.remaining();
             let buf = match codec::read_capped(&mut f, remaining) {
+                Decoded::Data { data, damage: Some(e) } if data.is_empty() => {
+                    self.problem(&label, format!("unreadable zip member: {e}"));
+                    continue;
+                }
                 Decoded::Data { data, damage } => {
                     if let Some(e) = damage {
                         self.problem(&label, format!("cut short: {e}; the part read is analyzed"));
@@ -285,10 +295,28 @@ fn zip_failure(e: &zip::result::ZipError, method: Option<zip::CompressionMethod>
         ZipError::UnsupportedArchive(ZipError::PASSWORD_REQUIRED) => {
             "encrypted (password protected): not read; send the files without a password".to_string()
         }
-        ZipError::UnsupportedArchive(_) if method.is_some() => format!(
-            "compressed with {:?}, which iosift does not read: recompress with deflate, bzip2, xz or zstd",
-            method.unwrap_or(zip::CompressionMethod::Stored)
-        ),
+        ZipError::UnsupportedArchive(_) if method.is_some() => {
+            // Methods zip does not decode show as `Unsupported(id)` (APPNOTE 4.4.5 ids).
+            let shown = method.map(|m| format!("{m:?}")).unwrap_or_default();
+            let id = shown.strip_prefix("Unsupported(").and_then(|r| r.strip_suffix(')'));
+            match id {
+                Some("99") => {
+                    "AES-encrypted (password protected): not read; send the files without a password"
+                        .to_string()
+                }
+                Some(id) => {
+                    let name = match id {
+                        "6" => "implode (method 6)".to_string(),
+                        "98" => "PPMd (method 98)".to_string(),
+                        _ => format!("method {id}"),
+                    };
+                    format!(
+                        "compressed with {name}, which iosift does not read: recompress with deflate, bzip2, xz or zstd"
+                    )
+                }
+                None => format!("compressed with {shown}, which iosift does not read: {e}"),
+            }
+        }
         e => format!("unreadable zip member: {e}"),
     }
 }

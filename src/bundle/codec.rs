@@ -129,6 +129,30 @@ pub(super) fn unsupported_container(data: &[u8]) -> Option<&'static str> {
     KINDS.iter().find(|(magic, _)| data.starts_with(magic)).map(|(_, k)| *k)
 }
 
+/// A file named like a compressed file or archive whose bytes are binary but start
+/// like none: its first bytes are damaged (a customer's `.tar.xz` cut or overwritten
+/// at the start). Text under such a name (a mislabelled log) is not flagged.
+pub(super) fn damaged_magic(name: &str, data: &[u8]) -> Option<&'static str> {
+    const NAMES: [(&str, &str); 11] = [
+        (".gz", "gzip"),
+        (".tgz", "gzip"),
+        (".zst", "zstd"),
+        (".tzst", "zstd"),
+        (".xz", "xz"),
+        (".txz", "xz"),
+        (".bz2", "bzip2"),
+        (".tbz2", "bzip2"),
+        (".tbz", "bzip2"),
+        (".zip", "zip"),
+        (".tar", "tar"),
+    ];
+    let base = name.rsplit(['/', '!']).next().unwrap_or(name).to_ascii_lowercase();
+    let (_, kind) = NAMES.iter().find(|(ext, _)| base.ends_with(ext))?;
+    let head = &data[..data.len().min(8192)];
+    let binary = head.contains(&0) || std::str::from_utf8(head).is_err_and(|e| e.error_len().is_some());
+    binary.then_some(*kind)
+}
+
 /// A tar archive: a ustar/GNU header (`ustar` at offset 257), or a pre-POSIX (v7)
 /// header whose checksum (bytes 148..156, octal) matches the sum of its bytes.
 pub(super) fn is_tar(data: &[u8]) -> bool {

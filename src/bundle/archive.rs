@@ -45,7 +45,8 @@ impl<'l> Accumulator<'l> {
             // (a run killed before its first line), which the inventory shows with 0 records.
             self.problem(name, "empty file (0 bytes): nothing to read");
         }
-        let (data, gzipped): (Arc<[u8]>, bool) = match Codec::sniff(&raw) {
+        let codec = Codec::sniff(&raw);
+        let (data, gzipped): (Arc<[u8]>, bool) = match codec {
             Some(codec) => match self.decompress(name, codec, &raw)? {
                 Some(data) => (data, codec == Codec::Gzip),
                 None => return Ok(()),
@@ -65,7 +66,10 @@ impl<'l> Accumulator<'l> {
         if data.starts_with(b"PK\x03\x04") || data.starts_with(b"PK\x05\x06") {
             return self.add_zip(name, &data, depth);
         }
-        if let Some(kind) = codec::damaged_magic(name, &data) {
+        // Only a file that was not decompressed: `sa.bin.gz` decodes to binary sar data.
+        if codec.is_none()
+            && let Some(kind) = codec::damaged_magic(name, &data)
+        {
             self.problem(
                 name,
                 format!("named like a {kind} file but its first bytes are not {kind}'s: damaged at the start, read as it is"),

@@ -22,3 +22,4 @@ pub mod sadf;
 pub mod source;
 pub mod state;
 pub mod table;
+pub mod term;

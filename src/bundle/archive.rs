@@ -66,6 +66,11 @@ impl<'l> Accumulator<'l> {
         if data.starts_with(b"PK\x03\x04") || data.starts_with(b"PK\x05\x06") {
             return self.add_zip(name, &data, depth);
         }
+        // UTF-16 (a capture saved by a Windows tool) is read as the UTF-8 it says.
+        let data = match codec::decode_utf16(&data) {
+            Some(utf8) => Arc::from(utf8),
+            None => data,
+        };
         // Only a file that was not decompressed: `sa.bin.gz` decodes to binary sar data.
         if codec.is_none()
             && let Some(kind) = codec::damaged_magic(name, &data)
@@ -465,6 +470,18 @@ fn read_limited(p: &Path, len: u64, limit: u64) -> std::io::Result<(Arc<[u8]>, b
         return Ok((buf.into(), false));
     }
     let n = usize::try_from(len).map_err(std::io::Error::other)?;
+    // `Arc::new_uninit_slice` aborts when the allocation fails: ask first with a fallible
+    // reservation of the same size (an untouched mapping, freed at once), so a file the
+    // machine cannot hold is a problem naming it, not an abort.
+    if n > 64 << 20 {
+        let mut probe: Vec<u8> = Vec::new();
+        probe.try_reserve_exact(n).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                format!("out of memory: {n} bytes could not be allocated"),
+            )
+        })?;
+    }
     // One allocation, filled in place: a Vec turned into an Arc<[u8]> is copied, which
     // doubled the peak (a 2 GiB file needed 4.1 GB).
     let mut uninit = Arc::<[u8]>::new_uninit_slice(n);

@@ -153,6 +153,45 @@ pub(super) fn damaged_magic(name: &str, data: &[u8]) -> Option<&'static str> {
     binary.then_some(*kind)
 }
 
+/// UTF-16 text (Windows tools, PowerShell's `>` redirection): told by its byte order
+/// mark, or without one by NUL bytes in every other position of an ASCII-range text.
+/// `Some(little_endian, bytes to skip)`.
+fn utf16_kind(data: &[u8]) -> Option<(bool, usize)> {
+    if data.starts_with(b"\xFF\xFE") && !data.starts_with(b"\xFF\xFE\x00\x00") {
+        return Some((true, 2));
+    }
+    if data.starts_with(b"\xFE\xFF") {
+        return Some((false, 2));
+    }
+    let head = &data[..data.len().min(512) & !1];
+    if head.len() < 64 {
+        return None;
+    }
+    let text = |b: u8| b == b'\n' || b == b'\r' || b == b'\t' || (0x20..0x7f).contains(&b);
+    let (even, odd): (Vec<u8>, Vec<u8>) =
+        (head.iter().step_by(2).copied().collect(), head[1..].iter().step_by(2).copied().collect());
+    if odd.iter().all(|&b| b == 0) && even.iter().all(|&b| text(b)) {
+        return Some((true, 0));
+    }
+    if even.iter().all(|&b| b == 0) && odd.iter().all(|&b| text(b)) {
+        return Some((false, 0));
+    }
+    None
+}
+
+/// UTF-16 text decoded to UTF-8 (unpaired surrogates become U+FFFD); `None` when the
+/// data is not UTF-16 or the UTF-8 copy cannot be allocated.
+pub(super) fn decode_utf16(data: &[u8]) -> Option<Vec<u8>> {
+    let (le, skip) = utf16_kind(data)?;
+    let units = data[skip..]
+        .chunks_exact(2)
+        .map(|p| if le { u16::from_le_bytes([p[0], p[1]]) } else { u16::from_be_bytes([p[0], p[1]]) });
+    let mut out = String::new();
+    out.try_reserve(data.len() / 2 + 16).ok()?;
+    out.extend(char::decode_utf16(units).map(|r| r.unwrap_or('\u{FFFD}')));
+    Some(out.into_bytes())
+}
+
 /// A tar archive: a ustar/GNU header (`ustar` at offset 257), or a pre-POSIX (v7)
 /// header whose checksum (bytes 148..156, octal) matches the sum of its bytes.
 pub(super) fn is_tar(data: &[u8]) -> bool {
@@ -191,6 +230,19 @@ mod tests {
             Decoded::Data { data, damage: None } => assert_eq!(data.len(), 300_000),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn utf16_with_and_without_a_byte_order_mark_is_decoded() {
+        let text = "procs -----------memory----------\r\n r  b   swpd   free   buff  cache\r\n 1  0      0 8935432  27468 12636192\r\n";
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let with_bom = [&b"\xFF\xFE"[..], &le].concat();
+        for d in [&with_bom, &le, &[&b"\xFE\xFF"[..], &be].concat(), &be] {
+            assert_eq!(decode_utf16(d).as_deref(), Some(text.as_bytes()));
+        }
+        assert_eq!(decode_utf16(text.as_bytes()), None);
+        assert_eq!(decode_utf16(b"\xFF\xFE\x00\x00utf-32"), None);
     }
 
     #[test]

@@ -309,6 +309,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     eprintln!("wrote {}", iosift::term::safe(&w.display().to_string()));
                 }
             }
+            if json || v.quiet {
+                // The terminal summary lists the problems; without it they go to stderr (with
+                // --json an encrypted zip said nothing anywhere but in findings.json).
+                const SHOWN: usize = 20;
+                for p in report.problems.iter().take(SHOWN) {
+                    eprintln!("iosift: {}", iosift::term::safe(&format!("{}: {}", p.name, p.message)));
+                }
+                if report.problems.len() > SHOWN {
+                    eprintln!(
+                        "iosift: ... and {} more problems (findings.json lists them)",
+                        report.problems.len() - SHOWN
+                    );
+                }
+            }
             if json {
                 emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&report.doc)? + "\n")))?;
             } else if !v.quiet {

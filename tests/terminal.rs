@@ -137,3 +137,23 @@ fn a_file_the_machine_cannot_hold_is_a_problem_not_an_abort() {
         "{err}"
     );
 }
+
+#[test]
+fn problems_reach_stderr_when_the_summary_is_not_printed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap");
+    std::fs::create_dir(&cap).unwrap();
+    std::fs::write(cap.join("vmstat-t.txt"), sample("replica_sql_bound/capture/vmstat-t.txt")).unwrap();
+    std::fs::write(cap.join("c.7z"), b"7z\xBC\xAF\x27\x1C\x00\x04rest").unwrap();
+    for flag in ["--json", "-q"] {
+        let o = tmp.path().join(format!("o{flag}"));
+        let (code, out, err) =
+            run(&["analyze".as_ref(), cap.as_os_str(), flag.as_ref(), "-o".as_ref(), o.as_os_str()]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(err.contains("iosift: c.7z: a 7-Zip archive (.7z): not supported"), "{flag}: {err}");
+        if flag == "--json" {
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["bundle"]["problems"][0]["name"], "c.7z");
+        }
+    }
+}

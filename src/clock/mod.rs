@@ -8,7 +8,6 @@
 //! runs; else UTC
 //! with a warning in the report.
 
-pub mod dayfirst;
 pub mod window;
 mod zone;
 

@@ -2,6 +2,7 @@
 //! decide the time zone, anchor every source on one UTC clock, fill the 1 s
 //! timeline, then hand it to the analysis and the rules.
 
+pub mod dayfirst;
 pub mod fill;
 pub mod window;
 
@@ -117,15 +118,15 @@ fn prepare(bundle: &Bundle, opts: &Options) -> (Vec<ParsedFile>, Context, Zone, 
     crate::source::context::zone_evidence(&files, &mut ev);
     let zone = ev.decide();
     let mut warnings = Vec::new();
-    if crate::clock::dayfirst::any_ambiguous(&files) {
+    if dayfirst::any_ambiguous(&files) {
         // `03/11/26`: a first anchoring tells whether the bundle's other dates say 3 November.
         let day_first = {
             let mut probe = fill::Filler::new(&files, &zone, &ctx);
             let clocks = probe.anchor_all();
-            crate::clock::dayfirst::decide(&files, &clocks)
+            dayfirst::decide(&files, &clocks)
         };
         for (i, why) in day_first {
-            crate::clock::dayfirst::read_day_first(&mut files[i]);
+            dayfirst::read_day_first(&mut files[i]);
             warnings.push(why);
         }
     }

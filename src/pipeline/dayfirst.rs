@@ -5,8 +5,7 @@
 //! day-first reading puts the file among the other files' times and the
 //! month-first one does not, the file's dates are read day-first, with a warning.
 
-use crate::pipeline::FileClock;
-use crate::source::ParsedFile;
+use super::{FileClock, ParsedFile};
 use chrono::{Datelike, NaiveDate};
 use iosift_parsers::{Data, Stamp, common::sysstat::Banner};
 

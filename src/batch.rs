@@ -142,7 +142,10 @@ pub fn run_timed(
                                 || format!("{} findings", row.findings),
                                 |e| format!("error: {e}"),
                             );
-                            eprintln!("iosift batch: {}: {what}", row.dir_name);
+                            eprintln!(
+                                "iosift batch: {}",
+                                crate::term::safe(&format!("{}: {what}", row.dir_name))
+                            );
                         }
                     }
                 }
@@ -156,7 +159,7 @@ pub fn run_timed(
     }
     crate::report::write_batch_index(&rows, &stage)?;
     for n in staging.commit()? {
-        eprintln!("iosift batch: {n}");
+        eprintln!("iosift batch: {}", crate::term::safe(&n));
     }
     Ok(rows)
 }

@@ -23,3 +23,4 @@ pub mod source;
 pub mod state;
 pub mod system;
 pub mod table;
+pub mod term;

@@ -233,7 +233,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("iosift: {e:#}");
+            eprintln!("iosift: {}", iosift::term::safe(&format!("{e:#}")));
             let refused = matches!(
                 e.downcast_ref::<iosift::outdir::OutputError>(),
                 Some(iosift::outdir::OutputError::NotOurs(_) | iosift::outdir::OutputError::NotAFolder(_))
@@ -262,13 +262,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
             for pr in &problems {
-                eprintln!("iosift: {}: {}", pr.name, pr.message);
+                eprintln!("iosift: {}", iosift::term::safe(&format!("{}: {}", pr.name, pr.message)));
             }
             if json {
                 let doc = serde_json::json!({ "files": reports });
-                emit(&(serde_json::to_string_pretty(&doc)? + "\n"))?;
+                emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&doc)? + "\n")))?;
             } else {
-                emit(&inspect::render_text(&reports))?;
+                emit(&iosift::term::safe(&inspect::render_text(&reports)))?;
             }
             let any = reports.iter().any(|r| r.format.is_some());
             Ok(if any { ExitCode::SUCCESS } else { ExitCode::from(1) })
@@ -289,27 +289,42 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             if v.verbose {
                 for i in &report.doc.bundle.inputs {
-                    eprintln!(
+                    let line = format!(
                         "input {}: {}{}",
                         i.path,
                         i.format.unwrap_or("not recognised"),
                         i.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
                     );
+                    eprintln!("{}", iosift::term::safe(&line));
                 }
             }
             let dir = output.unwrap_or_else(|| PathBuf::from("reports").join(&bundle.name));
             iosift::outdir::check_target(&dir)?;
             let (written, notes) = iosift::output::write_all_noted(&report, &dir)?;
             for n in &notes {
-                eprintln!("iosift: {n}");
+                eprintln!("iosift: {}", iosift::term::safe(n));
             }
             if v.verbose {
                 for w in &written {
-                    eprintln!("wrote {}", w.display());
+                    eprintln!("wrote {}", iosift::term::safe(&w.display().to_string()));
+                }
+            }
+            if json || v.quiet {
+                // The terminal summary lists the problems; without it they go to stderr (with
+                // --json an encrypted zip said nothing anywhere but in findings.json).
+                const SHOWN: usize = 20;
+                for p in report.problems.iter().take(SHOWN) {
+                    eprintln!("iosift: {}", iosift::term::safe(&format!("{}: {}", p.name, p.message)));
+                }
+                if report.problems.len() > SHOWN {
+                    eprintln!(
+                        "iosift: ... and {} more problems (findings.json lists them)",
+                        report.problems.len() - SHOWN
+                    );
                 }
             }
             if json {
-                emit(&(serde_json::to_string_pretty(&report.doc)? + "\n"))?;
+                emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&report.doc)? + "\n")))?;
             } else if !v.quiet {
                 let style = iosift::report::summary::Style::for_stdout();
                 emit(&iosift::report::summary::terminal_summary_styled(&report, &dir, style))?;
@@ -335,7 +350,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             )?;
             let ok = rows.iter().filter(|r| r.error.is_none()).count();
             for r in rows.iter().filter(|r| r.error.is_some()) {
-                eprintln!("iosift: {}: {}", r.bundle, r.error.as_deref().unwrap_or(""));
+                eprintln!(
+                    "iosift: {}",
+                    iosift::term::safe(&format!("{}: {}", r.bundle, r.error.as_deref().unwrap_or("")))
+                );
             }
             if !v.quiet {
                 emit(&format!(
@@ -360,10 +378,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 })?;
             if !v.quiet {
                 for w in &warnings {
-                    eprintln!("clock: {w}");
+                    eprintln!("clock: {}", iosift::term::safe(w));
                 }
                 for w in &written {
-                    eprintln!("wrote {}", w.display());
+                    eprintln!("wrote {}", iosift::term::safe(&w.display().to_string()));
                 }
             }
             Ok(if written.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
@@ -394,13 +412,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let written = iosift::diff::write(&doc, &ra, &rb, &dir)?;
             if v.verbose {
                 for w in &written {
-                    eprintln!("wrote {}", w.display());
+                    eprintln!("wrote {}", iosift::term::safe(&w.display().to_string()));
                 }
             }
             if json {
-                emit(&(serde_json::to_string_pretty(&doc)? + "\n"))?;
+                emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&doc)? + "\n")))?;
             } else if !v.quiet {
-                emit(&iosift::diff::summary(&doc, &dir))?;
+                emit(&iosift::term::safe(&iosift::diff::summary(&doc, &dir)))?;
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -140,7 +140,14 @@ impl Staging {
         let (parent, name) = split(&target);
         std::fs::create_dir_all(&parent).map_err(io(&parent))?;
         let tmp = parent.join(format!(".{name}.iosift-tmp-{}", unique()));
-        std::fs::create_dir(&tmp).map_err(io(&tmp))?;
+        // Named by the folder the user asked for: the staging name means nothing to them.
+        std::fs::create_dir(&tmp).map_err(|e| OutputError::Io {
+            path: target.clone(),
+            error: std::io::Error::new(
+                e.kind(),
+                format!("cannot create the report beside it ({e}; staging folder {})", tmp.display()),
+            ),
+        })?;
         Ok(Staging { target, tmp, done: false })
     }
 

@@ -94,3 +94,36 @@ fn planted_hostile_files_do_not_hide_the_good_findings() {
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(!html.contains("<script>alert(1)"), "markup from a capture reached the HTML unescaped");
 }
+
+#[test]
+fn a_bundle_past_its_deadline_is_a_failed_row_and_the_batch_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("in");
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    copy_dir(&sample.join("replica_sql_bound/capture"), &src.join("replica"));
+    copy_dir(&sample.join("mmap_periodic_4k/capture"), &src.join("mmap"));
+    let out = tmp.path().join("out");
+    let started = std::time::Instant::now();
+    // No analysis of a real capture finishes in a millisecond.
+    let rows = iosift::batch::run_timed(
+        std::slice::from_ref(&src),
+        &out,
+        1,
+        &Options::default(),
+        &Limits::default(),
+        true,
+        std::time::Duration::from_millis(1),
+    )
+    .unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        let e = r.error.as_deref().unwrap_or_default();
+        assert!(e.starts_with("not finished after") && e.contains("--bundle-timeout"), "{r:?}");
+    }
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(
+        summary.contains("\"dir_name\": \"mmap\"") && summary.contains("not finished after"),
+        "{summary}"
+    );
+}

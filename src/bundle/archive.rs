@@ -1,10 +1,11 @@
-//! Reading directories, tar (plain or gzip), zip and gzip inputs in place.
+//! Reading directories, tar (plain or compressed, see `codec`) and zip inputs in place.
 //! Entries with absolute paths, `..` components or links are never followed
 //! or written anywhere: they are only read as data, and links are skipped
 //! with a problem note.
 
+use super::codec::{self, Codec, Decoded};
 use super::{BundleError, InputFile, Limits, Problem, SERIES_STREAM_MIN_BYTES, STREAMED, Streamed};
-use iosift_parsers::common::decode::{DecodeError, is_gzip, maybe_gunzip};
+use iosift_parsers::common::decode::is_gzip;
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
@@ -44,38 +45,40 @@ impl<'l> Accumulator<'l> {
             // (a run killed before its first line), which the inventory shows with 0 records.
             self.problem(name, "empty file (0 bytes): nothing to read");
         }
-        let (data, gzipped): (Arc<[u8]>, bool) = if is_gzip(&raw) {
-            match maybe_gunzip(&raw, self.remaining()) {
-                Ok(d) => (d.into_owned().into(), true),
-                Err(DecodeError::TooLarge { limit }) => {
-                    return Err(BundleError::Limit(format!(
-                        "{name}: decompressing would pass the total size limit ({limit} bytes left of {}; raise with --max-bytes)",
-                        self.limits.max_total_bytes
-                    )));
-                }
-                Err(e @ DecodeError::Corrupt { .. }) => {
-                    self.problem(name, format!("{e}; the part before the damage is analyzed"));
-                    // Keep what decoded: re-run with a reader that stops at the error.
-                    (partial_gunzip(&raw, self.remaining()).into(), true)
-                }
-            }
-        } else if raw.starts_with(ZSTD_MAGIC) {
-            (self.unzstd(name, &raw)?, false)
-        } else {
-            (raw, false)
+        let codec = Codec::sniff(&raw);
+        let (data, gzipped): (Arc<[u8]>, bool) = match codec {
+            Some(codec) => match self.decompress(name, codec, &raw)? {
+                Some(data) => (data, codec == Codec::Gzip),
+                None => return Ok(()),
+            },
+            None => (raw, false),
         };
-        if is_tar(&data) {
+        if codec::is_tar(&data) {
             return self.add_tar(name, &data, depth);
         }
-        if let Some(kind) = unsupported_container(&data) {
+        if let Some(kind) = codec::unsupported_container(&data) {
             self.problem(
                 name,
                 format!("{kind}: not supported; unpack it and give iosift the files (or a .tar.gz/.zip)"),
             );
             return Ok(());
         }
-        if data.starts_with(b"PK\x03\x04") {
+        if data.starts_with(b"PK\x03\x04") || data.starts_with(b"PK\x05\x06") {
             return self.add_zip(name, &data, depth);
+        }
+        // UTF-16 (a capture saved by a Windows tool) is read as the UTF-8 it says.
+        let data = match codec::decode_utf16(&data) {
+            Some(utf8) => Arc::from(utf8),
+            None => data,
+        };
+        // Only a file that was not decompressed: `sa.bin.gz` decodes to binary sar data.
+        if codec.is_none()
+            && let Some(kind) = codec::damaged_magic(name, &data)
+        {
+            self.problem(
+                name,
+                format!("named like a {kind} file but its first bytes are not {kind}'s: damaged at the start, read as it is"),
+            );
         }
         // A UTF-8 byte order mark (Windows editors) hides the first line from every sniffer.
         let data = match data.strip_prefix(b"\xEF\xBB\xBF") {
@@ -93,29 +96,42 @@ impl<'l> Accumulator<'l> {
         Ok(())
     }
 
-    /// Decompresses a zstd stream (`.zst`, `.tar.zst`) within the size limit; a damaged
-    /// stream keeps the part before the damage, with a problem.
-    fn unzstd(&mut self, name: &str, raw: &[u8]) -> Result<Arc<[u8]>, BundleError> {
+    /// Decompresses a gzip, zstd, xz or bzip2 stream (`.gz`, `.tar.zst`, `.tar.xz`, `.bz2`...)
+    /// within the size limit; a damaged stream keeps the part before the damage, with a problem.
+    /// `None`: nothing could be decoded (the problem says why).
+    fn decompress(&mut self, name: &str, codec: Codec, raw: &[u8]) -> Result<Option<Arc<[u8]>>, BundleError> {
         let remaining = self.remaining();
-        let mut out = Vec::new();
-        let res = zstd::stream::read::Decoder::new(raw)
-            .and_then(|d| d.take(remaining.saturating_add(1)).read_to_end(&mut out));
-        if out.len() as u64 > remaining {
-            return Err(BundleError::Limit(format!(
+        match codec::decode(codec, raw, remaining) {
+            Decoded::Data { data, damage: None } => Ok(Some(data.into())),
+            Decoded::Data { data, damage: Some(e) } if data.is_empty() => {
+                self.problem(name, format!("corrupt {} stream: {e}; nothing could be read", codec.label()));
+                Ok(None)
+            }
+            Decoded::Data { data, damage: Some(e) } => {
+                self.problem(
+                    name,
+                    format!(
+                        "corrupt {} stream after {} bytes: {e}; the part before the damage is analyzed",
+                        codec.label(),
+                        data.len()
+                    ),
+                );
+                Ok(Some(data.into()))
+            }
+            Decoded::TooLarge => Err(BundleError::Limit(format!(
                 "{name}: decompressing would pass the total size limit ({remaining} bytes left of {}; raise with --max-bytes)",
                 self.limits.max_total_bytes
-            )));
+            ))),
+            Decoded::OutOfMemory { wanted } => {
+                self.problem(
+                    name,
+                    format!(
+                        "out of memory decompressing it ({wanted} bytes could not be allocated): not read"
+                    ),
+                );
+                Ok(None)
+            }
         }
-        if let Err(e) = res {
-            self.problem(
-                name,
-                format!(
-                    "corrupt zstd stream after {} bytes: {e}; the part before the damage is analyzed",
-                    out.len()
-                ),
-            );
-        }
-        Ok(out.into())
     }
 
     fn nested(&mut self, name: &str, depth: usize) -> bool {
@@ -179,7 +195,9 @@ impl<'l> Accumulator<'l> {
                 }
             }
             let size = entry.size();
-            if size > self.remaining() {
+            // A size past the archive's end is a cut archive or a damaged header, not a big
+            // file: what is there is read (and noted "cut short"), never "raise --max-bytes".
+            if size > self.remaining() && size <= data.len() as u64 {
                 return Err(BundleError::Limit(format!(
                     "{label}: {size} bytes would pass the total size limit of {} bytes (raise with --max-bytes)",
                     self.limits.max_total_bytes
@@ -187,8 +205,16 @@ impl<'l> Accumulator<'l> {
             }
             // The header's size is untrusted: never reserve more than the archive holds.
             let mut buf = Vec::with_capacity(size.min(data.len() as u64) as usize);
-            if let Err(e) = entry.read_to_end(&mut buf) {
-                self.problem(&label, format!("cut short: {e}; the part read is analyzed"));
+            match entry.read_to_end(&mut buf) {
+                Err(e) => self.problem(&label, format!("cut short: {e}; the part read is analyzed")),
+                Ok(_) if (buf.len() as u64) < size => self.problem(
+                    &label,
+                    format!(
+                        "cut short: {} of the {size} bytes its header announces; the part read is analyzed",
+                        buf.len()
+                    ),
+                ),
+                Ok(_) => {}
             }
             self.add(&label, buf.into(), depth + 1)?;
         }
@@ -206,23 +232,20 @@ impl<'l> Accumulator<'l> {
                 return Ok(());
             }
         };
+        // Members that fail for one reason make one problem naming them (an encrypted zip
+        // printed 29 nameless "zip entry N unreadable" lines).
+        let mut failed: Vec<(String, Vec<String>)> = Vec::new();
         for i in 0..z.len() {
-            // Named in problems (an encrypted zip gave 29 nameless lines).
-            let member = z.name_for_index(i).map(clean_member);
+            let member = z.name_for_index(i).map_or_else(|| format!("(entry {i})"), clean_member);
+            let method = z.by_index_raw(i).map(|f| f.compression()).ok();
             let mut f = match z.by_index(i) {
                 Ok(f) => f,
                 Err(e) => {
-                    let label =
-                        member.map_or_else(|| format!("{name} (entry {i})"), |m| format!("{name}!{m}"));
-                    let why = match e {
-                        zip::result::ZipError::UnsupportedArchive(
-                            zip::result::ZipError::PASSWORD_REQUIRED,
-                        ) => {
-                            "encrypted (password protected): not read; send it without a password".to_string()
-                        }
-                        e => format!("unreadable zip entry: {e}"),
-                    };
-                    self.problem(&label, why);
+                    let why = zip_failure(&e, method);
+                    match failed.iter_mut().find(|(w, _)| *w == why) {
+                        Some((_, members)) => members.push(member),
+                        None => failed.push((why, vec![member])),
+                    }
                     continue;
                 }
             };
@@ -235,62 +258,86 @@ impl<'l> Accumulator<'l> {
                 continue;
             }
             let remaining = self.remaining();
-            let mut buf = Vec::new();
-            let res = (&mut f).take(remaining.saturating_add(1)).read_to_end(&mut buf);
-            if buf.len() as u64 > remaining {
-                return Err(BundleError::Limit(format!(
-                    "{label}: decompressing would pass the total size limit of {} bytes (raise with --max-bytes)",
-                    self.limits.max_total_bytes
-                )));
-            }
-            if let Err(e) = res {
-                self.problem(&label, format!("cut short: {e}; the part read is analyzed"));
-            }
+            let buf = match codec::read_capped(&mut f, remaining) {
+                Decoded::Data { data, damage: Some(e) } if data.is_empty() => {
+                    self.problem(&label, format!("unreadable zip member: {e}"));
+                    continue;
+                }
+                Decoded::Data { data, damage } => {
+                    if let Some(e) = damage {
+                        self.problem(&label, format!("cut short: {e}; the part read is analyzed"));
+                    }
+                    data
+                }
+                Decoded::TooLarge => {
+                    return Err(BundleError::Limit(format!(
+                        "{label}: decompressing would pass the total size limit of {} bytes (raise with --max-bytes)",
+                        self.limits.max_total_bytes
+                    )));
+                }
+                Decoded::OutOfMemory { wanted } => {
+                    self.problem(
+                        &label,
+                        format!("out of memory reading it ({wanted} bytes could not be allocated): not read"),
+                    );
+                    continue;
+                }
+            };
             drop(f);
             self.add(&label, buf.into(), depth + 1)?;
+        }
+        for (why, members) in failed {
+            let (label, message) = match members.as_slice() {
+                [one] => (format!("{name}!{one}"), why),
+                many => (name.to_string(), format!("{why}: {} members ({})", many.len(), name_list(many))),
+            };
+            self.problem(&label, message);
         }
         Ok(())
     }
 }
 
-/// Decodes as much of a damaged gzip stream as possible.
-fn partial_gunzip(raw: &[u8], limit: u64) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut dec = flate2::read::MultiGzDecoder::new(raw).take(limit);
-    let mut buf = [0u8; 64 * 1024];
-    loop {
-        match dec.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => out.extend_from_slice(&buf[..n]),
+/// Why a zip member could not be opened, in words a user can act on.
+fn zip_failure(e: &zip::result::ZipError, method: Option<zip::CompressionMethod>) -> String {
+    use zip::result::ZipError;
+    match e {
+        ZipError::UnsupportedArchive(ZipError::PASSWORD_REQUIRED) => {
+            "encrypted (password protected): not read; send the files without a password".to_string()
         }
+        ZipError::UnsupportedArchive(_) if method.is_some() => {
+            // Methods zip does not decode show as `Unsupported(id)` (APPNOTE 4.4.5 ids).
+            let shown = method.map(|m| format!("{m:?}")).unwrap_or_default();
+            let id = shown.strip_prefix("Unsupported(").and_then(|r| r.strip_suffix(')'));
+            match id {
+                Some("99") => {
+                    "AES-encrypted (password protected): not read; send the files without a password"
+                        .to_string()
+                }
+                Some(id) => {
+                    let name = match id {
+                        "6" => "implode (method 6)".to_string(),
+                        "98" => "PPMd (method 98)".to_string(),
+                        _ => format!("method {id}"),
+                    };
+                    format!(
+                        "compressed with {name}, which iosift does not read: recompress with deflate, bzip2, xz or zstd"
+                    )
+                }
+                None => format!("compressed with {shown}, which iosift does not read: {e}"),
+            }
+        }
+        e => format!("unreadable zip member: {e}"),
     }
-    out
 }
 
-/// Compressed or archive formats customers send that iosift does not read yet,
-/// by their magic bytes (otherwise they would be "not recognised as any format").
-fn unsupported_container(data: &[u8]) -> Option<&'static str> {
-    const KINDS: [(&[u8], &str); 4] = [
-        (b"7z\xBC\xAF\x27\x1C", "a 7-Zip archive"),
-        (b"\xFD7zXZ\x00", "xz-compressed (.xz, .tar.xz)"),
-        (b"BZh", "bzip2-compressed (.bz2, .tar.bz2)"),
-        (b"Rar!\x1A\x07", "a RAR archive"),
-    ];
-    KINDS.iter().find(|(magic, _)| data.starts_with(magic)).map(|(_, k)| *k).filter(|k| {
-        // "BZh" is also text: a bzip2 stream has a block size digit and the block magic.
-        !k.starts_with("bzip2")
-            || (data.len() > 10
-                && (b'1'..=b'9').contains(&data[3])
-                && data[4..10] == *b"\x31\x41\x59\x26\x53\x59")
-    })
-}
-
-/// The first bytes of a zstd frame.
-const ZSTD_MAGIC: &[u8] = b"\x28\xB5\x2F\xFD";
-
-/// A ustar/gnu tar header has `ustar` at offset 257.
-fn is_tar(data: &[u8]) -> bool {
-    data.len() >= 512 && &data[257..262] == b"ustar"
+/// At most 10 names, then how many more (a problem stays one readable line).
+fn name_list(names: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut s = names.iter().take(SHOWN).map(String::as_str).collect::<Vec<_>>().join(", ");
+    if names.len() > SHOWN {
+        s.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    s
 }
 
 /// Member names are display labels only: strip leading `/` and `..` parts.
@@ -423,6 +470,18 @@ fn read_limited(p: &Path, len: u64, limit: u64) -> std::io::Result<(Arc<[u8]>, b
         return Ok((buf.into(), false));
     }
     let n = usize::try_from(len).map_err(std::io::Error::other)?;
+    // `Arc::new_uninit_slice` aborts when the allocation fails: ask first with a fallible
+    // reservation of the same size (an untouched mapping, freed at once), so a file the
+    // machine cannot hold is a problem naming it, not an abort.
+    if n > 64 << 20 {
+        let mut probe: Vec<u8> = Vec::new();
+        probe.try_reserve_exact(n).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                format!("out of memory: {n} bytes could not be allocated"),
+            )
+        })?;
+    }
     // One allocation, filled in place: a Vec turned into an Arc<[u8]> is copied, which
     // doubled the peak (a 2 GiB file needed 4.1 GB).
     let mut uninit = Arc::<[u8]>::new_uninit_slice(n);

@@ -1,10 +1,12 @@
 //! Capture bundles: what the user points iosift at (a directory, `.tar`,
-//! `.tar.gz`/`.tgz`, `.zip`, single `.gz` files or loose files) turned into
+//! `.tar.gz`/`.tgz`, `.tar.zst`, `.tar.xz`, `.tar.bz2`, `.zip`, single `.gz`/`.zst`/
+//! `.xz`/`.bz2` files or loose files) turned into
 //! named in-memory files. Archives are read in place, never extracted to
 //! disk; limits on total bytes, file count and archive nesting keep hostile
 //! input (bombs, millions of entries) from exhausting the machine.
 
 mod archive;
+mod codec;
 mod limits;
 
 pub use limits::Limits;

@@ -122,8 +122,11 @@ impl Zone {
 pub struct ZoneEvidence {
     /// `--tz` given by the user (already parsed).
     pub cli: Option<(ZoneRule, String)>,
-    /// Offsets seen in pt-stalk TS lines (epoch vs local date).
+    /// Offsets seen in pt-stalk TS lines (epoch vs local date): the first three of each file.
     pub ts_offsets: Vec<i32>,
+    /// (epoch, offset) of the first and last three TS lines of each file: two offsets an
+    /// hour apart, one before the other, are a DST change.
+    pub ts_samples: Vec<(i64, i32)>,
     /// Zone abbreviations from `vmstat -t` headers.
     pub vmstat_zones: Vec<String>,
     /// Offsets of ISO stamps with zone.
@@ -147,6 +150,9 @@ impl ZoneEvidence {
                 ZoneRule::Iana(_) => 0,
             };
             return Zone { offset_s, rule: *rule, name: name.clone(), source: "--tz".into(), assumed: false };
+        }
+        if let Some(z) = self.dst_zone() {
+            return z;
         }
         if let Some(off) = mode(&self.ts_offsets) {
             return Zone {
@@ -208,6 +214,56 @@ impl ZoneEvidence {
 }
 
 impl ZoneEvidence {
+    /// Records the offsets of a file's pt-stalk `TS` lines (`TS 1795980000.004 2026-11-29 20:40:00`).
+    pub fn note_ts(&mut self, ts: impl Iterator<Item = iosift_parsers::common::ts::TsLine>) {
+        let all: Vec<(i64, i32)> =
+            ts.filter_map(|t| t.utc_offset_s().map(|o| (t.epoch.floor() as i64, o))).collect();
+        self.ts_offsets.extend(all.iter().take(3).map(|(_, o)| *o));
+        let tail = all.len().saturating_sub(3).max(3.min(all.len()));
+        self.ts_samples.extend(all.iter().take(3).chain(&all[tail..]).copied());
+    }
+
+    /// A capture across a daylight saving time change: its TS lines show two offsets an
+    /// hour apart, each on one side of an instant. The zone is then the first IANA zone
+    /// (in the tz database's order) whose offsets match every TS line, so local times
+    /// on both sides of the change are read with their own offset.
+    fn dst_zone(&self) -> Option<Zone> {
+        let mut offs: Vec<i32> = self.ts_samples.iter().map(|(_, o)| *o).collect();
+        offs.sort_unstable();
+        offs.dedup();
+        let [a, b] = offs[..] else { return None };
+        if b - a != 3600 {
+            return None;
+        }
+        let mut by_time = self.ts_samples.clone();
+        by_time.sort_unstable();
+        let changes = by_time.windows(2).filter(|w| w[0].1 != w[1].1).count();
+        if changes != 1 {
+            return None;
+        }
+        let fits = |tz: &&chrono_tz::Tz| {
+            let rule = ZoneRule::Iana(**tz);
+            self.ts_samples.iter().all(|&(e, o)| rule.offset_at(e) == o)
+        };
+        // The zones people name first (Europe/Amsterdam rather than Africa/Ceuta).
+        let tz = ["Europe/", "America/", "Asia/", "Australia/", "Pacific/", ""]
+            .iter()
+            .find_map(|p| chrono_tz::TZ_VARIANTS.iter().filter(|tz| tz.name().starts_with(p)).find(fits))?;
+        let (first, last) = (by_time[0].1, by_time[by_time.len() - 1].1);
+        Some(Zone {
+            offset_s: first,
+            rule: ZoneRule::Iana(*tz),
+            name: tz.name().to_string(),
+            source: format!(
+                "pt-stalk TS epoch vs local time: {} then {}, a daylight saving time change; read with the rules of {} (give --tz for the host's own zone)",
+                Zone::offset_text(first),
+                Zone::offset_text(last),
+                tz.name()
+            ),
+            assumed: false,
+        })
+    }
+
     /// Records a zone name as printed by `source`; an ambiguous one (`CST`) is kept for the warning.
     pub fn note_name(&mut self, name: &str, source: &str) {
         if zone_abbreviation_offset(name).is_none()

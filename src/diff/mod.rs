@@ -351,7 +351,7 @@ pub fn write(
     std::fs::write(&page, html::render(doc, a, b))
         .with_context(|| format!("cannot write {}", page.display()))?;
     for note in staging.commit()? {
-        eprintln!("iosift: {note}");
+        eprintln!("iosift: {}", crate::term::safe(&note));
     }
     Ok(vec![dir.join("diff.json"), dir.join("index.html")])
 }

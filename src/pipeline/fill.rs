@@ -242,6 +242,8 @@ pub struct Filler<'a> {
     times: Vec<Vec<f64>>,
     /// The devices the timeline keeps when the files name more than [`MAX_DEVICES`].
     keep_devices: Option<BTreeSet<String>>,
+    /// Files whose own zone disagreement was already warned about.
+    zone_noted: BTreeSet<usize>,
 }
 
 impl<'a> Filler<'a> {
@@ -264,6 +266,7 @@ impl<'a> Filler<'a> {
             devices: vec![BTreeMap::new(); files.len()],
             times: vec![Vec::new(); files.len()],
             keep_devices: None,
+            zone_noted: BTreeSet::new(),
         };
         f.choose_sources(&[]);
         f
@@ -591,14 +594,43 @@ impl<'a> Filler<'a> {
         (!out.is_empty()).then_some(out)
     }
 
+    /// The zone file `i` states for itself when it differs from the bundle's fixed offset
+    /// (the file's own word wins; the disagreement is a warning, given once). An IANA
+    /// bundle zone (`--tz Europe/Berlin`) already follows the CET/CEST a file prints.
+    fn own_zone(&mut self, i: usize, stated: Option<(i32, String)>) -> Option<Zone> {
+        let (off, name) = stated?;
+        let crate::clock::ZoneRule::Fixed(bundle) = self.zone.rule else { return None };
+        if bundle == off {
+            return None;
+        }
+        if !self.filling && self.zone_noted.insert(i) {
+            let hours = f64::from((off - bundle).abs()) / 3600.0;
+            self.warnings.push(format!(
+                "{}: the file says its times are {name} ({}), the bundle's zone is {} ({}): its times are read in its own zone; the two are {hours} h apart (check the capturing hosts' TZ settings)",
+                self.files[i].name,
+                Zone::offset_text(off),
+                self.zone.name,
+                self.zone.source
+            ));
+        }
+        Some(Zone {
+            offset_s: off,
+            rule: crate::clock::ZoneRule::Fixed(off),
+            name,
+            source: format!("its own header ({})", self.files[i].name),
+            assumed: false,
+        })
+    }
+
     /// Visits one file through its adapter; returns how it was anchored.
     fn visit(&mut self, i: usize, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
         let f = &self.files[i];
         let adapter = source::of(f.data.as_ref()?);
+        let own = self.own_zone(i, adapter.own_zone());
         let mut v = Visit {
             index: i,
             file: f,
-            zone: self.zone,
+            zone: own.as_ref().unwrap_or(self.zone),
             ctx: self.ctx,
             prefix: crate::clock::pt_stalk_prefix(&f.base).map(|n| self.zone.local_to_epoch(n)),
             bundle_start: self.bundle_start,

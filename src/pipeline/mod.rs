@@ -2,6 +2,7 @@
 //! decide the time zone, anchor every source on one UTC clock, fill the 1 s
 //! timeline, then hand it to the analysis and the rules.
 
+pub mod dayfirst;
 pub mod fill;
 pub mod window;
 
@@ -107,15 +108,29 @@ pub struct Anchored {
     pub warnings: Vec<String>,
 }
 
-/// Parses every file, gathers the context and decides the zone.
-fn prepare(bundle: &Bundle, opts: &Options) -> (Vec<ParsedFile>, Context, Zone, ZoneEvidence) {
-    let files: Vec<ParsedFile> = bundle.files.par_iter().map(parse_file).collect();
+/// Parses every file, gathers the context, decides the zone and settles day-first
+/// dates (their warnings are the last item).
+fn prepare(bundle: &Bundle, opts: &Options) -> (Vec<ParsedFile>, Context, Zone, ZoneEvidence, Vec<String>) {
+    let mut files: Vec<ParsedFile> = bundle.files.par_iter().map(parse_file).collect();
     let mut ctx = Context::gather(&files);
     ctx.taxonomy = opts.taxonomy.clone();
     let mut ev = ZoneEvidence { cli: opts.tz.clone(), ..Default::default() };
     crate::source::context::zone_evidence(&files, &mut ev);
     let zone = ev.decide();
-    (files, ctx, zone, ev)
+    let mut warnings = Vec::new();
+    if dayfirst::any_ambiguous(&files) {
+        // `03/11/26`: a first anchoring tells whether the bundle's other dates say 3 November.
+        let day_first = {
+            let mut probe = fill::Filler::new(&files, &zone, &ctx);
+            let clocks = probe.anchor_all();
+            dayfirst::decide(&files, &clocks)
+        };
+        for (i, why) in day_first {
+            dayfirst::read_day_first(&mut files[i]);
+            warnings.push(why);
+        }
+    }
+    (files, ctx, zone, ev, warnings)
 }
 
 /// Seconds kept before the first sample of a densest part: its rates cover the interval
@@ -133,8 +148,7 @@ fn estimated_columns(devices: usize) -> usize {
 
 /// Parses a bundle and anchors every file's times (no timeline is filled).
 pub fn anchor(bundle: &Bundle, opts: &Options) -> Anchored {
-    let (files, ctx, mut zone, _) = prepare(bundle, opts);
-    let mut warnings = Vec::new();
+    let (files, ctx, mut zone, _, mut warnings) = prepare(bundle, opts);
     let clocks = {
         let mut filler = fill::Filler::new(&files, &zone, &ctx);
         let clocks = filler.anchor_all();
@@ -150,10 +164,14 @@ pub fn anchor(bundle: &Bundle, opts: &Options) -> Anchored {
 
 /// Runs parsing, clock and timeline for a bundle.
 pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
-    let (files, ctx, mut zone, ev) = prepare(bundle, opts);
+    let (files, ctx, mut zone, ev, day_first) = prepare(bundle, opts);
     let mut clock_warnings = Vec::new();
     if zone.assumed {
         clock_warnings.push(ev.assumed_warning());
+    }
+    clock_warnings.extend(day_first);
+    if opts.tz.is_none() && matches!(zone.rule, crate::clock::ZoneRule::Iana(_)) {
+        clock_warnings.push(format!("the capture crosses a daylight saving time change: {}", zone.source));
     }
     let mut filler = fill::Filler::new(&files, &zone, &ctx);
     let clocks = filler.anchor_all();

@@ -57,12 +57,14 @@ fn sorted(rows: &[BatchRow]) -> Vec<&BatchRow> {
 /// Writes `dir/index.html` and `dir/summary.json`. A row whose `dir_name` is not a
 /// safe folder name gets no link.
 pub fn write_batch_index(rows: &[BatchRow], dir: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir)?;
+    use anyhow::Context as _;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let rows = sorted(rows);
     let doc = BatchDoc { iosift_version: env!("CARGO_PKG_VERSION"), bundles: rows.clone() };
     let mut json = serde_json::to_string_pretty(&doc)?;
     json.push('\n');
-    std::fs::write(dir.join("summary.json"), json)?;
+    let summary = dir.join("summary.json");
+    std::fs::write(&summary, json).with_context(|| format!("cannot write {}", summary.display()))?;
     let with_findings = rows.iter().filter(|r| r.findings > 0).count();
     let failed = rows.iter().filter(|r| r.error.is_some()).count();
     let page = html! {
@@ -97,7 +99,9 @@ pub fn write_batch_index(rows: &[BatchRow], dir: &Path) -> anyhow::Result<()> {
             } }
         }
     };
-    std::fs::write(dir.join("index.html"), page.into_string())?;
+    let index = dir.join("index.html");
+    std::fs::write(&index, page.into_string())
+        .with_context(|| format!("cannot write {}", index.display()))?;
     Ok(())
 }
 

@@ -205,6 +205,11 @@ pub trait Adapter<'d> {
     }
     /// Adds the file's evidence of the capturing host's time zone.
     fn zone_evidence(&self, _file: &str, _ev: &mut ZoneEvidence) {}
+    /// The zone the file states for its own local times (offset, name): it wins over the
+    /// bundle's (`vmstat -t` run with `TZ=UTC` on a +02:00 host prints `UTC`).
+    fn own_zone(&self) -> Option<(i32, String)> {
+        None
+    }
     /// Why the format feeds nothing (recognised, listed, not used).
     fn inert(&self) -> Option<&'static str> {
         None

@@ -131,11 +131,7 @@ impl<'d> Adapter<'d> for Mysqladmin<'d> {
     }
 
     fn zone_evidence(&self, _file: &str, ev: &mut ZoneEvidence) {
-        for x in self.0.samples.iter().take(3) {
-            if let Some(off) = x.ts.and_then(|t| t.utc_offset_s()) {
-                ev.ts_offsets.push(off);
-            }
-        }
+        ev.note_ts(self.0.samples.iter().filter_map(|x| x.ts));
     }
 
     fn visit(&self, v: &mut Visit<'_>, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
@@ -270,11 +266,7 @@ impl<'d> Adapter<'d> for Threads<'d> {
     }
 
     fn zone_evidence(&self, _file: &str, ev: &mut ZoneEvidence) {
-        for x in self.0.rows.iter().take(3) {
-            if let Some(off) = x.ts.and_then(|t| t.utc_offset_s()) {
-                ev.ts_offsets.push(off);
-            }
-        }
+        ev.note_ts(self.0.rows.iter().filter_map(|x| x.ts));
     }
 }
 

@@ -20,16 +20,12 @@ pub struct ProcVmstat<'d>(pub &'d Series);
 /// A `/proc/diskstats` series.
 pub struct Diskstats<'d>(pub &'d iosift_parsers::proc_diskstats::Diskstats);
 
-/// The first TS offsets of a snapshot series.
+/// The TS offsets of a snapshot series (its first, and its last for a DST change).
 fn ts_evidence<'a>(
     ts: impl Iterator<Item = &'a Option<iosift_parsers::common::ts::TsLine>>,
     ev: &mut ZoneEvidence,
 ) {
-    for t in ts.take(3) {
-        if let Some(off) = t.and_then(|t| t.utc_offset_s()) {
-            ev.ts_offsets.push(off);
-        }
-    }
+    ev.note_ts(ts.filter_map(|t| *t));
 }
 
 /// Every value of every timed snapshot, as read.

@@ -24,6 +24,11 @@ impl<'d> Adapter<'d> for Vmstat<'d> {
         }
     }
 
+    fn own_zone(&self) -> Option<(i32, String)> {
+        let z = self.0.timezone.as_deref()?;
+        clock::zone_abbreviation_offset(z).map(|o| (o, z.trim().to_string()))
+    }
+
     fn visit(&self, vis: &mut Visit<'_>, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
         let v = self.0;
         let zone = vis.zone;

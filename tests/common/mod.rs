@@ -4,6 +4,9 @@
 
 #![allow(dead_code)]
 
+/// Archives of every kind iosift reads, generated in memory.
+pub mod archives;
+
 /// Finding `../shared` (or `$IOSIFT_SHARED`); prints visible skip lines without it.
 #[path = "../../parsers/tests/support/shared.rs"]
 pub mod support;

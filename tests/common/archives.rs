@@ -1,0 +1,257 @@
+//! Generators of every archive and compression kind iosift reads (for tests/archives.rs
+//! and the mutation loop of tests/fuzz_archives.rs): built in memory from given members
+//! with the same crates customers' tools are compatible with (tar, flate2, zstd,
+//! bzip2, lzma-rust2, zip), plus a hand-built zip for LZMA members (zip cannot write them).
+
+use std::io::Write;
+
+/// One kind of input file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seed {
+    Tar,
+    TarV7,
+    TarGz,
+    TarZst,
+    TarXz,
+    TarBz2,
+    Gz,
+    Zst,
+    Xz,
+    Bz2,
+    ZipDeflate,
+    ZipBzip2,
+    ZipXz,
+    ZipZstd,
+    ZipLzma,
+}
+
+impl Seed {
+    /// Every kind.
+    pub const ALL: [Seed; 15] = [
+        Seed::Tar,
+        Seed::TarV7,
+        Seed::TarGz,
+        Seed::TarZst,
+        Seed::TarXz,
+        Seed::TarBz2,
+        Seed::Gz,
+        Seed::Zst,
+        Seed::Xz,
+        Seed::Bz2,
+        Seed::ZipDeflate,
+        Seed::ZipBzip2,
+        Seed::ZipXz,
+        Seed::ZipZstd,
+        Seed::ZipLzma,
+    ];
+
+    /// The file name a customer would give it.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Seed::Tar => "c.tar",
+            Seed::TarV7 => "c-v7.tar",
+            Seed::TarGz => "c.tar.gz",
+            Seed::TarZst => "c.tar.zst",
+            Seed::TarXz => "c.tar.xz",
+            Seed::TarBz2 => "c.tar.bz2",
+            Seed::Gz => "vmstat-t.txt.gz",
+            Seed::Zst => "vmstat-t.txt.zst",
+            Seed::Xz => "vmstat-t.txt.xz",
+            Seed::Bz2 => "vmstat-t.txt.bz2",
+            Seed::ZipDeflate => "deflate.zip",
+            Seed::ZipBzip2 => "bzip2.zip",
+            Seed::ZipXz => "xz.zip",
+            Seed::ZipZstd => "zstd.zip",
+            Seed::ZipLzma => "lzma.zip",
+        }
+    }
+
+    /// A compressed single file (it holds the first member's bytes only).
+    pub fn is_single_stream(self) -> bool {
+        matches!(self, Seed::Gz | Seed::Zst | Seed::Xz | Seed::Bz2)
+    }
+
+    /// True when every byte of the file is covered by a checksum, so any change to the
+    /// decoded content must be detected (gzip/xz/bzip2 CRCs, a zstd frame checksum).
+    pub fn is_checksummed(self) -> bool {
+        matches!(
+            self,
+            Seed::TarGz
+                | Seed::TarZst
+                | Seed::TarXz
+                | Seed::TarBz2
+                | Seed::Gz
+                | Seed::Zst
+                | Seed::Xz
+                | Seed::Bz2
+        )
+    }
+
+    /// The file's bytes.
+    pub fn build(self, members: &[(&str, &[u8])]) -> Vec<u8> {
+        let first = members[0].1;
+        match self {
+            Seed::Tar => tar(members),
+            Seed::TarV7 => tar_v7(members),
+            Seed::TarGz => gzip(&tar(members)),
+            Seed::TarZst => zstd(&tar(members)),
+            Seed::TarXz => xz(&tar(members)),
+            Seed::TarBz2 => bzip2(&tar(members)),
+            Seed::Gz => gzip(first),
+            Seed::Zst => zstd(first),
+            Seed::Xz => xz(first),
+            Seed::Bz2 => bzip2(first),
+            Seed::ZipDeflate => zip(members, zip::CompressionMethod::Deflated),
+            Seed::ZipBzip2 => zip(members, zip::CompressionMethod::Bzip2),
+            Seed::ZipXz => zip(members, zip::CompressionMethod::Xz),
+            Seed::ZipZstd => zip(members, zip::CompressionMethod::Zstd),
+            Seed::ZipLzma => zip_lzma(members),
+        }
+    }
+}
+
+/// A GNU tar of the members.
+pub fn tar(members: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut t = tar::Builder::new(Vec::new());
+    for (name, data) in members {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        t.append_data(&mut h, name, *data).unwrap();
+    }
+    t.into_inner().unwrap()
+}
+
+/// A pre-POSIX (v7) tar: no `ustar` magic, only name, mode, size and checksum.
+pub fn tar_v7(members: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut t = tar::Builder::new(Vec::new());
+    for (name, data) in members {
+        let mut h = tar::Header::new_old();
+        h.set_path(name).unwrap();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_mtime(1_764_615_000);
+        h.set_cksum();
+        t.append(&h, *data).unwrap();
+    }
+    let out = t.into_inner().unwrap();
+    assert_ne!(&out[257..262], b"ustar");
+    out
+}
+
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// zstd with a frame checksum, as the `zstd` tool writes by default.
+pub fn zstd(data: &[u8]) -> Vec<u8> {
+    let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+    e.include_checksum(true).unwrap();
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// xz with the default CRC64 check, preset 1 (fast in a debug build).
+pub fn xz(data: &[u8]) -> Vec<u8> {
+    let mut w = lzma_rust2::XzWriter::new(Vec::new(), lzma_rust2::XzOptions::with_preset(1)).unwrap();
+    w.write_all(data).unwrap();
+    w.finish().unwrap()
+}
+
+pub fn bzip2(data: &[u8]) -> Vec<u8> {
+    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// A zip whose members use `method`.
+pub fn zip(members: &[(&str, &[u8])], method: zip::CompressionMethod) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let mut opts = zip::write::SimpleFileOptions::default().compression_method(method);
+    if method == zip::CompressionMethod::Xz {
+        opts = opts.compression_level(Some(1));
+    }
+    for (name, data) in members {
+        w.start_file(*name, opts).unwrap();
+        w.write_all(data).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+/// Sets the "encrypted" flag (bit 0 of the general purpose flags) of every member.
+pub fn encrypted_flag(mut z: Vec<u8>) -> Vec<u8> {
+    for (sig, off) in [(&b"PK\x03\x04"[..], 6), (b"PK\x01\x02", 8)] {
+        let at: Vec<usize> = z.windows(4).enumerate().filter(|(_, w)| *w == sig).map(|(i, _)| i).collect();
+        for i in at {
+            z[i + off] |= 1;
+        }
+    }
+    z
+}
+
+/// A zip with LZMA (method 14) members, laid out by hand (APPNOTE 4.3.7, 4.3.12, 4.3.16,
+/// 5.8.8): each member's data is `09 14 05 00`, the 5 LZMA property bytes and the raw
+/// LZMA stream with an end marker (flag bit 1).
+pub fn zip_lzma(members: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in members {
+        let opts = lzma_rust2::LzmaOptions::with_preset(1);
+        let mut w = lzma_rust2::LzmaWriter::new_no_header(Vec::new(), &opts, true).unwrap();
+        let props = w.props();
+        w.write_all(data).unwrap();
+        let stream = w.finish().unwrap();
+        let mut comp = vec![9, 20, 5, 0, props];
+        comp.extend_from_slice(&opts.dict_size.to_le_bytes());
+        comp.extend_from_slice(&stream);
+        let crc = crc32(data);
+        let offset = out.len() as u32;
+        let common = |v: &mut Vec<u8>| {
+            v.extend_from_slice(&63u16.to_le_bytes()); // version needed: 6.3 (LZMA)
+            v.extend_from_slice(&2u16.to_le_bytes()); // flags: end marker present
+            v.extend_from_slice(&14u16.to_le_bytes()); // method: LZMA
+            v.extend_from_slice(&[0, 0, 0x21, 0]); // 1980-01-01 00:00
+            v.extend_from_slice(&crc.to_le_bytes());
+            v.extend_from_slice(&(comp.len() as u32).to_le_bytes());
+            v.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            v.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            v.extend_from_slice(&0u16.to_le_bytes()); // extra length
+        };
+        out.extend_from_slice(b"PK\x03\x04");
+        common(&mut out);
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&comp);
+        central.extend_from_slice(b"PK\x01\x02");
+        central.extend_from_slice(&0x031eu16.to_le_bytes()); // made by: Unix, 3.0
+        common(&mut central);
+        central.extend_from_slice(&[0; 6]); // comment length, disk, internal attributes
+        central.extend_from_slice(&(0o100644u32 << 16).to_le_bytes());
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+    }
+    let cd_offset = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
+    let n = (members.len() as u16).to_le_bytes();
+    out.extend_from_slice(&n);
+    out.extend_from_slice(&n);
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&cd_offset.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+/// CRC-32 (IEEE, reflected), bit by bit: small inputs only.
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in data {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
+        }
+    }
+    !c
+}

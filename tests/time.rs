@@ -1,0 +1,184 @@
+//! Time across a bundle (issue 17): a `03/11/26` date settled day-first by the
+//! bundle's other dates, a file's own zone winning over the bundle's (with a
+//! warning), a capture across a daylight saving time change read with both
+//! offsets, and a reversed `--from`/`--to` refused. Every capture is generated from
+//! samples/replica_sql_bound (iostat, vmstat -t and a pt-stalk diskstats with TS
+//! lines, all recorded on a UTC host on 2026-12-01 from 19:28:10).
+
+use chrono::{DateTime, NaiveDateTime, TimeZone};
+use iosift::bundle::{Limits, load};
+use iosift::pipeline::{Options, anchor};
+use std::path::{Path, PathBuf};
+
+const CAP: &str = "replica_sql_bound/capture";
+const DISKSTATS: &str = "2026_12_01_19_28_08-diskstats";
+/// `TS 1796153290.573846657 2026-12-01 19:28:10`: the first TS line of the sample.
+const FIRST_TS: i64 = 1_796_153_290;
+
+fn sample(name: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(CAP).join(name))
+        .unwrap()
+}
+
+fn folder(files: &[(&str, String)]) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap");
+    std::fs::create_dir(&cap).unwrap();
+    for (n, d) in files {
+        std::fs::write(cap.join(n), d).unwrap();
+    }
+    (tmp, cap)
+}
+
+/// (first, last) anchored epoch of the file called `name`, and the clock warnings.
+fn clock_of(cap: &Path, name: &str) -> ((f64, f64), Vec<String>, String) {
+    let b = load(&[cap.to_path_buf()], &Limits::default()).unwrap();
+    let a = anchor(&b, &Options::default());
+    let i = a.files.iter().position(|f| f.name == name).unwrap();
+    let c = a.clocks[i].unwrap_or_else(|| panic!("{name} has no clock"));
+    ((c.first, c.last), a.warnings, a.zone.name.clone())
+}
+
+/// The sample's iostat as an en_GB host prints it: `01/12/26` (1 December) in the
+/// banner and in each `-t` stamp (`01/12/26 19:28:11` for `2026-12-01T19:28:11+0000`).
+fn iostat_en_gb() -> String {
+    sample("iostat-x-t.txt")
+        .lines()
+        .map(|l| {
+            if l.starts_with("Linux ") {
+                l.replace("2026-12-01", "01/12/26")
+            } else if let Some(rest) = l.strip_prefix("2026-12-01T").and_then(|r| r.strip_suffix("+0000")) {
+                format!("01/12/26 {rest}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_day_first_date_is_settled_by_the_bundles_other_dates() {
+    let io = iostat_en_gb();
+    assert!(io.contains("\n01/12/26 19:28:11\n"), "the stamps were rewritten");
+    // Alone, 01/12/26 is read month-first (C/en_US): 12 January 2026 (a report covers the
+    // second before its stamp).
+    let (_t, alone) = folder(&[("iostat-x-t.txt", io.clone())]);
+    let ((first, _), _, _) = clock_of(&alone, "iostat-x-t.txt");
+    let jan12 = chrono::Utc.with_ymd_and_hms(2026, 1, 12, 19, 28, 10).unwrap().timestamp() as f64;
+    assert_eq!(first, jan12);
+    // With the capture's vmstat -t (ISO dates) and pt-stalk TS lines: 1 December.
+    let (_t2, cap) = folder(&[
+        ("iostat-x-t.txt", io),
+        ("vmstat-t.txt", sample("vmstat-t.txt")),
+        (DISKSTATS, sample(DISKSTATS)),
+    ]);
+    let ((first, _), warnings, _) = clock_of(&cap, "iostat-x-t.txt");
+    assert_eq!(first, FIRST_TS as f64, "the second before the first report, 19:28:11 UTC");
+    let w = warnings.iter().find(|w| w.contains("day-first")).unwrap_or_else(|| panic!("{warnings:?}"));
+    assert!(w.starts_with("iostat-x-t.txt: its date 01/12/26") && w.contains("1 December 2026"), "{w}");
+    assert!(w.contains("month-first it would be 12 January 2026"), "{w}");
+}
+
+/// The sample's diskstats with each TS line's local time shifted by `f(epoch)` seconds
+/// (the epochs stay): the TS lines of a host `offset` away from UTC.
+fn diskstats_with(f: impl Fn(i64) -> (i64, i64)) -> String {
+    sample(DISKSTATS)
+        .lines()
+        .map(|l| match l.strip_prefix("TS ").and_then(|r| r.split_once(' ')) {
+            Some((epoch, _)) => {
+                let (whole, frac) = epoch.split_once('.').unwrap_or((epoch, "0"));
+                let (e, off) = f(whole.parse().unwrap());
+                let local = DateTime::from_timestamp(e + off, 0).unwrap().naive_utc();
+                format!("TS {e}.{frac} {}", local.format("%Y-%m-%d %H:%M:%S"))
+            }
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_files_own_zone_wins_over_the_bundles_and_the_disagreement_is_a_warning() {
+    // pt-stalk ran with TZ=Europe/Helsinki-like +02:00; vmstat -t says UTC in its header.
+    let ts = diskstats_with(|e| (e, 7200));
+    assert!(ts.contains("TS 1796153290.573846657 2026-12-01 21:28:10"), "TS lines at +02:00");
+    let (_t, cap) = folder(&[("vmstat-t.txt", sample("vmstat-t.txt")), (DISKSTATS, ts)]);
+    let ((first, _), warnings, zone) = clock_of(&cap, "vmstat-t.txt");
+    assert_eq!(zone, "+02:00");
+    // vmstat's `2026-12-01 19:28:10` is UTC, as its header says: the TS line's instant.
+    assert_eq!(first, FIRST_TS as f64);
+    let w =
+        warnings.iter().find(|w| w.starts_with("vmstat-t.txt:")).unwrap_or_else(|| panic!("{warnings:?}"));
+    assert!(
+        w.contains("says its times are UTC (+00:00)") && w.contains("+02:00") && w.contains("2 h apart"),
+        "{w}"
+    );
+}
+
+#[test]
+fn a_capture_across_a_dst_change_is_read_with_both_offsets() {
+    // Move the sample to 2026-03-29 00:59:30 UTC: Central Europe goes from +01:00 to
+    // +02:00 at 01:00 UTC (02:00 local becomes 03:00), 30 s into the capture.
+    let change = chrono::Utc.with_ymd_and_hms(2026, 3, 29, 1, 0, 0).unwrap().timestamp();
+    let shift = change - 30 - FIRST_TS;
+    let berlin = |e: i64| if e < change { 3600 } else { 7200 };
+    let ts = diskstats_with(|e| (e + shift, berlin(e + shift)));
+    // vmstat -t rows: each local time moved the same way, CET before the change and CEST after.
+    let vm: Vec<String> = sample("vmstat-t.txt")
+        .lines()
+        .map(|l| {
+            let n = l.len();
+            match NaiveDateTime::parse_from_str(
+                l.get(n.saturating_sub(19)..).unwrap_or(""),
+                "%Y-%m-%d %H:%M:%S",
+            ) {
+                Ok(t) => {
+                    let e = t.and_utc().timestamp() + shift;
+                    let local = DateTime::from_timestamp(e + berlin(e), 0).unwrap().naive_utc();
+                    format!("{}{}", &l[..n - 19], local.format("%Y-%m-%d %H:%M:%S"))
+                }
+                Err(_) => l.replace(" UTC", " CET"),
+            }
+        })
+        .collect();
+    let vm = vm.join("\n");
+    assert!(
+        vm.contains("2026-03-29 01:59:59") && vm.contains("2026-03-29 03:00:00"),
+        "the rows cross the change"
+    );
+    let rows = vm.lines().count() as f64 - 2.0;
+    let (_t, cap) = folder(&[("vmstat-t.txt", vm), (DISKSTATS, ts)]);
+    let ((first, last), warnings, zone) = clock_of(&cap, "vmstat-t.txt");
+    assert!(zone.starts_with("Europe/"), "{zone}");
+    assert_eq!(first, (FIRST_TS + shift) as f64);
+    // One row a second: with one offset the rows after 03:00 would sit an hour later.
+    assert!(last - first < rows + 5.0, "{} s for {rows} rows", last - first);
+    let b = load(std::slice::from_ref(&cap), &Limits::default()).unwrap();
+    let p = iosift::pipeline::run(&b, &Options::default());
+    assert!(
+        p.clock_warnings
+            .iter()
+            .any(|w| w.contains("daylight saving time change") && w.contains("+01:00 then +02:00")),
+        "{:?} / {warnings:?}",
+        p.clock_warnings
+    );
+}
+
+#[test]
+fn a_reversed_window_is_a_usage_error_naming_both_times() {
+    let cap = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(CAP);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_iosift"))
+        .args(["analyze", cap.to_str().unwrap(), "--from", "+60s", "--to", "+10s", "-o"])
+        .arg(tmp.path().join("o"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--from 2026-12-01 19:29:08 UTC is not before --to 2026-12-01 19:28:18 UTC"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("o").exists(), "nothing written");
+}

@@ -154,7 +154,7 @@ fn mount_device(m: &Mount) -> Option<String> {
 }
 
 /// The mount holding `path` (longest target prefix).
-fn mount_of<'a>(mounts: &'a [Sourced<Mount>], path: &str) -> Option<&'a Sourced<Mount>> {
+pub fn mount_of<'a>(mounts: &'a [Sourced<Mount>], path: &str) -> Option<&'a Sourced<Mount>> {
     mounts
         .iter()
         .filter(|m| !m.value.target.is_empty() && path.starts_with(&m.value.target))

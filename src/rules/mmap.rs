@@ -87,15 +87,8 @@ pub fn mount_for<'a>(
     dev: Option<&str>,
 ) -> Option<&'a Sourced<Mount>> {
     let real = |m: &&Sourced<Mount>| !m.value.target.is_empty();
-    if let Some(p) = path {
-        let best = mounts
-            .iter()
-            .filter(real)
-            .filter(|m| p.starts_with(&m.value.target))
-            .max_by_key(|m| m.value.target.len());
-        if best.is_some() {
-            return best;
-        }
+    if let Some(best) = path.and_then(|p| crate::analysis::stack::mount_of(mounts, p)) {
+        return Some(best);
     }
     if let Some(d) = dev {
         let hit = mounts.iter().filter(real).find(|m| m.value.source.ends_with(&format!("/{d}")));

@@ -216,6 +216,7 @@ fn report() -> Report {
             .collect(),
         writeback_window_s: Some((35.0, false)),
         shared_with: vec![("mem.writeback_bytes".into(), 31.0, 0.9)],
+        chain: Vec::new(),
     };
     let curve = |best: i64, r: f64| -> Vec<(i64, f64)> {
         (-30..=30).map(|l| (l, r * (-(((l - best) as f64) / 6.0).powi(2)).exp())).collect()

@@ -82,6 +82,44 @@ pub fn resolve_main(tl: &Timeline, ctx: &Context) -> Option<MainDevice> {
     }
 }
 
+/// The device stacked on `main` (a loop device on its disk, a dm or md device over it) whose
+/// writes carry the writeback period, with their periodicity: used when `main` was chosen for
+/// its bytes alone (`most written`: no written file or datadir names the device) and its own
+/// writes, the stacked device's mixed with every other writer of the disk, show none. The
+/// stacked device must write at least [`STACKED_MIN_SHARE`] of `main`'s bytes.
+pub fn stacked_periodic(
+    tl: &Timeline,
+    ctx: &Context,
+    main: &MainDevice,
+    window: super::writeback::WritebackWindow,
+) -> Option<(MainDevice, super::periodicity::PeriodicityView)> {
+    if main.why != "most written" {
+        return None;
+    }
+    let lower = stack::total_written(tl, &main.name);
+    stack::devices(tl)
+        .into_iter()
+        .filter(|d| *d != main.name && stack::kind(ctx, d).is_stacked())
+        .filter(|d| stack::total_written(tl, d) >= STACKED_MIN_SHARE * lower)
+        .filter_map(|d| {
+            let r = stack::resolve(ctx, tl, &d);
+            if !r.physical.contains(&main.name) {
+                return None;
+            }
+            let (writes, _) = stack::write_series(tl, &d)?;
+            let view = super::periodicity::periodicity(tl, &writes.name(), window);
+            view.is_writeback(window).then(|| {
+                let why = format!("stacked on {} (the most written device), its writes periodic", main.name);
+                (MainDevice { name: d.clone(), writes, why, stack: Some(r) }, view)
+            })
+        })
+        .max_by(|a, b| a.1.confidence.unwrap_or(0.0).total_cmp(&b.1.confidence.unwrap_or(0.0)))
+}
+
+/// A stacked device writing at least this share of the bytes of the disk below it is
+/// looked at for the writeback period when the disk shows none.
+pub const STACKED_MIN_SHARE: f64 = 0.05;
+
 /// The most written device: iostat's columns first, /proc/diskstats' when iostat has none.
 pub fn main_device(tl: &Timeline) -> Option<MainDevice> {
     let best = |want: fn(&Col) -> bool| {

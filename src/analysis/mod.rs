@@ -78,6 +78,11 @@ pub struct Views {
     pub window: writeback::WritebackWindow,
     /// Periodicity of the main device's writes.
     pub periodicity: Option<periodicity::PeriodicityView>,
+    /// When the main device was chosen for its bytes alone (no file or datadir names it)
+    /// and its writes show no writeback period: a device stacked on it (loop, dm, md)
+    /// whose own writes do, with that periodicity. The stacked device's writes reach the
+    /// main one mixed with everything else written there.
+    pub stacked_periodicity: Option<(device::MainDevice, periodicity::PeriodicityView)>,
     /// Lagged correlations.
     pub correlations: Vec<correlate::Correlation>,
     /// Write sources (pidstat attribution).
@@ -116,6 +121,10 @@ impl Views {
         );
         let write_col = device.as_ref().map(|d| d.writes.name());
         let periodicity = write_col.as_deref().map(|c| periodicity::periodicity(tl, c, window));
+        let stacked_periodicity = device
+            .as_ref()
+            .filter(|_| !periodicity.as_ref().is_some_and(|p| p.is_writeback(window)))
+            .and_then(|d| device::stacked_periodic(tl, ctx, d, window));
         let (flames, fsync_shares) = views::perf_views(&records.perf);
         let own = ctx.variable("server_id").and_then(|s| s.value.trim().parse::<u32>().ok());
         Views {
@@ -132,6 +141,7 @@ impl Views {
             device,
             window,
             periodicity,
+            stacked_periodicity,
         }
     }
 }

@@ -44,6 +44,12 @@ impl WritebackWindow {
         (period_s - w).abs() <= 0.2 * w + 2.0 || (period_s - self.expire_s).abs() <= 3.0
     }
 
+    /// The longest period [`Self::matches`] accepts, seconds.
+    pub fn longest_match(&self) -> f64 {
+        let w = self.seconds();
+        (w + 0.2 * w + 2.0).max(self.expire_s + 3.0)
+    }
+
     /// True when a period of `period_s` is the flusher's wake-up interval itself (within
     /// 20 % and at least 1 s): steady dirtying is written back at every wake-up, the pages
     /// that expired since the last one.

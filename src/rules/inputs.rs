@@ -295,6 +295,16 @@ impl<'a> Available<'a> {
         self.views.periodicity.as_ref()
     }
 
+    /// The device stacked on the main one whose writes carry the writeback period when the
+    /// main device's do not ([`crate::analysis::Views::stacked_periodicity`]), with its writes.
+    pub fn stacked_periodic(&self) -> Option<(DeviceWrites<'a>, &'a PeriodicityView)> {
+        let (d, view) = self.views.stacked_periodicity.as_ref()?;
+        Some((
+            DeviceWrites { device: &d.name, series: self.series(&d.writes)?, stack: d.stack.as_ref() },
+            view,
+        ))
+    }
+
     /// The writeback tunables.
     pub fn window(&self) -> WritebackWindow {
         self.views.window

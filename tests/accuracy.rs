@@ -26,6 +26,18 @@ const KNOWN_MISSES: &[(&str, &str, &str)] = &[
     // on (flushes one writeback window apart, the periodic device stacked on the most written one, a
     // pool hovering at the freerun ceiling): it is a second development half now, and a new held-out set
     // (`"half": "heldout"`, captured after those changes) measures the rules instead.
+    // The held-out set (samples/mh_*, 15 cases captured 2026-12-03 17:23-18:06 UTC by a helper who never ran
+    // iosift on them), measured once at 19:26 UTC after the rule changes above were committed: 88 of 90 held.
+    (
+        "mh_ext4_mmap_2m_expire4500_appender",
+        "periodic_write_bursts",
+        "vda's median write rate is 0, so every second over 4 MiB/s joins a burst: a tenant's small writes from 34 s chained up to the file's 1.5 GB flush at 54 s into one 34-55 s burst, and Dirty, rising 1.1 to 2.4 GB before that flush, shows no drop from the burst's onset; the flushes at 5, 54, 101 and 148 s (49, 47, 47 s apart) make no chain (held-out miss, measured once)",
+    ),
+    (
+        "mh_xfs_loop_copy_dirty_bytes_nosmaps",
+        "periodic_write_bursts",
+        "dd's 3 GB run (4-16 s) and the two writebacks of its last dirty pages (21 MB at 21 s, 42 MB at 36 s) are three bursts 17 and 15 s apart: taken as a 16 s period (confidence 0.76) not matching the writeback window, although the first is 70 times the others: one write and its tail, not a period (held-out miss, measured once)",
+    ),
     (
         "mx_ext4_mmap_order0_expire4500",
         "periodic_write_bursts",

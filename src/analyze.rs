@@ -70,9 +70,14 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         findings,
         checked,
     };
+    let state = crate::state::gather(&p);
+    let display = display_zone(&p, &opts.display_tz);
+    let host = display_zone(&p, &crate::pipeline::DisplayTz::Host);
+    let window_error = p.window_error.clone();
     Report {
         doc,
-        timeline: p.timeline.clone(),
+        // Moved, not copied: the timeline is the largest thing the report holds.
+        timeline: p.timeline,
         main_device,
         periodicity: views.periodicity,
         correlations: views.correlations,
@@ -81,10 +86,10 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         fsync_shares: views.fsync_shares,
         binlog: views.binlog,
         problems: bundle.problems.clone(),
-        state: crate::state::gather(&p),
-        display: display_zone(&p, &opts.display_tz),
-        host: display_zone(&p, &crate::pipeline::DisplayTz::Host),
-        window_error: p.window_error.clone(),
+        state,
+        display,
+        host,
+        window_error,
         system,
     }
 }

@@ -68,6 +68,11 @@ pub struct Iostat {
     pub stamp_form: Option<&'static str>,
     /// The reporting interval in seconds, when stamps allow deriving it (median step).
     pub interval_s: Option<f64>,
+    /// Reports merged to stay within a memory budget ([`parse_source_within`]): each kept
+    /// report stands for up to this many printed ones (0 or 1: none merged).
+    pub merged: u32,
+    /// 1-based line of the first report of the file's first merged span, when any.
+    pub merged_from_line: Option<usize>,
 }
 
 /// One run of iostat: a banner and the reports after it.
@@ -611,6 +616,16 @@ pub(crate) struct Builder {
     pub input_lines: usize,
     pub layout_mask: u64,
     pub layout_colon: bool,
+    /// Most bytes the reports' rows may hold (0: no limit); see [`crate::iostat_budget`].
+    pub budget: usize,
+    /// Bytes the kept reports hold (counted only under a budget).
+    held: usize,
+    /// Printed reports each kept report stands for (only under a budget).
+    counts: Vec<u32>,
+    /// Reports merged per kept one now (1 until the budget is first reached).
+    factor: u32,
+    /// The span being merged (under a budget, after it was reached) and its report count.
+    group: Option<(Report, u32)>,
 }
 
 impl Builder {
@@ -674,10 +689,65 @@ impl Builder {
             {
                 let lines_per_report = (r.line - first.line) / 2;
                 let est = self.input_lines / lines_per_report.max(1);
+                let est = if self.budget > 0 {
+                    est.min(self.budget / super::iostat_budget::report_bytes(&r).max(1))
+                } else {
+                    est
+                };
                 self.out.reports.reserve(est.min(1 << 20));
             }
-            self.out.reports.push(r);
+            if self.budget == 0 {
+                self.out.reports.push(r);
+            } else {
+                self.keep_within_budget(r);
+            }
         }
+    }
+
+    /// Keeps report `r` under the budget: merged into the span being built once the
+    /// budget was reached, and every kept report merged two to one each time it is reached.
+    fn keep_within_budget(&mut self, r: Report) {
+        use super::iostat_budget::{halve, merge_into, mergeable};
+        if self.factor <= 1 {
+            self.push_counted(r, 1);
+        } else {
+            match self.group.take() {
+                Some((mut g, n)) if mergeable(&g, &r) => {
+                    merge_into(&mut g, n, r, 1);
+                    if n + 1 >= self.factor {
+                        self.push_counted(g, n + 1);
+                    } else {
+                        self.group = Some((g, n + 1));
+                    }
+                }
+                Some((g, n)) => {
+                    self.push_counted(g, n);
+                    self.group = Some((r, 1));
+                }
+                None => self.group = Some((r, 1)),
+            }
+        }
+        if self.held > self.budget {
+            if self.out.merged_from_line.is_none() {
+                self.out.merged_from_line = self.out.reports.iter().find(|r| !r.since_boot).map(|r| r.line);
+            }
+            let before = self.out.reports.len();
+            self.held = halve(&mut self.out.reports, &mut self.counts);
+            if self.out.reports.len() == before {
+                // Nothing could merge (every report its own run, or since boot): stop
+                // trying rather than going over every report again for each new one.
+                self.budget = usize::MAX;
+                return;
+            }
+            self.factor = self.factor.max(1).saturating_mul(2);
+            self.out.merged = self.factor;
+        }
+    }
+
+    fn push_counted(&mut self, r: Report, n: u32) {
+        self.held += super::iostat_budget::report_bytes(&r);
+        self.out.reports.push(r);
+        self.counts.push(n);
     }
 
     /// Adds a row, merging it into an existing row of the same device when `merge`.
@@ -709,6 +779,9 @@ impl Builder {
     /// Finishes: derives the interval and stamp facts.
     pub fn finish(mut self) -> Iostat {
         self.finish_report();
+        if let Some((g, n)) = self.group.take() {
+            self.push_counted(g, n);
+        }
         let mut out = self.out;
         out.layout = if self.layout_mask != 0 {
             layout_of(self.layout_mask, self.layout_colon)
@@ -871,8 +944,15 @@ pub fn parse_text(input: &[u8]) -> Parsed<Iostat> {
 /// Parses `iostat` text fed line by line (a file streamed by the application in
 /// fixed-size reads gives the same result as [`parse_text`] of the whole file).
 pub fn parse_source(src: &mut impl crate::common::LineSource) -> Parsed<Iostat> {
+    parse_source_within(src, 0)
+}
+
+/// [`parse_source`] keeping the reports' rows within about `budget` bytes (0: no limit):
+/// past it, consecutive reports are merged two to one, then four to one, ...
+/// ([`crate::iostat_budget`]); [`Iostat::merged`] says by how much.
+pub fn parse_source_within(src: &mut impl crate::common::LineSource, budget: usize) -> Parsed<Iostat> {
     let input_len = src.len_hint();
-    let mut b = Builder { input_len, ..Builder::default() };
+    let mut b = Builder { input_len, budget, ..Builder::default() };
     // ~60 bytes per line on average in iostat reports (a capacity hint only).
     b.input_lines = input_len / 60;
     let mut d = Diags::default();
@@ -1121,6 +1201,18 @@ pub fn parse_source(src: &mut impl crate::common::LineSource) -> Parsed<Iostat> 
     out.ansi = ansi;
     out.device_last = device_last;
     out.pretty_subtables = subtables;
+    if out.merged > 1 {
+        d.note(
+            out.merged_from_line.unwrap_or(1),
+            DiagKind::Unsupported,
+            format!(
+                "reports merged {} to 1 to keep the parsed rows within {} MB of memory: each value is the average over {} reports",
+                out.merged,
+                budget >> 20,
+                out.merged
+            ),
+        );
+    }
     d.finish(out, lines_total)
 }
 
@@ -1395,6 +1487,9 @@ impl Summary for Iostat {
             v.insert("stamp_form", f.to_string());
         }
         v.insert("has_t", self.has_t.to_string());
+        if self.merged > 1 {
+            v.insert("reports_merged", format!("{} to 1 (memory budget)", self.merged));
+        }
         v.insert("device_last", self.device_last.to_string());
         v.insert("json", self.json.to_string());
         if self.pretty_subtables {

@@ -19,6 +19,7 @@ pub mod dstat_text;
 pub mod innodb_status;
 pub mod interrupts;
 pub mod iostat;
+pub mod iostat_budget;
 pub mod iostat_json;
 pub mod mounts;
 pub mod mpstat;

@@ -567,3 +567,57 @@ fn debug_dump_corpus_variants() {
         println!("{file}: {} reports {:?} diags={:?}", p.value.records(), p.value.variant(), p.diagnostics);
     }
 }
+
+/// Under a memory budget, a real capture's reports are merged two to one (and again) as
+/// the rows pass it: the device's written bytes are kept (each merged rate times the
+/// reports it stands for), every stamp left is a report's own, and the file says by how
+/// much it was merged. samples/mmap_large_folio: `iostat -x -t 1` on kernel 6.18.
+#[test]
+fn a_memory_budget_merges_reports_and_keeps_the_bytes() {
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../samples/mmap_large_folio/capture/iostat-x-t.txt"
+    ));
+    let text = std::fs::read(&p).unwrap();
+    let whole = iostat_parse_within(&text, 0);
+    assert_eq!(whole.value.merged, 0);
+    let row_bytes =
+        |io: &Iostat| -> usize { io.reports.iter().map(iosift_parsers::iostat_budget::report_bytes).sum() };
+    let full = row_bytes(&whole.value);
+    // A quarter of what the whole file's rows take: merged 4 or 8 to 1.
+    let budget = full / 4;
+    let part = iostat_parse_within(&text, budget);
+    let io = &part.value;
+    assert!(io.merged == 4 || io.merged == 8, "merged {}", io.merged);
+    assert!(row_bytes(io) <= budget, "{} > {budget}", row_bytes(io));
+    assert!(io.reports.len() * 3 < whole.value.reports.len());
+    // The bytes written to vda: each merged report's rate times the printed reports it
+    // stands for (those after the previous kept stamp, up to its own) equals the sum of
+    // their rates.
+    let vda = |r: &iosift_parsers::iostat::Report| -> f64 {
+        r.devices.iter().filter(|d| d.device == "vda").filter_map(|d| d.m.w_bytes_s).sum()
+    };
+    let at = |s: &Stamp| {
+        whole.value.reports.iter().position(|r| r.stamp.as_ref() == Some(s)).expect("a printed stamp")
+    };
+    // The first report kept on its own when it holds averages since boot (not here: `-y`).
+    let first = whole.value.reports.iter().position(|r| !r.since_boot).unwrap();
+    let mut from = first;
+    let (mut a, mut b) = (0.0, 0.0);
+    for r in io.reports.iter().filter(|r| !r.since_boot) {
+        let k = at(r.stamp.as_ref().unwrap());
+        a += whole.value.reports[from..=k].iter().map(vda).sum::<f64>();
+        b += vda(r) * (k + 1 - from) as f64;
+        from = k + 1;
+    }
+    assert_eq!(from, whole.value.reports.len());
+    assert!(a > 1e9, "{a}");
+    assert!((a - b).abs() <= 1e-6 * a, "{a} vs {b}");
+    assert_eq!(io.interval_s, Some(f64::from(io.merged)));
+    let d = part.diagnostics.iter().find(|d| d.text.starts_with("reports merged")).expect("said");
+    assert_eq!(d.line, whole.value.reports[first].line);
+}
+
+fn iostat_parse_within(text: &[u8], budget: usize) -> Parsed<Iostat> {
+    iosift_parsers::iostat::parse_source_within(&mut iosift_parsers::common::SliceSource::new(text), budget)
+}

@@ -173,6 +173,16 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     if opts.tz.is_none() && matches!(zone.rule, crate::clock::ZoneRule::Iana(_)) {
         clock_warnings.push(format!("the capture crosses a daylight saving time change: {}", zone.source));
     }
+    // A file too long for memory at its own interval was read at a coarser one.
+    for f in &files {
+        if let Some(m) = f.variant.get("reports_merged") {
+            let k = m.split_whitespace().next().unwrap_or(m);
+            clock_warnings.push(format!(
+                "{}: too long to keep every report in memory, so its reports were merged {k} to 1 as it was read: each value is an average over {k} reports, and bursts shorter than that are flattened (split the file to keep every report)",
+                f.name
+            ));
+        }
+    }
     let mut filler = fill::Filler::new(&files, &zone, &ctx);
     let clocks = filler.anchor_all();
     clock_warnings.append(&mut filler.warnings);
@@ -223,7 +233,8 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     clock_warnings.extend(timeline.rejected_warnings());
     let notes = filler.notes.clone();
     let threads = filler.take_threads();
-    let lines = std::mem::take(&mut filler.lines);
+    let mut lines = std::mem::take(&mut filler.lines);
+    lines.finish();
     let binlog = filler.chosen_binlog();
     let perf_offset = filler.perf_offset.map(|(o, a, _)| (o, a));
     drop(filler);

@@ -98,7 +98,7 @@ pub struct Cells<'a> {
     files: &'a [ParsedFile],
 }
 
-static NO_LINES: LineIndex = BTreeMap::new();
+static NO_LINES: std::sync::LazyLock<LineIndex> = std::sync::LazyLock::new(LineIndex::new);
 
 impl<'a> Cells<'a> {
     /// Cells of `files` located by `lines`.
@@ -145,8 +145,9 @@ impl<'a> Series<'a> {
     /// else the column's source file.
     pub fn evidence(&self, row: usize, metric: &str, value: f64) -> Evidence {
         let epoch = self.epoch(row);
-        let hit = self.cells.lines.get(self.name).and_then(|m| m.get(&epoch).or_else(|| m.get(&(epoch + 1))));
-        match hit.and_then(|&(file, line)| Some((self.cells.file(file)?, line))) {
+        let lines = self.cells.lines;
+        let hit = lines.get(self.name, epoch).or_else(|| lines.get(self.name, epoch + 1));
+        match hit.and_then(|(file, line)| Some((self.cells.file(file)?, line))) {
             Some((pf, line)) => line_evidence(pf, line, metric, value),
             None => Evidence {
                 file: self.source.to_string(),
@@ -387,10 +388,15 @@ mod tests {
             "iostat.txt",
             "Linux 6.1.0 (db1)\n\nDevice            w/s     wkB/s\nvda              5.00   2048.00\n",
         )];
-        let lines: LineIndex =
-            [("dev.vda.w_bytes_s".to_string(), [(T0 + 1, (0, 4)), (T0 + 5, (3, 9))].into_iter().collect())]
-                .into_iter()
-                .collect();
+        let mut lines = LineIndex::new();
+        lines.insert("dev.vda.w_bytes_s", T0 + 5, 3, 9);
+        lines.insert("dev.vda.w_bytes_s", T0 + 1, 0, 7);
+        // A later line for the same second wins; out of order until finished.
+        lines.insert("dev.vda.w_bytes_s", T0 + 1, 0, 4);
+        lines.finish();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines.get("dev.vda.w_bytes_s", T0 + 5), Some((3, 9)));
+        assert_eq!(lines.get("dev.vda.w_bytes_s", T0 + 2), None);
         let v = vals(&[0.0, 2048.0 * 1024.0, 0.0, 0.0, 0.0, 0.0]);
         let s = Series::new("dev.vda.w_bytes_s", &v, "iostat.txt", T0, Cells::new(&lines, &files));
         let e = s.evidence(1, "wkB/s", 2048.0);

@@ -10,6 +10,12 @@ use iosift_parsers::common::{Line, LineSource, SourceLine};
 use iosift_parsers::{Data, DiagKind, Diagnostic, Parsed};
 use std::io::{BufRead, BufReader, Read};
 
+/// Most bytes a streamed iostat's parsed rows may hold: past it, reports are merged two to
+/// one (and again) so that weeks of `iostat -x 1` stay within memory at a coarser interval
+/// (`iosift_parsers::iostat_budget`; a diagnostic and the file's variant say so). About the
+/// rows of 700 MB of `iostat -x` text of one device.
+pub const IOSTAT_ROW_BUDGET: usize = 512 << 20;
+
 /// Size of one read from the file (and the least the buffer holds).
 const CHUNK: usize = 1 << 20;
 
@@ -231,7 +237,7 @@ fn parse_with_chunk(st: &Streamed, chunk: usize) -> Option<(&'static str, Parsed
             };
             use iosift_parsers::{iostat, pidstat, proc_diskstats, proc_meminfo, proc_vmstat};
             let parsed = match st.format {
-                "iostat" => iostat::parse_source(&mut src).map(Data::Iostat),
+                "iostat" => iostat::parse_source_within(&mut src, IOSTAT_ROW_BUDGET).map(Data::Iostat),
                 "pidstat" => pidstat::parse_source(&mut src).map(Data::Pidstat),
                 "proc_meminfo" => proc_meminfo::parse_source(&mut src).map(Data::ProcMeminfo),
                 "proc_vmstat" => proc_vmstat::parse_source(&mut src).map(Data::ProcVmstat),

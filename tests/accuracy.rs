@@ -28,15 +28,12 @@ const KNOWN_MISSES: &[(&str, &str, &str)] = &[
     // (`"half": "heldout"`, captured after those changes) measures the rules instead.
     // The held-out set (samples/mh_*, 15 cases captured 2026-12-03 17:23-18:06 UTC by a helper who never ran
     // iosift on them), measured once at 18:27 UTC after the rule changes above were committed: 88 of 90 held.
-    // The other miss (mh_ext4_mmap_2m_expire4500_appender: a tenant's small writes on a disk whose median rate
-    // is 0 chained into the file's flush, so the chain saw neither its spacing nor its drop of Dirty) was
-    // then fixed (episodes spaced where their bytes begin, Dirty's fall from its running maximum): that case
-    // is no longer held out.
-    (
-        "mh_xfs_loop_copy_dirty_bytes_nosmaps",
-        "periodic_write_bursts",
-        "dd's 3 GB run (4-16 s) and the two writebacks of its last dirty pages (21 MB at 21 s, 42 MB at 36 s) are three bursts 17 and 15 s apart: taken as a 16 s period (confidence 0.76) not matching the writeback window, although the first is 70 times the others: one write and its tail, not a period (held-out miss, measured once)",
-    ),
+    // Both misses were then fixed, so those two cases are no longer held out:
+    // mh_ext4_mmap_2m_expire4500_appender (a tenant's small writes on a disk whose median rate is 0 chained
+    // into the file's flush, so the chain saw neither its spacing nor its drop of Dirty: episodes are now
+    // spaced where their bytes begin, and drained from Dirty's running maximum) and
+    // mh_xfs_loop_copy_dirty_bytes_nosmaps (dd's 3 GB run and two small writebacks of its last pages taken as
+    // a 16 s period not matching the writeback window: such a period now needs bursts of one size class).
     (
         "mx_ext4_mmap_order0_expire4500",
         "periodic_write_bursts",
@@ -125,8 +122,9 @@ fn markdown(rows: &[Row]) -> String {
          not; the check half's first measurement (66 of 71 held, 2026-12-02) is in the git history of \
          this file. The check half has since been worked on too, so the held-out set \
          (`samples/mh_*`, captured after those changes) is what measures the rules now: its first \
-         measurement held 88 of 90; one of its two misses was then fixed, so that case \
-         (`mh_ext4_mmap_2m_expire4500_appender`) is no longer held out.\n\n\
+         measurement held 88 of 90; both misses were then fixed, so those two cases \
+         (`mh_ext4_mmap_2m_expire4500_appender`, `mh_xfs_loop_copy_dirty_bytes_nosmaps`) are no \
+         longer held out.\n\n\
          ## Summary\n\n| set | cases | expectations | hold | miss |\n|---|---|---|---|---|\n",
     );
     for set in SETS {

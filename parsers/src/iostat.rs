@@ -740,7 +740,6 @@ impl Builder {
                 return;
             }
             self.factor = self.factor.max(1).saturating_mul(2);
-            self.out.merged = self.factor;
         }
     }
 
@@ -783,6 +782,7 @@ impl Builder {
             self.push_counted(g, n);
         }
         let mut out = self.out;
+        out.merged = if self.factor > 1 { self.factor } else { 0 };
         out.layout = if self.layout_mask != 0 {
             layout_of(self.layout_mask, self.layout_colon)
         } else if out.reports.iter().any(|r| r.cpu.is_some()) {

@@ -25,7 +25,7 @@ pub struct MainDevice {
 impl MainDevice {
     /// A device chosen for its writes alone (no stack known).
     pub fn plain(name: &str, writes: Col) -> MainDevice {
-        MainDevice { name: name.to_string(), writes, why: "most written".into(), stack: None }
+        MainDevice { name: name.to_string(), writes, why: MOST_WRITTEN.into(), stack: None }
     }
 
     /// `loop0 (loop on physical disk vda)`, or the name.
@@ -33,6 +33,9 @@ impl MainDevice {
         self.stack.as_ref().map_or_else(|| self.name.clone(), Resolved::describe)
     }
 }
+
+/// [`MainDevice::why`] of a device chosen for its bytes alone.
+pub const MOST_WRITTEN: &str = "most written";
 
 /// A written device carrying at least this share of the bytes of a device below it is
 /// analysed instead of that device (the lower one's writes are mostly its own).
@@ -93,7 +96,7 @@ pub fn stacked_periodic(
     main: &MainDevice,
     window: super::writeback::WritebackWindow,
 ) -> Option<(MainDevice, super::periodicity::PeriodicityView)> {
-    if main.why != "most written" {
+    if main.why != MOST_WRITTEN {
         return None;
     }
     let lower = stack::total_written(tl, &main.name);

@@ -42,7 +42,7 @@ impl PeriodicityView {
     /// True when the writes carry the writeback period: a period matching `window` at a
     /// confidence of 0.5 or more.
     pub fn is_writeback(&self, window: WritebackWindow) -> bool {
-        matches!((self.period_s, self.confidence), (Some(p), Some(c)) if window.matches(p) && c >= 0.5)
+        matches!((self.period_s, self.confidence), (Some(p), Some(c)) if writeback_period(p, c, window))
     }
 
     /// The bursts that carry the period: the chain's when there is one, else all.
@@ -81,7 +81,7 @@ pub fn periodicity(tl: &Timeline, col: &str, window: WritebackWindow) -> Periodi
     // when the period found does not match the writeback window, look for a
     // chain of bursts spaced by the window itself.
     let chosen = match chosen {
-        Some(c) if window.matches(c.period_s) && c.confidence >= 0.5 => Some(c),
+        Some(c) if writeback_period(c.period_s, c.confidence, window) => Some(c),
         other => match comb_period(&onsets, window.seconds()) {
             Some(comb) if other.as_ref().is_none_or(|o| comb.confidence >= 0.5 || o.confidence < 0.5) => {
                 Some(comb)
@@ -93,34 +93,24 @@ pub fn periodicity(tl: &Timeline, col: &str, window: WritebackWindow) -> Periodi
     // `dirty_writeback_centisecs` apart) when the device or the flusher's time
     // slice cannot write it at once: bursts closer than that are one flush episode,
     // and the episodes carry the writeback period.
-    let settled = chosen.as_ref().is_some_and(|c| window.matches(c.period_s) && c.confidence >= 0.5);
+    //
+    // Failing that, periodic writeback of a steadily dirtied file in a capture of only a
+    // few windows, among other writers' bursts (a foreign flush, a copy): flush episodes one
+    // window apart, each draining dirty memory, with no window of the capture left without one.
     let mut chosen = chosen;
-    if !settled {
+    let mut chain = Vec::new();
+    if !chosen.as_ref().is_some_and(|c| writeback_period(c.period_s, c.confidence, window)) {
         let eps = episodes(&scan.bursts, window.interval_s + 1.0);
         let starts: Vec<f64> = eps.iter().map(|b| b.start as f64).collect();
+        let dirty = tl.col(&Col::Mem(MemMetric::DirtyBytes));
         if eps.len() >= 3
             && eps.len() < scan.bursts.len()
             && let Some(p) = period::onset_period(&starts)
-            && window.matches(p.period_s)
-            && p.confidence >= 0.5
+            && writeback_period(p.period_s, p.confidence, window)
         {
             chosen = Some(Period { method: "flush episodes (bursts within a flusher wake-up merged)", ..p });
             scan.bursts = eps;
-        }
-    }
-    // Periodic writeback of a steadily dirtied file in a capture of only a few windows,
-    // among other writers' bursts (a foreign flush, a copy): flush episodes one window
-    // apart, each draining dirty memory, with no window of the capture left without one.
-    let settled = chosen.as_ref().is_some_and(|c| window.matches(c.period_s) && c.confidence >= 0.5);
-    let mut chain = Vec::new();
-    if !settled {
-        let eps = episodes(&scan.bursts, window.interval_s + 1.0);
-        let dirty = tl.col(&Col::Mem(MemMetric::DirtyBytes));
-        if let Some((members, p)) = window_chain(&eps, window, series, dirty, scan.baseline)
-            && chosen
-                .as_ref()
-                .is_none_or(|c| c.confidence < MIN_CHAIN_OVERRIDE || !window.matches(c.period_s))
-        {
+        } else if let Some((members, p)) = window_chain(&eps, window, series, dirty, scan.baseline) {
             chosen = Some(p);
             scan.bursts = eps;
             chain = members;
@@ -147,8 +137,11 @@ pub fn periodicity(tl: &Timeline, col: &str, window: WritebackWindow) -> Periodi
     }
 }
 
-/// A period found another way at this confidence or more is kept over a window chain.
-const MIN_CHAIN_OVERRIDE: f64 = 0.5;
+/// True when a period of `period_s` found at `confidence` is the writeback period: it matches
+/// `window` at a confidence of 0.5 or more.
+fn writeback_period(period_s: f64, confidence: f64, window: WritebackWindow) -> bool {
+    window.matches(period_s) && confidence >= 0.5
+}
 
 /// An episode's bytes begin where this share of its bytes above the baseline is written.
 const MASS_ONSET: f64 = 0.1;

@@ -127,8 +127,8 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     // tenant's database on the disk below a loop device for instance.
     let device_bytes: f64 = col.values.iter().flatten().sum();
     let dirty_growth = i.dirty.as_ref().map_or(0.0, |d| {
-        let v: Vec<f64> = d.values.iter().flatten().copied().collect();
-        match (v.first(), v.last()) {
+        let mut v = d.values.iter().flatten();
+        match (v.next(), v.next_back()) {
             (Some(a), Some(b)) => (b - a).max(0.0),
             _ => 0.0,
         }

@@ -198,3 +198,49 @@ fn batch_dataset_is_one_table_for_duckdb_across_bundles() {
         assert!(l[3].starts_with("2022-03-15T00:00:00"), "{text}");
     }
 }
+
+/// A hand-written `pidstat -d -t -h 1` in the layout sysstat 12.6 prints (the header once, the
+/// time on every row), 40 threads of one process, thread `5000 + k` writing `k` kB/s for 30 s:
+/// more threads than the fill gives columns to (`THREAD_CANDIDATES`), so the first pass picks them.
+#[test]
+fn many_threads_keep_the_busiest_columns_and_every_total() {
+    use iosift::pipeline::fill::{KEPT_THREADS, THREAD_CANDIDATES};
+    let n = 40u32;
+    assert!(n as usize > THREAD_CANDIDATES);
+    let mut text = String::from(
+        "Linux 6.18.44 (vm) \t11/29/26 \t_x86_64_\t(2 CPU)\n\n# Time        UID      TGID       TID   kB_rd/s   kB_wr/s kB_ccwr/s iodelay  Command\n",
+    );
+    let all = (1..=n).sum::<u32>() as f64;
+    for s in 0..30 {
+        let t = format!("19:37:{:02}", 20 + s);
+        text +=
+            &format!("{t}        0      5000         -      0.00   {all:>7.2}      0.00       0  writer\n");
+        for k in 1..=n {
+            text += &format!(
+                "{t}        0         -      {:>4}      0.00   {:>7.2}      0.00       0  |__w{k}\n",
+                5000 + k,
+                k as f64
+            );
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap");
+    std::fs::create_dir(&cap).unwrap();
+    std::fs::write(cap.join("pidstat-d-t-h.txt"), text).unwrap();
+    let b = load(&[cap], &Limits::default()).unwrap();
+    let p = run(&b, &Options::default());
+    // Every thread's total: 30 reports of 1 s.
+    assert_eq!(p.threads.len(), n as usize);
+    for k in [1, 20, 40] {
+        let got = p.threads[&(5000 + k)].bytes;
+        assert_eq!(got, k as f64 * 1024.0 * 30.0, "thread {k}");
+    }
+    // The columns: the busiest 8 (5033..=5040), each with its rate every second.
+    let kept: Vec<&String> = p.timeline.columns.keys().filter(|k| k.starts_with("thr.")).collect();
+    let want: Vec<String> =
+        (5040 - KEPT_THREADS as u32 + 1..=5040).map(|t| format!("thr.{t}.w_bytes_s")).collect();
+    assert_eq!(kept, want.iter().collect::<Vec<_>>());
+    let c = &p.timeline.columns["thr.5040.w_bytes_s"];
+    assert_eq!(c.values.iter().flatten().filter(|v| **v == 40.0 * 1024.0).count(), 30);
+    assert!(p.clock_warnings.iter().all(|w| !w.contains("per-thread column")), "{:?}", p.clock_warnings);
+}

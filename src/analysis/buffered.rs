@@ -76,33 +76,82 @@ pub fn held(
 ) -> Option<Held> {
     let mut best: Option<Held> = None;
     let before = (0..=from).rev().find_map(|k| at(dirty, k)).unwrap_or(0.0);
-    for r in from..=to.min(dirty.len().saturating_sub(1)) {
+    let to = to.min(dirty.len().saturating_sub(1));
+    // Running sums make each row O(log n), not a walk back over the capture (a day of
+    // rows made this quadratic: 42 % of a 1.1 GB bundle's analysis).
+    let back = dirtied_pages.map(|dp| DirtiedSums::new(rates, dp, to));
+    let mut wrote = 0.0;
+    for r in from..=to {
+        if let Some(&x) = rates.get(r) {
+            wrote += x;
+        }
         let Some(d) = at(dirty, r) else { continue };
-        let h = match dirtied_pages {
-            Some(dp) => {
-                let (mut need, mut mine, mut k) = (d, 0.0, r as isize);
-                while need > 0.0 && k >= 0 {
-                    let row = k as usize;
-                    let all = at(dp, row).unwrap_or(0.0) * PAGE_BYTES;
-                    let w = rates.get(row).copied().unwrap_or(0.0).min(all.max(0.0));
-                    if all > 0.0 {
-                        mine += w * (need / all).min(1.0);
-                        need -= all;
-                    }
-                    k -= 1;
-                }
-                Held { row: r, bytes: mine, dirty: d, by_dirtied: true }
-            }
-            None => {
-                let wrote: f64 = rates[from..=r.min(rates.len().saturating_sub(1))].iter().sum();
-                Held { row: r, bytes: (d - before).clamp(0.0, wrote), dirty: d, by_dirtied: false }
-            }
+        let h = match &back {
+            Some(b) => Held { row: r, bytes: b.writers_share(r, d), dirty: d, by_dirtied: true },
+            None => Held { row: r, bytes: (d - before).clamp(0.0, wrote), dirty: d, by_dirtied: false },
         };
         if best.is_none_or(|b| h.bytes > b.bytes) {
             best = Some(h);
         }
     }
     best
+}
+
+/// Running sums over the rows that dirtied pages: bytes dirtied (`all`) and the writer's
+/// part of them (`min(rate, all)`), so that walking back from a row until `Dirty` is
+/// covered is a binary search.
+struct DirtiedSums {
+    /// `all[k]` summed over rows `< i`, at `i`.
+    all: Vec<f64>,
+    /// The writer's capped bytes summed over rows `< i`, at `i`.
+    mine: Vec<f64>,
+    /// Bytes dirtied per row (0 for rows that dirtied nothing).
+    row_all: Vec<f64>,
+    /// The writer's capped bytes per row.
+    row_mine: Vec<f64>,
+}
+
+impl DirtiedSums {
+    fn new(rates: &[f64], dp: &[Option<f64>], to: usize) -> Self {
+        let n = to + 1;
+        let (mut all, mut mine) = (Vec::with_capacity(n + 1), Vec::with_capacity(n + 1));
+        let (mut row_all, mut row_mine) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut sa, mut sm) = (0.0, 0.0);
+        all.push(0.0);
+        mine.push(0.0);
+        for row in 0..n {
+            let a = at(dp, row).unwrap_or(0.0) * PAGE_BYTES;
+            let (a, w) =
+                if a > 0.0 { (a, rates.get(row).copied().unwrap_or(0.0).min(a)) } else { (0.0, 0.0) };
+            sa += a;
+            sm += w;
+            all.push(sa);
+            mine.push(sm);
+            row_all.push(a);
+            row_mine.push(w);
+        }
+        DirtiedSums { all, mine, row_all, row_mine }
+    }
+
+    /// The writer's bytes among the last `dirty` bytes dirtied up to row `r`: whole rows
+    /// back from `r` while they fit, then the fitting fraction of the row that covers it.
+    fn writers_share(&self, r: usize, dirty: f64) -> f64 {
+        if dirty <= 0.0 {
+            return 0.0;
+        }
+        let end = self.all[r + 1];
+        // The latest row k whose rows k..=r dirtied at least `dirty`.
+        let fits = self.all[..=r].partition_point(|&s| end - s >= dirty);
+        if fits == 0 {
+            // Everything since the start is less than `dirty`: all of it counts.
+            return self.mine[r + 1];
+        }
+        let k = fits - 1;
+        let need = dirty - (end - self.all[k + 1]);
+        let part =
+            if self.row_all[k] > 0.0 { self.row_mine[k] * (need / self.row_all[k]).min(1.0) } else { 0.0 };
+        self.mine[r + 1] - self.mine[k + 1] + part
+    }
 }
 
 /// The drain of held data: `Dirty` falling by at least `bytes` after row `from`.
@@ -241,6 +290,52 @@ mod tests {
         // Without nr_dirtied: the rise since the start.
         let h = held(&rates, &dirty, None, 0, 3).unwrap();
         assert!((h.bytes - 300.0 * MB).abs() < 1.0 && !h.by_dirtied, "{}", h.bytes);
+    }
+
+    /// The walk back as first written (one row at a time), to check the running sums against.
+    fn walked(rates: &[f64], dirty: f64, dp: &[Option<f64>], r: usize) -> f64 {
+        let (mut need, mut mine, mut k) = (dirty, 0.0, r as isize);
+        while need > 0.0 && k >= 0 {
+            let row = k as usize;
+            let all = at(dp, row).unwrap_or(0.0) * PAGE_BYTES;
+            let w = rates.get(row).copied().unwrap_or(0.0).min(all.max(0.0));
+            if all > 0.0 {
+                mine += w * (need / all).min(1.0);
+                need -= all;
+            }
+            k -= 1;
+        }
+        mine
+    }
+
+    #[test]
+    fn running_sums_give_the_walk_back() {
+        // Uneven dirtying with gaps and rows of nothing, a writer sometimes above it.
+        let n = 300;
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as f64 / (1u64 << 31) as f64
+        };
+        let dp: Vec<Option<f64>> = (0..n)
+            .map(|k| {
+                if k % 17 == 3 {
+                    None
+                } else if k % 11 == 0 {
+                    Some(0.0)
+                } else {
+                    Some(next() * 5000.0)
+                }
+            })
+            .collect();
+        let rates: Vec<f64> = (0..n).map(|_| next() * 30.0 * MB).collect();
+        let sums = DirtiedSums::new(&rates, &dp, n - 1);
+        for r in [0, 1, 10, 57, 150, 299] {
+            for dirty in [0.0, 1.0, 4096.0, 5.0 * MB, 80.0 * MB, 1e12] {
+                let (a, b) = (sums.writers_share(r, dirty), walked(&rates, dirty, &dp, r));
+                assert!((a - b).abs() <= 1e-6 * b.abs().max(1.0), "row {r}, dirty {dirty}: {a} vs {b}");
+            }
+        }
     }
 
     #[test]

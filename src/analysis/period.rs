@@ -33,6 +33,9 @@ pub fn autocorrelation(series: &[Option<f64>], max_lag: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Samples between exact angles in [`periodogram`].
+const ROTATION_BLOCK: usize = 1024;
+
 /// Power of the series at each period in `periods` (seconds), a discrete Fourier
 /// periodogram normalised so that the values sum to 1 over the periods scanned.
 pub fn periodogram(series: &[Option<f64>], periods: &[f64]) -> Vec<f64> {
@@ -44,10 +47,17 @@ pub fn periodogram(series: &[Option<f64>], periods: &[f64]) -> Vec<f64> {
         .map(|&per| {
             let w = std::f64::consts::TAU / per;
             let (mut re, mut im) = (0.0, 0.0);
-            for (i, v) in x.iter().enumerate() {
-                let a = w * i as f64;
-                re += v * a.cos();
-                im += v * a.sin();
+            // cos/sin of w·i by rotating one step at a time (a complex product instead of a
+            // sincos per sample: 10 % of a 4-day bundle's analysis), taken exactly again every
+            // block so that rounding cannot build up.
+            let (step_s, step_c) = w.sin_cos();
+            for (b, block) in x.chunks(ROTATION_BLOCK).enumerate() {
+                let (mut s, mut c) = (w * (b * ROTATION_BLOCK) as f64).sin_cos();
+                for v in block {
+                    re += v * c;
+                    im += v * s;
+                    (c, s) = (c * step_c - s * step_s, s * step_c + c * step_s);
+                }
             }
             re * re + im * im
         })
@@ -119,6 +129,34 @@ mod tests {
         let pg = periodogram(&s, &periods);
         let best = periods[pg.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0];
         assert!((best - 31.0).abs() <= 1.0, "{best}");
+    }
+
+    #[test]
+    fn rotated_angles_give_the_direct_periodogram() {
+        // Four days of seconds with gaps: the rotation must match a sincos per sample.
+        let s: Vec<Option<f64>> =
+            (0..345_600u64).map(|i| (i % 977 != 5).then(|| ((i * 7919) % 613) as f64)).collect();
+        let periods = [2.5, 30.0, 31.7, 600.0, 86_400.0];
+        let vals: Vec<f64> = s.iter().flatten().copied().collect();
+        let m = vals.iter().sum::<f64>() / vals.len() as f64;
+        let direct: Vec<f64> = periods
+            .iter()
+            .map(|&per| {
+                let w = std::f64::consts::TAU / per;
+                let (mut re, mut im) = (0.0, 0.0);
+                for (i, v) in s.iter().enumerate() {
+                    let x = v.unwrap_or(m) - m;
+                    re += x * (w * i as f64).cos();
+                    im += x * (w * i as f64).sin();
+                }
+                re * re + im * im
+            })
+            .collect();
+        let total: f64 = direct.iter().sum();
+        let fast = periodogram(&s, &periods);
+        for (k, (a, b)) in fast.iter().zip(&direct).enumerate() {
+            assert!((a - b / total).abs() < 1e-9, "period {}: {a} vs {}", periods[k], b / total);
+        }
     }
 
     #[test]

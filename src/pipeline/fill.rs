@@ -25,7 +25,19 @@ struct Range {
     devices: BTreeMap<String, f64>,
     /// The instants of the points, one per run of points in the same second (for the densest window).
     times: Vec<f64>,
+    /// Bytes written per thread (`thr.*` columns), for [`THREAD_CANDIDATES`].
+    threads: HashMap<u32, f64>,
 }
+
+/// Per-thread columns the timeline keeps after the fill: the busiest writers by bytes.
+pub const KEPT_THREADS: usize = 8;
+
+/// Per-thread columns filled at all: the busiest by the first pass's bytes. Only the
+/// [`KEPT_THREADS`] busiest by the fill's own totals stay, so filling the columns of
+/// every thread a `pidstat -t` of days names (109 threads of 4 days: 660 MB of cells,
+/// each dropped after the fill) is not needed; the margin covers a ranking that the
+/// cadence of unstated intervals shifts between the passes.
+pub const THREAD_CANDIDATES: usize = 32;
 
 /// Most devices the timeline keeps columns for: the busiest by bytes read and
 /// written. The others are left out of the timeline (and said so in a warning);
@@ -99,6 +111,12 @@ impl Sink for Range {
             Col::Dev(_, DevMetric::WBytesS | DevMetric::RBytesS) | Col::Ds(_, DsMetric::WBytesS)
         );
         self.device(col, if bytes { v * interval.clamp(0.0, MAX_FILL_S) } else { 0.0 });
+        if let Col::Thread(t) = col
+            && v.is_finite()
+            && v > 0.0
+        {
+            *self.threads.entry(*t).or_default() += v * interval.clamp(0.0, MAX_FILL_S);
+        }
     }
     fn event(&mut self, _: &Col, e: f64, _: f64) {
         self.see(e);
@@ -125,6 +143,8 @@ struct Fill<'t> {
     tl: &'t mut Timeline,
     /// The devices kept when there are more than [`MAX_DEVICES`].
     keep: Option<&'t BTreeSet<String>>,
+    /// The threads filled when there are more than [`THREAD_CANDIDATES`].
+    threads: Option<&'t BTreeSet<u32>>,
     cadence: Option<&'t Cadence>,
     source: String,
     file: usize,
@@ -196,6 +216,11 @@ impl LineIndex {
         Some((cells[i].file as usize, cells[i].line as usize))
     }
 
+    /// Drops the cells of the columns `keep` refuses (columns left out of the timeline).
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.cols.retain(|k, _| keep(k));
+    }
+
     /// Number of cells noted.
     pub fn len(&self) -> usize {
         self.cols.values().map(Vec::len).sum()
@@ -210,6 +235,9 @@ impl LineIndex {
 impl Fill<'_> {
     /// False for a column of a device beyond [`MAX_DEVICES`].
     fn kept(&self, col: &Col) -> bool {
+        if let (Some(k), Col::Thread(t)) = (self.threads, col) {
+            return k.contains(t);
+        }
         match (self.keep, device_of(col)) {
             (Some(k), Some(d)) => k.contains(d),
             _ => true,
@@ -308,6 +336,8 @@ pub struct Filler<'a> {
     devices: Vec<BTreeMap<String, f64>>,
     /// Instants of each file's points (from the first pass).
     times: Vec<Vec<f64>>,
+    /// Bytes per thread of each file (from the first pass).
+    thread_bytes: Vec<HashMap<u32, f64>>,
     /// The devices the timeline keeps when the files name more than [`MAX_DEVICES`].
     keep_devices: Option<BTreeSet<String>>,
     /// Files whose own zone disagreement was already warned about.
@@ -333,6 +363,7 @@ impl<'a> Filler<'a> {
             effects: Effects::default(),
             devices: vec![BTreeMap::new(); files.len()],
             times: vec![Vec::new(); files.len()],
+            thread_bytes: vec![HashMap::new(); files.len()],
             keep_devices: None,
             zone_noted: BTreeSet::new(),
         };
@@ -517,6 +548,7 @@ impl<'a> Filler<'a> {
             self.cadences[i] = cadence.typical().map(|_| cadence);
             self.devices[i] = std::mem::take(&mut r.devices);
             self.times[i] = std::mem::take(&mut r.times);
+            self.thread_bytes[i] = std::mem::take(&mut r.threads);
             if let Some((a, u)) = anchored
                 && r.any
             {
@@ -531,6 +563,7 @@ impl<'a> Filler<'a> {
         let mut lines = std::mem::take(&mut self.lines);
         let cadences = std::mem::take(&mut self.cadences);
         let keep = self.keep_devices.take();
+        let candidates = self.thread_candidates();
         for (i, cadence) in cadences.iter().enumerate() {
             if self.excluded[i] {
                 continue;
@@ -538,6 +571,7 @@ impl<'a> Filler<'a> {
             let mut sink = Fill {
                 tl,
                 keep: keep.as_ref(),
+                threads: candidates.as_ref(),
                 cadence: cadence.as_ref(),
                 source: self.files[i].name.clone(),
                 file: i,
@@ -564,11 +598,47 @@ impl<'a> Filler<'a> {
             add(&mut self.notes, *i, msg);
         }
         self.warnings.append(&mut self.effects.warnings);
-        // Keep per-thread columns only for the 8 busiest writers.
+        // Keep per-thread columns only for the busiest writers.
         let mut by_bytes: Vec<(u32, f64)> = self.effects.threads.iter().map(|(t, x)| (*t, x.bytes)).collect();
         by_bytes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let keep: BTreeSet<String> = by_bytes.iter().take(8).map(|(t, _)| Col::Thread(*t).name()).collect();
+        let top: Vec<u32> =
+            by_bytes.iter().take(KEPT_THREADS).filter(|(_, b)| *b > 0.0).map(|(t, _)| *t).collect();
+        if let Some(c) = &candidates {
+            let missed: Vec<String> = top.iter().filter(|t| !c.contains(t)).map(u32::to_string).collect();
+            if !missed.is_empty() {
+                self.warnings.push(format!(
+                    "thread(s) {} are among the {KEPT_THREADS} busiest writers but were not among the {THREAD_CANDIDATES} busiest of the first pass: they have no per-thread column",
+                    missed.join(", ")
+                ));
+            }
+        }
+        let keep: BTreeSet<String> = top.iter().map(|t| Col::Thread(*t).name()).collect();
         tl.columns.retain(|k, _| !matches!(Col::parse(k), Some(Col::Thread(_))) || keep.contains(k));
+        self.lines.retain(|k| !matches!(Col::parse(k), Some(Col::Thread(_))) || keep.contains(k));
+    }
+
+    /// The threads given columns in the fill: the [`THREAD_CANDIDATES`] busiest by the first
+    /// pass's bytes, or every thread (`None`) when there are no more than that, or when a file
+    /// that feeds the thread writes did not count them in its first pass.
+    fn thread_candidates(&self) -> Option<BTreeSet<u32>> {
+        let mut total: HashMap<u32, f64> = HashMap::new();
+        for (i, t) in self.thread_bytes.iter().enumerate() {
+            if self.excluded[i] || !self.uses[i].contains(&Measure::ThreadWrites) {
+                continue;
+            }
+            if t.is_empty() {
+                return None;
+            }
+            for (tid, b) in t {
+                *total.entry(*tid).or_default() += b;
+            }
+        }
+        if total.len() <= THREAD_CANDIDATES {
+            return None;
+        }
+        let mut by: Vec<(u32, f64)> = total.into_iter().collect();
+        by.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        Some(by.into_iter().take(THREAD_CANDIDATES).map(|(t, _)| t).collect())
     }
 
     /// Every point file `i` contributes, at its own time and interval, with every

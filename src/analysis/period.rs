@@ -27,10 +27,24 @@ pub fn autocorrelation(series: &[Option<f64>], max_lag: usize) -> Vec<f64> {
             if var <= 0.0 {
                 return 0.0;
             }
-            let s: f64 = (0..n - lag).map(|i| x[i] * x[i + lag]).sum();
-            s / var
+            dot(&x[..n - lag], &x[lag..]) / var
         })
         .collect()
+}
+
+/// The dot product of two equally long slices, in 8 running sums (which the compiler
+/// keeps in vector registers: an autocorrelation of 600 lags over 4 days of seconds is
+/// 2·10⁸ products). It differs from one running sum by rounding only.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f64 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    acc.iter().sum::<f64>() + tail
 }
 
 /// Samples between exact angles in [`periodogram`].

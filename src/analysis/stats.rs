@@ -42,12 +42,14 @@ pub fn present(v: &[Option<f64>]) -> Vec<f64> {
 pub fn lagged_pearson(a: &[Option<f64>], b: &[Option<f64>], lag: isize) -> Option<(f64, usize)> {
     let mut n = 0usize;
     let (mut sa, mut sb, mut saa, mut sbb, mut sab) = (0.0, 0.0, 0.0, 0.0, 0.0);
-    for (i, x) in a.iter().enumerate() {
-        let j = i as isize + lag;
-        if j < 0 || j as usize >= b.len() {
-            continue;
-        }
-        if let (Some(x), Some(y)) = (x, b[j as usize]) {
+    // The rows where both exist: a[i] with b[i + lag].
+    let from = (-lag).max(0) as usize;
+    let to = (b.len() as isize - lag).clamp(0, a.len() as isize) as usize;
+    let shift = |i: usize| (i as isize + lag) as usize;
+    let (a, b) = if from < to { (&a[from..to], &b[shift(from)..shift(to)]) } else { (&a[..0], &b[..0]) };
+    for (x, y) in a.iter().zip(b) {
+        if let (Some(x), Some(y)) = (x, y) {
+            let (x, y) = (*x, *y);
             if !x.is_finite() || !y.is_finite() {
                 continue;
             }
@@ -75,6 +77,30 @@ pub fn lagged_pearson(a: &[Option<f64>], b: &[Option<f64>], lag: isize) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lagged_pearson_pairs_the_rows_that_exist_at_every_lag() {
+        let a: Vec<Option<f64>> = (0..50).map(|i| (i % 7 != 3).then(|| ((i * 13) % 11) as f64)).collect();
+        let b: Vec<Option<f64>> = (0..40).map(|i| (i % 5 != 1).then(|| ((i * 7) % 9) as f64)).collect();
+        for lag in [-60, -45, -39, -10, -1, 0, 1, 10, 39, 40, 49, 60] {
+            // The pairs one index at a time, as the definition reads.
+            let pairs: Vec<(f64, f64)> = (0..a.len() as isize)
+                .filter_map(|i| Some((a[i as usize]?, *b.get(usize::try_from(i + lag).ok()?)?.as_ref()?)))
+                .collect();
+            let got = lagged_pearson(&a, &b, lag);
+            assert_eq!(got.is_some(), pairs.len() >= 8, "lag {lag}: {} pairs", pairs.len());
+            if let Some((r, n)) = got {
+                let x: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+                let y: Vec<f64> = pairs.iter().map(|p| p.1).collect();
+                let (mx, my) = (x.iter().sum::<f64>() / n as f64, y.iter().sum::<f64>() / n as f64);
+                let cov: f64 = x.iter().zip(&y).map(|(p, q)| (p - mx) * (q - my)).sum();
+                let vx: f64 = x.iter().map(|p| (p - mx).powi(2)).sum();
+                let vy: f64 = y.iter().map(|q| (q - my).powi(2)).sum();
+                assert!((r - cov / (vx * vy).sqrt()).abs() < 1e-9, "lag {lag}");
+                assert_eq!(n, pairs.len(), "lag {lag}");
+            }
+        }
+    }
 
     #[test]
     fn robust_stats() {

@@ -36,6 +36,7 @@ pub mod perf_record_log;
 pub mod perf_report;
 pub mod perf_script;
 pub mod pidstat;
+pub mod pidstat_budget;
 pub mod pidstat_json;
 pub mod proc_diskstats;
 pub mod proc_meminfo;

@@ -62,6 +62,11 @@ pub struct Pidstat {
     pub layout: Layout,
     /// `date` lines between runs (`2025-10-23 13:55:24` of a loop `date; pidstat ... 1800`).
     pub date_lines: Vec<DateLine>,
+    /// Reports merged to stay within a memory budget ([`parse_source_within`]): each kept
+    /// report stands for up to this many printed ones (0: none merged).
+    pub merged: u32,
+    /// 1-based line of the first report merged, when any.
+    pub merged_from_line: Option<usize>,
 }
 
 /// One column header line (`19:52:40      UID       PID   kB_rd/s …  Command`).
@@ -749,24 +754,33 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
 /// Parses pidstat text fed line by line (a file streamed by the application in
 /// fixed-size reads gives the same result as [`parse`] of the whole file).
 pub fn parse_source(src: &mut impl LineSource) -> Parsed<Pidstat> {
-    parse_source_impl(src, true)
+    parse_source_impl(src, true, 0)
+}
+
+/// [`parse_source`] keeping the interval rows within about `budget` bytes of memory
+/// (0: no limit): past it, consecutive reports are merged two to one, then four to
+/// one, ... ([`crate::pidstat_budget`]); [`Pidstat::merged`] says by how much.
+pub fn parse_source_within(src: &mut impl LineSource, budget: usize) -> Parsed<Pidstat> {
+    parse_source_impl(src, true, budget)
 }
 
 /// [`parse`], with the one-pass row reader on or off (off only in tests, to prove both agree).
 fn parse_impl(input: &[u8], fused: bool) -> Parsed<Pidstat> {
-    parse_source_impl(&mut SliceSource::new(input), fused)
+    parse_source_impl(&mut SliceSource::new(input), fused, 0)
 }
 
 /// [`parse_source`], with the one-pass row reader on or off.
-fn parse_source_impl(src: &mut impl LineSource, fused: bool) -> Parsed<Pidstat> {
+fn parse_source_impl(src: &mut impl LineSource, fused: bool, budget: usize) -> Parsed<Pidstat> {
     let mut lines = 0;
     let mut out = Pidstat::default();
     let mut diags = Diags::default();
     let mut cur: Option<Current> = None;
     let mut last_tgid: Option<u32> = None;
     let mut offs: Vec<(usize, usize)> = Vec::with_capacity(32);
+    let mut keeper = crate::pidstat_budget::Keeper::new(budget);
     // ~90 bytes per task line in real captures: avoid regrowing a Vec of large rows.
-    out.rows.reserve(src.len_hint() / 90);
+    let most = if budget > 0 { budget / std::mem::size_of::<Row>() } else { usize::MAX };
+    out.rows.reserve((src.len_hint() / 90).min(most));
     while let Some(sl) = src.next_line() {
         let no = sl.line.no;
         lines = no;
@@ -798,6 +812,7 @@ fn parse_source_impl(src: &mut impl LineSource, fused: bool) -> Parsed<Pidstat> 
             )
             .is_some()
         {
+            keeper.pushed(&mut out.rows);
             continue;
         }
         split_ws(l, &mut offs);
@@ -829,7 +844,12 @@ fn parse_source_impl(src: &mut impl LineSource, fused: bool) -> Parsed<Pidstat> 
                 is_last_content,
                 &mut diags,
             ) {
-                if avg { out.averages.push(r) } else { out.rows.push(r) }
+                if avg {
+                    out.averages.push(r)
+                } else {
+                    out.rows.push(r);
+                    keeper.pushed(&mut out.rows);
+                }
             }
             continue;
         }
@@ -862,11 +882,30 @@ fn parse_source_impl(src: &mut impl LineSource, fused: bool) -> Parsed<Pidstat> 
                     is_last_content,
                     &mut diags,
                 ) {
-                    if avg { out.averages.push(r) } else { out.rows.push(r) }
+                    if avg {
+                        out.averages.push(r)
+                    } else {
+                        out.rows.push(r);
+                        keeper.pushed(&mut out.rows);
+                    }
                 }
             }
             None => diags.skip(no, DiagKind::NoHeader, l),
         }
+    }
+    if keeper.factor > 1 {
+        out.merged = keeper.factor;
+        out.merged_from_line = keeper.first_merged_line;
+        diags.note(
+            keeper.first_merged_line.unwrap_or(1),
+            DiagKind::Unsupported,
+            format!(
+                "reports merged {} to 1 to keep the parsed rows within {} MB of memory: each value is the average over {} reports",
+                keeper.factor,
+                budget >> 20,
+                keeper.factor
+            ),
+        );
     }
     diags.finish(out, lines)
 }
@@ -897,6 +936,9 @@ impl Summary for Pidstat {
         }
         if let Some(a) = &l.average_label {
             v.insert("average_label", a.clone());
+        }
+        if self.merged > 1 {
+            v.insert("reports_merged", format!("{} to 1 (memory budget)", self.merged));
         }
         let mut acts: Vec<&str> = Vec::new();
         for t in &self.tables {

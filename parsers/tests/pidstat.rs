@@ -407,3 +407,75 @@ fn variant_and_range() {
     let (a, b) = p.time_range().unwrap();
     assert_eq!((Some(a), Some(b)), (tod("20:56:21"), tod("20:56:22")));
 }
+
+/// Under a memory budget the reports are merged and each thread's bytes are kept: a
+/// merged rate times the printed reports it stands for equals the sum of their rates, for
+/// every thread (a thread a report did not print wrote nothing in it). The real
+/// `pidstat -d -t -h 1` of samples/mmap_large_folio (sysstat 12.6, kernel 6.18).
+#[test]
+fn a_memory_budget_merges_reports_and_keeps_each_threads_bytes() {
+    use iosift_parsers::common::SliceSource;
+    use iosift_parsers::pidstat_budget::row_bytes;
+    use std::collections::BTreeMap;
+    let raw = read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../samples/mmap_large_folio/capture/pidstat-d-t-h.txt.gz"),
+    );
+    let text = iosift_parsers::common::decode::maybe_gunzip(&raw, 1 << 30).unwrap();
+    let whole = pidstat::parse_source_within(&mut SliceSource::new(&text), 0);
+    assert_eq!(whole.value.merged, 0);
+    let full: usize = whole.value.rows.iter().map(row_bytes).sum();
+    let budget = full / 2;
+    let part = pidstat::parse_source_within(&mut SliceSource::new(&text), budget);
+    let p = &part.value;
+    assert!(p.merged >= 4 && p.merged.is_power_of_two() && p.merged <= 16, "merged {}", p.merged);
+    assert!(p.rows.iter().map(row_bytes).sum::<usize>() <= budget);
+    assert!(p.rows.len() * 2 < whole.value.rows.len(), "{} of {}", p.rows.len(), whole.value.rows.len());
+    // The printed reports, by stamp, in order.
+    let mut stamps: Vec<Stamp> = Vec::new();
+    for r in whole.value.rows.iter().filter(|r| !r.since_boot) {
+        if stamps.last() != r.stamp.as_ref() {
+            stamps.push(r.stamp.unwrap());
+        }
+    }
+    let index = |s: &Stamp| stamps.iter().position(|x| x == s).expect("a printed stamp");
+    let kb = |rows: &mut dyn Iterator<Item = &Row>| -> BTreeMap<u32, f64> {
+        let mut m = BTreeMap::new();
+        for r in rows {
+            if let (Some(t), Some(v)) = (r.tid, r.kb_wr_s) {
+                *m.entry(t).or_default() += v;
+            }
+        }
+        m
+    };
+    let want = kb(&mut whole.value.rows.iter().filter(|r| !r.since_boot));
+    // Merged: each row's rate times the reports since the previous kept stamp.
+    let mut got: BTreeMap<u32, f64> = BTreeMap::new();
+    let (mut from, mut last) = (0usize, None);
+    for r in p.rows.iter().filter(|r| !r.since_boot) {
+        let k = index(r.stamp.as_ref().unwrap());
+        if last != Some(k) {
+            if let Some(l) = last {
+                from = l + 1;
+            }
+            last = Some(k);
+        }
+        if let (Some(t), Some(v)) = (r.tid, r.kb_wr_s) {
+            *got.entry(t).or_default() += v * (k + 1 - from) as f64;
+        }
+    }
+    assert_eq!(last, Some(stamps.len() - 1));
+    assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+    let top = want.values().copied().fold(0.0, f64::max);
+    assert!(top > 1e5, "{top}");
+    for (t, a) in &want {
+        assert!((a - got[t]).abs() <= 1e-6 * top, "tid {t}: {a} vs {}", got[t]);
+    }
+    assert_eq!(
+        p.variant().get("reports_merged").map(String::as_str),
+        Some(format!("{} to 1 (memory budget)", p.merged).as_str())
+    );
+    let d = part.diagnostics.iter().find(|d| d.text.starts_with("reports merged")).expect("said");
+    let first = whole.value.rows.iter().find(|r| !r.since_boot).unwrap();
+    assert_eq!(d.line, first.line);
+}

@@ -16,6 +16,12 @@ use std::io::{BufRead, BufReader, Read};
 /// rows of 700 MB of `iostat -x` text of one device.
 pub const IOSTAT_ROW_BUDGET: usize = 512 << 20;
 
+/// Most bytes a streamed pidstat's parsed rows may hold: past it, reports are merged two to
+/// one (and again) as for iostat (`iosift_parsers::pidstat_budget`). About the rows of 80 MB
+/// of `pidstat -d -t` text: a pidstat of days at 1 s becomes a coarser one, which the
+/// analysis states; a 200 MB file took 745 MB.
+pub const PIDSTAT_ROW_BUDGET: usize = 256 << 20;
+
 /// Size of one read from the file (and the least the buffer holds).
 const CHUNK: usize = 1 << 20;
 
@@ -238,7 +244,7 @@ fn parse_with_chunk(st: &Streamed, chunk: usize) -> Option<(&'static str, Parsed
             use iosift_parsers::{iostat, pidstat, proc_diskstats, proc_meminfo, proc_vmstat};
             let parsed = match st.format {
                 "iostat" => iostat::parse_source_within(&mut src, IOSTAT_ROW_BUDGET).map(Data::Iostat),
-                "pidstat" => pidstat::parse_source(&mut src).map(Data::Pidstat),
+                "pidstat" => pidstat::parse_source_within(&mut src, PIDSTAT_ROW_BUDGET).map(Data::Pidstat),
                 "proc_meminfo" => proc_meminfo::parse_source(&mut src).map(Data::ProcMeminfo),
                 "proc_vmstat" => proc_vmstat::parse_source(&mut src).map(Data::ProcVmstat),
                 _ => proc_diskstats::parse_source(&mut src).map(Data::ProcDiskstats),

@@ -1,0 +1,334 @@
+//! A memory budget for the rows of a very long `pidstat` file, as
+//! [`crate::iostat_budget`] is for iostat: when the parsed rows would pass the
+//! budget, consecutive reports of a run are merged two to one (and again, four to
+//! one, ...), so days of `pidstat -d -t 1` keep a bounded number of rows at a
+//! coarser interval instead of exhausting memory ([`crate::pidstat::Pidstat::merged`]
+//! says by how much; the caller says so in the analysis).
+//!
+//! A report is the run of rows with one sample time (`19:37:20 ... |__gcache-w0`).
+//! pidstat prints only the tasks that did something in an interval, so a task
+//! missing from one of the merged reports did nothing in it: a merged rate is the
+//! sum of `rate x reports` over the reports it was printed in, divided by all the
+//! reports merged (`kB_wr/s` 10 then absent then 20 merge to 10). `iodelay` (clock
+//! ticks in the interval) and the `-r`/`-u`/... columns of `other` are averaged the
+//! same way. A merged report keeps the sample time and lines of its last report and
+//! the interval start (`prev_stamp`) of its first: stamps mark the end of an
+//! interval. Since-boot reports are never merged, nor reports of different runs.
+
+use crate::pidstat::Row;
+use std::collections::HashMap;
+
+/// A halving that keeps more than this fraction of the rows ends the merging.
+const MIN_SHRINK: (usize, usize) = (7, 8);
+
+/// Approximate heap bytes of one row (what the budget counts).
+pub fn row_bytes(r: &Row) -> usize {
+    std::mem::size_of::<Row>()
+        + r.command.capacity()
+        + r.leader.as_ref().map_or(0, String::capacity)
+        + r.user.as_ref().map_or(0, String::capacity)
+        + r.policy.as_ref().map_or(0, String::capacity)
+        + r.other.capacity() * std::mem::size_of::<(String, f64)>()
+}
+
+/// One report: its rows are `rows[start..end]` and it stands for `count` printed reports.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Span {
+    /// First row.
+    pub start: usize,
+    /// One past the last row.
+    pub end: usize,
+    /// Printed reports it stands for.
+    pub count: u32,
+}
+
+/// True when two rows belong to one report.
+pub fn same_report(a: &Row, b: &Row) -> bool {
+    a.run == b.run && a.stamp == b.stamp && a.since_boot == b.since_boot
+}
+
+/// True when reports starting with rows `a` and `b` may be merged.
+fn mergeable(a: &Row, b: &Row) -> bool {
+    a.run == b.run && !a.since_boot && !b.since_boot
+}
+
+/// Row indexes by task ids (TGID, TID).
+type ByIds = HashMap<(Option<u32>, Option<u32>), Vec<usize>>;
+
+/// Merges report `b` (rows `b_rows`, standing for `wb` printed reports) into report `a`
+/// (rows `a_rows`, standing for `wa`), in place: `a`'s rows become the merged rows, `b`'s
+/// tasks that `a` lacks are moved after them (first-seen order), nothing is copied.
+fn merge(mut a_rows: Vec<Row>, wa: u32, b_rows: Vec<Row>, wb: u32) -> Vec<Row> {
+    let (wa, wb) = (f64::from(wa), f64::from(wb));
+    let total = wa + wb;
+    let prev = a_rows.first().and_then(|r| r.prev_stamp);
+    let (last_stamp, last_table) = b_rows.first().map_or((None, 0), |r| (r.stamp, r.table));
+    let scale = |r: &mut Row, w: f64| {
+        for v in [&mut r.kb_rd_s, &mut r.kb_wr_s, &mut r.kb_ccwr_s, &mut r.iodelay] {
+            *v = v.map(|x| x * w);
+        }
+        for o in &mut r.other {
+            o.1 *= w;
+        }
+    };
+    for r in a_rows.iter_mut() {
+        scale(r, wa);
+    }
+    let same = |x: &Row, y: &Row| x.tgid == y.tgid && x.tid == y.tid && x.command == y.command;
+    // Rows of `a` by task ids, built only when a task is not where it was (pidstat prints
+    // the tasks of each report in PID order); the command tells a reused PID apart.
+    let mut at: Option<ByIds> = None;
+    for (k, mut r) in b_rows.into_iter().enumerate() {
+        let found = if a_rows.get(k).is_some_and(|x| same(x, &r)) {
+            Some(k)
+        } else {
+            let map = at.get_or_insert_with(|| {
+                let mut m: HashMap<(Option<u32>, Option<u32>), Vec<usize>> =
+                    HashMap::with_capacity(a_rows.len());
+                for (i, x) in a_rows.iter().enumerate() {
+                    m.entry((x.tgid, x.tid)).or_default().push(i);
+                }
+                m
+            });
+            map.get(&(r.tgid, r.tid)).and_then(|ix| ix.iter().copied().find(|&i| same(&a_rows[i], &r)))
+        };
+        match found {
+            Some(i) => {
+                let m = &mut a_rows[i];
+                let add = |acc: &mut Option<f64>, v: Option<f64>| {
+                    if let Some(v) = v {
+                        *acc = Some(acc.unwrap_or(0.0) + v * wb);
+                    }
+                };
+                add(&mut m.kb_rd_s, r.kb_rd_s);
+                add(&mut m.kb_wr_s, r.kb_wr_s);
+                add(&mut m.kb_ccwr_s, r.kb_ccwr_s);
+                add(&mut m.iodelay, r.iodelay);
+                for (name, v) in std::mem::take(&mut r.other) {
+                    match m.other.iter_mut().find(|o| o.0 == name) {
+                        Some(o) => o.1 += v * wb,
+                        None => m.other.push((name, v * wb)),
+                    }
+                }
+                // The last report's line.
+                m.line = r.line;
+            }
+            None => {
+                scale(&mut r, wb);
+                if let Some(m) = &mut at {
+                    m.entry((r.tgid, r.tid)).or_default().push(a_rows.len());
+                }
+                a_rows.push(r);
+            }
+        }
+    }
+    for m in &mut a_rows {
+        for v in [&mut m.kb_rd_s, &mut m.kb_wr_s, &mut m.kb_ccwr_s, &mut m.iodelay] {
+            *v = v.map(|x| x / total);
+        }
+        for o in &mut m.other {
+            o.1 /= total;
+        }
+        // Every task of the merged report ends with its last report.
+        m.stamp = last_stamp;
+        m.table = last_table;
+        m.prev_stamp = prev;
+    }
+    a_rows
+}
+
+/// Merges the last two reports of `rows` when together they stand for no more than
+/// `factor` printed reports; returns true when merged.
+pub fn merge_last(rows: &mut Vec<Row>, spans: &mut Vec<Span>, factor: u32) -> bool {
+    let n = spans.len();
+    if n < 2 {
+        return false;
+    }
+    let (a, b) = (spans[n - 2], spans[n - 1]);
+    if a.count + b.count > factor || !mergeable(&rows[a.start], &rows[b.start]) {
+        return false;
+    }
+    let b_rows = rows.split_off(b.start);
+    let a_rows = rows.split_off(a.start);
+    rows.extend(merge(a_rows, a.count, b_rows, b.count));
+    spans.truncate(n - 2);
+    spans.push(Span { start: a.start, end: rows.len(), count: a.count + b.count });
+    true
+}
+
+/// Merges every pair of adjacent reports that may be merged, two to one; returns the
+/// number of reports removed.
+pub fn halve(rows: &mut Vec<Row>, spans: &mut Vec<Span>) -> usize {
+    let old_spans = std::mem::take(spans);
+    let before = old_spans.len();
+    // The rows of each report, moved out in order.
+    let mut rest = std::mem::take(rows).into_iter();
+    let mut keep = |rows: &mut Vec<Row>, count: u32, r: Vec<Row>| {
+        let start = rows.len();
+        rows.extend(r);
+        spans.push(Span { start, end: rows.len(), count });
+    };
+    // A report waiting for the next one to be merged with.
+    let mut pending: Option<(u32, Vec<Row>)> = None;
+    for s in old_spans {
+        let r: Vec<Row> = rest.by_ref().take(s.end - s.start).collect();
+        pending = match pending.take() {
+            None => Some((s.count, r)),
+            Some((ca, a)) if a.first().zip(r.first()).is_some_and(|(x, y)| mergeable(x, y)) => {
+                keep(rows, ca + s.count, merge(a, ca, r, s.count));
+                None
+            }
+            Some((ca, a)) => {
+                keep(rows, ca, a);
+                Some((s.count, r))
+            }
+        };
+    }
+    if let Some((c, r)) = pending {
+        keep(rows, c, r);
+    }
+    before - spans.len()
+}
+
+/// Keeps the rows of a pidstat parse within a budget, one pushed row at a time.
+#[derive(Debug, Default)]
+pub struct Keeper {
+    /// Most bytes the rows may hold (0: no limit).
+    budget: usize,
+    /// Bytes the rows hold (counted only under a budget).
+    held: usize,
+    /// Printed reports a kept report may stand for now (1 until the budget is first reached).
+    pub factor: u32,
+    /// The kept reports.
+    spans: Vec<Span>,
+    /// 1-based line of the first report merged, once any is.
+    pub first_merged_line: Option<usize>,
+}
+
+impl Keeper {
+    /// A keeper of `budget` bytes (0: no limit, nothing is done).
+    pub fn new(budget: usize) -> Self {
+        Keeper { budget, factor: 1, ..Keeper::default() }
+    }
+
+    /// Notes the row just pushed on `rows` (call after every push): a report that starts
+    /// closes the one before, which is merged into its predecessor while the factor allows,
+    /// and every report is merged two to one when the budget is passed.
+    pub fn pushed(&mut self, rows: &mut Vec<Row>) {
+        if self.budget == 0 {
+            return;
+        }
+        let Some(new) = rows.pop() else { return };
+        let starts = self.spans.last().is_none_or(|s| !same_report(&rows[s.start], &new));
+        if starts && self.factor > 1 && self.spans.len() >= 2 {
+            let from = self.spans[self.spans.len() - 2].start;
+            let before: usize = rows[from..].iter().map(row_bytes).sum();
+            if merge_last(rows, &mut self.spans, self.factor) {
+                self.held = self.held - before + rows[from..].iter().map(row_bytes).sum::<usize>();
+            }
+        }
+        self.held += row_bytes(&new);
+        rows.push(new);
+        match self.spans.last_mut() {
+            Some(s) if !starts => s.end = rows.len(),
+            _ => self.spans.push(Span { start: rows.len() - 1, end: rows.len(), count: 1 }),
+        }
+        // Past the budget: every report (but the one being read, whose rows are still to
+        // come) merged two to one, again until the rows fit (tasks printed in only some of
+        // the reports make a merged report hold more rows than each of its own).
+        while self.held > self.budget {
+            if self.first_merged_line.is_none() {
+                self.first_merged_line = rows.iter().find(|r| !r.since_boot).map(|r| r.line);
+            }
+            let open = self.spans.pop().expect("a span was just pushed or extended");
+            let tail = rows.split_off(open.start);
+            let before = rows.len();
+            let removed = halve(rows, &mut self.spans);
+            self.spans.push(Span { start: rows.len(), end: rows.len() + tail.len(), count: open.count });
+            rows.extend(tail);
+            self.held = rows.iter().map(row_bytes).sum();
+            if removed > 0 {
+                self.factor = self.factor.saturating_mul(2);
+            }
+            if removed == 0 || rows.len() * MIN_SHRINK.1 > before * MIN_SHRINK.0 {
+                // Nothing can be merged (one report, or since-boot only), or merging hardly
+                // shrinks the rows (short-lived tasks, each in one report only): coarser
+                // reports would lose detail without saving memory. Stop trying.
+                self.budget = usize::MAX;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::common::Stamp;
+    use chrono::NaiveTime;
+
+    fn at(s: u32) -> Option<Stamp> {
+        Some(Stamp::TimeOfDay(NaiveTime::from_hms_opt(19, 37, s).unwrap()))
+    }
+
+    fn row(line: usize, s: u32, tid: u32, kb: f64) -> Row {
+        Row {
+            line,
+            stamp: at(s),
+            prev_stamp: at(s - 1),
+            since_boot: false,
+            run: 0,
+            table: 0,
+            uid: Some(0),
+            user: None,
+            tgid: Some(100),
+            tid: Some(tid),
+            command: format!("w{tid}"),
+            leader: None,
+            kb_rd_s: Some(0.0),
+            kb_wr_s: Some(kb),
+            kb_ccwr_s: Some(0.0),
+            iodelay: Some(2.0),
+            policy: None,
+            other: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn absent_tasks_did_nothing_and_the_last_report_gives_the_time() {
+        // 19:37:10: w1 10 kB/s, w2 4 kB/s; 19:37:11: w1 20 kB/s only.
+        let mut rows = vec![row(1, 10, 1, 10.0), row(2, 10, 2, 4.0), row(3, 11, 1, 20.0)];
+        let mut spans = vec![Span { start: 0, end: 2, count: 1 }, Span { start: 2, end: 3, count: 1 }];
+        assert!(merge_last(&mut rows, &mut spans, 2));
+        assert_eq!(spans, vec![Span { start: 0, end: 2, count: 2 }]);
+        assert_eq!(rows.len(), 2);
+        let (w1, w2) = (&rows[0], &rows[1]);
+        assert_eq!((w1.kb_wr_s, w2.kb_wr_s), (Some(15.0), Some(2.0)));
+        assert_eq!((w1.iodelay, w2.iodelay), (Some(2.0), Some(1.0)));
+        assert_eq!((w1.line, w2.line), (3, 2));
+        for r in &rows {
+            assert_eq!((r.stamp, r.prev_stamp), (at(11), at(9)));
+        }
+        // Past the factor: nothing more is merged.
+        rows.push(row(4, 12, 1, 1.0));
+        spans.push(Span { start: 2, end: 3, count: 1 });
+        assert!(!merge_last(&mut rows, &mut spans, 2));
+    }
+
+    #[test]
+    fn halving_weighs_by_reports_and_keeps_runs_and_since_boot_apart() {
+        let mut rows = Vec::new();
+        let mut spans = Vec::new();
+        for (k, (kb, count)) in [(30.0, 3), (10.0, 1), (5.0, 1), (7.0, 1), (9.0, 1)].into_iter().enumerate() {
+            let mut r = row(k + 1, 10 + k as u32, 1, kb);
+            r.since_boot = k == 2;
+            r.run = usize::from(k >= 4);
+            spans.push(Span { start: rows.len(), end: rows.len() + 1, count });
+            rows.push(r);
+        }
+        // (30 x 3 + 10) / 4 = 25; the since-boot report stays; 7 (run 0) and 9 (run 1) stay apart.
+        assert_eq!(halve(&mut rows, &mut spans), 1);
+        let kb: Vec<f64> = rows.iter().map(|r| r.kb_wr_s.unwrap()).collect();
+        assert_eq!(kb, vec![25.0, 5.0, 7.0, 9.0]);
+        assert_eq!(spans.iter().map(|s| s.count).collect::<Vec<_>>(), vec![4, 1, 1, 1]);
+    }
+}

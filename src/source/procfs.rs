@@ -169,6 +169,10 @@ impl<'d> Adapter<'d> for Diskstats<'d> {
     /// `  7       0 loop0 6262 0 ...`: the device numbers that name smaps' `07:00`.
     fn context(&self, file: &str, ctx: &mut Context) {
         for d in self.0.snapshots.iter().flat_map(|s| &s.devices) {
+            // Every snapshot names the same devices: no key copied once it is known.
+            if ctx.block_majmin.contains_key(&d.name) {
+                continue;
+            }
             ctx.block_majmin.entry(d.name.clone()).or_insert_with(|| Sourced {
                 value: (d.major, d.minor),
                 file: file.to_string(),
@@ -184,8 +188,10 @@ impl<'d> Adapter<'d> for Diskstats<'d> {
     fn visit(&self, v: &mut Visit<'_>, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
         let s = self.0;
         for (p, snap, t, dt) in snapshot_pairs(&s.snapshots, |x| x.ts.map(|t| t.epoch)) {
-            for d in &snap.devices {
-                let Some(o) = p.devices.iter().find(|x| x.name == d.name) else { continue };
+            for (k, d) in snap.devices.iter().enumerate() {
+                // The same device at the same place in the snapshot before, as a rule.
+                let same = p.devices.get(k).filter(|x| x.name == d.name);
+                let Some(o) = same.or_else(|| p.devices.iter().find(|x| x.name == d.name)) else { continue };
                 sink.at(d.line);
                 let sectors = v.delta(o.sectors_written as f64, d.sectors_written as f64);
                 if let Some(w) = sectors {

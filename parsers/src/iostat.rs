@@ -1205,12 +1205,7 @@ pub fn parse_source_within(src: &mut impl crate::common::LineSource, budget: usi
         d.note(
             out.merged_from_line.unwrap_or(1),
             DiagKind::Unsupported,
-            format!(
-                "reports merged {} to 1 to keep the parsed rows within {} MB of memory: each value is the average over {} reports",
-                out.merged,
-                budget >> 20,
-                out.merged
-            ),
+            crate::common::sysstat::merged_note(out.merged, budget),
         );
     }
     d.finish(out, lines_total)
@@ -1488,7 +1483,7 @@ impl Summary for Iostat {
         }
         v.insert("has_t", self.has_t.to_string());
         if self.merged > 1 {
-            v.insert("reports_merged", format!("{} to 1 (memory budget)", self.merged));
+            v.insert("reports_merged", crate::common::sysstat::merged_variant(self.merged));
         }
         v.insert("device_last", self.device_last.to_string());
         v.insert("json", self.json.to_string());

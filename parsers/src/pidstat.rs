@@ -899,12 +899,7 @@ fn parse_source_impl(src: &mut impl LineSource, fused: bool, budget: usize) -> P
         diags.note(
             keeper.first_merged_line.unwrap_or(1),
             DiagKind::Unsupported,
-            format!(
-                "reports merged {} to 1 to keep the parsed rows within {} MB of memory: each value is the average over {} reports",
-                keeper.factor,
-                budget >> 20,
-                keeper.factor
-            ),
+            crate::common::sysstat::merged_note(keeper.factor, budget),
         );
     }
     diags.finish(out, lines)
@@ -938,7 +933,7 @@ impl Summary for Pidstat {
             v.insert("average_label", a.clone());
         }
         if self.merged > 1 {
-            v.insert("reports_merged", format!("{} to 1 (memory budget)", self.merged));
+            v.insert("reports_merged", crate::common::sysstat::merged_variant(self.merged));
         }
         let mut acts: Vec<&str> = Vec::new();
         for t in &self.tables {

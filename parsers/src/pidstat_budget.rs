@@ -43,13 +43,19 @@ pub struct Span {
 }
 
 /// True when two rows belong to one report.
-pub fn same_report(a: &Row, b: &Row) -> bool {
+fn same_report(a: &Row, b: &Row) -> bool {
     a.run == b.run && a.stamp == b.stamp && a.since_boot == b.since_boot
 }
 
 /// True when reports starting with rows `a` and `b` may be merged.
 fn mergeable(a: &Row, b: &Row) -> bool {
     a.run == b.run && !a.since_boot && !b.since_boot
+}
+
+/// The per-interval values a merge averages (`kB_rd/s`, `kB_wr/s`, `kB_ccwr/s`, `iodelay`;
+/// the `other` columns are handled beside them).
+fn amounts(r: &mut Row) -> [&mut Option<f64>; 4] {
+    [&mut r.kb_rd_s, &mut r.kb_wr_s, &mut r.kb_ccwr_s, &mut r.iodelay]
 }
 
 /// Row indexes by task ids (TGID, TID).
@@ -64,7 +70,7 @@ fn merge(mut a_rows: Vec<Row>, wa: u32, b_rows: Vec<Row>, wb: u32) -> Vec<Row> {
     let prev = a_rows.first().and_then(|r| r.prev_stamp);
     let (last_stamp, last_table) = b_rows.first().map_or((None, 0), |r| (r.stamp, r.table));
     let scale = |r: &mut Row, w: f64| {
-        for v in [&mut r.kb_rd_s, &mut r.kb_wr_s, &mut r.kb_ccwr_s, &mut r.iodelay] {
+        for v in amounts(r) {
             *v = v.map(|x| x * w);
         }
         for o in &mut r.other {
@@ -83,8 +89,7 @@ fn merge(mut a_rows: Vec<Row>, wa: u32, b_rows: Vec<Row>, wb: u32) -> Vec<Row> {
             Some(k)
         } else {
             let map = at.get_or_insert_with(|| {
-                let mut m: HashMap<(Option<u32>, Option<u32>), Vec<usize>> =
-                    HashMap::with_capacity(a_rows.len());
+                let mut m = ByIds::with_capacity(a_rows.len());
                 for (i, x) in a_rows.iter().enumerate() {
                     m.entry((x.tgid, x.tid)).or_default().push(i);
                 }
@@ -95,15 +100,11 @@ fn merge(mut a_rows: Vec<Row>, wa: u32, b_rows: Vec<Row>, wb: u32) -> Vec<Row> {
         match found {
             Some(i) => {
                 let m = &mut a_rows[i];
-                let add = |acc: &mut Option<f64>, v: Option<f64>| {
-                    if let Some(v) = v {
+                for (acc, v) in amounts(m).into_iter().zip(amounts(&mut r)) {
+                    if let Some(v) = *v {
                         *acc = Some(acc.unwrap_or(0.0) + v * wb);
                     }
-                };
-                add(&mut m.kb_rd_s, r.kb_rd_s);
-                add(&mut m.kb_wr_s, r.kb_wr_s);
-                add(&mut m.kb_ccwr_s, r.kb_ccwr_s);
-                add(&mut m.iodelay, r.iodelay);
+                }
                 for (name, v) in std::mem::take(&mut r.other) {
                     match m.other.iter_mut().find(|o| o.0 == name) {
                         Some(o) => o.1 += v * wb,
@@ -123,7 +124,7 @@ fn merge(mut a_rows: Vec<Row>, wa: u32, b_rows: Vec<Row>, wb: u32) -> Vec<Row> {
         }
     }
     for m in &mut a_rows {
-        for v in [&mut m.kb_rd_s, &mut m.kb_wr_s, &mut m.kb_ccwr_s, &mut m.iodelay] {
+        for v in amounts(m) {
             *v = v.map(|x| x / total);
         }
         for o in &mut m.other {

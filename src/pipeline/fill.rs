@@ -45,6 +45,11 @@ pub const THREAD_CANDIDATES: usize = 32;
 /// timeline (and a Parquet file) of 4 million columns.
 pub const MAX_DEVICES: usize = 64;
 
+/// Sorts (key, bytes) pairs busiest first, ties by key (the order every cap keeps).
+fn busiest_first<K: Ord>(v: &mut [(K, f64)]) {
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+}
+
 /// The device of a per-device column.
 fn device_of(col: &Col) -> Option<&str> {
     match col {
@@ -110,12 +115,13 @@ impl Sink for Range {
             col,
             Col::Dev(_, DevMetric::WBytesS | DevMetric::RBytesS) | Col::Ds(_, DsMetric::WBytesS)
         );
-        self.device(col, if bytes { v * interval.clamp(0.0, MAX_FILL_S) } else { 0.0 });
+        let amount = v * interval.clamp(0.0, MAX_FILL_S);
+        self.device(col, if bytes { amount } else { 0.0 });
         if let Col::Thread(t) = col
             && v.is_finite()
             && v > 0.0
         {
-            *self.threads.entry(*t).or_default() += v * interval.clamp(0.0, MAX_FILL_S);
+            *self.threads.entry(*t).or_default() += amount;
         }
     }
     fn event(&mut self, _: &Col, e: f64, _: f64) {
@@ -457,7 +463,7 @@ impl<'a> Filler<'a> {
             return;
         }
         let mut by: Vec<(&str, f64)> = total.into_iter().collect();
-        by.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        busiest_first(&mut by);
         let (kept, left) = by.split_at(MAX_DEVICES);
         let left_bytes: f64 = left.iter().map(|(_, b)| b).sum();
         let names: Vec<&str> = left.iter().take(5).map(|(n, _)| *n).collect();
@@ -600,7 +606,7 @@ impl<'a> Filler<'a> {
         self.warnings.append(&mut self.effects.warnings);
         // Keep per-thread columns only for the busiest writers.
         let mut by_bytes: Vec<(u32, f64)> = self.effects.threads.iter().map(|(t, x)| (*t, x.bytes)).collect();
-        by_bytes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        busiest_first(&mut by_bytes);
         let top: Vec<u32> =
             by_bytes.iter().take(KEPT_THREADS).filter(|(_, b)| *b > 0.0).map(|(t, _)| *t).collect();
         if let Some(c) = &candidates {
@@ -613,8 +619,9 @@ impl<'a> Filler<'a> {
             }
         }
         let keep: BTreeSet<String> = top.iter().map(|t| Col::Thread(*t).name()).collect();
-        tl.columns.retain(|k, _| !matches!(Col::parse(k), Some(Col::Thread(_))) || keep.contains(k));
-        self.lines.retain(|k| !matches!(Col::parse(k), Some(Col::Thread(_))) || keep.contains(k));
+        let kept = |k: &str| !matches!(Col::parse(k), Some(Col::Thread(_))) || keep.contains(k);
+        tl.columns.retain(|k, _| kept(k));
+        self.lines.retain(kept);
     }
 
     /// The threads given columns in the fill: the [`THREAD_CANDIDATES`] busiest by the first
@@ -637,7 +644,7 @@ impl<'a> Filler<'a> {
             return None;
         }
         let mut by: Vec<(u32, f64)> = total.into_iter().collect();
-        by.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        busiest_first(&mut by);
         Some(by.into_iter().take(THREAD_CANDIDATES).map(|(t, _)| t).collect())
     }
 

@@ -173,11 +173,10 @@ impl<'d> Adapter<'d> for Diskstats<'d> {
             if ctx.block_majmin.contains_key(&d.name) {
                 continue;
             }
-            ctx.block_majmin.entry(d.name.clone()).or_insert_with(|| Sourced {
-                value: (d.major, d.minor),
-                file: file.to_string(),
-                line: d.line,
-            });
+            ctx.block_majmin.insert(
+                d.name.clone(),
+                Sourced { value: (d.major, d.minor), file: file.to_string(), line: d.line },
+            );
         }
     }
 

@@ -1,6 +1,7 @@
 //! The sysstat banner, its locale dates (`%x`), times of day (`%X`, 12-hour
 //! AM/PM, CJK), report time stamps (`%x %X`, ISO with zone) and the
-//! translated `Average:` labels, shared by iostat, pidstat (and sar/mpstat).
+//! translated `Average:` labels, shared by iostat, pidstat (and sar/mpstat); the
+//! note and variant of reports merged under a memory budget.
 
 use super::time::{Stamp, full_year, ymd};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime};
@@ -347,6 +348,20 @@ pub fn average_label_len(line: &str) -> Option<usize> {
         return Some(first.len());
     }
     None
+}
+
+/// The diagnostic of a sysstat file whose reports were merged `factor` to 1 to keep its
+/// rows within `budget` bytes (iostat and pidstat under a memory budget).
+pub fn merged_note(factor: u32, budget: usize) -> String {
+    format!(
+        "reports merged {factor} to 1 to keep the parsed rows within {} MB of memory: each value is the average over {factor} reports",
+        budget >> 20
+    )
+}
+
+/// The `reports_merged` variant value of such a file (the pipeline's warning reads it).
+pub fn merged_variant(factor: u32) -> String {
+    format!("{factor} to 1 (memory budget)")
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! through a [`Sink`]; the first pass only measures time ranges, the second
 //! fills.
 
-use super::{Context, FileClock, ParsedFile};
+use super::{Context, FileClock, LineIndex, ParsedFile};
 
 use super::window::{Window, main_window};
 use crate::clock::{Anchoring, DayRoller, Zone};
@@ -156,86 +156,6 @@ struct Fill<'t> {
     file: usize,
     line: usize,
     lines: &'t mut LineIndex,
-}
-
-/// Input line of each (column, second) of every column whose adapter names its lines:
-/// per column, the cells in epoch-second order, 16 bytes each (a map of maps took about 150
-/// bytes per cell: 1.8 GB of a 1.1 GB iostat's 3.4 GB peak). A later line for the same
-/// second replaces an earlier one. [`LineIndex::finish`] must run before [`LineIndex::get`].
-#[derive(Debug, Clone, Default)]
-pub struct LineIndex {
-    cols: HashMap<String, Vec<LineCell>>,
-}
-
-/// One cell of the [`LineIndex`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct LineCell {
-    epoch: i64,
-    file: u32,
-    line: u32,
-}
-
-impl LineIndex {
-    /// An empty index.
-    pub fn new() -> Self {
-        LineIndex::default()
-    }
-
-    /// Notes that `line` of file `file` gave `col` its value at epoch second `epoch`
-    /// (a file or line number past `u32::MAX` is not noted).
-    pub fn insert(&mut self, col: &str, epoch: i64, file: usize, line: usize) {
-        let (Ok(file), Ok(line)) = (u32::try_from(file), u32::try_from(line)) else { return };
-        let cell = LineCell { epoch, file, line };
-        let cells = match self.cols.get_mut(col) {
-            Some(c) => c,
-            None => self.cols.entry(col.to_string()).or_default(),
-        };
-        match cells.last_mut() {
-            Some(last) if last.epoch == epoch => *last = cell,
-            _ => cells.push(cell),
-        }
-    }
-
-    /// Puts every column's cells in time order, the last line noted for a second winning.
-    pub fn finish(&mut self) {
-        for cells in self.cols.values_mut() {
-            if cells.windows(2).all(|w| w[0].epoch < w[1].epoch) {
-                continue;
-            }
-            // Stable: the cells of one second keep the order they were noted in.
-            cells.sort_by_key(|c| c.epoch);
-            let mut out: Vec<LineCell> = Vec::with_capacity(cells.len());
-            for c in cells.drain(..) {
-                match out.last_mut() {
-                    Some(last) if last.epoch == c.epoch => *last = c,
-                    _ => out.push(c),
-                }
-            }
-            *cells = out;
-        }
-    }
-
-    /// The (file index, line) behind `col` at epoch second `epoch`.
-    pub fn get(&self, col: &str, epoch: i64) -> Option<(usize, usize)> {
-        let cells = self.cols.get(col)?;
-        let i = cells.binary_search_by_key(&epoch, |c| c.epoch).ok()?;
-        Some((cells[i].file as usize, cells[i].line as usize))
-    }
-
-    /// Drops the cells of the columns `keep` refuses (columns left out of the timeline).
-    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
-        self.cols.retain(|k, _| keep(k));
-    }
-
-    /// Number of cells noted.
-    pub fn len(&self) -> usize {
-        self.cols.values().map(Vec::len).sum()
-    }
-
-    /// No cell noted.
-    pub fn is_empty(&self) -> bool {
-        self.cols.values().all(Vec::is_empty)
-    }
 }
 
 impl Fill<'_> {

@@ -4,10 +4,11 @@
 
 pub mod dayfirst;
 pub mod fill;
+pub mod lines;
 pub mod window;
 
 pub use crate::source::{Context, ParsedFile, Sourced, ThreadTotal, parse_file};
-pub use fill::LineIndex;
+pub use lines::LineIndex;
 
 use crate::bundle::Bundle;
 use crate::clock::{Anchoring, Zone, ZoneEvidence};

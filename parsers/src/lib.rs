@@ -52,6 +52,7 @@ pub mod sysctl;
 pub mod sysfs;
 pub mod thread_list;
 pub mod top;
+pub mod ts_budget;
 pub mod tsblocks;
 pub mod tsstream;
 pub mod uname;

@@ -50,6 +50,9 @@ pub struct Diskstats {
     pub snapshots: Vec<DiskSnapshot>,
     /// Where the `TS` lines were (`None` for an empty input).
     pub layout: Option<Layout>,
+    /// One snapshot in this many was kept to stay within a memory budget
+    /// ([`parse_source_within`]; 0 or 1: every snapshot).
+    pub thinned: u32,
 }
 
 /// One snapshot: every device line of one block.
@@ -157,6 +160,9 @@ impl Summary for Diskstats {
             None => "none",
         };
         v.insert("ts", ts.to_string());
+        if self.thinned > 1 {
+            v.insert("snapshots_thinned", crate::ts_budget::thinned_variant(self.thinned));
+        }
         if self.snapshots.iter().any(|s| s.truncated) {
             v.insert("truncated", "last snapshot".to_string());
         }
@@ -293,10 +299,14 @@ impl Format for Fmt {
     fn parse(input: &[u8]) -> Parsed<Diskstats> {
         let mut diags = Diags::default();
         let split = tsblocks::split(input, &mut diags);
-        let mut out =
-            Diskstats { snapshots: Vec::with_capacity(split.blocks.len()), layout: Some(split.layout) };
+        let mut out = Diskstats {
+            snapshots: Vec::with_capacity(split.blocks.len()),
+            layout: Some(split.layout),
+            thinned: 0,
+        };
+        let mut all = crate::ts_budget::Thinning::new(0);
         for block in split.blocks {
-            read_block(block, &mut out, &mut diags);
+            read_block(block, &mut out, &mut diags, &mut all);
         }
         diags.finish(out, count_lines(input))
     }
@@ -304,12 +314,22 @@ impl Format for Fmt {
 
 /// [`Fmt::parse`] of lines fed one at a time (one block held at a time: [`crate::tsstream`]).
 pub fn parse_source(src: &mut impl LineSource) -> Parsed<Diskstats> {
+    parse_source_within(src, 0)
+}
+
+/// [`parse_source`] keeping the snapshots within about `budget` bytes of memory (0: no
+/// limit): past it, one snapshot in 2, then 4, ... is kept ([`crate::ts_budget`]; the
+/// counters of two kept snapshots span the dropped ones); [`Diskstats::thinned`] says how many.
+pub fn parse_source_within(src: &mut impl LineSource, budget: usize) -> Parsed<Diskstats> {
     let mut diags = Diags::default();
-    let mut out = Diskstats { snapshots: Vec::new(), layout: None };
-    match crate::tsstream::split(src, |b| read_block(b, &mut out, &mut diags)) {
+    let mut out = Diskstats { snapshots: Vec::new(), layout: None, thinned: 0 };
+    let mut thin = crate::ts_budget::Thinning::new(budget);
+    match crate::tsstream::split(src, |b| read_block(b, &mut out, &mut diags, &mut thin)) {
         crate::tsstream::Split::Whole(input) => Fmt::parse(&input),
         crate::tsstream::Split::Streamed { layout, mut split_diags, lines } => {
             out.layout = Some(layout);
+            out.thinned = if thin.stride > 1 { thin.stride } else { 0 };
+            thin.note(&mut diags);
             split_diags.append(diags);
             split_diags.finish(out, lines)
         }
@@ -317,7 +337,12 @@ pub fn parse_source(src: &mut impl LineSource) -> Parsed<Diskstats> {
 }
 
 /// Reads one block into a snapshot of `out`.
-fn read_block(block: tsblocks::Block<'_>, out: &mut Diskstats, diags: &mut Diags) {
+fn read_block(
+    block: tsblocks::Block<'_>,
+    out: &mut Diskstats,
+    diags: &mut Diags,
+    thin: &mut crate::ts_budget::Thinning,
+) {
     let mut snap = DiskSnapshot {
         line: block.first_line,
         ts: block.ts,
@@ -354,7 +379,18 @@ fn read_block(block: tsblocks::Block<'_>, out: &mut Diskstats, diags: &mut Diags
     if snap.devices.is_empty() && snap.ts.is_none() && !snap.truncated {
         return;
     }
-    out.snapshots.push(snap);
+    thin.push(&mut out.snapshots, snap);
+}
+
+impl crate::ts_budget::Snapshot for DiskSnapshot {
+    fn first_line(&self) -> usize {
+        self.line
+    }
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<DiskSnapshot>()
+            + self.devices.capacity() * std::mem::size_of::<DiskRow>()
+            + self.devices.iter().map(|d| d.name.capacity()).sum::<usize>()
+    }
 }
 
 #[cfg(test)]

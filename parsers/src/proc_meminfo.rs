@@ -38,6 +38,9 @@ pub struct Series {
     pub layout: Option<Layout>,
     /// Which file this series came from.
     pub kind: SeriesKind,
+    /// One snapshot in this many was kept to stay within a memory budget
+    /// ([`parse_source_within`]; 0 or 1: every snapshot).
+    pub thinned: u32,
 }
 
 /// The `/proc` file a [`Series`] was read from.
@@ -114,6 +117,9 @@ impl Series {
             None => "none",
         };
         v.insert("ts", ts.to_string());
+        if self.thinned > 1 {
+            v.insert("snapshots_thinned", crate::ts_budget::thinned_variant(self.thinned));
+        }
         if self.snapshots.iter().any(|s| s.truncated) {
             v.insert("truncated", "last snapshot".to_string());
         }
@@ -253,11 +259,16 @@ pub(crate) type LineParser = fn(&[u8]) -> Result<(&[u8], u64), DiagKind>;
 pub(crate) fn parse_series(input: &[u8], kind: SeriesKind, line_parser: LineParser) -> Parsed<Series> {
     let mut diags = Diags::default();
     let split = tsblocks::split(input, &mut diags);
-    let mut series =
-        Series { snapshots: Vec::with_capacity(split.blocks.len()), layout: Some(split.layout), kind };
+    let mut series = Series {
+        snapshots: Vec::with_capacity(split.blocks.len()),
+        layout: Some(split.layout),
+        kind,
+        thinned: 0,
+    };
     let mut cap = 0usize;
+    let mut all = crate::ts_budget::Thinning::new(0);
     for block in split.blocks {
-        read_block(block, &mut series, &mut cap, &mut diags, line_parser);
+        read_block(block, &mut series, &mut cap, &mut diags, line_parser, &mut all);
     }
     diags.finish(series, count_lines(input))
 }
@@ -267,14 +278,20 @@ pub(crate) fn parse_series_source(
     src: &mut impl LineSource,
     kind: SeriesKind,
     line_parser: LineParser,
+    budget: usize,
 ) -> Parsed<Series> {
     let mut diags = Diags::default();
-    let mut series = Series { snapshots: Vec::new(), layout: None, kind };
+    let mut series = Series { snapshots: Vec::new(), layout: None, kind, thinned: 0 };
     let mut cap = 0usize;
-    match crate::tsstream::split(src, |b| read_block(b, &mut series, &mut cap, &mut diags, line_parser)) {
+    let mut thin = crate::ts_budget::Thinning::new(budget);
+    match crate::tsstream::split(src, |b| {
+        read_block(b, &mut series, &mut cap, &mut diags, line_parser, &mut thin)
+    }) {
         crate::tsstream::Split::Whole(input) => parse_series(&input, kind, line_parser),
         crate::tsstream::Split::Streamed { layout, mut split_diags, lines } => {
             series.layout = Some(layout);
+            series.thinned = if thin.stride > 1 { thin.stride } else { 0 };
+            thin.note(&mut diags);
             split_diags.append(diags);
             split_diags.finish(series, lines)
         }
@@ -288,6 +305,7 @@ fn read_block(
     cap: &mut usize,
     diags: &mut Diags,
     line_parser: LineParser,
+    thin: &mut crate::ts_budget::Thinning,
 ) {
     let kind = series.kind;
     let mut snap = Snapshot {
@@ -333,7 +351,7 @@ fn read_block(
     if snap.values.is_empty() && snap.ts.is_none() && !snap.truncated {
         return;
     }
-    series.snapshots.push(snap);
+    thin.push(&mut series.snapshots, snap);
 }
 
 /// Sniffs a key/value snapshot file: skips blank and `TS` lines, requires the
@@ -392,7 +410,24 @@ impl Format for Fmt {
 
 /// [`Fmt::parse`] of lines fed one at a time (a file streamed by the application).
 pub fn parse_source(src: &mut impl LineSource) -> Parsed<Series> {
-    parse_series_source(src, SeriesKind::Meminfo, parse_line)
+    parse_series_source(src, SeriesKind::Meminfo, parse_line, 0)
+}
+
+/// [`parse_source`] keeping the snapshots within about `budget` bytes of memory (0: no
+/// limit): past it, one snapshot in 2, then 4, ... is kept ([`crate::ts_budget`]);
+/// [`Series::thinned`] says how many.
+pub fn parse_source_within(src: &mut impl LineSource, budget: usize) -> Parsed<Series> {
+    parse_series_source(src, SeriesKind::Meminfo, parse_line, budget)
+}
+
+impl crate::ts_budget::Snapshot for Snapshot {
+    fn first_line(&self) -> usize {
+        self.line
+    }
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<Snapshot>()
+            + self.values.capacity() * std::mem::size_of::<(std::sync::Arc<str>, u64)>()
+    }
 }
 
 #[cfg(test)]

@@ -70,7 +70,13 @@ impl Format for Fmt {
 
 /// [`Fmt::parse`] of lines fed one at a time (a file streamed by the application).
 pub fn parse_source(src: &mut impl LineSource) -> Parsed<Series> {
-    parse_series_source(src, SeriesKind::Vmstat, parse_line)
+    parse_series_source(src, SeriesKind::Vmstat, parse_line, 0)
+}
+
+/// [`parse_source`] keeping the snapshots within about `budget` bytes of memory (0: no
+/// limit; see [`crate::proc_meminfo::parse_source_within`]).
+pub fn parse_source_within(src: &mut impl LineSource, budget: usize) -> Parsed<Series> {
+    parse_series_source(src, SeriesKind::Vmstat, parse_line, budget)
 }
 
 #[cfg(test)]

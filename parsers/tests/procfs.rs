@@ -381,3 +381,74 @@ fn splitter_on_real_bundle_files() {
         assert_eq!(last.ts.unwrap().local.unwrap().to_string(), "2026-11-29 19:41:18");
     }
 }
+
+/// The real pt-stalk `TS` series of samples/pt_stalk_mariadb (30 snapshots each, pt-stalk
+/// 3.x on this machine), read in full and under a budget of a quarter of what they hold.
+fn pt_stalk(kind: &str) -> Vec<u8> {
+    read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../samples/pt_stalk_mariadb/capture/2026_12_01_19_14_22-{kind}")),
+    )
+}
+
+/// Under a memory budget one snapshot in 2, 4, ... is kept (the later of each pair) and the
+/// last one read always: each kept snapshot is the full parse's snapshot of the same `TS`,
+/// value for value, so counters differenced between the first and last kept ones equal the
+/// full series' (nothing is lost over the capture).
+#[test]
+fn a_memory_budget_keeps_one_snapshot_in_a_power_of_two_unchanged() {
+    use iosift_parsers::common::SliceSource;
+    use iosift_parsers::ts_budget::Snapshot;
+    for kind in ["meminfo", "procvmstat", "diskstats"] {
+        let text = pt_stalk(kind);
+        // (snapshot epochs, their values as text, bytes held, stride, diagnostics) of a parse within `budget`.
+        let run = |budget: usize| -> (Vec<f64>, Vec<String>, usize, u32, Vec<String>) {
+            let mut src = SliceSource::new(&text);
+            match kind {
+                "diskstats" => {
+                    let p = proc_diskstats::parse_source_within(&mut src, budget);
+                    let s = &p.value.snapshots;
+                    (
+                        s.iter().map(|x| x.ts.unwrap().epoch).collect(),
+                        s.iter().map(|x| format!("{:?}", x.devices)).collect(),
+                        s.iter().map(Snapshot::bytes).sum(),
+                        p.value.thinned,
+                        p.diagnostics.iter().map(|d| format!("{} {}", d.line, d.text)).collect(),
+                    )
+                }
+                _ => {
+                    let p = if kind == "meminfo" {
+                        proc_meminfo::parse_source_within(&mut src, budget)
+                    } else {
+                        proc_vmstat::parse_source_within(&mut src, budget)
+                    };
+                    let s = &p.value.snapshots;
+                    (
+                        s.iter().map(|x| x.ts.unwrap().epoch).collect(),
+                        s.iter().map(|x| format!("{:?}", x.values)).collect(),
+                        s.iter().map(Snapshot::bytes).sum(),
+                        p.value.thinned,
+                        p.diagnostics.iter().map(|d| format!("{} {}", d.line, d.text)).collect(),
+                    )
+                }
+            }
+        };
+        let (t_all, v_all, bytes_all, stride_all, d_all) = run(0);
+        assert_eq!((t_all.len(), stride_all, d_all.len()), (30, 0, 0), "{kind}");
+        let (t, v, bytes, stride, diags) = run(bytes_all / 4);
+        // 30 snapshots within a quarter: one in 4 or 8 kept, plus the last.
+        assert!(stride == 4 || stride == 8, "{kind}: stride {stride}");
+        let s = stride as usize;
+        let mut want: Vec<usize> = (1..=30).filter(|a| a % s == 0).map(|a| a - 1).collect();
+        if want.last() != Some(&29) {
+            want.push(29);
+        }
+        assert_eq!(t, want.iter().map(|&i| t_all[i]).collect::<Vec<_>>(), "{kind}");
+        assert_eq!(v, want.iter().map(|&i| v_all[i].clone()).collect::<Vec<_>>(), "{kind}");
+        // Within the budget, but for the last snapshot read (kept whatever its number).
+        let last = bytes_all / 30;
+        assert!(bytes <= bytes_all / 4 + 2 * last, "{kind}: {bytes} of {bytes_all}");
+        assert_eq!(diags.len(), 1, "{kind}: {diags:?}");
+        assert!(diags[0].starts_with("1 one snapshot in "), "{kind}: {diags:?}");
+    }
+}

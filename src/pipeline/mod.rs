@@ -163,6 +163,25 @@ pub fn anchor(bundle: &Bundle, opts: &Options) -> Anchored {
     Anchored { files, clocks, zone, warnings }
 }
 
+/// What the memory budgets did to a file, from its variant (`reports_merged`: iostat and
+/// pidstat reports merged; `snapshots_thinned`: `TS` snapshots kept one in k).
+fn budget_warnings(name: &str, variant: &iosift_parsers::common::Variant) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(m) = variant.get("reports_merged") {
+        let k = m.split_whitespace().next().unwrap_or(m);
+        out.push(format!(
+            "{name}: too long to keep every report in memory, so its reports were merged {k} to 1 as it was read: each value is an average over {k} reports, and bursts shorter than that are flattened (split the file to keep every report)"
+        ));
+    }
+    if let Some(m) = variant.get("snapshots_thinned") {
+        let k = m.trim_start_matches("1 in ").split_whitespace().next().unwrap_or(m);
+        out.push(format!(
+            "{name}: too long to keep every snapshot in memory, so one snapshot in {k} was kept as it was read: counters are differenced over {k} snapshots, gauges are sampled every {k} snapshots, and bursts shorter than that are flattened (split the file to keep every snapshot)"
+        ));
+    }
+    out
+}
+
 /// Runs parsing, clock and timeline for a bundle.
 pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
     let (files, ctx, mut zone, ev, day_first) = prepare(bundle, opts);
@@ -175,15 +194,7 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
         clock_warnings.push(format!("the capture crosses a daylight saving time change: {}", zone.source));
     }
     // A file too long for memory at its own interval was read at a coarser one.
-    for f in &files {
-        if let Some(m) = f.variant.get("reports_merged") {
-            let k = m.split_whitespace().next().unwrap_or(m);
-            clock_warnings.push(format!(
-                "{}: too long to keep every report in memory, so its reports were merged {k} to 1 as it was read: each value is an average over {k} reports, and bursts shorter than that are flattened (split the file to keep every report)",
-                f.name
-            ));
-        }
-    }
+    clock_warnings.extend(files.iter().flat_map(|f| budget_warnings(&f.name, &f.variant)));
     let mut filler = fill::Filler::new(&files, &zone, &ctx);
     let clocks = filler.anchor_all();
     clock_warnings.append(&mut filler.warnings);
@@ -253,5 +264,30 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
         binlog,
         perf_offset,
         window_error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_variant_becomes_a_warning_with_its_factor() {
+        let mut v = iosift_parsers::common::Variant::new();
+        assert!(budget_warnings("x", &v).is_empty());
+        v.insert("reports_merged", iosift_parsers::common::sysstat::merged_variant(8));
+        v.insert("snapshots_thinned", iosift_parsers::ts_budget::thinned_variant(4));
+        let w = budget_warnings("meminfo.ts", &v);
+        assert_eq!(w.len(), 2);
+        assert!(
+            w[0].starts_with("meminfo.ts: too long to keep every report") && w[0].contains("merged 8 to 1"),
+            "{}",
+            w[0]
+        );
+        assert!(
+            w[1].contains("one snapshot in 4 was kept") && w[1].contains("every 4 snapshots"),
+            "{}",
+            w[1]
+        );
     }
 }

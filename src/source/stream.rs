@@ -22,6 +22,12 @@ pub const IOSTAT_ROW_BUDGET: usize = 512 << 20;
 /// analysis states; a 200 MB file took 745 MB.
 pub const PIDSTAT_ROW_BUDGET: usize = 256 << 20;
 
+/// Most bytes the snapshots of a streamed `TS` series (pt-stalk `meminfo`, `procvmstat`,
+/// `diskstats`) may hold: past it, one snapshot in 2, 4, ... is kept
+/// (`iosift_parsers::ts_budget`; a diagnostic and the file's variant say so). A 200 MB
+/// `meminfo` (2.3 days at 1 s) holds about 180 MB, a 200 MB `diskstats` about 700 MB.
+pub const TS_SNAPSHOT_BUDGET: usize = 256 << 20;
+
 /// Size of one read from the file (and the least the buffer holds).
 const CHUNK: usize = 1 << 20;
 
@@ -245,9 +251,15 @@ fn parse_with_chunk(st: &Streamed, chunk: usize) -> Option<(&'static str, Parsed
             let parsed = match st.format {
                 "iostat" => iostat::parse_source_within(&mut src, IOSTAT_ROW_BUDGET).map(Data::Iostat),
                 "pidstat" => pidstat::parse_source_within(&mut src, PIDSTAT_ROW_BUDGET).map(Data::Pidstat),
-                "proc_meminfo" => proc_meminfo::parse_source(&mut src).map(Data::ProcMeminfo),
-                "proc_vmstat" => proc_vmstat::parse_source(&mut src).map(Data::ProcVmstat),
-                _ => proc_diskstats::parse_source(&mut src).map(Data::ProcDiskstats),
+                "proc_meminfo" => {
+                    proc_meminfo::parse_source_within(&mut src, TS_SNAPSHOT_BUDGET).map(Data::ProcMeminfo)
+                }
+                "proc_vmstat" => {
+                    proc_vmstat::parse_source_within(&mut src, TS_SNAPSHOT_BUDGET).map(Data::ProcVmstat)
+                }
+                _ => {
+                    proc_diskstats::parse_source_within(&mut src, TS_SNAPSHOT_BUDGET).map(Data::ProcDiskstats)
+                }
             };
             let n = parsed.lines;
             (parsed, src.error.take(), n)

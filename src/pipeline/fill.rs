@@ -36,8 +36,11 @@ pub const KEPT_THREADS: usize = 8;
 /// [`KEPT_THREADS`] busiest by the fill's own totals stay, so filling the columns of
 /// every thread a `pidstat -t` of days names (109 threads of 4 days: 660 MB of cells,
 /// each dropped after the fill) is not needed; the margin covers a ranking that the
-/// cadence of unstated intervals shifts between the passes.
-pub const THREAD_CANDIDATES: usize = 32;
+/// cadence of unstated intervals shifts between the passes (a thread of the final top
+/// [`KEPT_THREADS`] outside the candidates is named in a warning). Each candidate is a
+/// column of the whole timeline while the fill runs: 32 of them were 190 MB of the 4.4-day
+/// bench bundle's peak, 16 are half that.
+pub const THREAD_CANDIDATES: usize = 16;
 
 /// Most devices the timeline keeps columns for: the busiest by bytes read and
 /// written. The others are left out of the timeline (and said so in a warning);

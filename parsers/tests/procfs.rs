@@ -151,7 +151,7 @@ fn s1_procvmstat_nr_dirtied_monotonic() {
     assert_eq!(s.snapshots[0].get("nr_dirtied"), Some(6_362_635));
     assert_eq!(s.snapshots[0].get("nr_written"), Some(5_765_866));
     // Every name is kept in file order, including 6.x-only ones.
-    assert_eq!(&*s.snapshots[0].values[1].0, "nr_free_pages_blocks");
+    assert_eq!(&*s.snapshots[0].keys[1], "nr_free_pages_blocks");
     let dirtied: Vec<u64> = s.column("nr_dirtied").into_iter().map(Option::unwrap).collect();
     assert!(dirtied.windows(2).all(|w| w[0] <= w[1]));
     assert_eq!(*dirtied.last().unwrap(), 6_678_367);
@@ -207,11 +207,11 @@ fn corpus_meminfo_single_snapshots() {
     assert_eq!(snap.get("Active(anon)"), Some(70_216));
     // line 43: `HugePages_Total:       0` (pages, no unit)
     assert_eq!(snap.get("HugePages_Total"), Some(0));
-    let idx = snap.values.iter().position(|(k, _)| &**k == "HugePages_Total").unwrap();
+    let idx = snap.keys.iter().position(|k| &**k == "HugePages_Total").unwrap();
     assert_eq!(idx, 42, "file order kept");
     let p = proc_meminfo::Fmt::parse(&corpus("proc-meminfo/prometheus-procfs__proc_meminfo.txt"));
     assert_eq!(p.value.snapshots[0].get("MemFree"), Some(440_324));
-    assert_eq!(p.value.snapshots[0].values[0], ("MemTotal".into(), 15_666_184));
+    assert_eq!(p.value.snapshots[0].iter().next(), Some(("MemTotal", 15_666_184)));
     assert!(iosift_parsers::Summary::time_range(&p.value).is_none());
 }
 
@@ -425,7 +425,7 @@ fn a_memory_budget_keeps_one_snapshot_in_a_power_of_two_unchanged() {
                     let s = &p.value.snapshots;
                     (
                         s.iter().map(|x| x.ts.unwrap().epoch).collect(),
-                        s.iter().map(|x| format!("{:?}", x.values)).collect(),
+                        s.iter().map(|x| format!("{:?}", x.iter().collect::<Vec<_>>())).collect(),
                         s.iter().map(Snapshot::bytes).sum(),
                         p.value.thinned,
                         p.diagnostics.iter().map(|d| format!("{} {}", d.line, d.text)).collect(),

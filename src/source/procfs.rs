@@ -33,13 +33,13 @@ fn snapshot_rows(s: &Series) -> Option<Vec<RawRow>> {
     let mut out = Vec::new();
     for snap in &s.snapshots {
         let Some(ts) = snap.ts else { continue };
-        for (k, v) in &snap.values {
+        for (k, v) in snap.iter() {
             out.push(RawRow {
                 end: ts.epoch,
                 interval: 0.0,
                 entity: "",
                 metric: k.to_string(),
-                value: *v as f64,
+                value: v as f64,
             });
         }
     }

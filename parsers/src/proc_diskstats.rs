@@ -71,7 +71,7 @@ pub struct DiskSnapshot {
 impl DiskSnapshot {
     /// The row of device `name` (e.g. `"vda"`).
     pub fn device(&self, name: &str) -> Option<&DiskRow> {
-        self.devices.iter().find(|d| d.name == name)
+        self.devices.iter().find(|d| &*d.name == name)
     }
 }
 
@@ -84,8 +84,9 @@ pub struct DiskRow {
     pub major: u32,
     /// Minor device number.
     pub minor: u32,
-    /// Device name (`vda`, `sda1`, `dm-0`, `cciss/c0d0`).
-    pub name: String,
+    /// Device name (`vda`, `sda1`, `dm-0`, `cciss/c0d0`): shared with the row of the same
+    /// device in the snapshot before (one allocation per device, not one per line).
+    pub name: std::sync::Arc<str>,
     /// Reads completed.
     pub reads: u64,
     /// Reads merged.
@@ -189,6 +190,16 @@ pub enum RowError {
 ///
 /// `   8       0 sda 49601 2822 3195498 623970 12180 9784 821088 117109 0 32862 714408 0 0 0 0`
 pub fn parse_row(no: usize, b: &[u8]) -> Result<(DiskRow, bool), RowError> {
+    parse_row_named(no, b, None)
+}
+
+/// [`parse_row`], taking the name from `known` when the line names the same device
+/// (the row at the same place in the snapshot before).
+fn parse_row_named(
+    no: usize,
+    b: &[u8],
+    known: Option<&std::sync::Arc<str>>,
+) -> Result<(DiskRow, bool), RowError> {
     let mut tok: [&[u8]; 20] = [&[]; 20];
     let mut n = 0usize;
     let mut rest = b;
@@ -212,16 +223,15 @@ pub fn parse_row(no: usize, b: &[u8]) -> Result<(DiskRow, bool), RowError> {
     if name.iter().all(u8::is_ascii_digit) {
         return Err(RowError::Malformed);
     }
-    let name = match std::str::from_utf8(name) {
-        Ok(s) => s.to_owned(),
-        Err(_) => String::from_utf8_lossy(name).into_owned(),
+    let name: std::sync::Arc<str> = match known {
+        Some(k) if k.as_bytes() == name => k.clone(),
+        _ => String::from_utf8_lossy(name).into(),
     };
     let mut st = [0u64; 17];
     for (slot, t) in st.iter_mut().zip(&tok[3..n]) {
         *slot = parse_u64_bytes(t).ok_or(RowError::BadNumber)?;
     }
-    let mut row =
-        DiskRow { line: no, major, minor, name: name.to_string(), fields: n as u8, ..DiskRow::default() };
+    let mut row = DiskRow { line: no, major, minor, name, fields: n as u8, ..DiskRow::default() };
     if n == 7 {
         row.reads = st[0];
         row.sectors_read = st[1];
@@ -361,7 +371,8 @@ fn read_block(
             diags.skip(line.no, DiagKind::Truncated, line.text());
             continue;
         }
-        match parse_row(line.no, line.bytes) {
+        let known = out.snapshots.last().and_then(|p| p.devices.get(snap.devices.len())).map(|d| &d.name);
+        match parse_row_named(line.no, line.bytes, known) {
             Ok((row, odd)) => {
                 if odd {
                     diags.note(
@@ -387,9 +398,7 @@ impl crate::ts_budget::Snapshot for DiskSnapshot {
         self.line
     }
     fn bytes(&self) -> usize {
-        std::mem::size_of::<DiskSnapshot>()
-            + self.devices.capacity() * std::mem::size_of::<DiskRow>()
-            + self.devices.iter().map(|d| d.name.capacity()).sum::<usize>()
+        std::mem::size_of::<DiskSnapshot>() + self.devices.capacity() * std::mem::size_of::<DiskRow>()
     }
 }
 
@@ -405,7 +414,7 @@ mod tests {
         )
         .unwrap();
         assert!(!odd);
-        assert_eq!((r.major, r.minor, r.name.as_str()), (254, 0, "vda"));
+        assert_eq!((r.major, r.minor, &*r.name), (254, 0, "vda"));
         assert_eq!(r.sectors_written, 219913704);
         assert_eq!(r.flushes, Some(91546));
         assert_eq!(r.ms_flushing, Some(34660));

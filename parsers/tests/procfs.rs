@@ -186,7 +186,7 @@ fn s1_diskstats_vda_has_20_fields() {
     assert_eq!(last.sectors_written, 95_190_208);
     assert_eq!(last.flushes, Some(142_235));
     // loop devices print 20 fields too.
-    assert_eq!(first.devices[0].name, "loop0");
+    assert_eq!(&*first.devices[0].name, "loop0");
     assert_eq!(first.devices[0].discards, Some(0));
 }
 

@@ -170,11 +170,11 @@ impl<'d> Adapter<'d> for Diskstats<'d> {
     fn context(&self, file: &str, ctx: &mut Context) {
         for d in self.0.snapshots.iter().flat_map(|s| &s.devices) {
             // Every snapshot names the same devices: no key copied once it is known.
-            if ctx.block_majmin.contains_key(&d.name) {
+            if ctx.block_majmin.contains_key(&*d.name) {
                 continue;
             }
             ctx.block_majmin.insert(
-                d.name.clone(),
+                d.name.to_string(),
                 Sourced { value: (d.major, d.minor), file: file.to_string(), line: d.line },
             );
         }
@@ -194,21 +194,21 @@ impl<'d> Adapter<'d> for Diskstats<'d> {
                 sink.at(d.line);
                 let sectors = v.delta(o.sectors_written as f64, d.sectors_written as f64);
                 if let Some(w) = sectors {
-                    sink.rate(&Col::Ds(d.name.clone(), DsMetric::WBytesS), t, dt, w * 512.0 / dt);
+                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::WBytesS), t, dt, w * 512.0 / dt);
                 }
                 // Writes completed: with the sectors, the mean write request size when iostat is missing.
                 if let Some(n) = v.delta(o.writes as f64, d.writes as f64) {
-                    sink.rate(&Col::Ds(d.name.clone(), DsMetric::WS), t, dt, n / dt);
+                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::WS), t, dt, n / dt);
                     if let Some(w) = sectors
                         && n > 0.0
                     {
-                        sink.rate(&Col::Ds(d.name.clone(), DsMetric::WReqBytes), t, dt, w * 512.0 / n);
+                        sink.rate(&Col::Ds(d.name.to_string(), DsMetric::WReqBytes), t, dt, w * 512.0 / n);
                     }
                 }
                 if let (Some(a), Some(b)) = (o.flushes, d.flushes)
                     && let Some(fl) = v.delta(a as f64, b as f64)
                 {
-                    sink.rate(&Col::Ds(d.name.clone(), DsMetric::FS), t, dt, fl / dt);
+                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::FS), t, dt, fl / dt);
                 }
             }
         }

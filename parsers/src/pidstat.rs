@@ -894,6 +894,9 @@ fn parse_source_impl(src: &mut impl LineSource, fused: bool, budget: usize) -> P
         }
     }
     if keeper.factor > 1 {
+        // Halving merges in place: give back the room the merged reports left (touched
+        // pages otherwise stay resident through the analysis).
+        out.rows.shrink_to_fit();
         out.merged = keeper.factor;
         out.merged_from_line = keeper.first_merged_line;
         diags.note(

@@ -61,14 +61,27 @@ fn amounts(r: &mut Row) -> [&mut Option<f64>; 4] {
 /// Row indexes by task ids (TGID, TID).
 type ByIds = HashMap<(Option<u32>, Option<u32>), Vec<usize>>;
 
-/// Merges report `b` (rows `b_rows`, standing for `wb` printed reports) into report `a`
-/// (rows `a_rows`, standing for `wa`), in place: `a`'s rows become the merged rows, `b`'s
-/// tasks that `a` lacks are moved after them (first-seen order), nothing is copied.
-fn merge(mut a_rows: Vec<Row>, wa: u32, b_rows: Vec<Row>, wb: u32) -> Vec<Row> {
+/// Reports of at most this many rows are searched row by row for a task; larger ones
+/// through a map of task ids (built once per merge).
+const SCAN_ROWS: usize = 64;
+
+/// Merges report `rows[b..]` (standing for `wb` printed reports) into report `rows[a..b]`
+/// (standing for `wa`) where they lie: [`merge`] without moving either report out.
+fn merge_tail(rows: &mut Vec<Row>, a: usize, b: usize, wa: u32, wb: u32) {
+    let n = rows.len();
+    let end = merge_range(rows, a, b, n, wa, wb);
+    rows.truncate(end);
+}
+
+/// Merges report `rows[b..end]` into report `rows[a..b]` in place; returns the end of the
+/// merged report, `rows[a..returned]`. The tasks of `b` that `a` lacks follow `a`'s rows, in
+/// their order; the others are added into `a`'s rows, and what is left of them lies in
+/// `rows[returned..end]` (to be dropped).
+fn merge_range(rows: &mut [Row], a: usize, b: usize, end: usize, wa: u32, wb: u32) -> usize {
     let (wa, wb) = (f64::from(wa), f64::from(wb));
     let total = wa + wb;
-    let prev = a_rows.first().and_then(|r| r.prev_stamp);
-    let (last_stamp, last_table) = b_rows.first().map_or((None, 0), |r| (r.stamp, r.table));
+    let prev = rows.get(a).and_then(|r| r.prev_stamp);
+    let (last_stamp, last_table) = rows.get(b).map_or((None, 0), |r| (r.stamp, r.table));
     let scale = |r: &mut Row, w: f64| {
         for v in amounts(r) {
             *v = v.map(|x| x * w);
@@ -77,16 +90,21 @@ fn merge(mut a_rows: Vec<Row>, wa: u32, b_rows: Vec<Row>, wb: u32) -> Vec<Row> {
             o.1 *= w;
         }
     };
-    for r in a_rows.iter_mut() {
+    for r in &mut rows[a..b] {
         scale(r, wa);
     }
     let same = |x: &Row, y: &Row| x.tgid == y.tgid && x.tid == y.tid && x.command == y.command;
-    // Rows of `a` by task ids, built only when a task is not where it was (pidstat prints
-    // the tasks of each report in PID order); the command tells a reused PID apart.
     let mut at: Option<ByIds> = None;
-    for (k, mut r) in b_rows.into_iter().enumerate() {
-        let found = if a_rows.get(k).is_some_and(|x| same(x, &r)) {
+    // Rows of `b` kept (tasks `a` lacks) are moved down to `write`.
+    let mut write = b;
+    for k in 0..end - b {
+        let (head, tail) = rows.split_at_mut(b + k);
+        let r = &mut tail[0];
+        let a_rows = &mut head[a..b];
+        let found = if a_rows.get(k).is_some_and(|x| same(x, r)) {
             Some(k)
+        } else if a_rows.len() <= SCAN_ROWS {
+            a_rows.iter().position(|x| same(x, r))
         } else {
             let map = at.get_or_insert_with(|| {
                 let mut m = ByIds::with_capacity(a_rows.len());
@@ -95,12 +113,12 @@ fn merge(mut a_rows: Vec<Row>, wa: u32, b_rows: Vec<Row>, wb: u32) -> Vec<Row> {
                 }
                 m
             });
-            map.get(&(r.tgid, r.tid)).and_then(|ix| ix.iter().copied().find(|&i| same(&a_rows[i], &r)))
+            map.get(&(r.tgid, r.tid)).and_then(|ix| ix.iter().copied().find(|&i| same(&a_rows[i], r)))
         };
         match found {
             Some(i) => {
                 let m = &mut a_rows[i];
-                for (acc, v) in amounts(m).into_iter().zip(amounts(&mut r)) {
+                for (acc, v) in amounts(m).into_iter().zip(amounts(r)) {
                     if let Some(v) = *v {
                         *acc = Some(acc.unwrap_or(0.0) + v * wb);
                     }
@@ -115,15 +133,13 @@ fn merge(mut a_rows: Vec<Row>, wa: u32, b_rows: Vec<Row>, wb: u32) -> Vec<Row> {
                 m.line = r.line;
             }
             None => {
-                scale(&mut r, wb);
-                if let Some(m) = &mut at {
-                    m.entry((r.tgid, r.tid)).or_default().push(a_rows.len());
-                }
-                a_rows.push(r);
+                scale(r, wb);
+                rows.swap(write, b + k);
+                write += 1;
             }
         }
     }
-    for m in &mut a_rows {
+    for m in &mut rows[a..write] {
         for v in amounts(m) {
             *v = v.map(|x| x / total);
         }
@@ -135,7 +151,7 @@ fn merge(mut a_rows: Vec<Row>, wa: u32, b_rows: Vec<Row>, wb: u32) -> Vec<Row> {
         m.table = last_table;
         m.prev_stamp = prev;
     }
-    a_rows
+    write
 }
 
 /// Merges the last two reports of `rows` when together they stand for no more than
@@ -149,45 +165,48 @@ pub fn merge_last(rows: &mut Vec<Row>, spans: &mut Vec<Span>, factor: u32) -> bo
     if a.count + b.count > factor || !mergeable(&rows[a.start], &rows[b.start]) {
         return false;
     }
-    let b_rows = rows.split_off(b.start);
-    let a_rows = rows.split_off(a.start);
-    rows.extend(merge(a_rows, a.count, b_rows, b.count));
+    merge_tail(rows, a.start, b.start, a.count, b.count);
     spans.truncate(n - 2);
     spans.push(Span { start: a.start, end: rows.len(), count: a.count + b.count });
     true
 }
 
-/// Merges every pair of adjacent reports that may be merged, two to one; returns the
+/// Moves `rows[from..from + len]` down to `rows[to..]` (`to <= from`), swapping what was
+/// there up (rows about to be dropped).
+fn move_down(rows: &mut [Row], from: usize, len: usize, to: usize) {
+    if to < from {
+        for k in 0..len {
+            rows.swap(to + k, from + k);
+        }
+    }
+}
+
+/// Merges every pair of adjacent reports that may be merged, two to one, in place (rows
+/// after the last span, a report still being read, are kept after them); returns the
 /// number of reports removed.
 pub fn halve(rows: &mut Vec<Row>, spans: &mut Vec<Span>) -> usize {
-    let old_spans = std::mem::take(spans);
-    let before = old_spans.len();
-    // The rows of each report, moved out in order.
-    let mut rest = std::mem::take(rows).into_iter();
-    let mut keep = |rows: &mut Vec<Row>, count: u32, r: Vec<Row>| {
-        let start = rows.len();
-        rows.extend(r);
-        spans.push(Span { start, end: rows.len(), count });
-    };
-    // A report waiting for the next one to be merged with.
-    let mut pending: Option<(u32, Vec<Row>)> = None;
-    for s in old_spans {
-        let r: Vec<Row> = rest.by_ref().take(s.end - s.start).collect();
-        pending = match pending.take() {
-            None => Some((s.count, r)),
-            Some((ca, a)) if a.first().zip(r.first()).is_some_and(|(x, y)| mergeable(x, y)) => {
-                keep(rows, ca + s.count, merge(a, ca, r, s.count));
-                None
+    let old = std::mem::take(spans);
+    let before = old.len();
+    let mut write = 0;
+    let mut i = 0;
+    while i < old.len() {
+        let s = old[i];
+        let (len, count, step) = match old.get(i + 1) {
+            Some(t) if mergeable(&rows[s.start], &rows[t.start]) => {
+                let e = merge_range(rows, s.start, t.start, t.end, s.count, t.count);
+                (e - s.start, s.count + t.count, 2)
             }
-            Some((ca, a)) => {
-                keep(rows, ca, a);
-                Some((s.count, r))
-            }
+            _ => (s.end - s.start, s.count, 1),
         };
+        move_down(rows, s.start, len, write);
+        spans.push(Span { start: write, end: write + len, count });
+        write += len;
+        i += step;
     }
-    if let Some((c, r)) = pending {
-        keep(rows, c, r);
-    }
+    let rest = old.last().map_or(0, |s| s.end);
+    let open = rows.len() - rest;
+    move_down(rows, rest, open, write);
+    rows.truncate(write + open);
     before - spans.len()
 }
 
@@ -242,16 +261,15 @@ impl Keeper {
                 self.first_merged_line = rows.iter().find(|r| !r.since_boot).map(|r| r.line);
             }
             let open = self.spans.pop().expect("a span was just pushed or extended");
-            let tail = rows.split_off(open.start);
-            let before = rows.len();
+            let open_len = open.end - open.start;
+            let before = rows.len() - open_len;
             let removed = halve(rows, &mut self.spans);
-            self.spans.push(Span { start: rows.len(), end: rows.len() + tail.len(), count: open.count });
-            rows.extend(tail);
+            self.spans.push(Span { start: rows.len() - open_len, end: rows.len(), count: open.count });
             self.held = rows.iter().map(row_bytes).sum();
             if removed > 0 {
                 self.factor = self.factor.saturating_mul(2);
             }
-            if removed == 0 || rows.len() * MIN_SHRINK.1 > before * MIN_SHRINK.0 {
+            if removed == 0 || (rows.len() - open_len) * MIN_SHRINK.1 > before * MIN_SHRINK.0 {
                 // Nothing can be merged (one report, or since-boot only), or merging hardly
                 // shrinks the rows (short-lived tasks, each in one report only): coarser
                 // reports would lose detail without saving memory. Stop trying.

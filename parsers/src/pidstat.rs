@@ -36,6 +36,7 @@
 //! Rows of different tables are not merged: a `-u -d` capture gives one [`Row`] per task per
 //! table; [`Row::table`] tells which header a row belongs to.
 
+use crate::common::names::Names;
 use crate::common::sysstat::{Banner, average_label_len, parse_banner, parse_time_of_day};
 use crate::common::time::{DateLine, parse_date_line};
 use crate::common::{
@@ -130,9 +131,9 @@ pub struct Row {
     /// Thread id (`-t`); `None` for a process row and without `-t`.
     pub tid: Option<u32>,
     /// Command (without the `|__` / `(leader)__` prefix); the full command line with `-l`.
-    pub command: String,
+    pub command: std::sync::Arc<str>,
     /// The leader name of a `(leader)__name` thread row (TGID not displayed).
-    pub leader: Option<String>,
+    pub leader: Option<std::sync::Arc<str>>,
     /// `kB_rd/s`; `None` when absent or `-1.00` (unreadable `/proc/PID/io`).
     pub kb_rd_s: Option<f64>,
     /// `kB_wr/s`; `None` when absent or `-1.00`.
@@ -432,6 +433,7 @@ fn row(
     layout: &mut Layout,
     is_last: bool,
     diags: &mut Diags,
+    names: &mut Names,
 ) -> Option<(Row, bool)> {
     let tok = |i: usize| offs.get(i).and_then(|&(a, b)| text.get(a..b));
     let mut first3: [&str; 3] = [""; 3];
@@ -476,7 +478,7 @@ fn row(
         user: None,
         tgid: None,
         tid: None,
-        command: String::new(),
+        command: std::sync::Arc::from(""),
         leader: None,
         kb_rd_s: None,
         kb_wr_s: None,
@@ -574,16 +576,16 @@ fn row(
         let start = offs.get(i).map(|&(a, _)| a).unwrap_or(text.len());
         let cmd = text.get(start..).unwrap_or("").trim();
         if let Some(name) = cmd.strip_prefix("|__") {
-            r.command = name.to_string();
+            r.command = names.get(name);
         } else if r.tid.is_some()
             && r.tgid.is_some()
             && cmd.starts_with('(')
             && let Some(close) = cmd.find(")__")
         {
-            r.leader = Some(cmd[1..close].to_string());
-            r.command = cmd[close + 3..].to_string();
+            r.leader = Some(names.get(&cmd[1..close]));
+            r.command = names.get(&cmd[close + 3..]);
         } else {
-            r.command = cmd.to_string();
+            r.command = names.get(cmd);
         }
     } else if i < offs.len() {
         diags.note(line, DiagKind::FieldCount, text);
@@ -598,6 +600,7 @@ fn row(
 /// else (12-hour and CJK times, `-U` names, `--human` suffixes, `policy`, averages, short
 /// or long lines, a `UID`/`USER` word where a header could be): those take the general path,
 /// which also writes the diagnostics.
+#[allow(clippy::too_many_arguments)]
 fn row_fused(
     text: &str,
     line: usize,
@@ -606,6 +609,7 @@ fn row_fused(
     run: usize,
     layout: &mut Layout,
     rows: &mut Vec<Row>,
+    names: &mut Names,
 ) -> Option<()> {
     if cur.user || cur.cols.contains(&Col::Policy) {
         return None;
@@ -682,7 +686,7 @@ fn row_fused(
             Col::Policy => return None,
         }
     }
-    let mut command = String::new();
+    let command;
     let mut leader = None;
     let ntok = 3 + usize::from(cur.threads) + cur.cols.len();
     if cur.command {
@@ -705,19 +709,21 @@ fn row_fused(
             return None;
         }
         if let Some(name) = cmd.strip_prefix("|__") {
-            command = name.to_string();
+            command = names.get(name);
         } else if tid.is_some()
             && tgid.is_some()
             && cmd.starts_with('(')
             && let Some(close) = cmd.find(")__")
         {
-            leader = Some(cmd.get(1..close)?.to_string());
-            command = cmd.get(close + 3..)?.to_string();
+            leader = Some(names.get(cmd.get(1..close)?));
+            command = names.get(cmd.get(close + 3..)?);
         } else {
-            command = cmd.to_string();
+            command = names.get(cmd);
         }
     } else if next(&mut i).is_some() {
         return None;
+    } else {
+        command = names.get("");
     }
     layout.time_form.get_or_insert("hh:mm:ss");
     layout.decimal_comma |= comma;
@@ -778,6 +784,7 @@ fn parse_source_impl(src: &mut impl LineSource, fused: bool, budget: usize) -> P
     let mut last_tgid: Option<u32> = None;
     let mut offs: Vec<(usize, usize)> = Vec::with_capacity(32);
     let mut keeper = crate::pidstat_budget::Keeper::new(budget);
+    let mut names = Names::default();
     // ~90 bytes per task line in real captures: avoid regrowing a Vec of large rows.
     let most = if budget > 0 { budget / std::mem::size_of::<Row>() } else { usize::MAX };
     out.rows.reserve((src.len_hint() / 90).min(most));
@@ -809,6 +816,7 @@ fn parse_source_impl(src: &mut impl LineSource, fused: bool, budget: usize) -> P
                 out.banners.len().saturating_sub(1),
                 &mut out.layout,
                 &mut out.rows,
+                &mut names,
             )
             .is_some()
         {
@@ -843,6 +851,7 @@ fn parse_source_impl(src: &mut impl LineSource, fused: bool, budget: usize) -> P
                 &mut out.layout,
                 is_last_content,
                 &mut diags,
+                &mut names,
             ) {
                 if avg {
                     out.averages.push(r)
@@ -881,6 +890,7 @@ fn parse_source_impl(src: &mut impl LineSource, fused: bool, budget: usize) -> P
                     &mut out.layout,
                     is_last_content,
                     &mut diags,
+                    &mut names,
                 ) {
                     if avg {
                         out.averages.push(r)
@@ -1108,7 +1118,7 @@ Durchschn.:     0     31837     46,32   2453,24    813,04       0  cargo\n",
         assert_eq!(r.tgid, Some(1658));
         assert_eq!(r.kb_wr_s, Some(650.51));
         let a = &p.value.averages[0];
-        assert_eq!((a.command.as_str(), a.kb_ccwr_s, a.stamp), ("cargo", Some(813.04), None));
+        assert_eq!((&*a.command, a.kb_ccwr_s, a.stamp), ("cargo", Some(813.04), None));
         assert_eq!(p.value.layout.average_label.as_deref(), Some("Durchschn.:"));
     }
 
@@ -1125,9 +1135,9 @@ Durchschn.:     0     31837     46,32   2453,24    813,04       0  cargo\n",
         assert_eq!(v.len(), 3);
         assert_eq!(v[0].stamp, tod(19, 52, 40));
         assert!(!v[0].is_thread());
-        assert_eq!((v[1].tgid, v[1].tid, v[1].command.as_str()), (Some(1658), Some(2011), "lto cgu.01"));
+        assert_eq!((v[1].tgid, v[1].tid, &*v[1].command), (Some(1658), Some(2011), "lto cgu.01"));
         assert_eq!(v[1].kb_wr_s, None);
-        assert_eq!((v[2].leader.as_deref(), v[2].command.as_str()), (Some("dd"), "dd"));
+        assert_eq!((v[2].leader.as_deref(), &*v[2].command), (Some("dd"), "dd"));
     }
 
     #[test]

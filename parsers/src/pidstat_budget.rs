@@ -24,8 +24,9 @@ const MIN_SHRINK: (usize, usize) = (7, 8);
 /// Approximate heap bytes of one row (what the budget counts).
 pub fn row_bytes(r: &Row) -> usize {
     std::mem::size_of::<Row>()
-        + r.command.capacity()
-        + r.leader.as_ref().map_or(0, String::capacity)
+        // Counted as if not shared (the budget stays what it was with a copy per row).
+        + r.command.len()
+        + r.leader.as_ref().map_or(0, |l| l.len())
         + r.user.as_ref().map_or(0, String::capacity)
         + r.policy.as_ref().map_or(0, String::capacity)
         + r.other.capacity() * std::mem::size_of::<(String, f64)>()
@@ -67,9 +68,9 @@ const SCAN_ROWS: usize = 64;
 
 /// Merges report `rows[b..]` (standing for `wb` printed reports) into report `rows[a..b]`
 /// (standing for `wa`) where they lie: [`merge`] without moving either report out.
-fn merge_tail(rows: &mut Vec<Row>, a: usize, b: usize, wa: u32, wb: u32) {
+fn merge_tail(rows: &mut Vec<Row>, a: usize, b: usize, wa: u32, wb: u32, at: &mut Option<ByIds>) {
     let n = rows.len();
-    let end = merge_range(rows, a, b, n, wa, wb);
+    let end = merge_range(rows, a, b, n, wa, wb, at);
     rows.truncate(end);
 }
 
@@ -77,7 +78,20 @@ fn merge_tail(rows: &mut Vec<Row>, a: usize, b: usize, wa: u32, wb: u32) {
 /// merged report, `rows[a..returned]`. The tasks of `b` that `a` lacks follow `a`'s rows, in
 /// their order; the others are added into `a`'s rows, and what is left of them lies in
 /// `rows[returned..end]` (to be dropped).
-fn merge_range(rows: &mut [Row], a: usize, b: usize, end: usize, wa: u32, wb: u32) -> usize {
+///
+/// `at` is the map of `a`'s task ids when one was built (for a report of more than
+/// [`SCAN_ROWS`] rows), kept up to date with the rows added to `a`: a caller merging report
+/// after report into one keeps it between calls instead of rebuilding it per report (days of
+/// `pidstat -d -t` merged 128 to 1 spent a third of the parse hashing the same tasks again).
+fn merge_range(
+    rows: &mut [Row],
+    a: usize,
+    b: usize,
+    end: usize,
+    wa: u32,
+    wb: u32,
+    at: &mut Option<ByIds>,
+) -> usize {
     let (wa, wb) = (f64::from(wa), f64::from(wb));
     let total = wa + wb;
     let prev = rows.get(a).and_then(|r| r.prev_stamp);
@@ -94,7 +108,6 @@ fn merge_range(rows: &mut [Row], a: usize, b: usize, end: usize, wa: u32, wb: u3
         scale(r, wa);
     }
     let same = |x: &Row, y: &Row| x.tgid == y.tgid && x.tid == y.tid && x.command == y.command;
-    let mut at: Option<ByIds> = None;
     // Rows of `b` kept (tasks `a` lacks) are moved down to `write`.
     let mut write = b;
     for k in 0..end - b {
@@ -113,7 +126,9 @@ fn merge_range(rows: &mut [Row], a: usize, b: usize, end: usize, wa: u32, wb: u3
                 }
                 m
             });
-            map.get(&(r.tgid, r.tid)).and_then(|ix| ix.iter().copied().find(|&i| same(&a_rows[i], r)))
+            // Rows this merge added past `b` are in the map too, not yet in `a_rows`.
+            map.get(&(r.tgid, r.tid))
+                .and_then(|ix| ix.iter().copied().find(|&i| a_rows.get(i).is_some_and(|x| same(x, r))))
         };
         match found {
             Some(i) => {
@@ -134,7 +149,11 @@ fn merge_range(rows: &mut [Row], a: usize, b: usize, end: usize, wa: u32, wb: u3
             }
             None => {
                 scale(r, wb);
+                let ids = (r.tgid, r.tid);
                 rows.swap(write, b + k);
+                if let Some(map) = at.as_mut() {
+                    map.entry(ids).or_default().push(write - a);
+                }
                 write += 1;
             }
         }
@@ -157,6 +176,15 @@ fn merge_range(rows: &mut [Row], a: usize, b: usize, end: usize, wa: u32, wb: u3
 /// Merges the last two reports of `rows` when together they stand for no more than
 /// `factor` printed reports; returns true when merged.
 pub fn merge_last(rows: &mut Vec<Row>, spans: &mut Vec<Span>, factor: u32) -> bool {
+    merge_last_with(rows, spans, factor, &mut None)
+}
+
+/// The task-id map of the report being merged into, and the rows it covers (`start`, `end`).
+type Cached = Option<(usize, usize, ByIds)>;
+
+/// [`merge_last`] reusing `cache`, the map of the last-but-one report when it still covers
+/// exactly that report's rows (and leaving in it the map of the merged report).
+fn merge_last_with(rows: &mut Vec<Row>, spans: &mut Vec<Span>, factor: u32, cache: &mut Cached) -> bool {
     let n = spans.len();
     if n < 2 {
         return false;
@@ -165,7 +193,14 @@ pub fn merge_last(rows: &mut Vec<Row>, spans: &mut Vec<Span>, factor: u32) -> bo
     if a.count + b.count > factor || !mergeable(&rows[a.start], &rows[b.start]) {
         return false;
     }
-    merge_tail(rows, a.start, b.start, a.count, b.count);
+    let mut at = match cache.take() {
+        Some((start, end, map)) if start == a.start && end == a.end => Some(map),
+        _ => None,
+    };
+    merge_tail(rows, a.start, b.start, a.count, b.count, &mut at);
+    if let Some(map) = at {
+        *cache = Some((a.start, rows.len(), map));
+    }
     spans.truncate(n - 2);
     spans.push(Span { start: a.start, end: rows.len(), count: a.count + b.count });
     true
@@ -193,7 +228,7 @@ pub fn halve(rows: &mut Vec<Row>, spans: &mut Vec<Span>) -> usize {
         let s = old[i];
         let (len, count, step) = match old.get(i + 1) {
             Some(t) if mergeable(&rows[s.start], &rows[t.start]) => {
-                let e = merge_range(rows, s.start, t.start, t.end, s.count, t.count);
+                let e = merge_range(rows, s.start, t.start, t.end, s.count, t.count, &mut None);
                 (e - s.start, s.count + t.count, 2)
             }
             _ => (s.end - s.start, s.count, 1),
@@ -223,6 +258,8 @@ pub struct Keeper {
     spans: Vec<Span>,
     /// 1-based line of the first report merged, once any is.
     pub first_merged_line: Option<usize>,
+    /// The task-id map of the report being merged into ([`merge_last_with`]).
+    cache: Cached,
 }
 
 impl Keeper {
@@ -243,7 +280,7 @@ impl Keeper {
         if starts && self.factor > 1 && self.spans.len() >= 2 {
             let from = self.spans[self.spans.len() - 2].start;
             let before: usize = rows[from..].iter().map(row_bytes).sum();
-            if merge_last(rows, &mut self.spans, self.factor) {
+            if merge_last_with(rows, &mut self.spans, self.factor, &mut self.cache) {
                 self.held = self.held - before + rows[from..].iter().map(row_bytes).sum::<usize>();
             }
         }
@@ -263,6 +300,7 @@ impl Keeper {
             let open = self.spans.pop().expect("a span was just pushed or extended");
             let open_len = open.end - open.start;
             let before = rows.len() - open_len;
+            self.cache = None;
             let removed = halve(rows, &mut self.spans);
             self.spans.push(Span { start: rows.len() - open_len, end: rows.len(), count: open.count });
             self.held = rows.iter().map(row_bytes).sum();
@@ -301,7 +339,7 @@ mod tests {
             user: None,
             tgid: Some(100),
             tid: Some(tid),
-            command: format!("w{tid}"),
+            command: format!("w{tid}").into(),
             leader: None,
             kb_rd_s: Some(0.0),
             kb_wr_s: Some(kb),
@@ -349,5 +387,40 @@ mod tests {
         let kb: Vec<f64> = rows.iter().map(|r| r.kb_wr_s.unwrap()).collect();
         assert_eq!(kb, vec![25.0, 5.0, 7.0, 9.0]);
         assert_eq!(spans.iter().map(|s| s.count).collect::<Vec<_>>(), vec![4, 1, 1, 1]);
+    }
+
+    #[test]
+    fn a_kept_task_map_merges_as_a_fresh_one() {
+        // Reports of 100 tasks (past SCAN_ROWS): tasks come and go, and one id is reused
+        // by another command; merged eight to one with the map kept and rebuilt per report.
+        let report = |s: u32| -> Vec<Row> {
+            let mut v: Vec<Row> = (0..100u32)
+                .filter(|t| (t + s) % 7 != 0)
+                .map(|t| {
+                    row(s as usize * 1000 + t as usize, 10 + s, 200 + t + (s % 3) * 50, f64::from(t + s))
+                })
+                .collect();
+            let mut reused = row(s as usize * 1000 + 999, 10 + s, 201, 3.0);
+            reused.command = format!("new{s}").into();
+            v.push(reused);
+            v
+        };
+        let (mut kept, mut fresh) = (Vec::new(), Vec::new());
+        let (mut spans_k, mut spans_f) = (Vec::new(), Vec::new());
+        let mut cache: Cached = None;
+        for s in 0..12 {
+            for (rows, spans) in [(&mut kept, &mut spans_k), (&mut fresh, &mut spans_f)] {
+                let r = report(s);
+                spans.push(Span { start: rows.len(), end: rows.len() + r.len(), count: 1 });
+                rows.extend(r);
+            }
+            assert_eq!(
+                merge_last_with(&mut kept, &mut spans_k, 8, &mut cache),
+                merge_last(&mut fresh, &mut spans_f, 8)
+            );
+            assert!(cache.is_some() || s == 0);
+            assert_eq!((&kept, &spans_k), (&fresh, &spans_f), "after report {s}");
+        }
+        assert_eq!(spans_k.iter().map(|s| s.count).collect::<Vec<_>>(), vec![8, 4]);
     }
 }

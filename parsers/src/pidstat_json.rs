@@ -162,12 +162,12 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
                         user: t.get("USER").and_then(Value::as_str).map(str::to_string),
                         tgid: id_of(t.get("TGID")).or_else(|| id_of(t.get("PID"))),
                         tid: id_of(t.get("TID")),
-                        command: t.get("cmd").and_then(Value::as_str).unwrap_or("").to_string(),
+                        command: t.get("cmd").and_then(Value::as_str).unwrap_or("").into(),
                         leader: t
                             .get("leader")
                             .and_then(Value::as_str)
                             .filter(|s| !s.is_empty())
-                            .map(str::to_string),
+                            .map(Into::into),
                         kb_rd_s: None,
                         kb_wr_s: None,
                         kb_ccwr_s: None,

@@ -121,7 +121,7 @@ fn s1_gcache_threads_steady_writes() {
     assert_eq!(p.banner.as_ref().unwrap().nodename, "vm");
     // `19:37:31        0         -     15574      0.00   1996.00      0.00       0  |__gcache-w0`
     let r = find(&p.rows, "19:37:31", Some(15545), Some(15574));
-    assert_eq!(r.command, "gcache-w0");
+    assert_eq!(&*r.command, "gcache-w0");
     assert_eq!(r.kb_wr_s, Some(1996.0));
     assert_eq!(r.prev_stamp, None, "-h has no header time");
     assert!(r.is_thread());
@@ -132,10 +132,7 @@ fn s1_gcache_threads_steady_writes() {
     assert!(steady as f64 > 0.9 * w0.len() as f64, "{steady} of {}", w0.len());
     // `19:38:03        0     11414         -     20.00     76.00      0.00       0  kworker/u8:3+flush-254:0`
     let k = find(&p.rows, "19:38:03", Some(11414), None);
-    assert_eq!(
-        (k.command.as_str(), k.kb_rd_s, k.kb_wr_s),
-        ("kworker/u8:3+flush-254:0", Some(20.0), Some(76.0))
-    );
+    assert_eq!((&*k.command, k.kb_rd_s, k.kb_wr_s), ("kworker/u8:3+flush-254:0", Some(20.0), Some(76.0)));
     assert!(!k.is_thread());
     let g = find(&p.rows, "19:38:03", Some(15545), None);
     assert_eq!(g.kb_wr_s, Some(3560.0));
@@ -151,7 +148,7 @@ fn s1_pidstat_d_default_layout() {
     let g: Vec<&Row> = p.rows.iter().filter(|r| r.tgid == Some(15545)).collect();
     assert!(g.len() > 200);
     for r in &g {
-        assert_eq!(r.command, "gcache_sim");
+        assert_eq!(&*r.command, "gcache_sim");
         assert!(r.prev_stamp.is_some() && r.stamp.is_some() && r.prev_stamp != r.stamp);
         assert_eq!(r.tid, None);
     }
@@ -174,7 +171,7 @@ fn s4_locale_variants_agree() {
     for v in &variants {
         // `19:52:48        0      2016      0,00 524292,00      0,00       0  s4.sh` in every variant.
         let r = find(&v.rows, "19:52:48", Some(2016), None);
-        assert_eq!((r.kb_wr_s, r.command.as_str()), (Some(524292.0), "s4.sh"));
+        assert_eq!((r.kb_wr_s, &*r.command), (Some(524292.0), "s4.sh"));
         assert_eq!(r.prev_stamp, tod("19:52:47"));
         // Rows of the same second and PID agree (the tools read /proc a few ms apart).
         let mut common = 0;
@@ -205,7 +202,7 @@ fn s4_locale_variants_agree() {
     let iso = load("pidstat-d-t-h.ISO.txt");
     // `19:52:40        0         -      2011      0,00     15,24      0,00       0  |__lto cgu.01`
     let r = find(&th.rows, "19:52:40", Some(1658), Some(2011));
-    assert_eq!((r.command.as_str(), r.kb_wr_s), ("lto cgu.01", Some(15.24)));
+    assert_eq!((&*r.command, r.kb_wr_s), ("lto cgu.01", Some(15.24)));
     let a = find(&th.rows, "19:52:43", Some(2285), None);
     let b = find(&iso.rows, "19:52:43", Some(2285), None);
     assert_eq!(a.kb_wr_s, Some(416.0));
@@ -225,7 +222,7 @@ fn fixture_locales() {
     assert_eq!(r.kb_wr_s, Some(3357.38));
     // `Moyenne :     0     12447      0,00   1896,30      0,00       0  thrload` (U+202F before the colon)
     let a = fr.averages.iter().find(|r| r.tgid == Some(12447)).unwrap();
-    assert_eq!((a.kb_wr_s, a.command.as_str()), (Some(1896.30), "thrload"));
+    assert_eq!((a.kb_wr_s, &*a.command), (Some(1896.30), "thrload"));
     assert_eq!(fr.banner.as_ref().unwrap().date_text, "29/11/2026");
     // ja: `20時56分12秒     0     12447      0.00   1792.00      0.00       0  thrload`, `平均値:`
     let ja = parse_clean(&fixture("ja_JP_d.txt"));
@@ -242,10 +239,10 @@ fn fixture_locales() {
     // en_US -t: `08:56:21 PM     0         -     12497      0.00    768.00      0.00       0  |__wr thread 0`
     let en = parse_clean(&fixture("en_US_dt.txt"));
     let r = find(&en.rows, "20:56:21", Some(12447), Some(12497));
-    assert_eq!((r.command.as_str(), r.kb_wr_s), ("wr thread 0", Some(768.0)));
+    assert_eq!((&*r.command, r.kb_wr_s), ("wr thread 0", Some(768.0)));
     assert_eq!(r.prev_stamp, tod("20:56:20"));
     let a = en.averages.iter().find(|r| r.tid == Some(12498)).unwrap();
-    assert_eq!((a.tgid, a.kb_wr_s, a.command.as_str()), (Some(12447), Some(1018.91), "wr thread 1"));
+    assert_eq!((a.tgid, a.kb_wr_s, &*a.command), (Some(12447), Some(1018.91), "wr thread 1"));
     // --human in de_DE: `20:56:11        0     12446      0,0B      2,2M      0,0B       0  load.sh`
     let h = parse_clean(&fixture("de_DE_human_d.txt"));
     assert!(h.layout.human);
@@ -258,9 +255,9 @@ fn fixture_layouts() {
     // -l: `20:56:21        0     12447         -      0.00   1792.00      0.00       0  /root/.pyenv/versions/3.11.7/bin/python3 thr.py`
     let l = parse_clean(&fixture("C_dlt.txt"));
     let r = find(&l.rows, "20:56:21", Some(12447), None);
-    assert_eq!(r.command, "/root/.pyenv/versions/3.11.7/bin/python3 thr.py");
+    assert_eq!(&*r.command, "/root/.pyenv/versions/3.11.7/bin/python3 thr.py");
     assert_eq!(r.kb_wr_s, Some(1792.0));
-    assert_eq!(find(&l.rows, "20:56:21", Some(12446), None).command, "/bin/bash ./load.sh");
+    assert_eq!(&*find(&l.rows, "20:56:21", Some(12446), None).command, "/bin/bash ./load.sh");
     // -U: `USER` names.
     let u = parse_clean(&fixture("C_dU.txt"));
     assert!(u.layout.user_names);
@@ -323,7 +320,7 @@ fn hand_written_old_layouts() {
         (r.stamp, r.tgid, r.kb_wr_s, r.iodelay),
         (epoch(1646857494.0), Some(2154), Some(624.0), Some(1.0))
     );
-    assert_eq!(r.command, "ib_log_writer");
+    assert_eq!(&*r.command, "ib_log_writer");
 }
 
 #[test]
@@ -337,13 +334,13 @@ fn corpus_samples_values() {
     assert_eq!(j.layout.iodelay, Some(false));
     // -l full command lines with spaces.
     let hl = p("jc__centos-7.7__pidstat-hl.txt");
-    assert_eq!(hl.rows[0].command, "/usr/lib/systemd/systemd --switched-root --system --deserialize 22");
+    assert_eq!(&*hl.rows[0].command, "/usr/lib/systemd/systemd --switched-root --system --deserialize 22");
     // -t with (leader)__name and `|__dconf worker`.
     let at = p("sysstat-tests__expected1.pidstat-At-TTASK.txt");
-    let f = at.rows.iter().find(|r| r.command == "firefox" && r.leader.is_some()).unwrap();
+    let f = at.rows.iter().find(|r| &*r.command == "firefox" && r.leader.is_some()).unwrap();
     assert_eq!((f.tgid, f.tid, f.leader.as_deref()), (Some(8741), Some(8741), Some("firefox")));
     let all = p("sysstat-tests__expected1.pidstat-At-TALL-ALL.txt");
-    let d = all.rows.iter().find(|r| r.command == "dconf worker").unwrap();
+    let d = all.rows.iter().find(|r| &*r.command == "dconf worker").unwrap();
     assert_eq!((d.tgid, d.tid), (Some(7900), Some(10334)));
     // -U user names.
     let u = p("sysstat-tests__expected.pidstat-U.txt");
@@ -384,7 +381,7 @@ fn json_values() {
     );
     assert_eq!(r.stamp, tod("12:53:22"));
     assert!(r.line > 0);
-    let t = v.rows.iter().find(|r| r.command == "dconf worker" && r.kb_rd_s.is_some()).unwrap();
+    let t = v.rows.iter().find(|r| &*r.command == "dconf worker" && r.kb_rd_s.is_some()).unwrap();
     assert_eq!(
         (t.tgid, t.tid, t.leader.as_deref(), t.kb_rd_s),
         (Some(7900), Some(10334), Some("gnome-shell"), Some(0.01))
@@ -394,7 +391,7 @@ fn json_values() {
     let c = pidstat_json::Fmt::parse(&shared("corpus/pidstat/sysstat-tests__expected1.pidstat-C-JSON.txt"));
     assert_eq!(c.value.rows.len(), 1);
     assert_eq!(c.value.rows[0].stamp, epoch(1591016004.0));
-    assert_eq!(c.value.rows[0].command, "firefox");
+    assert_eq!(&*c.value.rows[0].command, "firefox");
 }
 
 #[test]

@@ -78,7 +78,7 @@ impl<'d> Adapter<'d> for Pidstat<'d> {
                 && v.filling
             {
                 let e = v.out.threads.entry(t).or_insert_with(|| ThreadTotal {
-                    comm: row.command.clone(),
+                    comm: row.command.to_string(),
                     category: cat,
                     bytes: 0.0,
                     tgid: row.tgid,

@@ -6,6 +6,7 @@
 
 pub mod decode;
 pub mod lines;
+pub mod names;
 pub mod number;
 pub mod pt_stalk;
 pub mod sysstat;

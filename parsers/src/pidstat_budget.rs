@@ -395,7 +395,7 @@ mod tests {
         // by another command; merged eight to one with the map kept and rebuilt per report.
         let report = |s: u32| -> Vec<Row> {
             let mut v: Vec<Row> = (0..100u32)
-                .filter(|t| (t + s) % 7 != 0)
+                .filter(|t| !(t + s).is_multiple_of(7))
                 .map(|t| {
                     row(s as usize * 1000 + t as usize, 10 + s, 200 + t + (s % 3) * 50, f64::from(t + s))
                 })

@@ -57,7 +57,8 @@ pub struct Pidstat {
     pub rows: Vec<Row>,
     /// The rows of the `Average:` blocks (any translation), in file order.
     pub averages: Vec<Row>,
-    /// The column headers seen, in order; [`Row::table`] indexes it.
+    /// The column headers seen, in order; [`Row::table`] indexes it. A `-h` header printed
+    /// again just as before (every report reprints it) is the table already listed.
     pub tables: Vec<Table>,
     /// Layout facts for `inspect` (see [`Summary::variant`]).
     pub layout: Layout,
@@ -73,14 +74,14 @@ pub struct Pidstat {
 /// One column header line (`19:52:40      UID       PID   kB_rd/s …  Command`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Table {
-    /// 1-based line number of the header.
+    /// 1-based line number of the header (its first printing, for a repeated `-h` header).
     pub line: usize,
     /// The time printed in the header (the previous sample), `None` for `-h` and average headers.
     pub stamp: Option<Stamp>,
     /// True for the header of an `Average:` block.
     pub average: bool,
     /// The activity columns between the ID columns and `Command`, as printed (`kB_rd/s`, `%usr`, ...).
-    pub columns: Vec<String>,
+    pub columns: std::sync::Arc<[String]>,
 }
 
 /// How the file was printed.
@@ -397,8 +398,16 @@ fn header(text: &str, toks: &[&str], line: usize, out: &mut Pidstat, diags: &mut
     let rest = toks.get(start..).unwrap_or(&[]);
     let command = rest.last() == Some(&"Command");
     let acts = if command { &rest[..rest.len() - 1] } else { rest };
+    // `-h` reprints one header per report (`# Time UID TGID TID kB_rd/s ... Command`): the
+    // same header again is the same table, not one more (two million reports of a 2 GB file
+    // held 250 MB of identical column lists).
+    let repeat = stamp.is_none()
+        && !average
+        && out.tables.last().is_some_and(|t| {
+            t.stamp.is_none() && !t.average && t.columns.iter().map(String::as_str).eq(acts.iter().copied())
+        });
     let mut cur = Current {
-        table: out.tables.len(),
+        table: out.tables.len() - usize::from(repeat),
         prev: stamp,
         user: toks[id] == "USER",
         threads,
@@ -417,7 +426,16 @@ fn header(text: &str, toks: &[&str], line: usize, out: &mut Pidstat, diags: &mut
     out.layout.one_line |= one_line;
     out.layout.threads |= threads;
     out.layout.user_names |= cur.user;
-    out.tables.push(Table { line, stamp, average, columns: acts.iter().map(|s| s.to_string()).collect() });
+    if !repeat {
+        // Each report of `pidstat -d 1` prints its header with its own time: the column
+        // list is shared with the last table that has the same one.
+        let same = |t: &&Table| t.columns.iter().map(String::as_str).eq(acts.iter().copied());
+        let columns = match out.tables.iter().rev().take(8).find(same) {
+            Some(t) => t.columns.clone(),
+            None => acts.iter().map(|s| s.to_string()).collect(),
+        };
+        out.tables.push(Table { line, stamp, average, columns });
+    }
     Some(cur)
 }
 
@@ -950,7 +968,7 @@ impl Summary for Pidstat {
         }
         let mut acts: Vec<&str> = Vec::new();
         for t in &self.tables {
-            for c in &t.columns {
+            for c in t.columns.iter() {
                 let a = activity_of(c);
                 if !acts.contains(&a) {
                     acts.push(a);

@@ -209,7 +209,7 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
                     }
                     out.rows.push(r);
                 }
-                out.tables.push(Table { line: 0, stamp, average: false, columns });
+                out.tables.push(Table { line: 0, stamp, average: false, columns: columns.into() });
                 let _ = activity;
             }
         }

@@ -281,6 +281,9 @@ fn fixture_layouts() {
     assert!(ld.iter().all(|r| r.prev_stamp == tod("20:56:10")));
     // -h all activities in one line: `20:56:11  0  12447  -  0.58 … 164384   14364 … 1347.37 … NORMAL  thrload`
     let h = parse_clean(&fixture("C_h_urdwvRs_t.txt"));
+    // Its two reports print one `# Time UID TGID TID %usr ...` header each: one table.
+    assert_eq!(h.tables.len(), 1, "{:?}", h.tables);
+    assert!(h.rows.iter().any(|r| r.stamp == tod("20:56:12")) && h.rows.iter().all(|r| r.table == 0));
     let r = find(&h.rows, "20:56:11", Some(12447), None);
     assert_eq!(
         (r.get("%usr"), r.get("VSZ"), r.kb_wr_s, r.get("fd-nr")),

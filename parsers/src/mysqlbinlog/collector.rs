@@ -183,6 +183,9 @@ impl Collector {
         for (k, n) in std::mem::take(&mut self.event_counts) {
             *self.out.events.entry(String::from_utf8_lossy(&k).into_owned()).or_insert(0) += n;
         }
+        // The vector doubled as it grew: give back the unused half (1.5 M transactions of
+        // 7 decoded binlogs held 386 MB of capacity for 283 MB of transactions).
+        self.out.transactions.shrink_to_fit();
         let lines = self.lines;
         self.diags.finish(self.out, lines)
     }

@@ -133,76 +133,7 @@ pub struct DeviceRow {
     pub m: DeviceMetrics,
 }
 
-/// Device values, normalised: rates per second, sizes in bytes, times in ms.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
-pub struct DeviceMetrics {
-    /// `tps` (basic and `-s` reports).
-    pub tps: Option<f64>,
-    /// `r/s`.
-    pub r_s: Option<f64>,
-    /// `w/s`.
-    pub w_s: Option<f64>,
-    /// `d/s` (discards, ≥ 12.1.2).
-    pub d_s: Option<f64>,
-    /// `f/s` (flushes, ≥ 12.3.1).
-    pub f_s: Option<f64>,
-    /// `rrqm/s`.
-    pub rrqm_s: Option<f64>,
-    /// `wrqm/s`.
-    pub wrqm_s: Option<f64>,
-    /// `drqm/s`.
-    pub drqm_s: Option<f64>,
-    /// `rqm/s` (`-x -s`).
-    pub rqm_s: Option<f64>,
-    /// `%rrqm`.
-    pub rrqm_pct: Option<f64>,
-    /// `%wrqm`.
-    pub wrqm_pct: Option<f64>,
-    /// `%drqm`.
-    pub drqm_pct: Option<f64>,
-    /// Read bytes/s (`rkB/s`, `rMB/s`, `rsec/s`, `kB_read/s`, `Blk_read/s`, ...).
-    pub r_bytes_s: Option<f64>,
-    /// Written bytes/s (`wkB/s`, `kB_wrtn/s`, ...).
-    pub w_bytes_s: Option<f64>,
-    /// Discarded bytes/s (`dkB/s`, `kB_dscd/s`).
-    pub d_bytes_s: Option<f64>,
-    /// Read + written bytes/s (`kB/s` of `-x -s`).
-    pub bytes_s: Option<f64>,
-    /// Written + discarded bytes/s (`kB_w+d/s` of `-s`).
-    pub wd_bytes_s: Option<f64>,
-    /// `r_await` (ms).
-    pub r_await_ms: Option<f64>,
-    /// `w_await` (ms).
-    pub w_await_ms: Option<f64>,
-    /// `d_await` (ms).
-    pub d_await_ms: Option<f64>,
-    /// `f_await` (ms).
-    pub f_await_ms: Option<f64>,
-    /// `await` (ms; r+w combined, ≤ 11.5.6 and `-x -s`).
-    pub await_ms: Option<f64>,
-    /// `aqu-sz` / `avgqu-sz`.
-    pub aqu_sz: Option<f64>,
-    /// `rareq-sz` in bytes.
-    pub r_req_bytes: Option<f64>,
-    /// `wareq-sz` in bytes.
-    pub w_req_bytes: Option<f64>,
-    /// `dareq-sz` in bytes.
-    pub d_req_bytes: Option<f64>,
-    /// `avgrq-sz` (sectors, ≤ 11.5.6) / `areq-sz` (kB, `-x -s`) in bytes.
-    pub req_bytes: Option<f64>,
-    /// `%util`.
-    pub util_pct: Option<f64>,
-    /// `svctm` (ms; gone in 12.1.2).
-    pub svctm_ms: Option<f64>,
-    /// `kB_read` / `Blk_read` / `MB_read` in bytes (since boot in a since-boot report, else per interval).
-    pub read_bytes: Option<f64>,
-    /// `kB_wrtn` in bytes.
-    pub written_bytes: Option<f64>,
-    /// `kB_dscd` in bytes.
-    pub discarded_bytes: Option<f64>,
-    /// `kB_w+d` in bytes (`-s`).
-    pub wd_bytes: Option<f64>,
-}
+pub use crate::iostat_metrics::DeviceMetrics;
 
 /// The sysstat generation, recognised from the device header columns (FORMATS.md §1.2).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -398,44 +329,9 @@ pub(crate) fn classify(name: &str) -> (Col, Option<&'static str>) {
 }
 
 /// Stores one value in its field.
+#[inline]
 pub(crate) fn set(m: &mut DeviceMetrics, f: Field, v: f64) {
-    use Field::*;
-    let slot = match f {
-        Tps => &mut m.tps,
-        RS => &mut m.r_s,
-        WS => &mut m.w_s,
-        DS => &mut m.d_s,
-        FS => &mut m.f_s,
-        RrqmS => &mut m.rrqm_s,
-        WrqmS => &mut m.wrqm_s,
-        DrqmS => &mut m.drqm_s,
-        RqmS => &mut m.rqm_s,
-        RrqmPct => &mut m.rrqm_pct,
-        WrqmPct => &mut m.wrqm_pct,
-        DrqmPct => &mut m.drqm_pct,
-        RBytesS => &mut m.r_bytes_s,
-        WBytesS => &mut m.w_bytes_s,
-        DBytesS => &mut m.d_bytes_s,
-        BytesS => &mut m.bytes_s,
-        WdBytesS => &mut m.wd_bytes_s,
-        RAwait => &mut m.r_await_ms,
-        WAwait => &mut m.w_await_ms,
-        DAwait => &mut m.d_await_ms,
-        FAwait => &mut m.f_await_ms,
-        Await => &mut m.await_ms,
-        AquSz => &mut m.aqu_sz,
-        RReq => &mut m.r_req_bytes,
-        WReq => &mut m.w_req_bytes,
-        DReq => &mut m.d_req_bytes,
-        Req => &mut m.req_bytes,
-        Util => &mut m.util_pct,
-        Svctm => &mut m.svctm_ms,
-        ReadBytes => &mut m.read_bytes,
-        WrittenBytes => &mut m.written_bytes,
-        DiscardedBytes => &mut m.discarded_bytes,
-        WdBytes => &mut m.wd_bytes,
-    };
-    *slot = Some(v);
+    m.put(f, Some(v));
 }
 
 /// Recognises the sysstat generation from the set of header fields.
@@ -797,44 +693,7 @@ impl Builder {
 }
 
 fn merge_metrics(dst: &mut DeviceMetrics, src: &DeviceMetrics) {
-    macro_rules! m {
-        ($($f:ident),*) => { $( if src.$f.is_some() { dst.$f = src.$f; } )* };
-    }
-    m!(
-        tps,
-        r_s,
-        w_s,
-        d_s,
-        f_s,
-        rrqm_s,
-        wrqm_s,
-        drqm_s,
-        rqm_s,
-        rrqm_pct,
-        wrqm_pct,
-        drqm_pct,
-        r_bytes_s,
-        w_bytes_s,
-        d_bytes_s,
-        bytes_s,
-        wd_bytes_s,
-        r_await_ms,
-        w_await_ms,
-        d_await_ms,
-        f_await_ms,
-        await_ms,
-        aqu_sz,
-        r_req_bytes,
-        w_req_bytes,
-        d_req_bytes,
-        req_bytes,
-        util_pct,
-        svctm_ms,
-        read_bytes,
-        written_bytes,
-        discarded_bytes,
-        wd_bytes
-    );
+    dst.take_printed(src);
 }
 
 /// Seconds of a stamp on a common axis (for interval derivation only).
@@ -1685,11 +1544,11 @@ vda              4.00     20.00     1.00  20.00    2.25     5.00 14183.00  83540
         let d = &r.devices[0];
         assert_eq!(d.device, "vda");
         assert_eq!(d.line, 8);
-        assert_eq!(d.m.w_s, Some(14183.0));
-        assert_eq!(d.m.w_bytes_s, Some(83540.0 * 1024.0));
-        assert_eq!(d.m.w_req_bytes, Some(5.89 * 1024.0));
-        assert_eq!(d.m.f_s, Some(50.0));
-        assert_eq!(d.m.util_pct, Some(12.8));
+        assert_eq!(d.m.w_s(), Some(14183.0));
+        assert_eq!(d.m.w_bytes_s(), Some(83540.0 * 1024.0));
+        assert_eq!(d.m.w_req_bytes(), Some(5.89 * 1024.0));
+        assert_eq!(d.m.f_s(), Some(50.0));
+        assert_eq!(d.m.util_pct(), Some(12.8));
         assert_eq!(p.value.layout, Layout::Extended12_3_1);
         assert_eq!(Fmt::sniff(X_T.as_bytes()), Sniff::Yes);
     }
@@ -1720,9 +1579,9 @@ vda              4.00     20.00     1.00  20.00    2.25     5.00 14183.00  83540
         assert_eq!(p.value.reports.len(), 2);
         let r = &p.value.reports[0];
         assert_eq!(r.devices.len(), 2);
-        assert_eq!(r.devices[0].m.r_s, Some(6.9));
-        assert_eq!(r.devices[0].m.w_s, Some(1.69));
-        assert_eq!(p.value.reports[1].devices[0].m.w_s, Some(3.0));
+        assert_eq!(r.devices[0].m.r_s(), Some(6.9));
+        assert_eq!(r.devices[0].m.w_s(), Some(1.69));
+        assert_eq!(p.value.reports[1].devices[0].m.w_s(), Some(3.0));
         assert!(p.value.device_last && p.value.pretty_subtables);
     }
 }

@@ -13,7 +13,7 @@
 //! stamps mark the end of an interval, so the next report's stamp minus this one
 //! is the merged interval. The since-boot report of a run is never merged.
 
-use crate::iostat::{CpuAvg, DeviceMetrics, DeviceRow, Report};
+use crate::iostat::{CpuAvg, DeviceMetrics, DeviceRow, Field, Report};
 use std::collections::HashMap;
 
 /// Approximate heap bytes of one report's rows (what the budget counts).
@@ -97,46 +97,26 @@ fn metrics_mean(a: &DeviceMetrics, wa: f64, b: &DeviceMetrics, wb: f64) -> Devic
     let per_req = |x: Option<f64>, y: Option<f64>, (ka, kb): (f64, f64)| {
         if ka + kb > 0.0 { mean(x, ka, y, kb) } else { mean(x, wa, y, wb) }
     };
-    let rw = |m: &DeviceMetrics| Some(m.r_s.unwrap_or(0.0) + m.w_s.unwrap_or(0.0));
-    let (r, w, d, f) = (by(a.r_s, b.r_s), by(a.w_s, b.w_s), by(a.d_s, b.d_s), by(a.f_s, b.f_s));
+    let rw = |m: &DeviceMetrics| Some(m.r_s().unwrap_or(0.0) + m.w_s().unwrap_or(0.0));
+    let (r, w, d, f) =
+        (by(a.r_s(), b.r_s()), by(a.w_s(), b.w_s()), by(a.d_s(), b.d_s()), by(a.f_s(), b.f_s()));
     let io = by(rw(a), rw(b));
-    let tps = by(a.tps.or(rw(a)), b.tps.or(rw(b)));
+    let tps = by(a.tps().or(rw(a)), b.tps().or(rw(b)));
     let avg = |x: Option<f64>, y: Option<f64>| mean(x, wa, y, wb);
-    DeviceMetrics {
-        tps: avg(a.tps, b.tps),
-        r_s: avg(a.r_s, b.r_s),
-        w_s: avg(a.w_s, b.w_s),
-        d_s: avg(a.d_s, b.d_s),
-        f_s: avg(a.f_s, b.f_s),
-        rrqm_s: avg(a.rrqm_s, b.rrqm_s),
-        wrqm_s: avg(a.wrqm_s, b.wrqm_s),
-        drqm_s: avg(a.drqm_s, b.drqm_s),
-        rqm_s: avg(a.rqm_s, b.rqm_s),
-        rrqm_pct: per_req(a.rrqm_pct, b.rrqm_pct, r),
-        wrqm_pct: per_req(a.wrqm_pct, b.wrqm_pct, w),
-        drqm_pct: per_req(a.drqm_pct, b.drqm_pct, d),
-        r_bytes_s: avg(a.r_bytes_s, b.r_bytes_s),
-        w_bytes_s: avg(a.w_bytes_s, b.w_bytes_s),
-        d_bytes_s: avg(a.d_bytes_s, b.d_bytes_s),
-        bytes_s: avg(a.bytes_s, b.bytes_s),
-        wd_bytes_s: avg(a.wd_bytes_s, b.wd_bytes_s),
-        r_await_ms: per_req(a.r_await_ms, b.r_await_ms, r),
-        w_await_ms: per_req(a.w_await_ms, b.w_await_ms, w),
-        d_await_ms: per_req(a.d_await_ms, b.d_await_ms, d),
-        f_await_ms: per_req(a.f_await_ms, b.f_await_ms, f),
-        await_ms: per_req(a.await_ms, b.await_ms, io),
-        aqu_sz: avg(a.aqu_sz, b.aqu_sz),
-        r_req_bytes: per_req(a.r_req_bytes, b.r_req_bytes, r),
-        w_req_bytes: per_req(a.w_req_bytes, b.w_req_bytes, w),
-        d_req_bytes: per_req(a.d_req_bytes, b.d_req_bytes, d),
-        req_bytes: per_req(a.req_bytes, b.req_bytes, io),
-        util_pct: avg(a.util_pct, b.util_pct),
-        svctm_ms: per_req(a.svctm_ms, b.svctm_ms, tps),
-        read_bytes: sum(a.read_bytes, b.read_bytes),
-        written_bytes: sum(a.written_bytes, b.written_bytes),
-        discarded_bytes: sum(a.discarded_bytes, b.discarded_bytes),
-        wd_bytes: sum(a.wd_bytes, b.wd_bytes),
-    }
+    DeviceMetrics::combine(a, b, |field, x, y| {
+        use Field::*;
+        match field {
+            RrqmPct | RAwait | RReq => per_req(x, y, r),
+            WrqmPct | WAwait | WReq => per_req(x, y, w),
+            DrqmPct | DAwait | DReq => per_req(x, y, d),
+            FAwait => per_req(x, y, f),
+            Await | Req => per_req(x, y, io),
+            Svctm => per_req(x, y, tps),
+            ReadBytes | WrittenBytes | DiscardedBytes | WdBytes => sum(x, y),
+            Tps | RS | WS | DS | FS | RrqmS | WrqmS | DrqmS | RqmS | RBytesS | WBytesS | DBytesS | BytesS
+            | WdBytesS | AquSz | Util => avg(x, y),
+        }
+    })
 }
 
 /// Merges the kept reports two to one where they may be (`counts[i]`: the original
@@ -178,12 +158,13 @@ mod tests {
             devices: vec![DeviceRow {
                 line: 10 + index,
                 device: "vda".into(),
-                m: DeviceMetrics {
-                    w_s: Some(w_s),
-                    w_bytes_s: Some(w_s * 4096.0),
-                    w_await_ms: Some(w_await),
-                    written_bytes: Some(written),
-                    ..DeviceMetrics::default()
+                m: {
+                    let mut m = DeviceMetrics::default();
+                    m.put(Field::WS, Some(w_s));
+                    m.put(Field::WBytesS, Some(w_s * 4096.0));
+                    m.put(Field::WAwait, Some(w_await));
+                    m.put(Field::WrittenBytes, Some(written));
+                    m
                 },
             }],
         }
@@ -194,11 +175,11 @@ mod tests {
         let mut a = rep(1, 100.0, 1.0, 4096.0);
         merge_into(&mut a, 1, rep(2, 300.0, 5.0, 8192.0), 1);
         let m = &a.devices[0].m;
-        assert_eq!(m.w_s, Some(200.0));
-        assert_eq!(m.w_bytes_s, Some(200.0 * 4096.0));
+        assert_eq!(m.w_s(), Some(200.0));
+        assert_eq!(m.w_bytes_s(), Some(200.0 * 4096.0));
         // (100 x 1 + 300 x 5) / 400 = 4 ms: the wait of the average request.
-        assert_eq!(m.w_await_ms, Some(4.0));
-        assert_eq!(m.written_bytes, Some(12288.0));
+        assert_eq!(m.w_await_ms(), Some(4.0));
+        assert_eq!(m.written_bytes(), Some(12288.0));
         assert_eq!(a.cpu.unwrap().user, Some(1.5));
         // The merged report ends where its last report ended.
         assert_eq!((a.index, a.line, a.devices[0].line), (2, 12, 12));
@@ -215,7 +196,7 @@ mod tests {
         halve(&mut reports, &mut counts);
         assert_eq!(reports.iter().map(|r| r.index).collect::<Vec<_>>(), [0, 2, 3]);
         assert_eq!(counts, [1, 2, 1]);
-        assert_eq!(reports[1].devices[0].m.w_s, Some(200.0));
+        assert_eq!(reports[1].devices[0].m.w_s(), Some(200.0));
         // Again: nothing left that may merge.
         halve(&mut reports, &mut counts);
         assert_eq!(counts, [1, 2, 1]);
@@ -226,6 +207,6 @@ mod tests {
     fn unequal_spans_weigh_by_their_reports() {
         let mut a = rep(1, 100.0, 1.0, 0.0);
         merge_into(&mut a, 3, rep(2, 500.0, 1.0, 0.0), 1);
-        assert_eq!(a.devices[0].m.w_s, Some(200.0));
+        assert_eq!(a.devices[0].m.w_s(), Some(200.0));
     }
 }

@@ -303,9 +303,9 @@ mod tests {
         let r = &p.value.reports[0];
         assert_eq!(r.line, 11);
         assert_eq!(r.devices[0].line, 15);
-        assert_eq!(r.devices[0].m.w_bytes_s, Some(34930.57 * 1024.0));
-        assert_eq!(r.devices[0].m.rrqm_pct, Some(1.70));
-        assert_eq!(r.devices[0].m.util_pct, Some(10.05));
+        assert_eq!(r.devices[0].m.w_bytes_s(), Some(34930.57 * 1024.0));
+        assert_eq!(r.devices[0].m.rrqm_pct(), Some(1.70));
+        assert_eq!(r.devices[0].m.util_pct(), Some(10.05));
         assert_eq!(r.cpu.unwrap().user, Some(70.60));
         assert!(r.since_boot);
         assert_eq!(p.value.banner.as_ref().unwrap().cpus, Some(2));

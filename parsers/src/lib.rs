@@ -21,6 +21,7 @@ pub mod interrupts;
 pub mod iostat;
 pub mod iostat_budget;
 pub mod iostat_json;
+mod iostat_metrics;
 pub mod mounts;
 pub mod mpstat;
 pub mod mysql_error_log;

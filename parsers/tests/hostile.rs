@@ -65,7 +65,7 @@ fn iostat(text: &[u8]) -> iosift_parsers::Parsed<Iostat> {
 }
 
 fn vda_w_s(v: &Iostat) -> Vec<Option<f64>> {
-    v.reports.iter().map(|r| r.devices.iter().find(|d| d.device == "vda").and_then(|d| d.m.w_s)).collect()
+    v.reports.iter().map(|r| r.devices.iter().find(|d| d.device == "vda").and_then(|d| d.m.w_s())).collect()
 }
 
 fn zoned(s: &str) -> Stamp {
@@ -225,15 +225,15 @@ fn overflowing_negative_and_nan_numbers_never_become_values() {
         match expect {
             None => {
                 // Either the row is dropped with a diagnostic or the field is empty: never a NaN/inf.
-                let w = first.and_then(|d| d.m.w_s);
+                let w = first.and_then(|d| d.m.w_s());
                 assert_eq!(w, None, "{tok} became {w:?}");
                 assert!(!p.diagnostics.is_empty(), "{tok} gave no diagnostic");
             }
-            Some(v) => assert_eq!(first.and_then(|d| d.m.w_s), Some(v), "{tok}"),
+            Some(v) => assert_eq!(first.and_then(|d| d.m.w_s()), Some(v), "{tok}"),
         }
         for r in &p.value.reports {
             for d in &r.devices {
-                for v in [d.m.r_s, d.m.w_s, d.m.w_bytes_s, d.m.util_pct].into_iter().flatten() {
+                for v in [d.m.r_s(), d.m.w_s(), d.m.w_bytes_s(), d.m.util_pct()].into_iter().flatten() {
                     assert!(v.is_finite(), "{tok}: non-finite value {v}");
                 }
             }

@@ -144,18 +144,18 @@ fn s1_burst_seconds() {
     let d = &r.devices[0];
     assert_eq!(d.device, "vda");
     assert_eq!(d.line, 360);
-    assert_close!(d.m.w_s, 14183.0);
-    assert_close!(d.m.w_bytes_s, 83540.0 * 1024.0);
-    assert_close!(d.m.w_req_bytes, 5.89 * 1024.0);
-    assert_close!(d.m.w_await_ms, 0.66);
-    assert_close!(d.m.r_s, 4.0);
-    assert_close!(d.m.f_s, 50.0);
+    assert_close!(d.m.w_s(), 14183.0);
+    assert_close!(d.m.w_bytes_s(), 83540.0 * 1024.0);
+    assert_close!(d.m.w_req_bytes(), 5.89 * 1024.0);
+    assert_close!(d.m.w_await_ms(), 0.66);
+    assert_close!(d.m.r_s(), 4.0);
+    assert_close!(d.m.f_s(), 50.0);
     // 19:40:09: vda w/s 26458.00 wkB/s 148628.00
     let r = v.reports.iter().find(|r| r.stamp == Some(local("2026-11-29 19:40:09"))).unwrap();
-    assert_close!(r.devices[0].m.w_s, 26458.0);
-    assert_close!(r.devices[0].m.w_bytes_s, 148628.0 * 1024.0);
+    assert_close!(r.devices[0].m.w_s(), 26458.0);
+    assert_close!(r.devices[0].m.w_bytes_s(), 148628.0 * 1024.0);
     // Bursts (w/s > 10000) come every ~31 s: 9 burst seconds in 7 bursts.
-    let bursts = v.reports.iter().filter(|r| r.devices[0].m.w_s.unwrap() > 10_000.0).count();
+    let bursts = v.reports.iter().filter(|r| r.devices[0].m.w_s().unwrap() > 10_000.0).count();
     assert_eq!(bursts, 9);
     // JSON of the same run gives the same values.
     let j = JsonFmt::parse(&read_shared("bundles/s1_mmap_writeback/iostat-x-t.json"));
@@ -171,8 +171,8 @@ fn s1_megabytes_file() {
     assert_eq!(v.unit, Some("MB"));
     // 11/29/26 19:37:19  vda 688.75 26.39 (rMB/s)
     let d = &v.reports[0].devices[0];
-    assert_close!(d.m.r_s, 688.75);
-    assert_close!(d.m.r_bytes_s, 26.39 * 1024.0 * 1024.0);
+    assert_close!(d.m.r_s(), 688.75);
+    assert_close!(d.m.r_bytes_s(), 26.39 * 1024.0 * 1024.0);
 }
 
 /// The same 30 seconds printed in five locales / forms give the same numbers.
@@ -221,16 +221,16 @@ fn s4_locale_variants_agree() {
         assert_eq!(r.devices[0].device, "vda");
         let m = &r.devices[0].m;
         for (p, q) in [
-            (a.r_s, m.r_s),
-            (a.w_s, m.w_s),
-            (a.f_s, m.f_s),
-            (a.w_await_ms, m.w_await_ms),
-            (a.util_pct, m.util_pct),
+            (a.r_s(), m.r_s()),
+            (a.w_s(), m.w_s()),
+            (a.f_s(), m.f_s()),
+            (a.w_await_ms(), m.w_await_ms()),
+            (a.util_pct(), m.util_pct()),
         ] {
             let (p, q) = (p.unwrap(), q.unwrap());
             assert!((p - q).abs() <= 0.05 + p.abs() * 1e-4, "{p} vs {q}");
         }
-        let (p, q) = (a.w_bytes_s.unwrap(), m.w_bytes_s.unwrap());
+        let (p, q) = (a.w_bytes_s().unwrap(), m.w_bytes_s().unwrap());
         assert!((p - q).abs() <= 1024.0, "wkB {p} vs {q}");
         assert!((c.reports[0].cpu.unwrap().user.unwrap() - r.cpu.unwrap().user.unwrap()).abs() < 0.01);
     }
@@ -239,26 +239,26 @@ fn s4_locale_variants_agree() {
     let total = |v: &Iostat, f: fn(&iosift_parsers::iostat::DeviceMetrics) -> Option<f64>| -> f64 {
         v.reports[1..].iter().map(|r| f(&r.devices[0].m).unwrap()).sum()
     };
-    let cw = total(&c, |m| m.w_s);
-    let cb = total(&c, |m| m.w_bytes_s);
-    let cf = total(&c, |m| m.f_s);
+    let cw = total(&c, |m| m.w_s());
+    let cb = total(&c, |m| m.w_bytes_s());
+    let cf = total(&c, |m| m.f_s());
     assert!(cw > 3000.0, "{cw}");
     for v in all {
         for i in 1..30 {
-            let (p, q) = (c.reports[i].devices[0].m.w_s.unwrap(), v.reports[i].devices[0].m.w_s.unwrap());
+            let (p, q) = (c.reports[i].devices[0].m.w_s().unwrap(), v.reports[i].devices[0].m.w_s().unwrap());
             assert!((p - q).abs() <= 10.0 + 0.05 * p, "report {i}: w/s {p} vs {q}");
-            let (p, q) = (c.reports[i].devices[0].m.f_s.unwrap(), v.reports[i].devices[0].m.f_s.unwrap());
+            let (p, q) = (c.reports[i].devices[0].m.f_s().unwrap(), v.reports[i].devices[0].m.f_s().unwrap());
             assert!((p - q).abs() <= 3.0 + 0.05 * p, "report {i}: f/s {p} vs {q}");
         }
-        assert!((total(v, |m| m.w_s) - cw).abs() <= 0.01 * cw);
-        assert!((total(v, |m| m.w_bytes_s) - cb).abs() <= 0.01 * cb);
-        assert!((total(v, |m| m.f_s) - cf).abs() <= 0.01 * cf);
+        assert!((total(v, |m| m.w_s()) - cw).abs() <= 0.01 * cw);
+        assert!((total(v, |m| m.w_bytes_s()) - cb).abs() <= 0.01 * cb);
+        assert!((total(v, |m| m.f_s()) - cf).abs() <= 0.01 * cf);
     }
     // Concrete values: since-boot report `vda 423.89 15366.35 … 1180.42 34930.03`.
-    assert_close!(c.reports[0].devices[0].m.w_s, 1180.42);
-    assert_close!(de.reports[0].devices[0].m.w_s, 1180.44);
-    assert_close!(de.reports[0].devices[0].m.w_bytes_s, 34930.57 * 1024.0);
-    assert_close!(js.reports[0].devices[0].m.w_bytes_s, 34930.57 * 1024.0);
+    assert_close!(c.reports[0].devices[0].m.w_s(), 1180.42);
+    assert_close!(de.reports[0].devices[0].m.w_s(), 1180.44);
+    assert_close!(de.reports[0].devices[0].m.w_bytes_s(), 34930.57 * 1024.0);
+    assert_close!(js.reports[0].devices[0].m.w_bytes_s(), 34930.57 * 1024.0);
     assert_close!(de.reports[0].cpu.unwrap().user, 70.60);
 }
 
@@ -279,14 +279,14 @@ fn layout_sysstat7_time_lines_sectors() {
     assert_eq!(r.stamp, Some(Stamp::TimeOfDay(chrono::NaiveTime::from_hms_opt(15, 49, 57).unwrap())));
     // sdb  0.24  84.28  0.90 66.04  34.03  1202.56  18.47  0.04 0.60  0.21  1.44
     let sdb = r.devices.iter().find(|d| d.device == "sdb").unwrap();
-    assert_close!(sdb.m.rrqm_s, 0.24);
-    assert_close!(sdb.m.w_s, 66.04);
-    assert_close!(sdb.m.w_bytes_s, 1202.56 * 512.0);
-    assert_close!(sdb.m.req_bytes, 18.47 * 512.0);
-    assert_close!(sdb.m.aqu_sz, 0.04);
-    assert_close!(sdb.m.await_ms, 0.60);
-    assert_close!(sdb.m.svctm_ms, 0.21);
-    assert_close!(sdb.m.util_pct, 1.44);
+    assert_close!(sdb.m.rrqm_s(), 0.24);
+    assert_close!(sdb.m.w_s(), 66.04);
+    assert_close!(sdb.m.w_bytes_s(), 1202.56 * 512.0);
+    assert_close!(sdb.m.req_bytes(), 18.47 * 512.0);
+    assert_close!(sdb.m.aqu_sz(), 0.04);
+    assert_close!(sdb.m.await_ms(), 0.60);
+    assert_close!(sdb.m.svctm_ms(), 0.21);
+    assert_close!(sdb.m.util_pct(), 1.44);
     assert_eq!(r.cpu.unwrap().user, Some(19.09));
 }
 
@@ -301,10 +301,10 @@ fn layout_9_1_2_r_await_megabytes() {
     assert_eq!(r.stamp, Some(local("2018-06-13 14:10:50")));
     // sdb  0.25  74.42  5.70  0.87  0.57  0.29  268.00  0.32  49.24  38.06  123.00  1.83  1.20
     let sdb = r.devices.iter().find(|d| d.device == "sdb").unwrap();
-    assert_close!(sdb.m.r_bytes_s, 0.57 * 1024.0 * 1024.0);
-    assert_close!(sdb.m.req_bytes, 268.0 * 512.0);
-    assert_close!(sdb.m.r_await_ms, 38.06);
-    assert_close!(sdb.m.w_await_ms, 123.0);
+    assert_close!(sdb.m.r_bytes_s(), 0.57 * 1024.0 * 1024.0);
+    assert_close!(sdb.m.req_bytes(), 268.0 * 512.0);
+    assert_close!(sdb.m.r_await_ms(), 38.06);
+    assert_close!(sdb.m.w_await_ms(), 123.0);
     assert_eq!(r.devices.len(), 11);
 }
 
@@ -315,11 +315,11 @@ fn layout_11_5_7_kb_request_sizes() {
     assert_eq!(v.layout, Layout::Extended11_5_7);
     // loop1  63.02  0.00  72.52  0.00 … 0.12 0.00 0.00 1.15 0.00 0.00 0.01
     let d = v.reports[0].devices.iter().find(|d| d.device == "loop1").unwrap();
-    assert_close!(d.m.r_s, 63.02);
-    assert_close!(d.m.r_bytes_s, 72.52 * 1024.0);
-    assert_close!(d.m.r_req_bytes, 1.15 * 1024.0);
-    assert_close!(d.m.svctm_ms, 0.0);
-    assert_close!(d.m.util_pct, 0.01);
+    assert_close!(d.m.r_s(), 63.02);
+    assert_close!(d.m.r_bytes_s(), 72.52 * 1024.0);
+    assert_close!(d.m.r_req_bytes(), 1.15 * 1024.0);
+    assert_close!(d.m.svctm_ms(), 0.0);
+    assert_close!(d.m.util_pct(), 0.01);
 }
 
 #[test]
@@ -333,9 +333,9 @@ fn layout_basic_blocks_and_since_boot_totals() {
     let sdb = &v.reports[1].devices[1];
     // sdb  78.93  634.11  0.00  1896  0
     assert_eq!(sdb.device, "sdb");
-    assert_close!(sdb.m.tps, 78.93);
-    assert_close!(sdb.m.r_bytes_s, 634.11 * 512.0);
-    assert_close!(sdb.m.read_bytes, 1896.0 * 512.0);
+    assert_close!(sdb.m.tps(), 78.93);
+    assert_close!(sdb.m.r_bytes_s(), 634.11 * 512.0);
+    assert_close!(sdb.m.read_bytes(), 1896.0 * 512.0);
     assert!(v.reports[0].since_boot && !v.reports[1].since_boot);
 }
 
@@ -346,23 +346,23 @@ fn basic_discard_short_and_groups() {
     assert_eq!(v.layout, Layout::Basic12_1_2);
     let names: Vec<&str> = v.reports[0].devices.iter().map(|d| d.device.as_str()).collect();
     assert_eq!(names, ["sda", "sdb", " disks", "sdc", "sdd", " other"]);
-    assert_close!(v.reports[0].devices[2].m.read_bytes, 1599857.0 * 1024.0);
+    assert_close!(v.reports[0].devices[2].m.read_bytes(), 1599857.0 * 1024.0);
     let s = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-s.txt"));
     assert_eq!(s.layout, Layout::BasicShort);
     // sdq  8.07  222.11  25.21  1597504  181305
     let sdq = &s.reports[0].devices[2];
-    assert_close!(sdq.m.wd_bytes_s, 25.21 * 1024.0);
-    assert_close!(sdq.m.wd_bytes, 181305.0 * 1024.0);
+    assert_close!(sdq.m.wd_bytes_s(), 25.21 * 1024.0);
+    assert_close!(sdq.m.wd_bytes(), 181305.0 * 1024.0);
     let xs = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-xs.txt"));
     assert_eq!(xs.layout, Layout::ExtendedShort);
     // sdq  9.62  23.90  5.77  13.00  2.48  0.01  0.96 (second report)
     let sdq = &xs.reports[1].devices[2];
-    assert_close!(sdq.m.tps, 9.62);
-    assert_close!(sdq.m.bytes_s, 23.90 * 1024.0);
-    assert_close!(sdq.m.rqm_s, 5.77);
-    assert_close!(sdq.m.await_ms, 13.0);
-    assert_close!(sdq.m.req_bytes, 2.48 * 1024.0);
-    assert_close!(sdq.m.aqu_sz, 0.01);
+    assert_close!(sdq.m.tps(), 9.62);
+    assert_close!(sdq.m.bytes_s(), 23.90 * 1024.0);
+    assert_close!(sdq.m.rqm_s(), 5.77);
+    assert_close!(sdq.m.await_ms(), 13.0);
+    assert_close!(sdq.m.req_bytes(), 2.48 * 1024.0);
+    assert_close!(sdq.m.aqu_sz(), 0.01);
 }
 
 #[test]
@@ -374,10 +374,10 @@ fn device_last_layouts_and_subtables() {
     assert_eq!(r.devices.len(), 5);
     // sdr: r/s 2.28 (r table), w/s 0.49 (w table), f table util 1.35
     let sdr = r.devices.iter().find(|d| d.device == "sdr").unwrap();
-    assert_close!(sdr.m.r_s, 2.28);
-    assert_close!(sdr.m.w_s, 0.49);
-    assert_close!(sdr.m.w_await_ms, 39.57);
-    assert_close!(sdr.m.util_pct, 1.35);
+    assert_close!(sdr.m.r_s(), 2.28);
+    assert_close!(sdr.m.w_s(), 0.49);
+    assert_close!(sdr.m.w_await_ms(), 39.57);
+    assert_close!(sdr.m.util_pct(), 1.35);
     assert_eq!(sdr.line, 10);
     let c = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-compact.txt"));
     assert!(c.device_last && !c.pretty_subtables);
@@ -386,9 +386,9 @@ fn device_last_layouts_and_subtables() {
     assert!(h.human && h.device_last);
     // 8.59  222.1k  57.1k  0.0k  1.5G  400.9M  0.0k sda
     let sda = &h.reports[0].devices[0];
-    assert_close!(sda.m.r_bytes_s, 222.1 * 1024.0);
-    assert_close!(sda.m.read_bytes, 1.5 * 1024.0 * 1024.0 * 1024.0);
-    assert_close!(sda.m.written_bytes, 400.9 * 1024.0 * 1024.0);
+    assert_close!(sda.m.r_bytes_s(), 222.1 * 1024.0);
+    assert_close!(sda.m.read_bytes(), 1.5 * 1024.0 * 1024.0 * 1024.0);
+    assert_close!(sda.m.written_bytes(), 400.9 * 1024.0 * 1024.0);
     let j = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-jUUID-list.txt"));
     assert_eq!(j.reports[0].devices[0].device, "2578463f-6947-48c7-8b09-876a4145cfb1");
 }
@@ -399,11 +399,11 @@ fn cciss_and_posix_sectors() {
     let v = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-p-cciss.txt"));
     let names: Vec<&str> = v.reports[1].devices.iter().map(|d| d.device.as_str()).collect();
     assert_eq!(names, ["cciss/c0d0", "cciss/c0d0p1", "cciss/c0d0p2"]);
-    assert_close!(v.reports[1].devices[0].m.tps, 32402.95);
+    assert_close!(v.reports[1].devices[0].m.tps(), 32402.95);
     let p = clean(&read_shared("corpus/iostat/generated__iostat_C_posix.txt"));
     assert_eq!(p.unit, Some("sectors"));
     // vda 136.06 16881.16 (rsec/s)
-    assert_close!(p.reports[0].devices[0].m.r_bytes_s, 16881.16 * 512.0);
+    assert_close!(p.reports[0].devices[0].m.r_bytes_s(), 16881.16 * 512.0);
 }
 
 #[test]
@@ -415,7 +415,7 @@ fn sigint_and_y_flag() {
     assert!(y.runs[0].omits_since_boot);
     assert!(!y.reports[0].since_boot);
     // vda 535.00 128.22 (rMB/s)
-    assert_close!(y.reports[0].devices[0].m.r_bytes_s, 128.22 * 1024.0 * 1024.0);
+    assert_close!(y.reports[0].devices[0].m.r_bytes_s(), 128.22 * 1024.0 * 1024.0);
     let c = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-ct.txt"));
     assert_eq!(c.layout, Layout::CpuOnly);
     assert!(c.reports.iter().all(|r| r.stamp.is_some() && r.cpu.is_some()));
@@ -461,7 +461,7 @@ fn fixture_runs_colours_human() {
     assert!(!y.reports[0].since_boot);
     let p = clean(&fixture("x_pretty.txt"));
     assert!(p.pretty_subtables);
-    assert!(p.reports[0].devices[0].m.f_s.is_some() && p.reports[0].devices[0].m.r_s.is_some());
+    assert!(p.reports[0].devices[0].m.f_s().is_some() && p.reports[0].devices[0].m.r_s().is_some());
 }
 
 #[test]
@@ -473,15 +473,15 @@ fn json_variants() {
     assert_eq!(v.reports.len(), 2);
     assert_eq!(v.reports[0].devices[2].device, " disks");
     // "MB_read/s": 0.22, "MB_read": 1560
-    assert_close!(v.reports[0].devices[0].m.r_bytes_s, 0.22 * 1024.0 * 1024.0);
-    assert_close!(v.reports[0].devices[0].m.read_bytes, 1560.0 * 1024.0 * 1024.0);
+    assert_close!(v.reports[0].devices[0].m.r_bytes_s(), 0.22 * 1024.0 * 1024.0);
+    assert_close!(v.reports[0].devices[0].m.read_bytes(), 1560.0 * 1024.0 * 1024.0);
     let x =
         JsonFmt::parse(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-x-p-ALL-JSON.txt")).value;
     // "sda" … "rrqm": 5.38, "util": 0.46, "rareq-sz": 32.21
     let sda = &x.reports[0].devices[0];
-    assert_close!(sda.m.rrqm_pct, 5.38);
-    assert_close!(sda.m.util_pct, 0.46);
-    assert_close!(sda.m.r_req_bytes, 32.21 * 1024.0);
+    assert_close!(sda.m.rrqm_pct(), 5.38);
+    assert_close!(sda.m.util_pct(), 0.46);
+    assert_close!(sda.m.r_req_bytes(), 32.21 * 1024.0);
     assert_eq!(x.reports[0].cpu.unwrap().idle, Some(56.0));
     assert_eq!(x.banner.as_ref().unwrap().nodename, "SYSSTAT.TEST");
 }
@@ -500,10 +500,10 @@ fn handwritten_old_layouts() {
     assert_eq!(v.interval_s, Some(3.0));
     let d = &v.reports[0].devices[1];
     assert_eq!(d.device, "sda1");
-    assert_close!(d.m.r_bytes_s, 26.73 * 512.0);
-    assert_close!(d.m.req_bytes, 25.76 * 512.0);
-    assert_close!(d.m.await_ms, 81.06);
-    assert_close!(d.m.svctm_ms, 3.45);
+    assert_close!(d.m.r_bytes_s(), 26.73 * 512.0);
+    assert_close!(d.m.req_bytes(), 25.76 * 512.0);
+    assert_close!(d.m.await_ms(), 81.06);
+    assert_close!(d.m.svctm_ms(), 3.45);
 
     // 9.1.2..11.5.6: cciss/c0d0 0.00 310.00 2.00 850.00 8.00 46400.00 108.94 4.21 4.94 1.50 4.95 0.95 81.00
     let v = clean(&fixture("hw_sysstat10_x.txt"));
@@ -511,13 +511,13 @@ fn handwritten_old_layouts() {
     assert!(v.reports[0].since_boot && !v.reports[1].since_boot);
     let d = &v.reports[1].devices[0];
     assert_eq!(d.device, "cciss/c0d0");
-    assert_close!(d.m.wrqm_s, 310.0);
-    assert_close!(d.m.w_s, 850.0);
-    assert_close!(d.m.w_bytes_s, 46400.0 * 1024.0);
-    assert_close!(d.m.req_bytes, 108.94 * 512.0);
-    assert_close!(d.m.aqu_sz, 4.21);
-    assert_close!(d.m.w_await_ms, 4.95);
-    assert_close!(d.m.util_pct, 81.0);
+    assert_close!(d.m.wrqm_s(), 310.0);
+    assert_close!(d.m.w_s(), 850.0);
+    assert_close!(d.m.w_bytes_s(), 46400.0 * 1024.0);
+    assert_close!(d.m.req_bytes(), 108.94 * 512.0);
+    assert_close!(d.m.aqu_sz(), 4.21);
+    assert_close!(d.m.w_await_ms(), 4.95);
+    assert_close!(d.m.util_pct(), 81.0);
     assert_eq!(v.reports[1].devices[1].device, "centos-root");
 
     // 11.5.7: nvme0n1 0.00 1024.00 0.00 131072.00 0.00 0.00 0.00 0.00 0.00 2.00 2.05 0.00 128.00 0.05 5.12
@@ -525,31 +525,31 @@ fn handwritten_old_layouts() {
     assert_eq!(v.layout, Layout::Extended11_5_7);
     assert_eq!(v.reports[1].stamp, Some(local("2021-12-01 09:15:01")));
     let d = &v.reports[1].devices[0];
-    assert_close!(d.m.w_s, 1024.0);
-    assert_close!(d.m.w_bytes_s, 131072.0 * 1024.0);
-    assert_close!(d.m.w_req_bytes, 128.0 * 1024.0);
-    assert_close!(d.m.aqu_sz, 2.05);
-    assert_close!(d.m.svctm_ms, 0.05);
+    assert_close!(d.m.w_s(), 1024.0);
+    assert_close!(d.m.w_bytes_s(), 131072.0 * 1024.0);
+    assert_close!(d.m.w_req_bytes(), 128.0 * 1024.0);
+    assert_close!(d.m.aqu_sz(), 2.05);
+    assert_close!(d.m.svctm_ms(), 0.05);
 
     // 12.1.2: discard, no svctm: … 1.20 25.21 0.08 5.96 14.24 20.99 0.10 0.46
     let v = clean(&fixture("hw_sysstat12_1_x.txt"));
     assert_eq!(v.layout, Layout::Extended12_1_2);
     let d = &v.reports[0].devices[0];
-    assert_close!(d.m.d_s, 1.2);
-    assert_close!(d.m.d_bytes_s, 25.21 * 1024.0);
-    assert_close!(d.m.drqm_pct, 5.96);
-    assert_close!(d.m.d_await_ms, 14.24);
-    assert_close!(d.m.d_req_bytes, 20.99 * 1024.0);
-    assert_eq!(d.m.svctm_ms, None);
-    assert_eq!(d.m.f_s, None);
+    assert_close!(d.m.d_s(), 1.2);
+    assert_close!(d.m.d_bytes_s(), 25.21 * 1024.0);
+    assert_close!(d.m.drqm_pct(), 5.96);
+    assert_close!(d.m.d_await_ms(), 14.24);
+    assert_close!(d.m.d_req_bytes(), 20.99 * 1024.0);
+    assert_eq!(d.m.svctm_ms(), None);
+    assert_eq!(d.m.f_s(), None);
 
     // 5.x: `%sys`, no `%steal`, rsec/s and rkB/s both present (same bytes).
     let v = clean(&fixture("hw_sysstat5_x.txt"));
     let cpu = v.reports[0].cpu.unwrap();
     assert_eq!((cpu.system, cpu.steal, cpu.idle), (Some(0.75), None, Some(96.0)));
     let d = &v.reports[0].devices[0];
-    assert_close!(d.m.r_bytes_s, 6.0 * 1024.0);
-    assert_close!(d.m.w_bytes_s, 21.2 * 1024.0);
+    assert_close!(d.m.r_bytes_s(), 6.0 * 1024.0);
+    assert_close!(d.m.w_bytes_s(), 21.2 * 1024.0);
     assert_eq!(v.banner.as_ref().unwrap().machine, None);
 }
 
@@ -595,7 +595,7 @@ fn a_memory_budget_merges_reports_and_keeps_the_bytes() {
     // stands for (those after the previous kept stamp, up to its own) equals the sum of
     // their rates.
     let vda = |r: &iosift_parsers::iostat::Report| -> f64 {
-        r.devices.iter().filter(|d| d.device == "vda").filter_map(|d| d.m.w_bytes_s).sum()
+        r.devices.iter().filter(|d| d.device == "vda").filter_map(|d| d.m.w_bytes_s()).sum()
     };
     let at = |s: &Stamp| {
         whole.value.reports.iter().position(|r| r.stamp.as_ref() == Some(s)).expect("a printed stamp")

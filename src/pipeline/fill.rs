@@ -641,7 +641,7 @@ impl<'a> Filler<'a> {
         let mut totals: BTreeMap<&str, f64> = BTreeMap::new();
         for r in &io.reports {
             for d in &r.devices {
-                *totals.entry(d.device.as_str()).or_default() += d.m.w_bytes_s.unwrap_or(0.0);
+                *totals.entry(d.device.as_str()).or_default() += d.m.w_bytes_s().unwrap_or(0.0);
             }
         }
         let dev = totals.iter().max_by(|a, b| a.1.total_cmp(b.1))?.0.to_string();
@@ -654,7 +654,7 @@ impl<'a> Filler<'a> {
                 continue;
             };
             for d in rep.devices.iter().filter(|d| d.device == dev) {
-                if let Some(w) = d.m.w_bytes_s {
+                if let Some(w) = d.m.w_bytes_s() {
                     out.insert(e.round() as i64 - 1, w);
                 }
             }

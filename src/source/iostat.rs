@@ -94,20 +94,20 @@ impl<'d> Adapter<'d> for Iostat<'d> {
                 let m = &d.m;
                 let dev = d.device.trim();
                 for (k, x) in [
-                    (DevMetric::WBytesS, m.w_bytes_s),
-                    (DevMetric::RBytesS, m.r_bytes_s),
-                    (DevMetric::WS, m.w_s),
-                    (DevMetric::RS, m.r_s),
-                    (DevMetric::FS, m.f_s),
-                    (DevMetric::WrqmS, m.wrqm_s),
-                    (DevMetric::WAwaitMs, m.w_await_ms),
-                    (DevMetric::RAwaitMs, m.r_await_ms),
-                    (DevMetric::FAwaitMs, m.f_await_ms),
-                    (DevMetric::AwaitMs, m.await_ms),
-                    (DevMetric::AquSz, m.aqu_sz),
-                    (DevMetric::UtilPct, m.util_pct),
-                    (DevMetric::WReqBytes, m.w_req_bytes),
-                    (DevMetric::Tps, m.tps),
+                    (DevMetric::WBytesS, m.w_bytes_s()),
+                    (DevMetric::RBytesS, m.r_bytes_s()),
+                    (DevMetric::WS, m.w_s()),
+                    (DevMetric::RS, m.r_s()),
+                    (DevMetric::FS, m.f_s()),
+                    (DevMetric::WrqmS, m.wrqm_s()),
+                    (DevMetric::WAwaitMs, m.w_await_ms()),
+                    (DevMetric::RAwaitMs, m.r_await_ms()),
+                    (DevMetric::FAwaitMs, m.f_await_ms()),
+                    (DevMetric::AwaitMs, m.await_ms()),
+                    (DevMetric::AquSz, m.aqu_sz()),
+                    (DevMetric::UtilPct, m.util_pct()),
+                    (DevMetric::WReqBytes, m.w_req_bytes()),
+                    (DevMetric::Tps, m.tps()),
                 ] {
                     if let Some(x) = x {
                         sink.rate(&Col::Dev(dev.to_string(), k), end, dt, x);

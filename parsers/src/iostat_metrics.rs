@@ -1,0 +1,209 @@
+//! The values of one `iostat` device row, stored compactly: 33 `f64` with NaN where the
+//! report has no such column (264 bytes a row instead of the 528 of 33 `Option<f64>`; a
+//! long capture keeps millions of rows, see [`crate::iostat_budget`]). Each column is read
+//! with the method named after it (`m.w_s()`), which gives `None` for a column not printed.
+//! A value printed as `nan` reads as not printed.
+
+use crate::iostat::Field;
+
+/// Device values, normalised: rates per second, sizes in bytes, times in ms.
+///
+/// Serialises as an object with one member per column (`null` when not printed), the
+/// member names being the method names.
+#[derive(Clone, Copy)]
+pub struct DeviceMetrics {
+    v: [f64; COLUMNS],
+}
+
+/// Columns a row can hold (one per [`Field`]).
+const COLUMNS: usize = 33;
+
+impl Default for DeviceMetrics {
+    /// No column printed.
+    fn default() -> Self {
+        Self { v: [f64::NAN; COLUMNS] }
+    }
+}
+
+impl DeviceMetrics {
+    /// The value of a column (`None`: not printed).
+    #[inline]
+    pub(crate) fn get(&self, f: Field) -> Option<f64> {
+        let x = self.v[f as usize];
+        (!x.is_nan()).then_some(x)
+    }
+
+    /// Stores a column's value (`None` or NaN: not printed).
+    #[inline]
+    pub(crate) fn put(&mut self, f: Field, v: Option<f64>) {
+        self.v[f as usize] = v.unwrap_or(f64::NAN);
+    }
+
+    /// Takes every column `src` printed (a `--pretty` sub-table row of the same device).
+    #[inline]
+    pub(crate) fn take_printed(&mut self, src: &Self) {
+        for (d, &s) in self.v.iter_mut().zip(&src.v) {
+            if !s.is_nan() {
+                *d = s;
+            }
+        }
+    }
+
+    /// Column by column from two rows: `f(field, a's value, b's value)`.
+    pub(crate) fn combine(
+        a: &Self,
+        b: &Self,
+        f: impl Fn(Field, Option<f64>, Option<f64>) -> Option<f64>,
+    ) -> Self {
+        let mut out = Self::default();
+        for &(_, field) in &NAMES {
+            out.put(field, f(field, a.get(field), b.get(field)));
+        }
+        out
+    }
+}
+
+/// Accessors named after the columns, and the names for `Debug` and `Serialize`.
+macro_rules! columns {
+    ($($(#[doc = $doc:literal])* $name:ident: $field:ident,)*) => {
+        impl DeviceMetrics {
+            $(
+                $(#[doc = $doc])*
+                #[inline]
+                pub fn $name(&self) -> Option<f64> {
+                    self.get(Field::$field)
+                }
+            )*
+        }
+
+        /// Member names, in [`Field`] order.
+        const NAMES: [(&str, Field); COLUMNS] = [$((stringify!($name), Field::$field),)*];
+    };
+}
+
+columns! {
+    /// `tps` (basic and `-s` reports).
+    tps: Tps,
+    /// `r/s`.
+    r_s: RS,
+    /// `w/s`.
+    w_s: WS,
+    /// `d/s` (discards, ≥ 12.1.2).
+    d_s: DS,
+    /// `f/s` (flushes, ≥ 12.3.1).
+    f_s: FS,
+    /// `rrqm/s`.
+    rrqm_s: RrqmS,
+    /// `wrqm/s`.
+    wrqm_s: WrqmS,
+    /// `drqm/s`.
+    drqm_s: DrqmS,
+    /// `rqm/s` (`-x -s`).
+    rqm_s: RqmS,
+    /// `%rrqm`.
+    rrqm_pct: RrqmPct,
+    /// `%wrqm`.
+    wrqm_pct: WrqmPct,
+    /// `%drqm`.
+    drqm_pct: DrqmPct,
+    /// Read bytes/s (`rkB/s`, `rMB/s`, `rsec/s`, `kB_read/s`, `Blk_read/s`, ...).
+    r_bytes_s: RBytesS,
+    /// Written bytes/s (`wkB/s`, `kB_wrtn/s`, ...).
+    w_bytes_s: WBytesS,
+    /// Discarded bytes/s (`dkB/s`, `kB_dscd/s`).
+    d_bytes_s: DBytesS,
+    /// Read + written bytes/s (`kB/s` of `-x -s`).
+    bytes_s: BytesS,
+    /// Written + discarded bytes/s (`kB_w+d/s` of `-s`).
+    wd_bytes_s: WdBytesS,
+    /// `r_await` (ms).
+    r_await_ms: RAwait,
+    /// `w_await` (ms).
+    w_await_ms: WAwait,
+    /// `d_await` (ms).
+    d_await_ms: DAwait,
+    /// `f_await` (ms).
+    f_await_ms: FAwait,
+    /// `await` (ms; r+w combined, ≤ 11.5.6 and `-x -s`).
+    await_ms: Await,
+    /// `aqu-sz` / `avgqu-sz`.
+    aqu_sz: AquSz,
+    /// `rareq-sz` in bytes.
+    r_req_bytes: RReq,
+    /// `wareq-sz` in bytes.
+    w_req_bytes: WReq,
+    /// `dareq-sz` in bytes.
+    d_req_bytes: DReq,
+    /// `avgrq-sz` (sectors, ≤ 11.5.6) / `areq-sz` (kB, `-x -s`) in bytes.
+    req_bytes: Req,
+    /// `%util`.
+    util_pct: Util,
+    /// `svctm` (ms; gone in 12.1.2).
+    svctm_ms: Svctm,
+    /// `kB_read` / `Blk_read` / `MB_read` in bytes (since boot in a since-boot report, else per interval).
+    read_bytes: ReadBytes,
+    /// `kB_wrtn` in bytes.
+    written_bytes: WrittenBytes,
+    /// `kB_dscd` in bytes.
+    discarded_bytes: DiscardedBytes,
+    /// `kB_w+d` in bytes (`-s`).
+    wd_bytes: WdBytes,
+}
+
+impl PartialEq for DeviceMetrics {
+    /// Equal when the same columns are printed with the same values.
+    fn eq(&self, other: &Self) -> bool {
+        NAMES.iter().all(|&(_, f)| self.get(f) == other.get(f))
+    }
+}
+
+impl std::fmt::Debug for DeviceMetrics {
+    /// The printed columns only.
+    fn fmt(&self, fm: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = fm.debug_struct("DeviceMetrics");
+        for &(name, f) in &NAMES {
+            if let Some(x) = self.get(f) {
+                s.field(name, &x);
+            }
+        }
+        s.finish()
+    }
+}
+
+impl serde::Serialize for DeviceMetrics {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = ser.serialize_struct("DeviceMetrics", COLUMNS)?;
+        for &(name, f) in &NAMES {
+            s.serialize_field(name, &self.get(f))?;
+        }
+        s.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_field_order() {
+        for (i, &(_, f)) in NAMES.iter().enumerate() {
+            assert_eq!(f as usize, i);
+        }
+    }
+
+    #[test]
+    fn unprinted_and_nan_read_as_none_and_serialise_as_null() {
+        let mut m = DeviceMetrics::default();
+        m.put(Field::WS, Some(12.5));
+        m.put(Field::RS, Some(f64::NAN));
+        assert_eq!(m.w_s(), Some(12.5));
+        assert_eq!(m.r_s(), None);
+        assert_eq!(m.util_pct(), None);
+        let j = serde_json::to_value(m).unwrap();
+        assert_eq!(j["w_s"], 12.5);
+        assert!(j["r_s"].is_null() && j["wd_bytes"].is_null());
+        assert_eq!(j.as_object().unwrap().len(), COLUMNS);
+        assert_eq!(format!("{m:?}"), "DeviceMetrics { w_s: 12.5 }");
+    }
+}

@@ -12,9 +12,10 @@ use std::io::{BufRead, BufReader, Read};
 
 /// Most bytes a streamed iostat's parsed rows may hold: past it, reports are merged two to
 /// one (and again) so that weeks of `iostat -x 1` stay within memory at a coarser interval
-/// (`iosift_parsers::iostat_budget`; a diagnostic and the file's variant say so). About the
-/// rows of 700 MB of `iostat -x` text of one device.
-pub const IOSTAT_ROW_BUDGET: usize = 512 << 20;
+/// (`iosift_parsers::iostat_budget`; a diagnostic and the file's variant say so). A row is
+/// about 300 bytes (33 `f64` values), so this holds the rows of about 450 MB of `iostat -x -t`
+/// text of one device (a 200 MB file, 4.4 days at 1 s, keeps every report in ~110 MB).
+pub const IOSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes a streamed pidstat's parsed rows may hold: past it, reports are merged two to
 /// one (and again) as for iostat (`iosift_parsers::pidstat_budget`). About the rows of 80 MB

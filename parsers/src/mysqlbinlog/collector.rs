@@ -22,7 +22,7 @@ use super::header::{
     Header, digits_u64, field, header_time, leading_i64, leading_u64, looks_like_header, parse_header,
     trim_end, trim_start,
 };
-use super::{Binlog, Flavor, Gtid, MAX_TABLES_PER_TRX, Transaction, TrxKind};
+use super::{Binlog, Flavor, Gtid, MAX_TABLES_PER_TRX, TableSpan, Transaction, TrxKind};
 use crate::common::{DiagKind, Diags, Parsed};
 
 /// Most `# at` lines kept waiting for their headers.
@@ -65,6 +65,8 @@ struct Open {
     declared_len: Option<u64>,
     kind: Option<TrxKind>,
     pos_known: bool,
+    /// More than [`MAX_TABLES_PER_TRX`] tables were mapped.
+    tables_capped: bool,
 }
 
 /// Streaming parser: feed every line, then [`Collector::finish`].
@@ -186,6 +188,7 @@ impl Collector {
         // The vector doubled as it grew: give back the unused half (1.5 M transactions of
         // 7 decoded binlogs held 386 MB of capacity for 283 MB of transactions).
         self.out.transactions.shrink_to_fit();
+        self.out.trx_tables.shrink_to_fit();
         let lines = self.lines;
         self.diags.finish(self.out, lines)
     }
@@ -435,7 +438,12 @@ impl Collector {
                 server_id: server,
                 rows: 0,
                 row_events: 0,
-                table_ids: Vec::new(),
+                // Only one transaction is open at a time: its ids are the tail of the shared
+                // vector (ids of a transaction dropped unclosed stay there unreferenced).
+                tables: TableSpan {
+                    start: u32::try_from(self.out.trx_tables.len()).unwrap_or(u32::MAX),
+                    len: 0,
+                },
                 commit_id: None,
                 last_committed: None,
                 sequence_number: None,
@@ -449,6 +457,7 @@ impl Collector {
             declared_len: None,
             kind: None,
             pos_known,
+            tables_capped: false,
         }
     }
 
@@ -517,12 +526,19 @@ impl Collector {
             return;
         }
         let id = self.intern_table(name);
-        let o = self.open_implicit(no, h, local);
-        if !o.trx.table_ids.contains(&id) {
-            if o.trx.table_ids.len() < MAX_TABLES_PER_TRX {
-                o.trx.table_ids.push(id);
-            } else if o.trx.table_ids.len() == MAX_TABLES_PER_TRX {
-                o.trx.table_ids.push(u32::MAX);
+        self.open_implicit(no, h, local);
+        let (Some(o), ids) = (self.cur.as_mut(), &mut self.out.trx_tables) else { return };
+        let span = &mut o.trx.tables;
+        let start = span.start as usize;
+        // The span must be the vector's tail (a span past u32 ids cannot be recorded).
+        if start + usize::from(span.len) != ids.len() {
+            o.tables_capped = true;
+        } else if !ids[start..].contains(&id) {
+            if usize::from(span.len) < MAX_TABLES_PER_TRX {
+                ids.push(id);
+                span.len += 1;
+            } else {
+                o.tables_capped = true;
             }
         }
         self.touch(no, h, local);
@@ -552,8 +568,7 @@ impl Collector {
     fn close(&mut self, mut o: Open, complete: bool) {
         let t = &mut o.trx;
         t.complete = complete;
-        if t.table_ids.last() == Some(&u32::MAX) {
-            t.table_ids.pop();
+        if o.tables_capped {
             self.out.tables_capped += 1;
         }
         t.rows = if o.verbose_rows > 0 {

@@ -136,8 +136,9 @@ pub struct Transaction {
     pub rows: u64,
     /// Row events (`Write_rows`, `Update_rows`, `Delete_rows`, any version).
     pub row_events: u32,
-    /// Tables touched (indexes into [`Binlog::tables`]), at most [`MAX_TABLES_PER_TRX`].
-    pub table_ids: Vec<u32>,
+    /// Tables touched, at most [`MAX_TABLES_PER_TRX`]: a span of [`Binlog::trx_tables`]
+    /// (read with [`Binlog::table_ids`]).
+    pub tables: TableSpan,
     /// MariaDB group-commit id (`cid=`).
     pub commit_id: Option<u64>,
     /// MySQL `last_committed=`.
@@ -148,6 +149,17 @@ pub struct Transaction {
     pub kind: TrxKind,
     /// It ended with `COMMIT`/`Xid` (false: cut by the end of the file or another GTID).
     pub complete: bool,
+}
+
+/// Where a transaction's table ids lie in [`Binlog::trx_tables`] (one shared vector, not a
+/// vector per transaction: a decoded binlog of millions of transactions held a 24-byte
+/// vector and a heap block of at least 32 bytes for each).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TableSpan {
+    /// First index.
+    pub start: u32,
+    /// Number of ids.
+    pub len: u8,
 }
 
 /// Which options the listing was made with, as far as its content shows.
@@ -182,6 +194,9 @@ pub struct Binlog {
     pub transactions: Vec<Transaction>,
     /// Interned table names `db.table` (no backticks).
     pub tables: Vec<String>,
+    /// The table ids (indexes into [`Binlog::tables`]) of every transaction, one
+    /// [`TableSpan`] each.
+    pub trx_tables: Vec<u32>,
     /// Interned MySQL server UUIDs of GTIDs.
     pub uuids: Vec<String>,
     /// Output options seen.
@@ -211,9 +226,15 @@ impl Binlog {
         }
     }
 
+    /// The ids (indexes into [`Binlog::tables`]) of a transaction's tables.
+    pub fn table_ids(&self, t: &Transaction) -> &[u32] {
+        let start = t.tables.start as usize;
+        self.trx_tables.get(start..start + usize::from(t.tables.len)).unwrap_or(&[])
+    }
+
     /// The names of a transaction's tables.
     pub fn table_names<'a>(&'a self, t: &'a Transaction) -> impl Iterator<Item = &'a str> + 'a {
-        t.table_ids.iter().filter_map(|&i| self.tables.get(i as usize).map(String::as_str))
+        self.table_ids(t).iter().filter_map(|&i| self.tables.get(i as usize).map(String::as_str))
     }
 }
 

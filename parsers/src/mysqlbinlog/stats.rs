@@ -164,7 +164,7 @@ impl Binlog {
     pub fn per_table(&self) -> Vec<(String, u64)> {
         let mut counts = vec![0u64; self.tables.len()];
         for t in &self.transactions {
-            for &i in &t.table_ids {
+            for &i in self.table_ids(t) {
                 if let Some(c) = counts.get_mut(i as usize) {
                     *c += 1;
                 }

@@ -39,7 +39,8 @@ pub const KEPT_THREADS: usize = 8;
 /// cadence of unstated intervals shifts between the passes (a thread of the final top
 /// [`KEPT_THREADS`] outside the candidates is named in a warning). Each candidate is a
 /// column of the whole timeline while the fill runs: 32 of them were 190 MB of the 4.4-day
-/// bench bundle's peak, 16 are half that.
+/// bench bundle's peak, 16 are half that, and staged at 8 bytes a cell
+/// ([`Timeline::staged`]) a quarter.
 pub const THREAD_CANDIDATES: usize = 16;
 
 /// Most devices the timeline keeps columns for: the busiest by bytes read and
@@ -195,7 +196,12 @@ impl Sink for Fill<'_> {
         }
         let name = col.name();
         self.mark(col, &name, end - 1.0);
-        self.tl.set_rate(&name, col.unit(), &self.source, end, interval, v);
+        if let Col::Thread(_) = col {
+            // Kept or dropped once the fill is over (`Filler::fill_all`).
+            self.tl.set_rate_staged(&name, col.unit(), &self.source, end, interval, v);
+        } else {
+            self.tl.set_rate(&name, col.unit(), &self.source, end, interval, v);
+        }
     }
     fn event(&mut self, col: &Col, e: f64, v: f64) {
         if self.kept(col) {
@@ -544,6 +550,7 @@ impl<'a> Filler<'a> {
         let keep: BTreeSet<String> = top.iter().map(|t| Col::Thread(*t).name()).collect();
         let kept = |k: &str| !matches!(Col::parse(k), Some(Col::Thread(_))) || keep.contains(k);
         tl.columns.retain(|k, _| kept(k));
+        tl.unstage(kept);
         self.lines.retain(kept);
     }
 

@@ -91,7 +91,7 @@ fn s2a_mariadb_bundle_matches_its_truth() {
             },
             "{ctx}"
         );
-        assert_eq!(t.commit_id.map(|c| c.to_string()).unwrap_or_default(), r["commit_id"], "{ctx}");
+        assert_eq!(t.commit_id().map(|c| c.to_string()).unwrap_or_default(), r["commit_id"], "{ctx}");
         assert_eq!(t.server_id.map(|c| c.to_string()).as_deref(), Some(r["server_id"].as_str()));
         let local = t.local.map(|l| l.format("%Y-%m-%d %H:%M:%S").to_string()).unwrap_or_default();
         assert_eq!(local, r["ts_utc"], "{ctx}");
@@ -134,7 +134,7 @@ fn mysql8_default_mode_with_transaction_length() {
     let t = &b.transactions[0];
     // Anonymous_GTID ... transaction_length=301, # at 157 .. Xid end_log_pos 458
     assert_eq!((t.start_pos, t.end_pos, t.bytes), (157, 458, 301));
-    assert_eq!((t.last_committed, t.sequence_number), (Some(0), Some(1)));
+    assert_eq!((t.last_committed(), t.sequence_number()), (Some(0), Some(1)));
     assert_eq!(t.epoch, Some(1746691576));
     assert_eq!(t.local.unwrap().to_string(), "2025-05-08 17:06:16");
     assert_eq!(t.gtid, None);

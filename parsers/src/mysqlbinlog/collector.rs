@@ -22,7 +22,7 @@ use super::header::{
     Header, digits_u64, field, header_time, leading_i64, leading_u64, looks_like_header, parse_header,
     trim_end, trim_start,
 };
-use super::{Binlog, Flavor, Gtid, MAX_TABLES_PER_TRX, TableSpan, Transaction, TrxKind};
+use super::{Binlog, Flavor, GroupCommit, Gtid, MAX_TABLES_PER_TRX, TableSpan, Transaction, TrxKind};
 use crate::common::{DiagKind, Diags, Parsed};
 
 /// Most `# at` lines kept waiting for their headers.
@@ -444,9 +444,7 @@ impl Collector {
                     start: u32::try_from(self.out.trx_tables.len()).unwrap_or(u32::MAX),
                     len: 0,
                 },
-                commit_id: None,
-                last_committed: None,
-                sequence_number: None,
+                group: GroupCommit::None,
                 kind: TrxKind::Other,
                 complete: false,
             },
@@ -493,7 +491,9 @@ impl Collector {
             if o.trx.gtid.is_none() {
                 self.diags.note(no, DiagKind::Malformed, "unreadable MariaDB GTID");
             }
-            o.trx.commit_id = field(rest, b"cid=").and_then(digits_u64);
+            if let Some(cid) = field(rest, b"cid=").and_then(digits_u64) {
+                o.trx.group = GroupCommit::MariaDb(cid);
+            }
             for word in rest.split(|&b| b == b' ') {
                 if word == b"ddl" {
                     o.kind = Some(TrxKind::Ddl);
@@ -504,8 +504,10 @@ impl Collector {
             if self.out.flavor == Flavor::Unknown {
                 self.out.flavor = Flavor::MySql;
             }
-            o.trx.last_committed = field(tail, b"last_committed=").and_then(leading_i64);
-            o.trx.sequence_number = field(tail, b"sequence_number=").and_then(leading_i64);
+            o.trx.group = GroupCommit::mysql(
+                field(tail, b"last_committed=").and_then(leading_i64),
+                field(tail, b"sequence_number=").and_then(leading_i64),
+            );
             o.declared_len = field(tail, b"transaction_length=").and_then(digits_u64);
         }
         self.cur = Some(o);

@@ -61,7 +61,7 @@ enum Group {
 }
 
 fn group_of(t: &Transaction) -> Group {
-    match (t.commit_id, t.last_committed) {
+    match (t.commit_id(), t.last_committed()) {
         (Some(c), _) => Group::Cid(c),
         (None, Some(l)) => Group::LastCommitted(l),
         _ => Group::Alone,
@@ -179,7 +179,7 @@ impl Binlog {
     /// Number of group commits, when the log tells (MariaDB `cid=`, MySQL
     /// `last_committed`): distinct group ids plus transactions committed alone.
     pub fn group_commits(&self) -> Option<u64> {
-        if !self.transactions.iter().any(|t| t.commit_id.is_some() || t.last_committed.is_some()) {
+        if !self.transactions.iter().any(|t| t.commit_id().is_some() || t.last_committed().is_some()) {
             return None;
         }
         let mut alone = 0;

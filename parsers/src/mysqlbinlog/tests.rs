@@ -76,7 +76,7 @@ fn mariadb_transactions() {
     assert_eq!(b.table_names(t).collect::<Vec<_>>(), ["bench.accounts"]);
     assert_eq!((t.start_line, t.end_line), (9, 30));
     let t = &b.transactions[1];
-    assert_eq!((t.bytes, t.commit_id, t.kind), (332, Some(91162), TrxKind::Dml));
+    assert_eq!((t.bytes, t.commit_id(), t.kind), (332, Some(91162), TrxKind::Dml));
     assert_eq!(b.gtid_text(t).as_deref(), Some("0-1-3"));
     assert_eq!(b.events["Xid"], 2);
     assert_eq!(b.events["Annotate_rows"], 2);
@@ -121,4 +121,16 @@ fn many_event_names_stay_bounded() {
     assert_eq!(p.value.events["(other)"], 872);
     assert_eq!(p.value.server_ids.len(), 1000);
     assert_eq!(p.diagnostics.len(), 1000);
+}
+
+#[test]
+fn group_commit_values_read_back_as_printed() {
+    let t = |g: GroupCommit| Transaction { group: g, ..parse(MARIADB_VV).value.transactions[0].clone() };
+    let m = t(GroupCommit::mysql(Some(3), None));
+    assert_eq!((m.last_committed(), m.sequence_number(), m.commit_id()), (Some(3), None, None));
+    let m = t(GroupCommit::mysql(None, Some(0)));
+    assert_eq!((m.last_committed(), m.sequence_number()), (None, Some(0)));
+    assert_eq!(GroupCommit::mysql(None, None), GroupCommit::None);
+    let c = t(GroupCommit::MariaDb(91162));
+    assert_eq!((c.commit_id(), c.last_committed()), (Some(91162), None));
 }

@@ -135,21 +135,89 @@ pub struct Row {
     pub command: std::sync::Arc<str>,
     /// The leader name of a `(leader)__name` thread row (TGID not displayed).
     pub leader: Option<std::sync::Arc<str>>,
-    /// `kB_rd/s`; `None` when absent or `-1.00` (unreadable `/proc/PID/io`).
-    pub kb_rd_s: Option<f64>,
-    /// `kB_wr/s`; `None` when absent or `-1.00`.
-    pub kb_wr_s: Option<f64>,
-    /// `kB_ccwr/s`; `None` when absent or `-1.00`.
-    pub kb_ccwr_s: Option<f64>,
-    /// `iodelay` (clock ticks of block-I/O delay in the interval); `None` when absent.
-    pub iodelay: Option<f64>,
+    /// `kB_rd/s`, `kB_wr/s`, `kB_ccwr/s`, `iodelay`: read with [`Row::kb_rd_s`],
+    /// [`Row::kb_wr_s`], [`Row::kb_ccwr_s`], [`Row::iodelay`].
+    pub io: IoValues,
     /// The scheduling policy of `-R` (`NORMAL`, `FIFO`, ...).
     pub policy: Option<String>,
     /// The other activity columns by their header name (`%usr`, `minflt/s`, `RSS`, `cswch/s`, ...).
     pub other: Vec<(String, f64)>,
 }
 
+/// The `-d` values of a row, NaN where not printed (or `-1.00`, an unreadable
+/// `/proc/PID/io`): 32 bytes instead of the 64 of four `Option<f64>`, in a row that a long
+/// capture keeps millions of and the memory budget moves when it merges.
+#[derive(Clone, Copy)]
+pub struct IoValues(pub [f64; 4]);
+
+impl IoValues {
+    /// Index of `kB_rd/s`.
+    pub const KB_RD_S: usize = 0;
+    /// Index of `kB_wr/s`.
+    pub const KB_WR_S: usize = 1;
+    /// Index of `kB_ccwr/s`.
+    pub const KB_CCWR_S: usize = 2;
+    /// Index of `iodelay`.
+    pub const IODELAY: usize = 3;
+    /// None printed.
+    pub const NONE: IoValues = IoValues([f64::NAN; 4]);
+
+    /// The value at an index (`None`: not printed).
+    pub fn get(&self, i: usize) -> Option<f64> {
+        self.0.get(i).copied().filter(|x| !x.is_nan())
+    }
+
+    /// The values as options, in index order.
+    pub fn options(&self) -> [Option<f64>; 4] {
+        [0, 1, 2, 3].map(|i| self.get(i))
+    }
+}
+
+impl Default for IoValues {
+    fn default() -> Self {
+        Self::NONE
+    }
+}
+
+impl PartialEq for IoValues {
+    /// Equal when the same values are printed.
+    fn eq(&self, other: &Self) -> bool {
+        self.options() == other.options()
+    }
+}
+
+impl std::fmt::Debug for IoValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.options().fmt(f)
+    }
+}
+
+/// A rate of `-d` as stored: `-1.00` (unreadable `/proc/PID/io`) is missing, not zero.
+fn io_rate(v: f64) -> f64 {
+    if v < 0.0 { f64::NAN } else { v }
+}
+
 impl Row {
+    /// `kB_rd/s`; `None` when absent or `-1.00` (unreadable `/proc/PID/io`).
+    pub fn kb_rd_s(&self) -> Option<f64> {
+        self.io.get(IoValues::KB_RD_S)
+    }
+
+    /// `kB_wr/s`; `None` when absent or `-1.00`.
+    pub fn kb_wr_s(&self) -> Option<f64> {
+        self.io.get(IoValues::KB_WR_S)
+    }
+
+    /// `kB_ccwr/s`; `None` when absent or `-1.00`.
+    pub fn kb_ccwr_s(&self) -> Option<f64> {
+        self.io.get(IoValues::KB_CCWR_S)
+    }
+
+    /// `iodelay` (clock ticks of block-I/O delay in the interval); `None` when absent.
+    pub fn iodelay(&self) -> Option<f64> {
+        self.io.get(IoValues::IODELAY)
+    }
+
     /// True for a thread row of `-t` (a TID is given).
     pub fn is_thread(&self) -> bool {
         self.tid.is_some()
@@ -158,10 +226,10 @@ impl Row {
     /// An activity value by its header name (`kB_wr/s`, `%CPU`, `RSS`, ...).
     pub fn get(&self, name: &str) -> Option<f64> {
         match name {
-            "kB_rd/s" => self.kb_rd_s,
-            "kB_wr/s" => self.kb_wr_s,
-            "kB_ccwr/s" => self.kb_ccwr_s,
-            "iodelay" => self.iodelay,
+            "kB_rd/s" => self.kb_rd_s(),
+            "kB_wr/s" => self.kb_wr_s(),
+            "kB_ccwr/s" => self.kb_ccwr_s(),
+            "iodelay" => self.iodelay(),
             _ => self.other.iter().find(|(n, _)| n == name).map(|(_, v)| *v),
         }
     }
@@ -498,10 +566,7 @@ fn row(
         tid: None,
         command: std::sync::Arc::from(""),
         leader: None,
-        kb_rd_s: None,
-        kb_wr_s: None,
-        kb_ccwr_s: None,
-        iodelay: None,
+        io: IoValues::NONE,
         policy: None,
         other: Vec::new(),
     };
@@ -580,12 +645,11 @@ fn row(
             layout.human = true;
         }
         // `-1.00` = /proc/PID/io unreadable: missing, not zero.
-        let io = |v: f64| if v < 0.0 { None } else { Some(v) };
         match c {
-            Col::KbRd => r.kb_rd_s = io(v),
-            Col::KbWr => r.kb_wr_s = io(v),
-            Col::KbCcwr => r.kb_ccwr_s = io(v),
-            Col::Iodelay => r.iodelay = Some(v),
+            Col::KbRd => r.io.0[IoValues::KB_RD_S] = io_rate(v),
+            Col::KbWr => r.io.0[IoValues::KB_WR_S] = io_rate(v),
+            Col::KbCcwr => r.io.0[IoValues::KB_CCWR_S] = io_rate(v),
+            Col::Iodelay => r.io.0[IoValues::IODELAY] = v,
             Col::Other(k) => r.other.push((cur.names.get(*k).cloned().unwrap_or_default(), v)),
             Col::Policy => {}
         }
@@ -683,10 +747,9 @@ fn row_fused(
     } else {
         (Some(pid?), None, *last_tgid)
     };
-    let (mut kb_rd_s, mut kb_wr_s, mut kb_ccwr_s, mut iodelay) = (None, None, None, None);
+    let mut io = IoValues::NONE;
     let mut other = Vec::new();
     let mut comma = false;
-    let io = |v: f64| if v < 0.0 { None } else { Some(v) };
     for c in &cur.cols {
         let (s, e) = next(&mut i)?;
         let t = b.get(s..e)?;
@@ -696,10 +759,10 @@ fn row_fused(
         let v = fast_num(t)?;
         comma |= t.contains(&b',');
         match c {
-            Col::KbRd => kb_rd_s = io(v),
-            Col::KbWr => kb_wr_s = io(v),
-            Col::KbCcwr => kb_ccwr_s = io(v),
-            Col::Iodelay => iodelay = Some(v),
+            Col::KbRd => io.0[IoValues::KB_RD_S] = io_rate(v),
+            Col::KbWr => io.0[IoValues::KB_WR_S] = io_rate(v),
+            Col::KbCcwr => io.0[IoValues::KB_CCWR_S] = io_rate(v),
+            Col::Iodelay => io.0[IoValues::IODELAY] = v,
             Col::Other(k) => other.push((cur.names.get(*k).cloned().unwrap_or_default(), v)),
             Col::Policy => return None,
         }
@@ -760,10 +823,7 @@ fn row_fused(
         tid,
         command,
         leader,
-        kb_rd_s,
-        kb_wr_s,
-        kb_ccwr_s,
-        iodelay,
+        io,
         policy: None,
         other,
     });
@@ -1134,9 +1194,9 @@ Durchschn.:     0     31837     46,32   2453,24    813,04       0  cargo\n",
         assert_eq!(r.stamp, tod(19, 52, 41));
         assert_eq!(r.prev_stamp, tod(19, 52, 40));
         assert_eq!(r.tgid, Some(1658));
-        assert_eq!(r.kb_wr_s, Some(650.51));
+        assert_eq!(r.kb_wr_s(), Some(650.51));
         let a = &p.value.averages[0];
-        assert_eq!((&*a.command, a.kb_ccwr_s, a.stamp), ("cargo", Some(813.04), None));
+        assert_eq!((&*a.command, a.kb_ccwr_s(), a.stamp), ("cargo", Some(813.04), None));
         assert_eq!(p.value.layout.average_label.as_deref(), Some("Durchschn.:"));
     }
 
@@ -1154,7 +1214,7 @@ Durchschn.:     0     31837     46,32   2453,24    813,04       0  cargo\n",
         assert_eq!(v[0].stamp, tod(19, 52, 40));
         assert!(!v[0].is_thread());
         assert_eq!((v[1].tgid, v[1].tid, &*v[1].command), (Some(1658), Some(2011), "lto cgu.01"));
-        assert_eq!(v[1].kb_wr_s, None);
+        assert_eq!(v[1].kb_wr_s(), None);
         assert_eq!((v[2].leader.as_deref(), &*v[2].command), (Some("dd"), "dd"));
     }
 

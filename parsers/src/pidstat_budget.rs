@@ -53,10 +53,10 @@ fn mergeable(a: &Row, b: &Row) -> bool {
     a.run == b.run && !a.since_boot && !b.since_boot
 }
 
-/// The per-interval values a merge averages (`kB_rd/s`, `kB_wr/s`, `kB_ccwr/s`, `iodelay`;
-/// the `other` columns are handled beside them).
-fn amounts(r: &mut Row) -> [&mut Option<f64>; 4] {
-    [&mut r.kb_rd_s, &mut r.kb_wr_s, &mut r.kb_ccwr_s, &mut r.iodelay]
+/// The per-interval values a merge averages (`kB_rd/s`, `kB_wr/s`, `kB_ccwr/s`, `iodelay`,
+/// NaN where not printed; the `other` columns are handled beside them).
+fn amounts(r: &mut Row) -> &mut [f64; 4] {
+    &mut r.io.0
 }
 
 /// Row indexes by task ids (TGID, TID).
@@ -98,7 +98,7 @@ fn merge_range(
     let (last_stamp, last_table) = rows.get(b).map_or((None, 0), |r| (r.stamp, r.table));
     let scale = |r: &mut Row, w: f64| {
         for v in amounts(r) {
-            *v = v.map(|x| x * w);
+            *v *= w;
         }
         for o in &mut r.other {
             o.1 *= w;
@@ -133,9 +133,9 @@ fn merge_range(
         match found {
             Some(i) => {
                 let m = &mut a_rows[i];
-                for (acc, v) in amounts(m).into_iter().zip(amounts(r)) {
-                    if let Some(v) = *v {
-                        *acc = Some(acc.unwrap_or(0.0) + v * wb);
+                for (acc, &v) in amounts(m).iter_mut().zip(amounts(r).iter()) {
+                    if !v.is_nan() {
+                        *acc = if acc.is_nan() { v * wb } else { *acc + v * wb };
                     }
                 }
                 for (name, v) in std::mem::take(&mut r.other) {
@@ -160,7 +160,7 @@ fn merge_range(
     }
     for m in &mut rows[a..write] {
         for v in amounts(m) {
-            *v = v.map(|x| x / total);
+            *v /= total;
         }
         for o in &mut m.other {
             o.1 /= total;
@@ -341,10 +341,7 @@ mod tests {
             tid: Some(tid),
             command: format!("w{tid}").into(),
             leader: None,
-            kb_rd_s: Some(0.0),
-            kb_wr_s: Some(kb),
-            kb_ccwr_s: Some(0.0),
-            iodelay: Some(2.0),
+            io: crate::pidstat::IoValues([0.0, kb, 0.0, 2.0]),
             policy: None,
             other: Vec::new(),
         }
@@ -359,8 +356,8 @@ mod tests {
         assert_eq!(spans, vec![Span { start: 0, end: 2, count: 2 }]);
         assert_eq!(rows.len(), 2);
         let (w1, w2) = (&rows[0], &rows[1]);
-        assert_eq!((w1.kb_wr_s, w2.kb_wr_s), (Some(15.0), Some(2.0)));
-        assert_eq!((w1.iodelay, w2.iodelay), (Some(2.0), Some(1.0)));
+        assert_eq!((w1.kb_wr_s(), w2.kb_wr_s()), (Some(15.0), Some(2.0)));
+        assert_eq!((w1.iodelay(), w2.iodelay()), (Some(2.0), Some(1.0)));
         assert_eq!((w1.line, w2.line), (3, 2));
         for r in &rows {
             assert_eq!((r.stamp, r.prev_stamp), (at(11), at(9)));
@@ -384,7 +381,7 @@ mod tests {
         }
         // (30 x 3 + 10) / 4 = 25; the since-boot report stays; 7 (run 0) and 9 (run 1) stay apart.
         assert_eq!(halve(&mut rows, &mut spans), 1);
-        let kb: Vec<f64> = rows.iter().map(|r| r.kb_wr_s.unwrap()).collect();
+        let kb: Vec<f64> = rows.iter().map(|r| r.kb_wr_s().unwrap()).collect();
         assert_eq!(kb, vec![25.0, 5.0, 7.0, 9.0]);
         assert_eq!(spans.iter().map(|s| s.count).collect::<Vec<_>>(), vec![4, 1, 1, 1]);
     }

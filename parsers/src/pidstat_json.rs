@@ -29,7 +29,7 @@
 
 use crate::common::sysstat::{Banner, parse_date, parse_time_of_day};
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, lines::count_lines};
-use crate::pidstat::{Pidstat, Row, Table};
+use crate::pidstat::{IoValues, Pidstat, Row, Table};
 use serde_json::Value;
 
 /// The parsed output (shared with the text format).
@@ -168,10 +168,7 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
                             .and_then(Value::as_str)
                             .filter(|s| !s.is_empty())
                             .map(Into::into),
-                        kb_rd_s: None,
-                        kb_wr_s: None,
-                        kb_ccwr_s: None,
-                        iodelay: None,
+                        io: IoValues::NONE,
                         policy: t.get("policy").and_then(Value::as_str).map(str::to_string),
                         other: Vec::new(),
                     };
@@ -192,12 +189,12 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
                             diags.note(line, DiagKind::BadNumber, format!("{k}: {v}"));
                             continue;
                         };
-                        let io = if x < 0.0 { None } else { Some(x) };
+                        let io = if x < 0.0 { f64::NAN } else { x };
                         match k.as_str() {
-                            "kB_rd/s" => r.kb_rd_s = io,
-                            "kB_wr/s" => r.kb_wr_s = io,
-                            "kB_ccwr/s" => r.kb_ccwr_s = io,
-                            "iodelay" => r.iodelay = Some(x),
+                            "kB_rd/s" => r.io.0[IoValues::KB_RD_S] = io,
+                            "kB_wr/s" => r.io.0[IoValues::KB_WR_S] = io,
+                            "kB_ccwr/s" => r.io.0[IoValues::KB_CCWR_S] = io,
+                            "iodelay" => r.io.0[IoValues::IODELAY] = x,
                             other => r.other.push((column_name(other).to_string(), x)),
                         }
                         if !columns.iter().any(|c| c == column_name(k)) {
@@ -269,7 +266,7 @@ mod tests {
         let p = parse(j);
         assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
         let r = &p.value.rows[0];
-        assert_eq!((r.tgid, r.tid, r.kb_rd_s, r.kb_wr_s), (Some(12), None, None, Some(2.5)));
+        assert_eq!((r.tgid, r.tid, r.kb_rd_s(), r.kb_wr_s()), (Some(12), None, None, Some(2.5)));
         assert_eq!(r.stamp, Some(Stamp::Epoch(1591016004.0)));
         assert_eq!(r.line, 3);
         assert_eq!(Fmt::sniff(j), Sniff::Yes);

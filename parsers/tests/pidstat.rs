@@ -122,20 +122,20 @@ fn s1_gcache_threads_steady_writes() {
     // `19:37:31        0         -     15574      0.00   1996.00      0.00       0  |__gcache-w0`
     let r = find(&p.rows, "19:37:31", Some(15545), Some(15574));
     assert_eq!(&*r.command, "gcache-w0");
-    assert_eq!(r.kb_wr_s, Some(1996.0));
+    assert_eq!(r.kb_wr_s(), Some(1996.0));
     assert_eq!(r.prev_stamp, None, "-h has no header time");
     assert!(r.is_thread());
     // Steady ~1.8-2.0 MB/s (TRUTH.md): every full second of the run.
-    let w0: Vec<f64> = p.rows.iter().filter(|r| r.tid == Some(15574)).filter_map(|r| r.kb_wr_s).collect();
+    let w0: Vec<f64> = p.rows.iter().filter(|r| r.tid == Some(15574)).filter_map(|r| r.kb_wr_s()).collect();
     assert!(w0.len() > 200, "{}", w0.len());
     let steady = w0.iter().filter(|v| (1700.0..=2100.0).contains(*v)).count();
     assert!(steady as f64 > 0.9 * w0.len() as f64, "{steady} of {}", w0.len());
     // `19:38:03        0     11414         -     20.00     76.00      0.00       0  kworker/u8:3+flush-254:0`
     let k = find(&p.rows, "19:38:03", Some(11414), None);
-    assert_eq!((&*k.command, k.kb_rd_s, k.kb_wr_s), ("kworker/u8:3+flush-254:0", Some(20.0), Some(76.0)));
+    assert_eq!((&*k.command, k.kb_rd_s(), k.kb_wr_s()), ("kworker/u8:3+flush-254:0", Some(20.0), Some(76.0)));
     assert!(!k.is_thread());
     let g = find(&p.rows, "19:38:03", Some(15545), None);
-    assert_eq!(g.kb_wr_s, Some(3560.0));
+    assert_eq!(g.kb_wr_s(), Some(3560.0));
     assert!(p.averages.is_empty(), "-h prints no Average block");
 }
 
@@ -171,7 +171,7 @@ fn s4_locale_variants_agree() {
     for v in &variants {
         // `19:52:48        0      2016      0,00 524292,00      0,00       0  s4.sh` in every variant.
         let r = find(&v.rows, "19:52:48", Some(2016), None);
-        assert_eq!((r.kb_wr_s, &*r.command), (Some(524292.0), "s4.sh"));
+        assert_eq!((r.kb_wr_s(), &*r.command), (Some(524292.0), "s4.sh"));
         assert_eq!(r.prev_stamp, tod("19:52:47"));
         // Rows of the same second and PID agree (the tools read /proc a few ms apart).
         let mut common = 0;
@@ -179,7 +179,7 @@ fn s4_locale_variants_agree() {
         for a in &c.rows {
             if let Some(b) = v.rows.iter().find(|b| key(b) == key(a)) {
                 common += 1;
-                let (x, y) = (a.kb_wr_s.unwrap(), b.kb_wr_s.unwrap());
+                let (x, y) = (a.kb_wr_s().unwrap(), b.kb_wr_s().unwrap());
                 if (x - y).abs() <= (0.02 * x).max(16.0) && a.command == b.command {
                     agree += 1;
                 }
@@ -189,12 +189,12 @@ fn s4_locale_variants_agree() {
         // cargo 31837 in the average block: `Durchschn.:  0  31837  46,32  2453,24  813,04  0  cargo`
         let a = v.averages.iter().find(|r| r.tgid == Some(31837)).unwrap();
         let ca = c.averages.iter().find(|r| r.tgid == Some(31837)).unwrap();
-        assert!((a.kb_wr_s.unwrap() - ca.kb_wr_s.unwrap()).abs() < 0.02 * ca.kb_wr_s.unwrap());
+        assert!((a.kb_wr_s().unwrap() - ca.kb_wr_s().unwrap()).abs() < 0.02 * ca.kb_wr_s().unwrap());
     }
     let de = &variants[1];
     let a = de.averages.iter().find(|r| r.tgid == Some(31837)).unwrap();
     assert_eq!(
-        (a.kb_rd_s, a.kb_wr_s, a.kb_ccwr_s, a.iodelay),
+        (a.kb_rd_s(), a.kb_wr_s(), a.kb_ccwr_s(), a.iodelay()),
         (Some(46.32), Some(2453.24), Some(813.04), Some(0.0))
     );
     // -t -h variants: thread names with spaces, decimal comma.
@@ -202,11 +202,11 @@ fn s4_locale_variants_agree() {
     let iso = load("pidstat-d-t-h.ISO.txt");
     // `19:52:40        0         -      2011      0,00     15,24      0,00       0  |__lto cgu.01`
     let r = find(&th.rows, "19:52:40", Some(1658), Some(2011));
-    assert_eq!((&*r.command, r.kb_wr_s), ("lto cgu.01", Some(15.24)));
+    assert_eq!((&*r.command, r.kb_wr_s()), ("lto cgu.01", Some(15.24)));
     let a = find(&th.rows, "19:52:43", Some(2285), None);
     let b = find(&iso.rows, "19:52:43", Some(2285), None);
-    assert_eq!(a.kb_wr_s, Some(416.0));
-    assert!((a.kb_wr_s.unwrap() - b.kb_wr_s.unwrap()).abs() < 20.0);
+    assert_eq!(a.kb_wr_s(), Some(416.0));
+    assert!((a.kb_wr_s().unwrap() - b.kb_wr_s().unwrap()).abs() < 20.0);
 }
 
 #[test]
@@ -219,35 +219,35 @@ fn fixture_locales() {
     let fr = parse_clean(&fixture("fr_FR_d.txt"));
     // `20:56:11        0     12446      0,00   3357,38      0,00       0  load.sh`
     let r = find(&fr.rows, "20:56:11", Some(12446), None);
-    assert_eq!(r.kb_wr_s, Some(3357.38));
+    assert_eq!(r.kb_wr_s(), Some(3357.38));
     // `Moyenne :     0     12447      0,00   1896,30      0,00       0  thrload` (U+202F before the colon)
     let a = fr.averages.iter().find(|r| r.tgid == Some(12447)).unwrap();
-    assert_eq!((a.kb_wr_s, &*a.command), (Some(1896.30), "thrload"));
+    assert_eq!((a.kb_wr_s(), &*a.command), (Some(1896.30), "thrload"));
     assert_eq!(fr.banner.as_ref().unwrap().date_text, "29/11/2026");
     // ja: `20時56分12秒     0     12447      0.00   1792.00      0.00       0  thrload`, `平均値:`
     let ja = parse_clean(&fixture("ja_JP_d.txt"));
     assert_eq!(ja.layout.time_form, Some("cjk"));
-    assert_eq!(find(&ja.rows, "20:56:12", Some(12447), None).kb_wr_s, Some(1792.0));
+    assert_eq!(find(&ja.rows, "20:56:12", Some(12447), None).kb_wr_s(), Some(1792.0));
     assert_eq!(find(&ja.rows, "20:56:12", Some(12447), None).prev_stamp, tod("20:56:11"));
     assert_eq!(ja.layout.average_label.as_deref(), Some("平均値:"));
-    assert_eq!(ja.averages[0].kb_wr_s, Some(2835.69));
+    assert_eq!(ja.averages[0].kb_wr_s(), Some(2835.69));
     // ko: `20시 56분 11초     0     12446      0.00   2418.90      0.00       0  load.sh`, `평균값:`
     let ko = parse_clean(&fixture("ko_KR_d.txt"));
     assert_eq!(ko.layout.time_form, Some("korean"));
-    assert_eq!(find(&ko.rows, "20:56:11", Some(12446), None).kb_wr_s, Some(2418.90));
-    assert_eq!(ko.averages[1].kb_wr_s, Some(1800.61));
+    assert_eq!(find(&ko.rows, "20:56:11", Some(12446), None).kb_wr_s(), Some(2418.90));
+    assert_eq!(ko.averages[1].kb_wr_s(), Some(1800.61));
     // en_US -t: `08:56:21 PM     0         -     12497      0.00    768.00      0.00       0  |__wr thread 0`
     let en = parse_clean(&fixture("en_US_dt.txt"));
     let r = find(&en.rows, "20:56:21", Some(12447), Some(12497));
-    assert_eq!((&*r.command, r.kb_wr_s), ("wr thread 0", Some(768.0)));
+    assert_eq!((&*r.command, r.kb_wr_s()), ("wr thread 0", Some(768.0)));
     assert_eq!(r.prev_stamp, tod("20:56:20"));
     let a = en.averages.iter().find(|r| r.tid == Some(12498)).unwrap();
-    assert_eq!((a.tgid, a.kb_wr_s, &*a.command), (Some(12447), Some(1018.91), "wr thread 1"));
+    assert_eq!((a.tgid, a.kb_wr_s(), &*a.command), (Some(12447), Some(1018.91), "wr thread 1"));
     // --human in de_DE: `20:56:11        0     12446      0,0B      2,2M      0,0B       0  load.sh`
     let h = parse_clean(&fixture("de_DE_human_d.txt"));
     assert!(h.layout.human);
     let r = find(&h.rows, "20:56:11", Some(12446), None);
-    assert_eq!((r.kb_rd_s, r.kb_wr_s), (Some(0.0), Some(2.2 * 1048576.0)));
+    assert_eq!((r.kb_rd_s(), r.kb_wr_s()), (Some(0.0), Some(2.2 * 1048576.0)));
 }
 
 #[test]
@@ -256,7 +256,7 @@ fn fixture_layouts() {
     let l = parse_clean(&fixture("C_dlt.txt"));
     let r = find(&l.rows, "20:56:21", Some(12447), None);
     assert_eq!(&*r.command, "/root/.pyenv/versions/3.11.7/bin/python3 thr.py");
-    assert_eq!(r.kb_wr_s, Some(1792.0));
+    assert_eq!(r.kb_wr_s(), Some(1792.0));
     assert_eq!(&*find(&l.rows, "20:56:21", Some(12446), None).command, "/bin/bash ./load.sh");
     // -U: `USER` names.
     let u = parse_clean(&fixture("C_dU.txt"));
@@ -276,8 +276,8 @@ fn fixture_layouts() {
         m.rows.iter().filter(|r| r.tgid == Some(12446) && r.stamp == tod("20:56:11")).collect();
     assert_eq!(ld.len(), 3, "-r, -d and -w tables");
     assert!(ld.iter().any(|r| r.get("VSZ") == Some(4360.0) && r.get("minflt/s") == Some(126.95)));
-    assert!(ld.iter().any(|r| r.get("cswch/s") == Some(5.67) && r.kb_wr_s.is_none()));
-    assert!(ld.iter().any(|r| r.kb_wr_s == Some(2904.96) && r.other.is_empty()));
+    assert!(ld.iter().any(|r| r.get("cswch/s") == Some(5.67) && r.kb_wr_s().is_none()));
+    assert!(ld.iter().any(|r| r.kb_wr_s() == Some(2904.96) && r.other.is_empty()));
     assert!(ld.iter().all(|r| r.prev_stamp == tod("20:56:10")));
     // -h all activities in one line: `20:56:11  0  12447  -  0.58 … 164384   14364 … 1347.37 … NORMAL  thrload`
     let h = parse_clean(&fixture("C_h_urdwvRs_t.txt"));
@@ -286,7 +286,7 @@ fn fixture_layouts() {
     assert!(h.rows.iter().any(|r| r.stamp == tod("20:56:12")) && h.rows.iter().all(|r| r.table == 0));
     let r = find(&h.rows, "20:56:11", Some(12447), None);
     assert_eq!(
-        (r.get("%usr"), r.get("VSZ"), r.kb_wr_s, r.get("fd-nr")),
+        (r.get("%usr"), r.get("VSZ"), r.kb_wr_s(), r.get("fd-nr")),
         (Some(0.58), Some(164384.0), Some(1347.37), Some(5.0))
     );
     assert_eq!(r.policy.as_deref(), Some("NORMAL"));
@@ -296,7 +296,7 @@ fn fixture_layouts() {
     // Colours.
     let c = parse_clean(&fixture("C_colors_d.txt"));
     assert!(c.layout.ansi);
-    assert_eq!(find(&c.rows, "20:56:11", Some(12446), None).kb_wr_s, Some(2792.73));
+    assert_eq!(find(&c.rows, "20:56:11", Some(12446), None).kb_wr_s(), Some(2792.73));
     // Concatenated runs.
     let cc = parse_clean(&fixture("C_d_concat.txt"));
     assert_eq!(cc.banners.len(), 2);
@@ -314,13 +314,13 @@ fn hand_written_old_layouts() {
     let o = parse_clean(&fixture("old_no_iodelay_d.txt"));
     assert_eq!(o.layout.iodelay, Some(false));
     let r = find(&o.rows, "10:15:02", Some(1803), None);
-    assert_eq!((r.kb_rd_s, r.kb_wr_s, r.kb_ccwr_s, r.iodelay), (None, None, None, None));
-    assert_eq!(find(&o.rows, "10:15:03", Some(2154), None).kb_wr_s, Some(2048.0));
+    assert_eq!((r.kb_rd_s(), r.kb_wr_s(), r.kb_ccwr_s(), r.iodelay()), (None, None, None, None));
+    assert_eq!(find(&o.rows, "10:15:03", Some(2154), None).kb_wr_s(), Some(2048.0));
     // Old -h: right-aligned epoch.
     let h = parse_clean(&fixture("old_h_epoch_dt.txt"));
     let r = h.rows.iter().find(|r| r.tid == Some(2171)).unwrap();
     assert_eq!(
-        (r.stamp, r.tgid, r.kb_wr_s, r.iodelay),
+        (r.stamp, r.tgid, r.kb_wr_s(), r.iodelay()),
         (epoch(1646857494.0), Some(2154), Some(624.0), Some(1.0))
     );
     assert_eq!(&*r.command, "ib_log_writer");
@@ -333,7 +333,7 @@ fn corpus_samples_values() {
     // jc centos old -h: ` 1646857494     0         6 … -1.00     -1.00     -1.00      0.77      0.00  ksoftirqd/0`
     let j = p("jc__centos-7.7__pidstat-hdlrsuw.txt");
     let r = j.rows.iter().find(|r| r.tgid == Some(6)).unwrap();
-    assert_eq!((r.stamp, r.kb_rd_s, r.get("cswch/s")), (epoch(1646857494.0), None, Some(0.77)));
+    assert_eq!((r.stamp, r.kb_rd_s(), r.get("cswch/s")), (epoch(1646857494.0), None, Some(0.77)));
     assert_eq!(j.layout.iodelay, Some(false));
     // -l full command lines with spaces.
     let hl = p("jc__centos-7.7__pidstat-hl.txt");
@@ -352,9 +352,9 @@ fn corpus_samples_values() {
     // Zero-row headers.
     let z = p("sysstat-tests__expected1.pidstat-d-TTASK.txt");
     assert_eq!(z.rows.len(), 2);
-    assert_eq!(z.rows[0].iodelay, Some(253.0));
+    assert_eq!(z.rows[0].iodelay(), Some(253.0));
     assert_eq!(
-        (z.rows[1].tgid, z.rows[1].kb_rd_s, z.rows[1].prev_stamp),
+        (z.rows[1].tgid, z.rows[1].kb_rd_s(), z.rows[1].prev_stamp),
         (Some(9009), Some(30.65), tod("12:53:22"))
     );
     assert!(z.tables.len() >= 3);
@@ -377,16 +377,16 @@ fn json_values() {
     let v = j.value;
     assert_eq!(v.banner.as_ref().unwrap().nodename, "SYSSTAT.TEST");
     // `{"UID": "1000", "TGID": "7900", "TID": "", "kB_rd/s": 411.81, "kB_wr/s": 2.82, … "iodelay": 253, … "cmd": "gnome-shell"}`
-    let r = v.rows.iter().find(|r| r.kb_rd_s == Some(411.81)).unwrap();
+    let r = v.rows.iter().find(|r| r.kb_rd_s() == Some(411.81)).unwrap();
     assert_eq!(
-        (r.uid, r.tgid, r.tid, r.kb_wr_s, r.iodelay),
+        (r.uid, r.tgid, r.tid, r.kb_wr_s(), r.iodelay()),
         (Some(1000), Some(7900), None, Some(2.82), Some(253.0))
     );
     assert_eq!(r.stamp, tod("12:53:22"));
     assert!(r.line > 0);
-    let t = v.rows.iter().find(|r| &*r.command == "dconf worker" && r.kb_rd_s.is_some()).unwrap();
+    let t = v.rows.iter().find(|r| &*r.command == "dconf worker" && r.kb_rd_s().is_some()).unwrap();
     assert_eq!(
-        (t.tgid, t.tid, t.leader.as_deref(), t.kb_rd_s),
+        (t.tgid, t.tid, t.leader.as_deref(), t.kb_rd_s()),
         (Some(7900), Some(10334), Some("gnome-shell"), Some(0.01))
     );
     let cpu = v.rows.iter().find(|r| r.get("%CPU") == Some(412.96)).unwrap();
@@ -442,7 +442,7 @@ fn a_memory_budget_merges_reports_and_keeps_each_threads_bytes() {
     let kb = |rows: &mut dyn Iterator<Item = &Row>| -> BTreeMap<u32, f64> {
         let mut m = BTreeMap::new();
         for r in rows {
-            if let (Some(t), Some(v)) = (r.tid, r.kb_wr_s) {
+            if let (Some(t), Some(v)) = (r.tid, r.kb_wr_s()) {
                 *m.entry(t).or_default() += v;
             }
         }
@@ -460,7 +460,7 @@ fn a_memory_budget_merges_reports_and_keeps_each_threads_bytes() {
             }
             last = Some(k);
         }
-        if let (Some(t), Some(v)) = (r.tid, r.kb_wr_s) {
+        if let (Some(t), Some(v)) = (r.tid, r.kb_wr_s()) {
             *got.entry(t).or_default() += v * (k + 1 - from) as f64;
         }
     }

@@ -13,7 +13,7 @@ pub struct Pidstat<'d>(pub &'d iosift_parsers::pidstat::Pidstat);
 impl<'d> Adapter<'d> for Pidstat<'d> {
     fn offers(&self) -> Vec<Offer> {
         let p = self.0;
-        if !p.rows.iter().any(|r| r.kb_wr_s.is_some()) {
+        if !p.rows.iter().any(|r| r.kb_wr_s().is_some()) {
             return Vec::new();
         }
         // Per-thread (-t) beats per-process whatever the row counts.
@@ -63,7 +63,7 @@ impl<'d> Adapter<'d> for Pidstat<'d> {
             if threads_mode && row.tid.is_none() {
                 continue;
             }
-            let Some(kb) = row.kb_wr_s.filter(|v| *v >= 0.0) else { continue };
+            let Some(kb) = row.kb_wr_s().filter(|v| *v >= 0.0) else { continue };
             sink.at(row.line);
             let tid = row.tid.or(row.tgid);
             let cat = v.ctx.taxonomy.category(tid, &row.command, &v.ctx.thread_map);

@@ -105,23 +105,6 @@ pub struct Report {
     pub devices: Vec<DeviceRow>,
 }
 
-/// The `avg-cpu:` block, in percent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
-pub struct CpuAvg {
-    /// `%user`.
-    pub user: Option<f64>,
-    /// `%nice`.
-    pub nice: Option<f64>,
-    /// `%system` (`%sys` in sysstat 5).
-    pub system: Option<f64>,
-    /// `%iowait`.
-    pub iowait: Option<f64>,
-    /// `%steal` (absent before 6.0.2).
-    pub steal: Option<f64>,
-    /// `%idle`.
-    pub idle: Option<f64>,
-}
-
 /// One device row.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct DeviceRow {
@@ -133,7 +116,7 @@ pub struct DeviceRow {
     pub m: DeviceMetrics,
 }
 
-pub use crate::iostat_metrics::DeviceMetrics;
+pub use crate::iostat_metrics::{CpuAvg, DeviceMetrics};
 
 /// The sysstat generation, recognised from the device header columns (FORMATS.md §1.2).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -481,8 +464,9 @@ struct Header {
     indent: usize,
 }
 
+/// A column of the `avg-cpu:` block (crate-internal: [`CpuAvg`] stores by it).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum CpuCol {
+pub(crate) enum CpuCol {
     User,
     Nice,
     System,
@@ -940,16 +924,9 @@ pub fn parse_source_within(src: &mut impl crate::common::LineSource, budget: usi
                         Some(n) => {
                             comma |= n.comma;
                             human |= n.suffix;
-                            let slot = match cpu_cols.get(i) {
-                                Some(CpuCol::User) => &mut cpu.user,
-                                Some(CpuCol::Nice) => &mut cpu.nice,
-                                Some(CpuCol::System) => &mut cpu.system,
-                                Some(CpuCol::Iowait) => &mut cpu.iowait,
-                                Some(CpuCol::Steal) => &mut cpu.steal,
-                                Some(CpuCol::Idle) => &mut cpu.idle,
-                                _ => continue,
-                            };
-                            *slot = Some(n.v);
+                            if let Some(&c) = cpu_cols.get(i) {
+                                cpu.put(c, n.v);
+                            }
                         }
                         None => {
                             ok = false;
@@ -1133,16 +1110,7 @@ fn read_cpu_fused(bytes: &[u8], cols: &[CpuCol]) -> Option<(CpuAvg, bool, bool)>
         let v = scan_num(bytes, &mut i)?;
         comma |= v.comma;
         human |= v.suffix;
-        let slot = match col {
-            CpuCol::User => &mut cpu.user,
-            CpuCol::Nice => &mut cpu.nice,
-            CpuCol::System => &mut cpu.system,
-            CpuCol::Iowait => &mut cpu.iowait,
-            CpuCol::Steal => &mut cpu.steal,
-            CpuCol::Idle => &mut cpu.idle,
-            CpuCol::Other => continue,
-        };
-        *slot = Some(v.v);
+        cpu.put(*col, v.v);
     }
     while i < n && is_ws(bytes[i]) {
         i += 1;
@@ -1539,8 +1507,8 @@ vda              4.00     20.00     1.00  20.00    2.25     5.00 14183.00  83540
         assert!(r.since_boot);
         assert_eq!(r.line, 3);
         let cpu = r.cpu.unwrap();
-        assert_eq!(cpu.user, Some(84.42));
-        assert_eq!(cpu.iowait, Some(1.01));
+        assert_eq!(cpu.user(), Some(84.42));
+        assert_eq!(cpu.iowait(), Some(1.01));
         let d = &r.devices[0];
         assert_eq!(d.device, "vda");
         assert_eq!(d.line, 8);

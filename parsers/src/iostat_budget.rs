@@ -78,14 +78,8 @@ fn sum(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 }
 
 fn cpu_mean(a: &CpuAvg, wa: f64, b: &CpuAvg, wb: f64) -> CpuAvg {
-    CpuAvg {
-        user: mean(a.user, wa, b.user, wb),
-        nice: mean(a.nice, wa, b.nice, wb),
-        system: mean(a.system, wa, b.system, wb),
-        iowait: mean(a.iowait, wa, b.iowait, wb),
-        steal: mean(a.steal, wa, b.steal, wb),
-        idle: mean(a.idle, wa, b.idle, wb),
-    }
+    let (x, y) = (a.options(), b.options());
+    CpuAvg::from_options([0, 1, 2, 3, 4, 5].map(|i| mean(x[i], wa, y[i], wb)))
 }
 
 /// The device values of two spans of `wa` and `wb` reports as one span.
@@ -154,7 +148,7 @@ mod tests {
             index,
             stamp: None,
             since_boot: false,
-            cpu: Some(CpuAvg { user: Some(index as f64), ..CpuAvg::default() }),
+            cpu: Some(CpuAvg::from_options([Some(index as f64), None, None, None, None, None])),
             devices: vec![DeviceRow {
                 line: 10 + index,
                 device: "vda".into(),
@@ -180,7 +174,7 @@ mod tests {
         // (100 x 1 + 300 x 5) / 400 = 4 ms: the wait of the average request.
         assert_eq!(m.w_await_ms(), Some(4.0));
         assert_eq!(m.written_bytes(), Some(12288.0));
-        assert_eq!(a.cpu.unwrap().user, Some(1.5));
+        assert_eq!(a.cpu.unwrap().user(), Some(1.5));
         // The merged report ends where its last report ended.
         assert_eq!((a.index, a.line, a.devices[0].line), (2, 12, 12));
     }

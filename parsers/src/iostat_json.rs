@@ -49,14 +49,7 @@ fn json_col(key: &str) -> (Col, Option<&'static str>) {
 
 fn cpu_of(m: &Map<String, Value>) -> CpuAvg {
     let g = |k: &str| m.get(k).and_then(Value::as_f64);
-    CpuAvg {
-        user: g("user"),
-        nice: g("nice"),
-        system: g("system"),
-        iowait: g("iowait"),
-        steal: g("steal"),
-        idle: g("idle"),
-    }
+    CpuAvg::from_options([g("user"), g("nice"), g("system"), g("iowait"), g("steal"), g("idle")])
 }
 
 /// Converts one `{"disk_device": …}` object; `None` without a device name.
@@ -306,7 +299,7 @@ mod tests {
         assert_eq!(r.devices[0].m.w_bytes_s(), Some(34930.57 * 1024.0));
         assert_eq!(r.devices[0].m.rrqm_pct(), Some(1.70));
         assert_eq!(r.devices[0].m.util_pct(), Some(10.05));
-        assert_eq!(r.cpu.unwrap().user, Some(70.60));
+        assert_eq!(r.cpu.unwrap().user(), Some(70.60));
         assert!(r.since_boot);
         assert_eq!(p.value.banner.as_ref().unwrap().cpus, Some(2));
         let v: Value = serde_json::from_str(DOC).unwrap();

@@ -1,10 +1,10 @@
-//! The values of one `iostat` device row, stored compactly: 33 `f64` with NaN where the
+//! The values of one `iostat` device row (and of one `avg-cpu:` block), stored compactly: 33 `f64` with NaN where the
 //! report has no such column (264 bytes a row instead of the 528 of 33 `Option<f64>`; a
 //! long capture keeps millions of rows, see [`crate::iostat_budget`]). Each column is read
 //! with the method named after it (`m.w_s()`), which gives `None` for a column not printed.
 //! A value printed as `nan` reads as not printed.
 
-use crate::iostat::Field;
+use crate::iostat::{CpuCol, Field};
 
 /// Device values, normalised: rates per second, sizes in bytes, times in ms.
 ///
@@ -181,6 +181,118 @@ impl serde::Serialize for DeviceMetrics {
     }
 }
 
+/// The `avg-cpu:` block, in percent: six `f64` with NaN for a column not printed (48 bytes,
+/// was 96 as `Option<f64>`s), read with the method named after the column.
+///
+/// Serialises as `{"user": …, "nice": …, "system": …, "iowait": …, "steal": …, "idle": …}`
+/// (`null` when not printed).
+#[derive(Clone, Copy)]
+pub struct CpuAvg {
+    v: [f64; 6],
+}
+
+/// The column names, in storage order.
+const CPU_NAMES: [&str; 6] = ["user", "nice", "system", "iowait", "steal", "idle"];
+
+impl Default for CpuAvg {
+    /// No column printed.
+    fn default() -> Self {
+        Self { v: [f64::NAN; 6] }
+    }
+}
+
+impl CpuAvg {
+    /// From the six values in the order `%user %nice %system %iowait %steal %idle`.
+    pub fn from_options(v: [Option<f64>; 6]) -> Self {
+        Self { v: v.map(|x| x.unwrap_or(f64::NAN)) }
+    }
+
+    /// The six values in the order of [`CpuAvg::from_options`].
+    pub fn options(&self) -> [Option<f64>; 6] {
+        self.v.map(|x| (!x.is_nan()).then_some(x))
+    }
+
+    /// Stores a column's value (a column outside the six is ignored).
+    pub(crate) fn put(&mut self, c: CpuCol, x: f64) {
+        let i = match c {
+            CpuCol::User => 0,
+            CpuCol::Nice => 1,
+            CpuCol::System => 2,
+            CpuCol::Iowait => 3,
+            CpuCol::Steal => 4,
+            CpuCol::Idle => 5,
+            CpuCol::Other => return,
+        };
+        self.v[i] = x;
+    }
+
+    fn at(&self, i: usize) -> Option<f64> {
+        let x = self.v[i];
+        (!x.is_nan()).then_some(x)
+    }
+
+    /// `%user`.
+    pub fn user(&self) -> Option<f64> {
+        self.at(0)
+    }
+
+    /// `%nice`.
+    pub fn nice(&self) -> Option<f64> {
+        self.at(1)
+    }
+
+    /// `%system` (`%sys` in sysstat 5).
+    pub fn system(&self) -> Option<f64> {
+        self.at(2)
+    }
+
+    /// `%iowait`.
+    pub fn iowait(&self) -> Option<f64> {
+        self.at(3)
+    }
+
+    /// `%steal` (absent before 6.0.2).
+    pub fn steal(&self) -> Option<f64> {
+        self.at(4)
+    }
+
+    /// `%idle`.
+    pub fn idle(&self) -> Option<f64> {
+        self.at(5)
+    }
+}
+
+impl PartialEq for CpuAvg {
+    /// Equal when the same columns are printed with the same values.
+    fn eq(&self, other: &Self) -> bool {
+        self.options() == other.options()
+    }
+}
+
+impl std::fmt::Debug for CpuAvg {
+    /// The printed columns only.
+    fn fmt(&self, fm: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = fm.debug_struct("CpuAvg");
+        for (name, x) in CPU_NAMES.iter().zip(self.options()) {
+            if let Some(x) = x {
+                s.field(name, &x);
+            }
+        }
+        s.finish()
+    }
+}
+
+impl serde::Serialize for CpuAvg {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = ser.serialize_struct("CpuAvg", CPU_NAMES.len())?;
+        for (name, x) in CPU_NAMES.iter().zip(self.options()) {
+            s.serialize_field(name, &x)?;
+        }
+        s.end()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,5 +317,18 @@ mod tests {
         assert!(j["r_s"].is_null() && j["wd_bytes"].is_null());
         assert_eq!(j.as_object().unwrap().len(), COLUMNS);
         assert_eq!(format!("{m:?}"), "DeviceMetrics { w_s: 12.5 }");
+    }
+
+    #[test]
+    fn cpu_columns_read_back_and_serialise_by_name() {
+        let mut c = CpuAvg::default();
+        c.put(CpuCol::Iowait, 1.01);
+        c.put(CpuCol::Other, 5.0);
+        assert_eq!((c.iowait(), c.user(), c.idle()), (Some(1.01), None, None));
+        assert_eq!(c, CpuAvg::from_options([None, None, None, Some(1.01), None, None]));
+        let j = serde_json::to_value(c).unwrap();
+        assert_eq!(j["iowait"], 1.01);
+        assert!(j["user"].is_null() && j.as_object().unwrap().len() == 6);
+        assert_eq!(format!("{c:?}"), "CpuAvg { iowait: 1.01 }");
     }
 }

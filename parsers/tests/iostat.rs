@@ -232,7 +232,7 @@ fn s4_locale_variants_agree() {
         }
         let (p, q) = (a.w_bytes_s().unwrap(), m.w_bytes_s().unwrap());
         assert!((p - q).abs() <= 1024.0, "wkB {p} vs {q}");
-        assert!((c.reports[0].cpu.unwrap().user.unwrap() - r.cpu.unwrap().user.unwrap()).abs() < 0.01);
+        assert!((c.reports[0].cpu.unwrap().user().unwrap() - r.cpu.unwrap().user().unwrap()).abs() < 0.01);
     }
     // Per-second reports: each run read /proc a few ms apart, so single seconds may shift a
     // few requests (`w/s` 147 vs 153), but every second and the 29-second totals agree.
@@ -259,7 +259,7 @@ fn s4_locale_variants_agree() {
     assert_close!(de.reports[0].devices[0].m.w_s(), 1180.44);
     assert_close!(de.reports[0].devices[0].m.w_bytes_s(), 34930.57 * 1024.0);
     assert_close!(js.reports[0].devices[0].m.w_bytes_s(), 34930.57 * 1024.0);
-    assert_close!(de.reports[0].cpu.unwrap().user, 70.60);
+    assert_close!(de.reports[0].cpu.unwrap().user(), 70.60);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -287,7 +287,7 @@ fn layout_sysstat7_time_lines_sectors() {
     assert_close!(sdb.m.await_ms(), 0.60);
     assert_close!(sdb.m.svctm_ms(), 0.21);
     assert_close!(sdb.m.util_pct(), 1.44);
-    assert_eq!(r.cpu.unwrap().user, Some(19.09));
+    assert_eq!(r.cpu.unwrap().user(), Some(19.09));
 }
 
 #[test]
@@ -482,7 +482,7 @@ fn json_variants() {
     assert_close!(sda.m.rrqm_pct(), 5.38);
     assert_close!(sda.m.util_pct(), 0.46);
     assert_close!(sda.m.r_req_bytes(), 32.21 * 1024.0);
-    assert_eq!(x.reports[0].cpu.unwrap().idle, Some(56.0));
+    assert_eq!(x.reports[0].cpu.unwrap().idle(), Some(56.0));
     assert_eq!(x.banner.as_ref().unwrap().nodename, "SYSSTAT.TEST");
 }
 
@@ -546,7 +546,7 @@ fn handwritten_old_layouts() {
     // 5.x: `%sys`, no `%steal`, rsec/s and rkB/s both present (same bytes).
     let v = clean(&fixture("hw_sysstat5_x.txt"));
     let cpu = v.reports[0].cpu.unwrap();
-    assert_eq!((cpu.system, cpu.steal, cpu.idle), (Some(0.75), None, Some(96.0)));
+    assert_eq!((cpu.system(), cpu.steal(), cpu.idle()), (Some(0.75), None, Some(96.0)));
     let d = &v.reports[0].devices[0];
     assert_close!(d.m.r_bytes_s(), 6.0 * 1024.0);
     assert_close!(d.m.w_bytes_s(), 21.2 * 1024.0);

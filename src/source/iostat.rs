@@ -75,10 +75,10 @@ impl<'d> Adapter<'d> for Iostat<'d> {
             }
             if cpu_used && let Some(c) = &rep.cpu {
                 for (m, x) in [
-                    (CpuMetric::UserPct, c.user),
-                    (CpuMetric::SystemPct, c.system),
-                    (CpuMetric::IowaitPct, c.iowait),
-                    (CpuMetric::IdlePct, c.idle),
+                    (CpuMetric::UserPct, c.user()),
+                    (CpuMetric::SystemPct, c.system()),
+                    (CpuMetric::IowaitPct, c.iowait()),
+                    (CpuMetric::IdlePct, c.idle()),
                 ] {
                     if let Some(x) = x {
                         sink.rate(&Col::Cpu(m), end, dt, x);

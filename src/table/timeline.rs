@@ -121,7 +121,7 @@ impl Timeline {
     /// The column, created empty on first use.
     pub fn column_mut(&mut self, name: &str, unit: &'static str, source: &str) -> &mut Series {
         let len = self.len;
-        self.columns.entry(name.to_string()).or_insert_with(|| Series {
+        entry_mut(&mut self.columns, name, || Series {
             values: vec![None; len],
             unit,
             source: source.to_string(),
@@ -200,13 +200,27 @@ impl Timeline {
         interval: f64,
         v: f64,
     ) {
-        if !self.accept(name, unit, source, end, v) {
+        let rows = self.accepted_rows(name, unit, source, end, interval, v);
+        if rows.is_empty() {
             return;
         }
-        for r in self.rate_rows(end, interval) {
-            let col = self.column_mut(name, unit, source);
-            col.values[r] = Some(col.values[r].unwrap_or(0.0) + v);
+        for x in &mut self.column_mut(name, unit, source).values[rows] {
+            *x = Some(x.unwrap_or(0.0) + v);
         }
+    }
+
+    /// The rows a rate covers ([`Timeline::rate_rows`]), none when the value is refused
+    /// ([`Timeline::accept`]).
+    fn accepted_rows(
+        &mut self,
+        name: &str,
+        unit: &'static str,
+        source: &str,
+        end: f64,
+        interval: f64,
+        v: f64,
+    ) -> std::ops::Range<usize> {
+        if self.accept(name, unit, source, end, v) { self.rate_rows(end, interval) } else { 0..0 }
     }
 
     /// The rows a rate stamped `end` over `interval` seconds covers: `(end - interval, end]`,
@@ -233,15 +247,12 @@ impl Timeline {
         interval: f64,
         v: f64,
     ) {
-        if !self.accept(name, unit, source, end, v) {
-            return;
-        }
-        let rows = self.rate_rows(end, interval);
+        let rows = self.accepted_rows(name, unit, source, end, interval, v);
         if rows.is_empty() {
             return;
         }
         let len = self.len;
-        let col = self.staged.entry(name.to_string()).or_insert_with(|| Staged {
+        let col = entry_mut(&mut self.staged, name, || Staged {
             values: vec![f64::NAN; len],
             unit,
             source: source.to_string(),
@@ -296,6 +307,16 @@ impl Timeline {
     pub fn names_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a String> + 'a {
         self.columns.keys().filter(move |k| k.starts_with(prefix))
     }
+}
+
+/// The entry of `name`, made by `make` when absent: the name is copied only then (the
+/// setters run once per value of every file, and `entry(name.to_string())` allocated each
+/// time).
+fn entry_mut<'m, T>(map: &'m mut BTreeMap<String, T>, name: &str, make: impl FnOnce() -> T) -> &'m mut T {
+    if !map.contains_key(name) {
+        map.insert(name.to_string(), make());
+    }
+    map.get_mut(name).expect("inserted above")
 }
 
 /// The sampling cadence of one source: its distinct sample instants. A rate

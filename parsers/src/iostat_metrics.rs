@@ -1,8 +1,9 @@
-//! The values of one `iostat` device row (and of one `avg-cpu:` block), stored compactly: 33 `f64` with NaN where the
-//! report has no such column (264 bytes a row instead of the 528 of 33 `Option<f64>`; a
-//! long capture keeps millions of rows, see [`crate::iostat_budget`]). Each column is read
-//! with the method named after it (`m.w_s()`), which gives `None` for a column not printed.
-//! A value printed as `nan` reads as not printed.
+//! The values of one `iostat` device row and of one `avg-cpu:` block, stored compactly:
+//! `f64` with NaN where the report has no such column (264 bytes a device row instead of
+//! the 528 of 33 `Option<f64>`; a long capture keeps millions of rows, see
+//! [`crate::iostat_budget`]). Each column is read with the method named after it
+//! (`m.w_s()`), which gives `None` for a column not printed. A value printed as `nan` reads
+//! as not printed.
 
 use crate::iostat::{CpuCol, Field};
 

@@ -192,8 +192,9 @@ impl std::fmt::Debug for IoValues {
     }
 }
 
-/// A rate of `-d` as stored: `-1.00` (unreadable `/proc/PID/io`) is missing, not zero.
-fn io_rate(v: f64) -> f64 {
+/// A rate of `-d` as stored: `-1.00` (unreadable `/proc/PID/io`) is missing, not zero
+/// (shared with `pidstat_json`).
+pub(crate) fn io_rate(v: f64) -> f64 {
     if v < 0.0 { f64::NAN } else { v }
 }
 

@@ -189,7 +189,7 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
                             diags.note(line, DiagKind::BadNumber, format!("{k}: {v}"));
                             continue;
                         };
-                        let io = if x < 0.0 { f64::NAN } else { x };
+                        let io = crate::pidstat::io_rate(x);
                         match k.as_str() {
                             "kB_rd/s" => r.io.0[IoValues::KB_RD_S] = io,
                             "kB_wr/s" => r.io.0[IoValues::KB_WR_S] = io,

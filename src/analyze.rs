@@ -40,7 +40,8 @@ fn inventory(p: &Pipeline) -> Vec<InputInfo> {
 
 /// Runs the whole analysis of a bundle.
 pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
-    let p = pipeline::run(bundle, opts);
+    // The series are read through the timeline: their records are freed as it fills.
+    let p = pipeline::run_with(bundle, opts, pipeline::Keep::ReadAfterFill);
     let records = rules::inputs::records(&p);
     let views = Views::compute(&p.timeline, &p.ctx, &p.threads, &p.zone, &records);
     let (mut findings, checked) = rules::evaluate(&rules::Available::new(&p, &records, &views));

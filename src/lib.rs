@@ -12,6 +12,7 @@ pub mod bundle;
 pub mod clock;
 pub mod diff;
 pub mod inspect;
+pub mod memory;
 pub mod model;
 pub mod outdir;
 pub mod output;

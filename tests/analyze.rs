@@ -542,3 +542,42 @@ fn captures_taken_apart_are_not_merged() {
         assert!(!f.summary.contains(&format!("tid {t}")), "{}", f.summary);
     }
 }
+
+/// `analyze` frees the records of the series as the timeline fills (issue 19): the
+/// timeline, thread totals, notes and warnings of the replica capture (iostat, pidstat -t,
+/// `/proc` snapshots, vmstat, a decoded binlog, perf, replica status, state files) are
+/// the same as when every record is kept, and only the records read after the fill stay.
+#[test]
+fn releasing_the_series_records_changes_nothing_the_analysis_reads() {
+    use iosift::pipeline::{Keep, run_with};
+    let b = load(&[sample("replica_io_bound")], &Limits::default()).expect("bundle loads");
+    let all = run_with(&b, &Options::default(), Keep::All);
+    let lean = run_with(&b, &Options::default(), Keep::ReadAfterFill);
+    let (ta, tl) = (&all.timeline, &lean.timeline);
+    assert_eq!((ta.t0, ta.len), (tl.t0, tl.len));
+    assert!(ta.columns.len() > 40, "{} columns", ta.columns.len());
+    assert_eq!(ta.columns.keys().collect::<Vec<_>>(), tl.columns.keys().collect::<Vec<_>>());
+    for (name, s) in &ta.columns {
+        assert_eq!(Some(s.values.as_slice()), tl.get(name), "{name}");
+    }
+    assert_eq!(format!("{:?}", all.threads), format!("{:?}", lean.threads));
+    assert_eq!((&all.notes, &all.clock_warnings), (&lean.notes, &lean.clock_warnings));
+    assert_eq!((all.lines.len(), all.lines.runs()), (lean.lines.len(), lean.lines.runs()));
+    for name in ta.columns.keys() {
+        for r in 0..ta.len {
+            let e = ta.epoch(r);
+            assert_eq!(all.lines.get(name, e), lean.lines.get(name, e), "{name} at {e}");
+        }
+    }
+    let kept = |p: &iosift::pipeline::Pipeline, name: &str| {
+        p.files.iter().find(|f| f.name.ends_with(name)).unwrap_or_else(|| panic!("{name}")).data.is_some()
+    };
+    for name in ["iostat-x-t.txt", "pidstat-d-t-h.txt", "-diskstats", "-meminfo", "vmstat-t.txt"] {
+        assert!(kept(&all, name) && !kept(&lean, name), "{name}");
+    }
+    for name in ["-decoded.txt.gz", "perf-profile.script.txt.gz", "-slave-status"] {
+        assert!(kept(&all, name) && kept(&lean, name), "{name}");
+    }
+    let records = |p: &iosift::pipeline::Pipeline| p.files.iter().map(|f| f.records).sum::<usize>();
+    assert_eq!(records(&all), records(&lean));
+}

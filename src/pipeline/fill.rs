@@ -243,8 +243,8 @@ impl Sink for Collect<'_> {
 }
 
 /// Anchors and fills all files of a bundle.
-pub struct Filler<'a> {
-    files: &'a [ParsedFile],
+pub struct Filler<'a, 'f> {
+    files: &'f [ParsedFile],
     zone: &'a Zone,
     ctx: &'a Context,
     /// Clock warnings.
@@ -277,11 +277,21 @@ pub struct Filler<'a> {
     keep_devices: Option<BTreeSet<String>>,
     /// Files whose own zone disagreement was already warned about.
     zone_noted: BTreeSet<usize>,
+    /// What the fill pass holds while it runs ([`Filler::begin_fill`] to [`Filler::end_fill`]).
+    pass: Option<FillPass>,
 }
 
-impl<'a> Filler<'a> {
+/// The state of a fill pass between its files.
+struct FillPass {
+    lines: LineIndex,
+    cadences: Vec<Option<Cadence>>,
+    keep: Option<BTreeSet<String>>,
+    candidates: Option<BTreeSet<u32>>,
+}
+
+impl<'a, 'f> Filler<'a, 'f> {
     /// A filler over parsed files.
-    pub fn new(files: &'a [ParsedFile], zone: &'a Zone, ctx: &'a Context) -> Self {
+    pub fn new(files: &'f [ParsedFile], zone: &'a Zone, ctx: &'a Context) -> Self {
         let mut f = Filler {
             files,
             zone,
@@ -301,6 +311,7 @@ impl<'a> Filler<'a> {
             thread_bytes: vec![HashMap::new(); files.len()],
             keep_devices: None,
             zone_noted: BTreeSet::new(),
+            pass: None,
         };
         f.choose_sources(&[]);
         f
@@ -494,27 +505,74 @@ impl<'a> Filler<'a> {
 
     /// Second pass: fill the timeline.
     pub fn fill_all(&mut self, tl: &mut Timeline) {
+        self.begin_fill();
+        for i in 0..self.files.len() {
+            self.fill_file(i, tl);
+        }
+        self.end_fill(tl);
+    }
+
+    /// The same filler over `files`: the same files, or none while they are changed
+    /// between the steps of a fill ([`fill_releasing`]). Only the steps of the fill and the
+    /// getters of its results may be called on a filler over no files.
+    pub fn rebind<'g>(self, files: &'g [ParsedFile]) -> Filler<'a, 'g> {
+        Filler {
+            files,
+            zone: self.zone,
+            ctx: self.ctx,
+            warnings: self.warnings,
+            notes: self.notes,
+            uses: self.uses,
+            perf_offset: self.perf_offset,
+            bundle_start: self.bundle_start,
+            excluded: self.excluded,
+            filling: self.filling,
+            lines: self.lines,
+            cadences: self.cadences,
+            effects: self.effects,
+            devices: self.devices,
+            times: self.times,
+            thread_bytes: self.thread_bytes,
+            keep_devices: self.keep_devices,
+            zone_noted: self.zone_noted,
+            pass: self.pass,
+        }
+    }
+
+    /// Starts the fill pass (after [`Filler::anchor_all`]).
+    pub fn begin_fill(&mut self) {
         self.filling = true;
-        let mut lines = std::mem::take(&mut self.lines);
-        let cadences = std::mem::take(&mut self.cadences);
-        let keep = self.keep_devices.take();
         let candidates = self.thread_candidates();
-        for (i, cadence) in cadences.iter().enumerate() {
-            if self.excluded[i] {
-                continue;
-            }
+        self.pass = Some(FillPass {
+            lines: std::mem::take(&mut self.lines),
+            cadences: std::mem::take(&mut self.cadences),
+            keep: self.keep_devices.take(),
+            candidates,
+        });
+    }
+
+    /// Fills file `i` into the timeline (between [`Filler::begin_fill`] and [`Filler::end_fill`]).
+    pub fn fill_file(&mut self, i: usize, tl: &mut Timeline) {
+        let Some(mut pass) = self.pass.take() else { return };
+        if !self.excluded[i] {
             let mut sink = Fill {
                 tl,
-                keep: keep.as_ref(),
-                threads: candidates.as_ref(),
-                cadence: cadence.as_ref(),
+                keep: pass.keep.as_ref(),
+                threads: pass.candidates.as_ref(),
+                cadence: pass.cadences[i].as_ref(),
                 source: self.files[i].name.clone(),
                 file: i,
                 line: 0,
-                lines: &mut lines,
+                lines: &mut pass.lines,
             };
             self.visit(i, &mut sink);
         }
+        self.pass = Some(pass);
+    }
+
+    /// Ends the fill pass: notes, and the per-thread columns of the busiest writers only.
+    pub fn end_fill(&mut self, tl: &mut Timeline) {
+        let Some(FillPass { lines, cadences, keep, candidates }) = self.pass.take() else { return };
         self.cadences = cadences;
         self.keep_devices = keep;
         self.lines = lines;
@@ -716,6 +774,32 @@ impl<'a> Filler<'a> {
         };
         adapter.visit(&mut v, sink)
     }
+}
+
+/// [`Filler::fill_all`] that drops the records of each file `release` accepts as soon as
+/// that file is in the timeline (`analyze` reads the series of iostat, pidstat and the
+/// `/proc` snapshots only through the timeline): the timeline grows while the records
+/// shrink, instead of both being held at their largest. `filler` is detached from the
+/// files ([`Filler::rebind`] to `&[]`) so they can be changed between the files.
+pub fn fill_releasing<'a>(
+    mut filler: Filler<'a, 'static>,
+    files: &mut [ParsedFile],
+    tl: &mut Timeline,
+    release: impl Fn(&ParsedFile) -> bool,
+) -> Filler<'a, 'static> {
+    filler.begin_fill();
+    for i in 0..files.len() {
+        let mut bound = filler.rebind(files);
+        bound.fill_file(i, tl);
+        filler = bound.rebind(&[]);
+        if files[i].data.is_some() && release(&files[i]) {
+            files[i].data = None;
+            // Freed on the parsers' threads: back to the system, for the timeline to grow into.
+            crate::memory::give_back();
+        }
+    }
+    filler.end_fill(tl);
+    filler
 }
 
 /// Finds the offset (epoch - perf seconds) that best matches two per-second

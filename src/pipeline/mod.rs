@@ -182,9 +182,26 @@ fn budget_warnings(name: &str, variant: &iosift_parsers::common::Variant) -> Vec
     out
 }
 
-/// Runs parsing, clock and timeline for a bundle.
+/// What [`run_with`] keeps of the parsed files once the timeline is filled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Every file's records (`iosift tables` writes each source's own table from them).
+    All,
+    /// Only the records read after the fill ([`crate::source::read_after_fill`]: perf,
+    /// binlog, replication status, state snapshots); the other files keep their name,
+    /// counts, variant and diagnostics, and `data` becomes `None`. The records of a long
+    /// capture are freed while the timeline is filled (`analyze`).
+    ReadAfterFill,
+}
+
+/// Runs parsing, clock and timeline for a bundle, keeping every file's records.
 pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
-    let (files, ctx, mut zone, ev, day_first) = prepare(bundle, opts);
+    run_with(bundle, opts, Keep::All)
+}
+
+/// Runs parsing, clock and timeline for a bundle, keeping what `keep` says.
+pub fn run_with(bundle: &Bundle, opts: &Options, keep: Keep) -> Pipeline {
+    let (mut files, ctx, mut zone, ev, day_first) = prepare(bundle, opts);
     let mut clock_warnings = Vec::new();
     if zone.assumed {
         clock_warnings.push(ev.assumed_warning());
@@ -240,7 +257,16 @@ pub fn run(bundle: &Bundle, opts: &Options) -> Pipeline {
             timeline.len
         ));
     }
-    filler.fill_all(&mut timeline);
+    let mut filler = match keep {
+        Keep::All => {
+            filler.fill_all(&mut timeline);
+            filler.rebind(&[])
+        }
+        Keep::ReadAfterFill => {
+            let detached = filler.rebind(&[]);
+            fill::fill_releasing(detached, &mut files, &mut timeline, |f| !crate::source::read_after_fill(f))
+        }
+    };
     clock_warnings.append(&mut filler.warnings);
     clock_warnings.extend(timeline.rejected_warnings());
     let notes = filler.notes.clone();

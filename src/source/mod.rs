@@ -404,6 +404,13 @@ pub fn state(f: &ParsedFile) -> Option<State<'_>> {
     f.data.as_ref().and_then(|d| of(d).state())
 }
 
+/// Whether anything after the fill reads the file's records: the perf, binlog, replication
+/// and state views do; every other source is read only through the timeline, so `analyze`
+/// drops its records once it is filled ([`crate::pipeline::fill::fill_releasing`]).
+pub fn read_after_fill(f: &ParsedFile) -> bool {
+    perf(f).is_some() || binlog(f).is_some() || replica_status(f).is_some() || state(f).is_some()
+}
+
 /// The epoch of a stamp: the simple forms (epoch, zoned, local date-time), else a
 /// time of day on the date the roller tracks (banner date, rolling at midnight).
 pub fn stamp_epoch(

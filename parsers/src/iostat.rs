@@ -36,6 +36,7 @@ use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Vari
 use chrono::{NaiveDateTime, Timelike};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// A whole `iostat` capture (text or JSON), normalised.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -110,8 +111,9 @@ pub struct Report {
 pub struct DeviceRow {
     /// 1-based line of the row (of its first sub-table row with `--pretty`).
     pub line: usize,
-    /// Device name as printed (`vda`, `cciss/c0d0p2`, `vg00-lv_root`; groups keep their leading space: `" total"`).
-    pub device: String,
+    /// Device name as printed (`vda`, `cciss/c0d0p2`, `vg00-lv_root`; groups keep their leading space: `" total"`),
+    /// shared by the rows of the same device ([`Names`]).
+    pub device: Arc<str>,
     /// The values.
     pub m: DeviceMetrics,
 }
@@ -476,6 +478,50 @@ pub(crate) enum CpuCol {
     Other,
 }
 
+/// Most distinct device names [`Names`] shares; past it each row gets its own copy (an
+/// iostat of 200,000 devices would otherwise hold a map of them all while it is read).
+const MAX_SHARED_NAMES: usize = 1 << 16;
+
+/// The device names of an iostat, one shared copy each: every report prints the same
+/// devices, usually in the same order, and a name allocated per row was a `malloc` and a
+/// `free` for each of the millions of rows of a long capture.
+#[derive(Debug, Default)]
+pub struct Names {
+    /// Names in the order first seen, with the bytes and group flag they were read from.
+    order: Vec<(Box<[u8]>, bool, Arc<str>)>,
+    /// (bytes, group flag) -> index in `order`.
+    by: HashMap<(Box<[u8]>, bool), usize>,
+    /// Where the next row's name is looked for first in `order`.
+    next: usize,
+}
+
+impl Names {
+    /// The name printed as `raw` (`lead`: a group row, printed with a leading space).
+    pub fn get(&mut self, raw: &[u8], lead: bool) -> Arc<str> {
+        if let Some((r, l, name)) = self.order.get(self.next)
+            && *l == lead
+            && **r == *raw
+        {
+            let name = name.clone();
+            self.next = (self.next + 1) % self.order.len();
+            return name;
+        }
+        let key = (Box::<[u8]>::from(raw), lead);
+        if let Some(&i) = self.by.get(&key) {
+            self.next = (i + 1) % self.order.len();
+            return self.order[i].2.clone();
+        }
+        let text = String::from_utf8_lossy(raw);
+        let name: Arc<str> = if lead { Arc::from(format!(" {text}")) } else { Arc::from(text) };
+        if self.order.len() < MAX_SHARED_NAMES {
+            self.by.insert((key.0.clone(), lead), self.order.len());
+            self.order.push((key.0, lead, name.clone()));
+            self.next = 0;
+        }
+        name
+    }
+}
+
 /// Builds [`Iostat`] values; shared with `iostat_json`.
 #[derive(Debug, Default)]
 pub(crate) struct Builder {
@@ -487,7 +533,9 @@ pub(crate) struct Builder {
     /// Fields of the headers seen in the current report (to tell `--pretty` sub-tables apart).
     report_mask: u64,
     /// Name → row index for sub-table merging (built lazily).
-    by_name: HashMap<String, usize>,
+    by_name: HashMap<Arc<str>, usize>,
+    /// The device names of the rows read.
+    pub names: Names,
     merge_hint: usize,
     /// Rows of the previous report (capacity hint).
     last_devices: usize,
@@ -837,7 +885,7 @@ pub fn parse_source_within(src: &mut impl crate::common::LineSource, budget: usi
         if table_open
             && expect == Expect::Anything
             && let Some(h) = header.as_ref()
-            && let Ok((row, c, hu)) = read_row_fused(bytes, h, no)
+            && let Ok((row, c, hu)) = read_row_fused(bytes, h, no, &mut b.names)
         {
             comma |= c;
             human |= hu;
@@ -992,7 +1040,7 @@ pub fn parse_source_within(src: &mut impl crate::common::LineSource, budget: usi
         if let Some(h) = open
             && spans.len() == h.cols.len()
         {
-            match read_row(bytes, &spans, h, no) {
+            match read_row(bytes, &spans, h, no, &mut b.names) {
                 Ok((row, c, hu)) => {
                     comma |= c;
                     human |= hu;
@@ -1189,7 +1237,12 @@ fn scan_num(b: &[u8], i: &mut usize) -> Option<Num> {
 
 /// One-pass row reader: tokens are read straight into their columns. `Err` when the line
 /// is not a row of `h` (wrong field count, a non-number), so the caller tries other readings.
-fn read_row_fused(bytes: &[u8], h: &Header, no: usize) -> Result<(DeviceRow, bool, bool), ()> {
+fn read_row_fused(
+    bytes: &[u8],
+    h: &Header,
+    no: usize,
+    names: &mut Names,
+) -> Result<(DeviceRow, bool, bool), ()> {
     let n = bytes.len();
     let mut i = 0usize;
     let mut m = DeviceMetrics::default();
@@ -1233,8 +1286,7 @@ fn read_row_fused(bytes: &[u8], h: &Header, no: usize) -> Result<(DeviceRow, boo
         return Err(());
     }
     let (s, e, lead) = device.ok_or(())?;
-    let name = String::from_utf8_lossy(bytes.get(s..e).unwrap_or(&[]));
-    let device = if lead { format!(" {name}") } else { name.into_owned() };
+    let device = names.get(bytes.get(s..e).unwrap_or(&[]), lead);
     Ok((DeviceRow { line: no, device, m }, comma, human))
 }
 
@@ -1244,20 +1296,20 @@ fn read_row(
     spans: &[(u32, u32)],
     h: &Header,
     no: usize,
+    names: &mut Names,
 ) -> Result<(DeviceRow, bool, bool), ()> {
     let mut m = DeviceMetrics::default();
-    let mut device: Option<String> = None;
+    let mut device: Option<Arc<str>> = None;
     let mut comma = false;
     let mut human = false;
     for (i, (&sp, col)) in spans.iter().zip(&h.cols).enumerate() {
         let t = tok(bytes, sp);
         match *col {
             Col::Device => {
-                let name = String::from_utf8_lossy(t);
                 // Group rows (`-g`) are printed with a leading space: ` total`.
                 let lead =
                     i == 0 && !h.device_last && bytes.iter().take_while(|c| is_ws(**c)).count() > h.indent;
-                device = Some(if lead { format!(" {name}") } else { name.into_owned() });
+                device = Some(names.get(t, lead));
             }
             Col::Unknown => {
                 parse_num(t).ok_or(())?;
@@ -1334,7 +1386,7 @@ impl Summary for Iostat {
             v.insert("omits_since_boot", "true".to_string());
         }
         let devs: std::collections::BTreeSet<&str> =
-            self.reports.iter().flat_map(|r| r.devices.iter().map(|d| d.device.as_str())).collect();
+            self.reports.iter().flat_map(|r| r.devices.iter().map(|d| &*d.device)).collect();
         if !devs.is_empty() && devs.len() <= 16 {
             v.insert("devices", devs.into_iter().collect::<Vec<_>>().join(","));
         } else if !devs.is_empty() {
@@ -1510,7 +1562,7 @@ vda              4.00     20.00     1.00  20.00    2.25     5.00 14183.00  83540
         assert_eq!(cpu.user(), Some(84.42));
         assert_eq!(cpu.iowait(), Some(1.01));
         let d = &r.devices[0];
-        assert_eq!(d.device, "vda");
+        assert_eq!(&*d.device, "vda");
         assert_eq!(d.line, 8);
         assert_eq!(d.m.w_s(), Some(14183.0));
         assert_eq!(d.m.w_bytes_s(), Some(83540.0 * 1024.0));

@@ -16,11 +16,10 @@
 use crate::iostat::{CpuAvg, DeviceMetrics, DeviceRow, Field, Report};
 use std::collections::HashMap;
 
-/// Approximate heap bytes of one report's rows (what the budget counts).
+/// Approximate heap bytes of one report's rows (what the budget counts; the device names
+/// are shared by every report, [`crate::iostat::Names`]).
 pub fn report_bytes(r: &Report) -> usize {
-    std::mem::size_of::<Report>()
-        + r.devices.capacity() * std::mem::size_of::<DeviceRow>()
-        + r.devices.iter().map(|d| d.device.capacity()).sum::<usize>()
+    std::mem::size_of::<Report>() + r.devices.capacity() * std::mem::size_of::<DeviceRow>()
 }
 
 /// True when `b` may be merged into `a` (same run, neither since boot).
@@ -36,7 +35,7 @@ pub fn merge_into(a: &mut Report, na: u32, b: Report, nb: u32) {
         (x, y) => y.or(x),
     };
     // Rows of the same device, usually at the same position in both reports.
-    let mut by_name: Option<HashMap<String, usize>> = None;
+    let mut by_name: Option<HashMap<std::sync::Arc<str>, usize>> = None;
     for (i, row) in b.devices.into_iter().enumerate() {
         let at = if a.devices.get(i).is_some_and(|d| d.device == row.device) {
             Some(i)

@@ -65,7 +65,7 @@ fn iostat(text: &[u8]) -> iosift_parsers::Parsed<Iostat> {
 }
 
 fn vda_w_s(v: &Iostat) -> Vec<Option<f64>> {
-    v.reports.iter().map(|r| r.devices.iter().find(|d| d.device == "vda").and_then(|d| d.m.w_s())).collect()
+    v.reports.iter().map(|r| r.devices.iter().find(|d| &*d.device == "vda").and_then(|d| d.m.w_s())).collect()
 }
 
 fn zoned(s: &str) -> Stamp {
@@ -221,7 +221,7 @@ fn overflowing_negative_and_nan_numbers_never_become_values() {
             .collect();
         let p = iostat(text.as_bytes());
         assert_eq!(p.value.reports.len(), 2, "{tok}");
-        let first = p.value.reports[0].devices.iter().find(|d| d.device == "vda");
+        let first = p.value.reports[0].devices.iter().find(|d| &*d.device == "vda");
         match expect {
             None => {
                 // Either the row is dropped with a diagnostic or the field is empty: never a NaN/inf.

@@ -142,7 +142,7 @@ fn s1_burst_seconds() {
     // vda 4.00 20.00 1.00 20.00 2.25 5.00 14183.00 83540.00 97.00 0.68 0.66 5.89 ...
     let r = v.reports.iter().find(|r| r.stamp == Some(local("2026-11-29 19:38:03"))).unwrap();
     let d = &r.devices[0];
-    assert_eq!(d.device, "vda");
+    assert_eq!(&*d.device, "vda");
     assert_eq!(d.line, 360);
     assert_close!(d.m.w_s(), 14183.0);
     assert_close!(d.m.w_bytes_s(), 83540.0 * 1024.0);
@@ -218,7 +218,7 @@ fn s4_locale_variants_agree() {
     for v in all {
         let r = &v.reports[0];
         assert_eq!(r.devices.len(), 1);
-        assert_eq!(r.devices[0].device, "vda");
+        assert_eq!(&*r.devices[0].device, "vda");
         let m = &r.devices[0].m;
         for (p, q) in [
             (a.r_s(), m.r_s()),
@@ -278,7 +278,7 @@ fn layout_sysstat7_time_lines_sectors() {
     let r = &v.reports[0];
     assert_eq!(r.stamp, Some(Stamp::TimeOfDay(chrono::NaiveTime::from_hms_opt(15, 49, 57).unwrap())));
     // sdb  0.24  84.28  0.90 66.04  34.03  1202.56  18.47  0.04 0.60  0.21  1.44
-    let sdb = r.devices.iter().find(|d| d.device == "sdb").unwrap();
+    let sdb = r.devices.iter().find(|d| &*d.device == "sdb").unwrap();
     assert_close!(sdb.m.rrqm_s(), 0.24);
     assert_close!(sdb.m.w_s(), 66.04);
     assert_close!(sdb.m.w_bytes_s(), 1202.56 * 512.0);
@@ -300,7 +300,7 @@ fn layout_9_1_2_r_await_megabytes() {
     let r = &v.reports[0];
     assert_eq!(r.stamp, Some(local("2018-06-13 14:10:50")));
     // sdb  0.25  74.42  5.70  0.87  0.57  0.29  268.00  0.32  49.24  38.06  123.00  1.83  1.20
-    let sdb = r.devices.iter().find(|d| d.device == "sdb").unwrap();
+    let sdb = r.devices.iter().find(|d| &*d.device == "sdb").unwrap();
     assert_close!(sdb.m.r_bytes_s(), 0.57 * 1024.0 * 1024.0);
     assert_close!(sdb.m.req_bytes(), 268.0 * 512.0);
     assert_close!(sdb.m.r_await_ms(), 38.06);
@@ -314,7 +314,7 @@ fn layout_11_5_7_kb_request_sizes() {
     let v = clean(&read_shared("corpus/iostat/jc__ubuntu-18.04__iostat-x.txt"));
     assert_eq!(v.layout, Layout::Extended11_5_7);
     // loop1  63.02  0.00  72.52  0.00 … 0.12 0.00 0.00 1.15 0.00 0.00 0.01
-    let d = v.reports[0].devices.iter().find(|d| d.device == "loop1").unwrap();
+    let d = v.reports[0].devices.iter().find(|d| &*d.device == "loop1").unwrap();
     assert_close!(d.m.r_s(), 63.02);
     assert_close!(d.m.r_bytes_s(), 72.52 * 1024.0);
     assert_close!(d.m.r_req_bytes(), 1.15 * 1024.0);
@@ -332,7 +332,7 @@ fn layout_basic_blocks_and_since_boot_totals() {
     assert_eq!(v.reports.len(), 3);
     let sdb = &v.reports[1].devices[1];
     // sdb  78.93  634.11  0.00  1896  0
-    assert_eq!(sdb.device, "sdb");
+    assert_eq!(&*sdb.device, "sdb");
     assert_close!(sdb.m.tps(), 78.93);
     assert_close!(sdb.m.r_bytes_s(), 634.11 * 512.0);
     assert_close!(sdb.m.read_bytes(), 1896.0 * 512.0);
@@ -344,7 +344,7 @@ fn basic_discard_short_and_groups() {
     need_shared!();
     let v = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-g.txt"));
     assert_eq!(v.layout, Layout::Basic12_1_2);
-    let names: Vec<&str> = v.reports[0].devices.iter().map(|d| d.device.as_str()).collect();
+    let names: Vec<&str> = v.reports[0].devices.iter().map(|d| &*d.device).collect();
     assert_eq!(names, ["sda", "sdb", " disks", "sdc", "sdd", " other"]);
     assert_close!(v.reports[0].devices[2].m.read_bytes(), 1599857.0 * 1024.0);
     let s = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-s.txt"));
@@ -373,7 +373,7 @@ fn device_last_layouts_and_subtables() {
     let r = &v.reports[0];
     assert_eq!(r.devices.len(), 5);
     // sdr: r/s 2.28 (r table), w/s 0.49 (w table), f table util 1.35
-    let sdr = r.devices.iter().find(|d| d.device == "sdr").unwrap();
+    let sdr = r.devices.iter().find(|d| &*d.device == "sdr").unwrap();
     assert_close!(sdr.m.r_s(), 2.28);
     assert_close!(sdr.m.w_s(), 0.49);
     assert_close!(sdr.m.w_await_ms(), 39.57);
@@ -390,14 +390,14 @@ fn device_last_layouts_and_subtables() {
     assert_close!(sda.m.read_bytes(), 1.5 * 1024.0 * 1024.0 * 1024.0);
     assert_close!(sda.m.written_bytes(), 400.9 * 1024.0 * 1024.0);
     let j = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-jUUID-list.txt"));
-    assert_eq!(j.reports[0].devices[0].device, "2578463f-6947-48c7-8b09-876a4145cfb1");
+    assert_eq!(&*j.reports[0].devices[0].device, "2578463f-6947-48c7-8b09-876a4145cfb1");
 }
 
 #[test]
 fn cciss_and_posix_sectors() {
     need_shared!();
     let v = clean(&read_shared("corpus/iostat/sysstat-tests__expected.iostat-p-cciss.txt"));
-    let names: Vec<&str> = v.reports[1].devices.iter().map(|d| d.device.as_str()).collect();
+    let names: Vec<&str> = v.reports[1].devices.iter().map(|d| &*d.device).collect();
     assert_eq!(names, ["cciss/c0d0", "cciss/c0d0p1", "cciss/c0d0p2"]);
     assert_close!(v.reports[1].devices[0].m.tps(), 32402.95);
     let p = clean(&read_shared("corpus/iostat/generated__iostat_C_posix.txt"));
@@ -452,11 +452,11 @@ fn fixture_runs_colours_human() {
     assert!(v.reports[2].since_boot && !v.reports[3].since_boot);
     let col = clean(&fixture("colors_x.txt"));
     assert!(col.ansi);
-    assert_eq!(col.reports[0].devices[0].device, "vda");
+    assert_eq!(&*col.reports[0].devices[0].device, "vda");
     let h = clean(&fixture("de_DE_human_x.txt"));
     assert!(h.human && h.decimal_comma);
     let g = clean(&fixture("g.txt"));
-    assert_eq!(g.reports[0].devices[2].device, " mygroup");
+    assert_eq!(&*g.reports[0].devices[2].device, " mygroup");
     let y = clean(&fixture("x_y.txt"));
     assert!(!y.reports[0].since_boot);
     let p = clean(&fixture("x_pretty.txt"));
@@ -471,7 +471,7 @@ fn json_variants() {
     assert!(v.diagnostics.is_empty());
     let v = v.value;
     assert_eq!(v.reports.len(), 2);
-    assert_eq!(v.reports[0].devices[2].device, " disks");
+    assert_eq!(&*v.reports[0].devices[2].device, " disks");
     // "MB_read/s": 0.22, "MB_read": 1560
     assert_close!(v.reports[0].devices[0].m.r_bytes_s(), 0.22 * 1024.0 * 1024.0);
     assert_close!(v.reports[0].devices[0].m.read_bytes(), 1560.0 * 1024.0 * 1024.0);
@@ -499,7 +499,7 @@ fn handwritten_old_layouts() {
     assert_eq!(v.reports[0].stamp, Some(local("2010-07-27 12:47:34")));
     assert_eq!(v.interval_s, Some(3.0));
     let d = &v.reports[0].devices[1];
-    assert_eq!(d.device, "sda1");
+    assert_eq!(&*d.device, "sda1");
     assert_close!(d.m.r_bytes_s(), 26.73 * 512.0);
     assert_close!(d.m.req_bytes(), 25.76 * 512.0);
     assert_close!(d.m.await_ms(), 81.06);
@@ -510,7 +510,7 @@ fn handwritten_old_layouts() {
     assert_eq!(v.layout, Layout::Extended9_1_2);
     assert!(v.reports[0].since_boot && !v.reports[1].since_boot);
     let d = &v.reports[1].devices[0];
-    assert_eq!(d.device, "cciss/c0d0");
+    assert_eq!(&*d.device, "cciss/c0d0");
     assert_close!(d.m.wrqm_s(), 310.0);
     assert_close!(d.m.w_s(), 850.0);
     assert_close!(d.m.w_bytes_s(), 46400.0 * 1024.0);
@@ -518,7 +518,7 @@ fn handwritten_old_layouts() {
     assert_close!(d.m.aqu_sz(), 4.21);
     assert_close!(d.m.w_await_ms(), 4.95);
     assert_close!(d.m.util_pct(), 81.0);
-    assert_eq!(v.reports[1].devices[1].device, "centos-root");
+    assert_eq!(&*v.reports[1].devices[1].device, "centos-root");
 
     // 11.5.7: nvme0n1 0.00 1024.00 0.00 131072.00 0.00 0.00 0.00 0.00 0.00 2.00 2.05 0.00 128.00 0.05 5.12
     let v = clean(&fixture("hw_sysstat11_x_t.txt"));
@@ -595,7 +595,7 @@ fn a_memory_budget_merges_reports_and_keeps_the_bytes() {
     // stands for (those after the previous kept stamp, up to its own) equals the sum of
     // their rates.
     let vda = |r: &iosift_parsers::iostat::Report| -> f64 {
-        r.devices.iter().filter(|d| d.device == "vda").filter_map(|d| d.m.w_bytes_s()).sum()
+        r.devices.iter().filter(|d| &*d.device == "vda").filter_map(|d| d.m.w_bytes_s()).sum()
     };
     let at = |s: &Stamp| {
         whole.value.reports.iter().position(|r| r.stamp.as_ref() == Some(s)).expect("a printed stamp")

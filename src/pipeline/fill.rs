@@ -27,6 +27,8 @@ struct Range {
     times: Vec<f64>,
     /// Bytes written per thread (`thr.*` columns), for [`THREAD_CANDIDATES`].
     threads: HashMap<u32, f64>,
+    /// The device of the last point, already in `devices`.
+    last_device: Option<String>,
 }
 
 /// Per-thread columns the timeline keeps after the fill: the busiest writers by bytes.
@@ -95,6 +97,15 @@ impl Range {
     fn device(&mut self, col: &Col, bytes: f64) {
         let Some(d) = device_of(col) else { return };
         let bytes = if bytes.is_finite() && bytes > 0.0 { bytes } else { 0.0 };
+        // Most points add nothing to a device already listed (a row's other metrics): no lookup.
+        if bytes == 0.0 && self.last_device.as_deref() == Some(d) {
+            return;
+        }
+        match &mut self.last_device {
+            Some(last) if last == d => {}
+            Some(last) => d.clone_into(last),
+            None => self.last_device = Some(d.to_string()),
+        }
         match self.devices.get_mut(d) {
             Some(b) => *b += bytes,
             None => {
@@ -706,7 +717,7 @@ impl<'a, 'f> Filler<'a, 'f> {
         let mut totals: BTreeMap<&str, f64> = BTreeMap::new();
         for r in &io.reports {
             for d in &r.devices {
-                *totals.entry(d.device.as_str()).or_default() += d.m.w_bytes_s().unwrap_or(0.0);
+                *totals.entry(&*d.device).or_default() += d.m.w_bytes_s().unwrap_or(0.0);
             }
         }
         let dev = totals.iter().max_by(|a, b| a.1.total_cmp(b.1))?.0.to_string();
@@ -718,7 +729,7 @@ impl<'a, 'f> Filler<'a, 'f> {
             else {
                 continue;
             };
-            for d in rep.devices.iter().filter(|d| d.device == dev) {
+            for d in rep.devices.iter().filter(|d| *d.device == *dev) {
                 if let Some(w) = d.m.w_bytes_s() {
                     out.insert(e.round() as i64 - 1, w);
                 }

@@ -7,6 +7,10 @@ use crate::clock::{Anchoring, DayRoller, ZoneEvidence};
 use crate::table::Col;
 use crate::table::columns::{CpuMetric, DevMetric, SeenOf};
 
+/// Devices whose column keys a visit keeps to reuse; the rows of others make theirs anew
+/// (a linear search: an iostat of thousands of devices must not search them all per row).
+const KEYED_DEVICES: usize = 64;
+
 /// An iostat file.
 pub struct Iostat<'d>(pub &'d iosift_parsers::iostat::Iostat);
 
@@ -57,6 +61,7 @@ impl<'d> Adapter<'d> for Iostat<'d> {
             .and_then(|b| b.date)
             .and_then(|d| d.and_hms_opt(0, 0, 0))
             .map(|n| zone.local_to_epoch(n));
+        let mut keys: Vec<(std::sync::Arc<str>, Col)> = Vec::new();
         for rep in &io.reports {
             let timed = rep.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut()));
             let at = |base: f64| base + interval * rep.index as f64;
@@ -92,7 +97,21 @@ impl<'d> Adapter<'d> for Iostat<'d> {
                     continue;
                 }
                 let m = &d.m;
-                let dev = d.device.trim();
+                // One column key per device, its metric set in turn (not a name copied per value).
+                let mut spare;
+                let col = match keys.iter().position(|(n, _)| std::sync::Arc::ptr_eq(n, &d.device)) {
+                    Some(i) => &mut keys[i].1,
+                    None => {
+                        let col = Col::Dev(d.device.trim().to_string(), DevMetric::WBytesS);
+                        if keys.len() < KEYED_DEVICES {
+                            keys.push((d.device.clone(), col));
+                            &mut keys.last_mut().expect("pushed").1
+                        } else {
+                            spare = col;
+                            &mut spare
+                        }
+                    }
+                };
                 for (k, x) in [
                     (DevMetric::WBytesS, m.w_bytes_s()),
                     (DevMetric::RBytesS, m.r_bytes_s()),
@@ -109,8 +128,9 @@ impl<'d> Adapter<'d> for Iostat<'d> {
                     (DevMetric::WReqBytes, m.w_req_bytes()),
                     (DevMetric::Tps, m.tps()),
                 ] {
-                    if let Some(x) = x {
-                        sink.rate(&Col::Dev(dev.to_string(), k), end, dt, x);
+                    if let (Some(x), Col::Dev(_, metric)) = (x, &mut *col) {
+                        *metric = k;
+                        sink.rate(col, end, dt, x);
                     }
                 }
             }

@@ -275,17 +275,21 @@ impl Keeper {
         if self.budget == 0 {
             return;
         }
-        let Some(new) = rows.pop() else { return };
-        let starts = self.spans.last().is_none_or(|s| !same_report(&rows[s.start], &new));
+        let Some(new) = rows.last() else { return };
+        let starts = self.spans.last().is_none_or(|s| !same_report(&rows[s.start], new));
+        let new_bytes = row_bytes(new);
+        // The new row stays in place (a row is ~240 bytes): it is set aside only when a report
+        // starts and the two before it are merged.
         if starts && self.factor > 1 && self.spans.len() >= 2 {
+            let new = rows.pop().expect("the last row was just read");
             let from = self.spans[self.spans.len() - 2].start;
             let before: usize = rows[from..].iter().map(row_bytes).sum();
             if merge_last_with(rows, &mut self.spans, self.factor, &mut self.cache) {
                 self.held = self.held - before + rows[from..].iter().map(row_bytes).sum::<usize>();
             }
+            rows.push(new);
         }
-        self.held += row_bytes(&new);
-        rows.push(new);
+        self.held += new_bytes;
         match self.spans.last_mut() {
             Some(s) if !starts => s.end = rows.len(),
             _ => self.spans.push(Span { start: rows.len() - 1, end: rows.len(), count: 1 }),

@@ -40,7 +40,7 @@ use crate::common::{
     DiagKind, Diags, Format, LineSource, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant,
     lines::count_lines,
 };
-use crate::proc_meminfo::{is_blank, next_token, parse_u64_bytes};
+use crate::proc_meminfo::{is_blank, parse_u64_bytes};
 use crate::tsblocks::{self, Layout};
 
 /// A series of `/proc/diskstats` snapshots.
@@ -200,37 +200,64 @@ fn parse_row_named(
     b: &[u8],
     known: Option<&std::sync::Arc<str>>,
 ) -> Result<(DiskRow, bool), RowError> {
-    let mut tok: [&[u8]; 20] = [&[]; 20];
+    // One pass: each token is read where it lies, its digits summed as they are scanned
+    // (`   8       0 sda 1234 0 5678 ...`: two numbers, a name, 4 to 17 numbers).
+    let mut nums = [0u64; 20];
+    let mut name: &[u8] = &[];
+    let mut bad = false;
     let mut n = 0usize;
-    let mut rest = b;
-    while let Some((t, r)) = next_token(rest) {
-        if n == tok.len() {
+    let mut i = 0usize;
+    let len = b.len();
+    loop {
+        while i < len && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i >= len {
+            break;
+        }
+        if n == nums.len() {
             return Err(RowError::Malformed);
         }
-        tok[n] = t;
+        let start = i;
+        let mut v: u64 = 0;
+        let mut digits = true;
+        while i < len && !b[i].is_ascii_whitespace() {
+            let d = b[i].wrapping_sub(b'0');
+            digits &= d <= 9;
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+            i += 1;
+        }
+        let t = &b[start..i];
+        if n == 2 {
+            name = t;
+        } else {
+            // 19 digits always fit; longer ones (and non-digits) are read checked.
+            let value = if digits && t.len() <= 19 { Some(v) } else { parse_u64_bytes(t) };
+            match value {
+                Some(v) => nums[n] = v,
+                None if n < 2 => return Err(RowError::Malformed),
+                None => bad = true,
+            }
+        }
         n += 1;
-        rest = r;
     }
     if n < 7 || (8..14).contains(&n) {
         return Err(RowError::Malformed);
     }
-    let major = parse_u64_bytes(tok[0]).and_then(|v| u32::try_from(v).ok());
-    let minor = parse_u64_bytes(tok[1]).and_then(|v| u32::try_from(v).ok());
-    let (Some(major), Some(minor)) = (major, minor) else {
+    let (Ok(major), Ok(minor)) = (u32::try_from(nums[0]), u32::try_from(nums[1])) else {
         return Err(RowError::Malformed);
     };
-    let name = tok[2];
     if name.iter().all(u8::is_ascii_digit) {
         return Err(RowError::Malformed);
+    }
+    if bad {
+        return Err(RowError::BadNumber);
     }
     let name: std::sync::Arc<str> = match known {
         Some(k) if k.as_bytes() == name => k.clone(),
         _ => String::from_utf8_lossy(name).into(),
     };
-    let mut st = [0u64; 17];
-    for (slot, t) in st.iter_mut().zip(&tok[3..n]) {
-        *slot = parse_u64_bytes(t).ok_or(RowError::BadNumber)?;
-    }
+    let st = &nums[3..];
     let mut row = DiskRow { line: no, major, minor, name, fields: n as u8, ..DiskRow::default() };
     if n == 7 {
         row.reads = st[0];
@@ -428,6 +455,21 @@ mod tests {
         assert!(odd && r.discards.is_none() && r.weighted_ms == 7902);
         assert_eq!(parse_row(5, b"8 0 sda 1 2 x 4 5 6 7 8 9 10 11"), Err(RowError::BadNumber));
         assert_eq!(parse_row(6, b"MemTotal: 1 kB"), Err(RowError::Malformed));
+        // The field count decides before the numbers: a bad number on a line of 10 fields is malformed.
+        assert_eq!(parse_row(7, b"8 0 sda 1 x 3 4 5 6 7"), Err(RowError::Malformed));
+        assert_eq!(parse_row(8, b"x 0 sda 1 2 3 4 5 6 7 8 9 10 11"), Err(RowError::Malformed));
+        assert_eq!(parse_row(9, b"8 4294967296 sda 1 2 3 4 5 6 7 8 9 10 11"), Err(RowError::Malformed));
+        assert_eq!(parse_row(10, b"8 0 123 1 2 3 4 5 6 7 8 9 10 11"), Err(RowError::Malformed));
+        let long = [b"8 0 sda".as_slice(), &b" 1".repeat(18)].concat();
+        assert_eq!(parse_row(11, &long), Err(RowError::Malformed));
+        // 20 digits: the largest u64 reads, one more overflows.
+        let (r, _) = parse_row(12, b"8 0 sda 18446744073709551615 0 0 0 0 0 0 0 0 0 0").unwrap();
+        assert_eq!(r.reads, u64::MAX);
+        assert_eq!(
+            parse_row(13, b"8 0 sda 18446744073709551616 0 0 0 0 0 0 0 0 0 0"),
+            Err(RowError::BadNumber)
+        );
+        assert_eq!(parse_row(14, b"8 0 sda 1 2 3 -4 5 6 7 8 9 10 11"), Err(RowError::BadNumber));
     }
 
     #[test]

@@ -30,6 +30,7 @@
 //! * The first report of every run (banner) is flagged `since_boot` unless the file shows
 //!   `-y` (sysstat 12.x prints an extra blank line after the banner when `-y` is used).
 
+use crate::common::names::Names;
 use crate::common::number::parse_human;
 use crate::common::sysstat::{Banner, parse_banner, parse_stamp_line};
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant};
@@ -112,7 +113,7 @@ pub struct DeviceRow {
     /// 1-based line of the row (of its first sub-table row with `--pretty`).
     pub line: usize,
     /// Device name as printed (`vda`, `cciss/c0d0p2`, `vg00-lv_root`; groups keep their leading space: `" total"`),
-    /// shared by the rows of the same device ([`Names`]).
+    /// shared by the rows of the same device ([`crate::common::names::Names`]).
     pub device: Arc<str>,
     /// The values.
     pub m: DeviceMetrics,
@@ -478,47 +479,14 @@ pub(crate) enum CpuCol {
     Other,
 }
 
-/// Most distinct device names [`Names`] shares; past it each row gets its own copy (an
-/// iostat of 200,000 devices would otherwise hold a map of them all while it is read).
-const MAX_SHARED_NAMES: usize = 1 << 16;
-
-/// The device names of an iostat, one shared copy each: every report prints the same
-/// devices, usually in the same order, and a name allocated per row was a `malloc` and a
-/// `free` for each of the millions of rows of a long capture.
-#[derive(Debug, Default)]
-pub struct Names {
-    /// Names in the order first seen, with the bytes and group flag they were read from.
-    order: Vec<(Box<[u8]>, bool, Arc<str>)>,
-    /// (bytes, group flag) -> index in `order`.
-    by: HashMap<(Box<[u8]>, bool), usize>,
-    /// Where the next row's name is looked for first in `order`.
-    next: usize,
-}
-
-impl Names {
-    /// The name printed as `raw` (`lead`: a group row, printed with a leading space).
-    pub fn get(&mut self, raw: &[u8], lead: bool) -> Arc<str> {
-        if let Some((r, l, name)) = self.order.get(self.next)
-            && *l == lead
-            && **r == *raw
-        {
-            let name = name.clone();
-            self.next = (self.next + 1) % self.order.len();
-            return name;
-        }
-        let key = (Box::<[u8]>::from(raw), lead);
-        if let Some(&i) = self.by.get(&key) {
-            self.next = (i + 1) % self.order.len();
-            return self.order[i].2.clone();
-        }
-        let text = String::from_utf8_lossy(raw);
-        let name: Arc<str> = if lead { Arc::from(format!(" {text}")) } else { Arc::from(text) };
-        if self.order.len() < MAX_SHARED_NAMES {
-            self.by.insert((key.0.clone(), lead), self.order.len());
-            self.order.push((key.0, lead, name.clone()));
-            self.next = 0;
-        }
-        name
+/// The shared copy of a device name printed as `raw` (`lead`: a group row, printed with
+/// a leading space: ` total`). Every report prints the same devices: a name allocated per
+/// row was a `malloc` and a `free` for each of the millions of rows of a long capture.
+fn device_name(names: &mut Names, raw: &[u8], lead: bool) -> Arc<str> {
+    match (std::str::from_utf8(raw), lead) {
+        (Ok(name), false) => names.get(name),
+        (_, false) => names.get(&String::from_utf8_lossy(raw)),
+        (_, true) => names.get(&format!(" {}", String::from_utf8_lossy(raw))),
     }
 }
 
@@ -1286,7 +1254,7 @@ fn read_row_fused(
         return Err(());
     }
     let (s, e, lead) = device.ok_or(())?;
-    let device = names.get(bytes.get(s..e).unwrap_or(&[]), lead);
+    let device = device_name(names, bytes.get(s..e).unwrap_or(&[]), lead);
     Ok((DeviceRow { line: no, device, m }, comma, human))
 }
 
@@ -1309,7 +1277,7 @@ fn read_row(
                 // Group rows (`-g`) are printed with a leading space: ` total`.
                 let lead =
                     i == 0 && !h.device_last && bytes.iter().take_while(|c| is_ws(**c)).count() > h.indent;
-                device = Some(names.get(t, lead));
+                device = Some(device_name(names, t, lead));
             }
             Col::Unknown => {
                 parse_num(t).ok_or(())?;

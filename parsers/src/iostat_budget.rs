@@ -17,7 +17,7 @@ use crate::iostat::{CpuAvg, DeviceMetrics, DeviceRow, Field, Report};
 use std::collections::HashMap;
 
 /// Approximate heap bytes of one report's rows (what the budget counts; the device names
-/// are shared by every report, [`crate::iostat::Names`]).
+/// are shared by every report, [`crate::common::names::Names`]).
 pub fn report_bytes(r: &Report) -> usize {
     std::mem::size_of::<Report>() + r.devices.capacity() * std::mem::size_of::<DeviceRow>()
 }

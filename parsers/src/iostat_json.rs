@@ -54,7 +54,7 @@ fn cpu_of(m: &Map<String, Value>) -> CpuAvg {
 
 /// Converts one `{"disk_device": …}` object; `None` without a device name.
 fn row_of(b: &mut Builder, m: &Map<String, Value>, line: usize) -> Option<DeviceRow> {
-    let device = b.names.get(m.get("disk_device")?.as_str()?.as_bytes(), false);
+    let device = b.names.get(m.get("disk_device")?.as_str()?);
     let mut metrics = DeviceMetrics::default();
     for (k, v) in m {
         let (col, unit) = json_col(k);

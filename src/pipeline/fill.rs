@@ -97,12 +97,13 @@ impl Range {
     fn device(&mut self, col: &Col, bytes: f64) {
         let Some(d) = device_of(col) else { return };
         let bytes = if bytes.is_finite() && bytes > 0.0 { bytes } else { 0.0 };
-        // Most points add nothing to a device already listed (a row's other metrics): no lookup.
-        if bytes == 0.0 && self.last_device.as_deref() == Some(d) {
-            return;
-        }
         match &mut self.last_device {
-            Some(last) if last == d => {}
+            // Most points add nothing to a device already listed (a row's other metrics): no lookup.
+            Some(last) if last == d => {
+                if bytes == 0.0 {
+                    return;
+                }
+            }
             Some(last) => d.clone_into(last),
             None => self.last_device = Some(d.to_string()),
         }
@@ -208,7 +209,7 @@ impl Sink for Fill<'_> {
         let name = col.name();
         self.mark(col, &name, end - 1.0);
         if let Col::Thread(_) = col {
-            // Kept or dropped once the fill is over (`Filler::fill_all`).
+            // Kept or dropped once the fill is over (`Filler::end_fill`).
             self.tl.set_rate_staged(&name, col.unit(), &self.source, end, interval, v);
         } else {
             self.tl.set_rate(&name, col.unit(), &self.source, end, interval, v);
@@ -514,15 +515,6 @@ impl<'a, 'f> Filler<'a, 'f> {
         }
     }
 
-    /// Second pass: fill the timeline.
-    pub fn fill_all(&mut self, tl: &mut Timeline) {
-        self.begin_fill();
-        for i in 0..self.files.len() {
-            self.fill_file(i, tl);
-        }
-        self.end_fill(tl);
-    }
-
     /// The same filler over `files`: the same files, or none while they are changed
     /// between the steps of a fill ([`fill_releasing`]). Only the steps of the fill and the
     /// getters of its results may be called on a filler over no files.
@@ -787,11 +779,12 @@ impl<'a, 'f> Filler<'a, 'f> {
     }
 }
 
-/// [`Filler::fill_all`] that drops the records of each file `release` accepts as soon as
-/// that file is in the timeline (`analyze` reads the series of iostat, pidstat and the
-/// `/proc` snapshots only through the timeline): the timeline grows while the records
-/// shrink, instead of both being held at their largest. `filler` is detached from the
-/// files ([`Filler::rebind`] to `&[]`) so they can be changed between the files.
+/// Second pass: fills the timeline file by file, and drops the records of each file
+/// `release` accepts as soon as that file is in the timeline (`analyze` reads the series of
+/// iostat, pidstat and the `/proc` snapshots only through the timeline): the timeline grows
+/// while the records shrink, instead of both being held at their largest. `filler` is
+/// detached from the files ([`Filler::rebind`] to `&[]`) so they can be changed between the
+/// files.
 pub fn fill_releasing<'a>(
     mut filler: Filler<'a, 'static>,
     files: &mut [ParsedFile],

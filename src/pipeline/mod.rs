@@ -257,16 +257,8 @@ pub fn run_with(bundle: &Bundle, opts: &Options, keep: Keep) -> Pipeline {
             timeline.len
         ));
     }
-    let mut filler = match keep {
-        Keep::All => {
-            filler.fill_all(&mut timeline);
-            filler.rebind(&[])
-        }
-        Keep::ReadAfterFill => {
-            let detached = filler.rebind(&[]);
-            fill::fill_releasing(detached, &mut files, &mut timeline, |f| !crate::source::read_after_fill(f))
-        }
-    };
+    let release = |f: &ParsedFile| keep == Keep::ReadAfterFill && !crate::source::read_after_fill(f);
+    let mut filler = fill::fill_releasing(filler.rebind(&[]), &mut files, &mut timeline, release);
     clock_warnings.append(&mut filler.warnings);
     clock_warnings.extend(timeline.rejected_warnings());
     let notes = filler.notes.clone();

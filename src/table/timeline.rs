@@ -200,27 +200,16 @@ impl Timeline {
         interval: f64,
         v: f64,
     ) {
-        let rows = self.accepted_rows(name, unit, source, end, interval, v);
+        if !self.accept(name, unit, source, end, v) {
+            return;
+        }
+        let rows = self.rate_rows(end, interval);
         if rows.is_empty() {
             return;
         }
         for x in &mut self.column_mut(name, unit, source).values[rows] {
             *x = Some(x.unwrap_or(0.0) + v);
         }
-    }
-
-    /// The rows a rate covers ([`Timeline::rate_rows`]), none when the value is refused
-    /// ([`Timeline::accept`]).
-    fn accepted_rows(
-        &mut self,
-        name: &str,
-        unit: &'static str,
-        source: &str,
-        end: f64,
-        interval: f64,
-        v: f64,
-    ) -> std::ops::Range<usize> {
-        if self.accept(name, unit, source, end, v) { self.rate_rows(end, interval) } else { 0..0 }
     }
 
     /// The rows a rate stamped `end` over `interval` seconds covers: `(end - interval, end]`,
@@ -247,7 +236,10 @@ impl Timeline {
         interval: f64,
         v: f64,
     ) {
-        let rows = self.accepted_rows(name, unit, source, end, interval, v);
+        if !self.accept(name, unit, source, end, v) {
+            return;
+        }
+        let rows = self.rate_rows(end, interval);
         if rows.is_empty() {
             return;
         }

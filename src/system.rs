@@ -255,7 +255,11 @@ mod tests {
         let mut tl = Timeline { t0: 0, len: 2, ..Default::default() };
         tl.columns.insert(
             "dev.loop0.w_bytes_s".into(),
-            crate::table::timeline::Series { values: vec![Some(1.0), None], unit: "B/s", source: "x".into() },
+            crate::table::timeline::Series {
+                values: crate::table::cell::cells([Some(1.0), None]),
+                unit: "B/s",
+                source: "x".into(),
+            },
         );
         let b = of(&ctx, &tl, Some("loop0"), &["perf".into(), "perf".into()]);
         assert_eq!(b.kernel.unwrap().source, "f:3");

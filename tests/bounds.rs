@@ -38,7 +38,7 @@ fn an_old_run_30_days_earlier_in_the_same_file_keeps_the_incident() {
         r.doc.clock.warnings
     );
     assert!(tl.len < 2 * 3600, "timeline of {} s", tl.len);
-    let w: Vec<f64> = tl.get("dev.vda.w_bytes_s").unwrap().iter().flatten().copied().collect();
+    let w: Vec<f64> = tl.get("dev.vda.w_bytes_s").unwrap().iter().flatten().collect();
     assert!(w.len() > 50, "{} seconds of writes", w.len());
     let warn =
         r.doc.clock.warnings.iter().find(|w| w.contains("densest part")).expect("a densest-part warning");

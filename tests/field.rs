@@ -53,7 +53,7 @@ fn pidstat_30_minute_header_interval_is_spread() {
     let p = pipeline(f);
     // 10:55:29 AM row under a 10:25:29 AM header: 1800 s covered by one rate.
     let col = p.timeline.get("cat.other.w_bytes_s").expect("pidstat writes");
-    let first = col.iter().position(Option::is_some).unwrap();
+    let first = col.iter().position(iosift::table::Cell::is_some).unwrap();
     let run = col[first..].iter().take_while(|v| v.is_some()).count();
     assert_eq!(run % 1800, 0, "{run}");
     assert_eq!(col[first], Some(0.36 * 1024.0));

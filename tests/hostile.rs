@@ -61,7 +61,7 @@ fn iostat_head() -> Option<Vec<u8>> {
 }
 
 fn vda_writes(r: &Report) -> Vec<f64> {
-    r.timeline.get("dev.vda.w_bytes_s").map(|s| s.iter().flatten().copied().collect()).unwrap_or_default()
+    r.timeline.get("dev.vda.w_bytes_s").map(|s| s.iter().flatten().collect()).unwrap_or_default()
 }
 
 #[test]

@@ -29,7 +29,7 @@ fn io_pressure_peaks_in_the_direct_copy_second() {
         .unwrap();
     // truth.json: 66.3 % some / 62.1 % full in the timeline second 23:20:35 (the direct copy).
     assert!((peak - 66.3).abs() < 0.1, "some peak {peak}");
-    assert!((full[row].unwrap() - 62.1).abs() < 0.1, "full at the peak {:?}", full[row]);
+    assert!((full[row].get().unwrap() - 62.1).abs() < 0.1, "full at the peak {:?}", full[row]);
     let at = iosift::clock::epoch_rfc3339(tl.epoch(row) as f64).unwrap();
     assert_eq!(at, "2026-12-01T23:20:35Z");
     // At rest before the copy: no stall.

@@ -30,7 +30,7 @@ fn truth() -> serde_json::Value {
 /// The value of a timeline column at an epoch second.
 fn at(r: &Report, col: &str, epoch: i64) -> Option<f64> {
     let t = &r.timeline;
-    t.get(col)?.get(usize::try_from(epoch - t.t0).ok()?).copied().flatten()
+    t.get(col)?.get(usize::try_from(epoch - t.t0).ok()?).and_then(iosift::table::Cell::get)
 }
 
 #[test]

@@ -12,8 +12,8 @@ use iosift::analysis::bursts::Burst;
 use iosift::bundle::Problem;
 use iosift::model::*;
 use iosift::report::{BatchRow, terminal_summary, write_batch_index, write_report};
-use iosift::table::Timeline;
 use iosift::table::timeline::Series;
+use iosift::table::{Cell, Timeline};
 use iosift_parsers::{DiagKind, Diagnostic};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,7 +31,7 @@ fn in_burst(i: usize) -> bool {
 }
 
 fn series(unit: &'static str, source: &str, f: impl Fn(usize) -> Option<f64>) -> Series {
-    Series { values: (0..LEN).map(f).collect(), unit, source: source.into() }
+    Series { values: (0..LEN).map(|i| Cell::new(f(i))).collect(), unit, source: source.into() }
 }
 
 fn timeline() -> Timeline {
@@ -75,7 +75,7 @@ fn bursts(t: &Timeline) -> Vec<Burst> {
     let w = t.get("dev.vda.w_bytes_s").unwrap();
     let mut out: Vec<Burst> = Vec::new();
     for (i, v) in w.iter().enumerate() {
-        let Some(v) = *v else { continue };
+        let Some(v) = v.get() else { continue };
         if v < 100.0 * MIB {
             continue;
         }
@@ -550,7 +550,9 @@ fn long_timelines_are_bucketed_by_maximum() {
     t.columns.insert(
         "dev.vda.w_bytes_s".into(),
         Series {
-            values: (0..len).map(|i| Some(if i % PERIOD < 2 { 150.0 * MIB } else { 5.0 * MIB })).collect(),
+            values: (0..len)
+                .map(|i| Cell::some(if i % PERIOD < 2 { 150.0 * MIB } else { 5.0 * MIB }))
+                .collect(),
             unit: "B/s",
             source: "iostat".into(),
         },
@@ -585,14 +587,16 @@ fn degenerate_inputs_do_not_panic() {
     let mut t = Timeline { t0: i64::MAX - 10, len: 1, columns: BTreeMap::new(), ..Default::default() };
     t.columns.insert(
         "dev.vda.w_bytes_s".into(),
-        Series { values: vec![Some(f64::NAN)], unit: "B/s", source: "x".into() },
+        Series { values: vec![Cell::some(f64::NAN)], unit: "B/s", source: "x".into() },
     );
     t.columns.insert(
         "mem.dirty_bytes".into(),
-        Series { values: vec![Some(f64::INFINITY)], unit: "B", source: "x".into() },
+        Series { values: vec![Cell::some(f64::INFINITY)], unit: "B", source: "x".into() },
     );
-    t.columns
-        .insert("binlog.trx_s".into(), Series { values: vec![Some(-5.0)], unit: "1/s", source: "x".into() });
+    t.columns.insert(
+        "binlog.trx_s".into(),
+        Series { values: vec![Cell::some(-5.0)], unit: "1/s", source: "x".into() },
+    );
     r.timeline = t;
     if let Some(p) = r.periodicity.as_mut() {
         p.acf = vec![f64::NAN, 1.0, f64::INFINITY];

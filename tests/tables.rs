@@ -241,6 +241,6 @@ fn many_threads_keep_the_busiest_columns_and_every_total() {
         (5040 - KEPT_THREADS as u32 + 1..=5040).map(|t| format!("thr.{t}.w_bytes_s")).collect();
     assert_eq!(kept, want.iter().collect::<Vec<_>>());
     let c = &p.timeline.columns["thr.5040.w_bytes_s"];
-    assert_eq!(c.values.iter().flatten().filter(|v| **v == 40.0 * 1024.0).count(), 30);
+    assert_eq!(c.values.iter().flatten().filter(|v| *v == 40.0 * 1024.0).count(), 30);
     assert!(p.clock_warnings.iter().all(|w| !w.contains("per-thread column")), "{:?}", p.clock_warnings);
 }

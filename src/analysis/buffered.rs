@@ -7,18 +7,20 @@
 //! The rules `buffered_write_burst` and `buffered_writer_dirty_throttle` read
 //! these; nothing here decides whether a rule fires.
 
+use crate::table::Cell;
+
 /// Bytes of one page in `/proc/vmstat` page counts.
 pub const PAGE_BYTES: f64 = 4096.0;
 
-fn at(v: &[Option<f64>], r: usize) -> Option<f64> {
-    v.get(r).copied().flatten()
+fn at(v: &[Cell], r: usize) -> Option<f64> {
+    v.get(r).and_then(Cell::get)
 }
 
 /// A thread's bytes per second, capped at what the kernel dirtied around that second
 /// (`nr_dirtied` pages/s of the rows before, at and after it, +10 % and 1 MiB for the
 /// two samplers' different phases). pidstat charges a parent the I/O of a child it reaps:
 /// a one-second "write" of gigabytes that dirtied nothing is capped away here.
-pub fn capped(writer: &[Option<f64>], dirtied_pages: Option<&[Option<f64>]>) -> Vec<f64> {
+pub fn capped(writer: &[Cell], dirtied_pages: Option<&[Cell]>) -> Vec<f64> {
     (0..writer.len())
         .map(|r| {
             let w = at(writer, r).unwrap_or(0.0).max(0.0);
@@ -69,8 +71,8 @@ pub struct Held {
 /// what it wrote since.
 pub fn held(
     rates: &[f64],
-    dirty: &[Option<f64>],
-    dirtied_pages: Option<&[Option<f64>]>,
+    dirty: &[Cell],
+    dirtied_pages: Option<&[Cell]>,
     from: usize,
     to: usize,
 ) -> Option<Held> {
@@ -112,7 +114,7 @@ struct DirtiedSums {
 }
 
 impl DirtiedSums {
-    fn new(rates: &[f64], dp: &[Option<f64>], to: usize) -> Self {
+    fn new(rates: &[f64], dp: &[Cell], to: usize) -> Self {
         let n = to + 1;
         let (mut all, mut mine) = (Vec::with_capacity(n + 1), Vec::with_capacity(n + 1));
         let (mut row_all, mut row_mine) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -168,7 +170,7 @@ pub struct Drain {
 }
 
 /// The first row after `from` with `Dirty` at least `bytes` below `Dirty(from)`.
-pub fn drain(dirty: &[Option<f64>], from: usize, bytes: f64) -> Option<Drain> {
+pub fn drain(dirty: &[Cell], from: usize, bytes: f64) -> Option<Drain> {
     let top = at(dirty, from)?;
     let end = (from + 1..dirty.len()).find(|&r| at(dirty, r).is_some_and(|d| d <= top - bytes))?;
     let (mut main, mut main_drop, mut prev) = (end, 0.0, top);
@@ -184,7 +186,7 @@ pub fn drain(dirty: &[Option<f64>], from: usize, bytes: f64) -> Option<Drain> {
 }
 
 /// Bytes a per-second rate series wrote over rows `from..=to`.
-pub fn bytes(v: &[Option<f64>], from: usize, to: usize) -> f64 {
+pub fn bytes(v: &[Cell], from: usize, to: usize) -> f64 {
     (from..=to).filter_map(|r| at(v, r)).filter(|x| *x > 0.0).sum()
 }
 
@@ -193,7 +195,7 @@ pub fn bytes(v: &[Option<f64>], from: usize, to: usize) -> f64 {
 /// devices under it add other tenants' writes, and loop, dm or md devices above a disk
 /// write no more than their file systems).
 pub fn carrier(
-    devices: &[&[Option<f64>]],
+    devices: &[&[Cell]],
     from: usize,
     to: usize,
     need: f64,
@@ -251,8 +253,8 @@ pub fn limits_from_sysctl(
 mod tests {
     use super::*;
 
-    fn v(x: &[f64]) -> Vec<Option<f64>> {
-        x.iter().map(|y| Some(*y)).collect()
+    fn v(x: &[f64]) -> Vec<Cell> {
+        x.iter().map(|y| Cell::some(*y)).collect()
     }
 
     const MB: f64 = 1e6;
@@ -293,7 +295,7 @@ mod tests {
     }
 
     /// The walk back as first written (one row at a time), to check the running sums against.
-    fn walked(rates: &[f64], dirty: f64, dp: &[Option<f64>], r: usize) -> f64 {
+    fn walked(rates: &[f64], dirty: f64, dp: &[Cell], r: usize) -> f64 {
         let (mut need, mut mine, mut k) = (dirty, 0.0, r as isize);
         while need > 0.0 && k >= 0 {
             let row = k as usize;
@@ -317,7 +319,7 @@ mod tests {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (seed >> 33) as f64 / (1u64 << 31) as f64
         };
-        let dp: Vec<Option<f64>> = (0..n)
+        let dp: Vec<Cell> = (0..n)
             .map(|k| {
                 if k % 17 == 3 {
                     None
@@ -327,6 +329,7 @@ mod tests {
                     Some(next() * 5000.0)
                 }
             })
+            .map(Cell::new)
             .collect();
         let rates: Vec<f64> = (0..n).map(|_| next() * 30.0 * MB).collect();
         let sums = DirtiedSums::new(&rates, &dp, n - 1);
@@ -351,7 +354,7 @@ mod tests {
         let loop0 = v(&[0.0, 500.0, 500.0]);
         let vda = v(&[300.0, 600.0, 500.0]);
         let other = v(&[1.0, 1.0, 1.0]);
-        let devs: [&[Option<f64>]; 3] = [&vda, &loop0, &other];
+        let devs: [&[Cell]; 3] = [&vda, &loop0, &other];
         assert_eq!(carrier(&devs, 1, 2, 900.0, (0, 2)), Some(1));
         assert_eq!(carrier(&devs, 1, 2, 1500.0, (0, 2)), None);
     }

@@ -2,6 +2,8 @@
 //! is "hot" when it exceeds median + k x MAD (and a floor relative to the
 //! median); adjacent hot seconds (allowing a 1 s gap) form one burst.
 
+use crate::table::Cell;
+
 use super::stats::{mad, median, present};
 
 /// One burst: a run of hot seconds.
@@ -34,14 +36,14 @@ pub struct BurstScan {
 
 /// Finds bursts. `k` is the MAD multiplier (8 is strict); `min_ratio` the
 /// factor over the median a hot second must also reach; `min_abs` an absolute floor.
-pub fn detect(series: &[Option<f64>], k: f64, min_ratio: f64, min_abs: f64) -> BurstScan {
+pub fn detect(series: &[Cell], k: f64, min_ratio: f64, min_abs: f64) -> BurstScan {
     let vals = present(series);
     let baseline = median(&vals).unwrap_or(0.0);
     let spread = mad(&vals).unwrap_or(0.0);
     let threshold = (baseline + k * spread).max(baseline * min_ratio).max(min_abs);
     let mut bursts: Vec<Burst> = Vec::new();
     for (i, v) in series.iter().enumerate() {
-        let Some(v) = *v else { continue };
+        let Some(v) = v.get() else { continue };
         if v <= threshold {
             continue;
         }
@@ -60,9 +62,9 @@ pub fn detect(series: &[Option<f64>], k: f64, min_ratio: f64, min_abs: f64) -> B
     // Include the shoulders: neighbouring seconds above the baseline belong to the burst's volume.
     for b in &mut bursts {
         for j in [b.start.checked_sub(1), Some(b.end + 1)].into_iter().flatten() {
-            if let Some(Some(v)) = series.get(j)
-                && *v > baseline + 3.0 * spread
-                && *v > baseline * 2.0
+            if let Some(v) = series.get(j).and_then(Cell::get)
+                && v > baseline + 3.0 * spread
+                && v > baseline * 2.0
             {
                 b.total += v;
                 if j < b.start {
@@ -82,8 +84,9 @@ mod tests {
 
     #[test]
     fn finds_periodic_bursts() {
-        let s: Vec<Option<f64>> =
-            (0..200).map(|i| Some(if i % 31 == 5 { 100e6 } else { 0.6e6 + (i % 3) as f64 * 1e4 })).collect();
+        let s: Vec<Cell> = (0..200)
+            .map(|i| Cell::some(if i % 31 == 5 { 100e6 } else { 0.6e6 + (i % 3) as f64 * 1e4 }))
+            .collect();
         let r = detect(&s, 8.0, 5.0, 0.0);
         assert_eq!(r.bursts.len(), 7);
         assert_eq!(r.bursts[1].start, 36);
@@ -92,7 +95,7 @@ mod tests {
 
     #[test]
     fn gaps_are_not_bursts() {
-        let s = vec![None; 50];
+        let s = vec![Cell::GAP; 50];
         assert!(detect(&s, 8.0, 5.0, 0.0).bursts.is_empty());
     }
 }

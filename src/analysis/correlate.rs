@@ -2,6 +2,8 @@
 //! writers and binlog bytes against the device writes; the commit rate
 //! against perf's fsync samples.
 
+use crate::table::Cell;
+
 use super::stats;
 use crate::table::Timeline;
 use crate::table::columns::{BinlogMetric, Col, PerfMetric, VmCounter};
@@ -37,7 +39,7 @@ pub const SHUFFLES: usize = 8;
 const MAX_LAG: i64 = 60;
 
 /// The best (lag, r) by |r| over -[`MAX_LAG`]..=[`MAX_LAG`] and the curve.
-fn lag_search(a: &[Option<f64>], b: &[Option<f64>]) -> Vec<(i64, f64)> {
+fn lag_search(a: &[Cell], b: &[Cell]) -> Vec<(i64, f64)> {
     (-MAX_LAG..=MAX_LAG)
         .filter_map(|lag| stats::lagged_pearson(a, b, lag as isize).map(|(r, _)| (lag, r)))
         .collect()
@@ -45,11 +47,11 @@ fn lag_search(a: &[Option<f64>], b: &[Option<f64>]) -> Vec<(i64, f64)> {
 
 /// The largest |r| of the lag search over [`SHUFFLES`] deterministic shuffles of `a`'s
 /// present values (xorshift seeded by the permutation number: reruns agree).
-fn shuffled_max(a: &[Option<f64>], b: &[Option<f64>]) -> f64 {
+fn shuffled_max(a: &[Cell], b: &[Cell]) -> f64 {
     let slots: Vec<usize> = (0..a.len()).filter(|&i| a[i].is_some_and(f64::is_finite)).collect();
     let mut best = 0.0f64;
     for k in 0..SHUFFLES {
-        let mut vals: Vec<f64> = slots.iter().filter_map(|&i| a[i]).collect();
+        let mut vals: Vec<f64> = slots.iter().filter_map(|&i| a[i].get()).collect();
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15 ^ (k as u64 + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         for i in (1..vals.len()).rev() {
             x ^= x << 13;
@@ -57,9 +59,9 @@ fn shuffled_max(a: &[Option<f64>], b: &[Option<f64>]) -> f64 {
             x ^= x << 17;
             vals.swap(i, (x % (i as u64 + 1)) as usize);
         }
-        let mut s: Vec<Option<f64>> = vec![None; a.len()];
+        let mut s: Vec<Cell> = vec![Cell::GAP; a.len()];
         for (slot, v) in slots.iter().zip(vals) {
-            s[*slot] = Some(v);
+            s[*slot] = Cell::some(v);
         }
         for (_, r) in lag_search(&s, b) {
             best = best.max(r.abs());
@@ -106,22 +108,22 @@ pub fn correlations(tl: &Timeline, write_col: Option<&str>) -> Vec<Correlation> 
             "commit rate vs fsync samples (perf)".into(),
         ));
     }
-    let total: Vec<Option<f64>> = {
-        let cats: Vec<&[Option<f64>]> = tl
+    let total: Vec<Cell> = {
+        let cats: Vec<&[Cell]> = tl
             .typed()
             .filter(|(c, _)| matches!(c, Col::Category(_)))
             .map(|(_, s)| s.values.as_slice())
             .collect();
         (0..tl.len)
             .map(|i| {
-                let vals: Vec<f64> = cats.iter().filter_map(|c| c[i]).collect();
-                (!vals.is_empty()).then(|| vals.iter().sum())
+                let vals: Vec<f64> = cats.iter().filter_map(|c| c[i].get()).collect();
+                Cell::new((!vals.is_empty()).then(|| vals.iter().sum()))
             })
             .collect()
     };
     let mut out = Vec::new();
     for (a, b, label) in pairs {
-        let av: &[Option<f64>] = if a == PIDSTAT_TOTAL { &total } else { tl.get(&a).unwrap_or(&[]) };
+        let av: &[Cell] = if a == PIDSTAT_TOTAL { &total } else { tl.get(&a).unwrap_or(&[]) };
         let bv = tl.get(&b).unwrap_or(&[]);
         let curve = lag_search(av, bv);
         let Some(&(best_lag_s, best_r)) = curve.iter().max_by(|x, y| x.1.abs().total_cmp(&y.1.abs())) else {

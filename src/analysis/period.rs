@@ -2,6 +2,8 @@
 //! (the first strong peak after the zero crossing) checked against a
 //! periodogram, with a confidence; and the period of burst onsets.
 
+use crate::table::Cell;
+
 use super::stats::{mean, median};
 
 /// A detected period.
@@ -16,8 +18,8 @@ pub struct Period {
 }
 
 /// Autocorrelation of a series for lags 0..=max_lag (gaps filled with the mean).
-pub fn autocorrelation(series: &[Option<f64>], max_lag: usize) -> Vec<f64> {
-    let vals: Vec<f64> = series.iter().flatten().copied().collect();
+pub fn autocorrelation(series: &[Cell], max_lag: usize) -> Vec<f64> {
+    let vals: Vec<f64> = series.iter().flatten().collect();
     let m = mean(&vals).unwrap_or(0.0);
     let x: Vec<f64> = series.iter().map(|v| v.unwrap_or(m) - m).collect();
     let var: f64 = x.iter().map(|v| v * v).sum();
@@ -52,8 +54,8 @@ const ROTATION_BLOCK: usize = 1024;
 
 /// Power of the series at each period in `periods` (seconds), a discrete Fourier
 /// periodogram normalised so that the values sum to 1 over the periods scanned.
-pub fn periodogram(series: &[Option<f64>], periods: &[f64]) -> Vec<f64> {
-    let vals: Vec<f64> = series.iter().flatten().copied().collect();
+pub fn periodogram(series: &[Cell], periods: &[f64]) -> Vec<f64> {
+    let vals: Vec<f64> = series.iter().flatten().collect();
     let m = mean(&vals).unwrap_or(0.0);
     let x: Vec<f64> = series.iter().map(|v| v.unwrap_or(m) - m).collect();
     let p: Vec<f64> = periods
@@ -128,8 +130,8 @@ pub fn onset_period(onsets: &[f64]) -> Option<Period> {
 mod tests {
     use super::*;
 
-    fn spikes(period: usize, n: usize) -> Vec<Option<f64>> {
-        (0..n).map(|i| Some(if i % period == 3 { 100.0 } else { 1.0 + (i % 5) as f64 * 0.1 })).collect()
+    fn spikes(period: usize, n: usize) -> Vec<Cell> {
+        (0..n).map(|i| Cell::some(if i % period == 3 { 100.0 } else { 1.0 + (i % 5) as f64 * 0.1 })).collect()
     }
 
     #[test]
@@ -148,10 +150,10 @@ mod tests {
     #[test]
     fn rotated_angles_give_the_direct_periodogram() {
         // Four days of seconds with gaps: the rotation must match a sincos per sample.
-        let s: Vec<Option<f64>> =
-            (0..345_600u64).map(|i| (i % 977 != 5).then(|| ((i * 7919) % 613) as f64)).collect();
+        let s: Vec<Cell> =
+            (0..345_600u64).map(|i| Cell::new((i % 977 != 5).then(|| ((i * 7919) % 613) as f64))).collect();
         let periods = [2.5, 30.0, 31.7, 600.0, 86_400.0];
-        let vals: Vec<f64> = s.iter().flatten().copied().collect();
+        let vals: Vec<f64> = s.iter().flatten().collect();
         let m = vals.iter().sum::<f64>() / vals.len() as f64;
         let direct: Vec<f64> = periods
             .iter()

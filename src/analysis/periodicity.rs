@@ -3,6 +3,8 @@
 //! spaced by the writeback window), the periodogram, and the other series
 //! (dirty memory, threads, write-source categories) sharing the period.
 
+use crate::table::Cell;
+
 use super::bursts::{self, Burst};
 use super::period::{self, Period};
 use super::stats;
@@ -172,8 +174,8 @@ const CHAIN_DIRTY_DROP: f64 = 0.25;
 pub fn window_chain(
     eps: &[Burst],
     window: WritebackWindow,
-    series: &[Option<f64>],
-    dirty: Option<&[Option<f64>]>,
+    series: &[Cell],
+    dirty: Option<&[Cell]>,
     baseline: f64,
 ) -> Option<(Vec<usize>, Period)> {
     let len = series.len();
@@ -182,7 +184,7 @@ pub fn window_chain(
     // [`MASS_ONSET`] of their total. With a median rate of 0, every second over the floor
     // joins a burst, and another writer's small writes can start one long before the flush.
     let onset = |b: &Burst| -> f64 {
-        let above = |r: usize| series.get(r).copied().flatten().map_or(0.0, |v| (v - baseline).max(0.0));
+        let above = |r: usize| series.get(r).and_then(Cell::get).map_or(0.0, |v| (v - baseline).max(0.0));
         let total: f64 = (b.start..=b.end).map(above).sum();
         let mut sum = 0.0;
         for r in b.start..=b.end {
@@ -210,7 +212,7 @@ pub fn window_chain(
         let mut top: Option<f64> = None;
         let mut fall: Option<f64> = None;
         for v in (b.start.saturating_sub(2)..=(b.end + 2).min(d.len().saturating_sub(1)))
-            .filter_map(|r| d.get(r).copied().flatten())
+            .filter_map(|r| d.get(r).and_then(Cell::get))
         {
             let t = top.map_or(v, |t| t.max(v));
             top = Some(t);
@@ -292,11 +294,11 @@ fn sharing(tl: &Timeline, c: &Period, max_lag: usize) -> Vec<(String, f64, f64)>
     for o in others {
         let Some(v) = tl.get(&o) else { continue };
         // Dirty is a sawtooth: its drops carry the period.
-        let s: Vec<Option<f64>> = if o == dirty {
-            let mut d = vec![None; v.len()];
+        let s: Vec<Cell> = if o == dirty {
+            let mut d = vec![Cell::GAP; v.len()];
             for i in 1..v.len() {
-                if let (Some(a), Some(b)) = (v[i - 1], v[i]) {
-                    d[i] = Some((a - b).max(0.0));
+                if let (Some(a), Some(b)) = (v[i - 1].get(), v[i].get()) {
+                    d[i] = Cell::some((a - b).max(0.0));
                 }
             }
             d

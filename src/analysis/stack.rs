@@ -9,6 +9,8 @@
 //! `sys-block-stack.txt`), or, when they are missing, the device below whose
 //! writes carry the upper device's second by second.
 
+use crate::table::Cell;
+
 use super::stats;
 use crate::source::{Context, Sourced};
 use crate::table::Timeline;
@@ -185,7 +187,7 @@ fn recorded_lower(ctx: &Context, name: &str, k: Kind) -> Option<(Vec<String>, St
 }
 
 /// The per-second write bytes of a device (iostat's column, else diskstats').
-pub fn write_series<'t>(tl: &'t Timeline, name: &str) -> Option<(Col, &'t [Option<f64>])> {
+pub fn write_series<'t>(tl: &'t Timeline, name: &str) -> Option<(Col, &'t [Cell])> {
     [Col::Dev(name.to_string(), DevMetric::WBytesS), Col::Ds(name.to_string(), DsMetric::WBytesS)]
         .into_iter()
         .find_map(|c| tl.col(&c).map(|s| (c, s)))
@@ -193,12 +195,12 @@ pub fn write_series<'t>(tl: &'t Timeline, name: &str) -> Option<(Col, &'t [Optio
 
 /// The share of `upper`'s written bytes that `lower` also wrote within a second of
 /// them (0..1): a device below another writes what the upper one writes.
-pub fn coverage(upper: &[Option<f64>], lower: &[Option<f64>]) -> Option<f64> {
+pub fn coverage(upper: &[Cell], lower: &[Cell]) -> Option<f64> {
     let (mut total, mut carried) = (0.0, 0.0);
     for (i, u) in upper.iter().enumerate() {
-        let Some(u) = u.filter(|u| *u > 0.0) else { continue };
+        let Some(u) = u.get().filter(|u| *u > 0.0) else { continue };
         let near = (i.saturating_sub(1)..=(i + 1).min(lower.len().saturating_sub(1)))
-            .filter_map(|j| lower.get(j).copied().flatten())
+            .filter_map(|j| lower.get(j).and_then(Cell::get))
             .fold(0.0, f64::max);
         total += u;
         carried += u.min(near);
@@ -444,6 +446,6 @@ mod tests {
         let r = resolve(&c, &t, "loop0");
         assert!(r.physical.is_empty());
         assert_eq!(r.basis, Basis::Unknown);
-        assert_eq!(coverage(&[Some(10.0)], &[Some(4.0)]), Some(0.4));
+        assert_eq!(coverage(&[Cell::some(10.0)], &[Cell::some(4.0)]), Some(0.4));
     }
 }

@@ -1,6 +1,8 @@
 //! Robust statistics on series with gaps (`None` = no data, never zero):
 //! median, MAD, quantiles, Pearson correlation over the shared points.
 
+use crate::table::Cell;
+
 /// Median of the present values (`None` when there are none).
 pub fn median(v: &[f64]) -> Option<f64> {
     quantile(v, 0.5)
@@ -33,13 +35,13 @@ pub fn mean(v: &[f64]) -> Option<f64> {
 }
 
 /// The present values of an optional series.
-pub fn present(v: &[Option<f64>]) -> Vec<f64> {
-    v.iter().flatten().copied().filter(|x| x.is_finite()).collect()
+pub fn present(v: &[Cell]) -> Vec<f64> {
+    v.iter().flatten().filter(|x| x.is_finite()).collect()
 }
 
 /// Pearson correlation of `a[i]` and `b[i + lag]` over indices where both are present.
 /// Returns the coefficient and the number of pairs (`None` below 8 pairs or zero variance).
-pub fn lagged_pearson(a: &[Option<f64>], b: &[Option<f64>], lag: isize) -> Option<(f64, usize)> {
+pub fn lagged_pearson(a: &[Cell], b: &[Cell], lag: isize) -> Option<(f64, usize)> {
     let mut n = 0usize;
     let (mut sa, mut sb, mut saa, mut sbb, mut sab) = (0.0, 0.0, 0.0, 0.0, 0.0);
     // The rows where both exist: a[i] with b[i + lag].
@@ -48,8 +50,7 @@ pub fn lagged_pearson(a: &[Option<f64>], b: &[Option<f64>], lag: isize) -> Optio
     let shift = |i: usize| (i as isize + lag) as usize;
     let (a, b) = if from < to { (&a[from..to], &b[shift(from)..shift(to)]) } else { (&a[..0], &b[..0]) };
     for (x, y) in a.iter().zip(b) {
-        if let (Some(x), Some(y)) = (x, y) {
-            let (x, y) = (*x, *y);
+        if let (Some(x), Some(y)) = (x.get(), y.get()) {
             if !x.is_finite() || !y.is_finite() {
                 continue;
             }
@@ -80,12 +81,12 @@ mod tests {
 
     #[test]
     fn lagged_pearson_pairs_the_rows_that_exist_at_every_lag() {
-        let a: Vec<Option<f64>> = (0..50).map(|i| (i % 7 != 3).then(|| ((i * 13) % 11) as f64)).collect();
-        let b: Vec<Option<f64>> = (0..40).map(|i| (i % 5 != 1).then(|| ((i * 7) % 9) as f64)).collect();
+        let a: Vec<Cell> = (0..50).map(|i| Cell::new((i % 7 != 3).then(|| ((i * 13) % 11) as f64))).collect();
+        let b: Vec<Cell> = (0..40).map(|i| Cell::new((i % 5 != 1).then(|| ((i * 7) % 9) as f64))).collect();
         for lag in [-60, -45, -39, -10, -1, 0, 1, 10, 39, 40, 49, 60] {
             // The pairs one index at a time, as the definition reads.
             let pairs: Vec<(f64, f64)> = (0..a.len() as isize)
-                .filter_map(|i| Some((a[i as usize]?, *b.get(usize::try_from(i + lag).ok()?)?.as_ref()?)))
+                .filter_map(|i| Some((a[i as usize].get()?, b.get(usize::try_from(i + lag).ok()?)?.get()?)))
                 .collect();
             let got = lagged_pearson(&a, &b, lag);
             assert_eq!(got.is_some(), pairs.len() >= 8, "lag {lag}: {} pairs", pairs.len());
@@ -113,8 +114,8 @@ mod tests {
 
     #[test]
     fn lag_finds_shift() {
-        let a: Vec<Option<f64>> = (0..100).map(|i| Some(((i * 7919) % 13) as f64)).collect();
-        let mut b = vec![Some(0.0); 3];
+        let a: Vec<Cell> = (0..100).map(|i| Cell::some(((i * 7919) % 13) as f64)).collect();
+        let mut b = vec![Cell::some(0.0); 3];
         b.extend(a.iter().copied());
         let (r, _) = lagged_pearson(&a, &b, 3).unwrap();
         assert!(r > 0.999);

@@ -73,14 +73,15 @@ fn sources(c: &Change) -> Vec<String> {
 }
 
 /// Mean per bucket of `step` seconds, as (relative second, value) points.
-fn points(v: Option<&[Option<f64>]>, from: usize, len: usize, scale: f64) -> Vec<(f64, f64)> {
+fn points(v: Option<&[crate::table::Cell]>, from: usize, len: usize, scale: f64) -> Vec<(f64, f64)> {
     let Some(v) = v else { return Vec::new() };
     let step = len.div_ceil(MAX_POINTS).max(1);
     let mut out = Vec::new();
     let mut i = 0;
     while i < len {
-        let vals: Vec<f64> =
-            (i..(i + step).min(len)).filter_map(|k| v.get(from + k).copied().flatten()).collect();
+        let vals: Vec<f64> = (i..(i + step).min(len))
+            .filter_map(|k| v.get(from + k).and_then(crate::table::Cell::get))
+            .collect();
         if !vals.is_empty() {
             out.push((i as f64, vals.iter().sum::<f64>() / vals.len() as f64 / scale));
         }

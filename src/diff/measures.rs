@@ -72,7 +72,7 @@ pub struct Span {
 pub const COMMIT_COLUMNS: &[&str] =
     &["mysql.Binlog_commits_s", "binlog.trx_s", "mysql.Com_commit_s", "mysql.Handler_commit_s"];
 
-fn col<'a>(tl: &'a Timeline, name: &str, rows: &Range<usize>) -> Option<&'a [Option<f64>]> {
+fn col<'a>(tl: &'a Timeline, name: &str, rows: &Range<usize>) -> Option<&'a [crate::table::Cell]> {
     let v = tl.get(name)?;
     v.get(rows.start.min(v.len())..rows.end.min(v.len()))
 }
@@ -98,7 +98,7 @@ pub fn span(tl: &Timeline, rows: Range<usize>) -> Span {
     for name in COMMIT_COLUMNS {
         let Some(v) = col(tl, name, &rows) else { continue };
         let Some(p90) = quantile(&present(v), 0.9).filter(|p| *p > 0.0) else { continue };
-        let hot = |x: &Option<f64>| x.is_some_and(|x| x >= 0.25 * p90);
+        let hot = |x: &crate::table::Cell| x.is_some_and(|x| x >= 0.25 * p90);
         let (Some(first), Some(last)) = (v.iter().position(hot), v.iter().rposition(hot)) else { continue };
         let load = rows.start + first..rows.start + last + 1;
         return Span { rows, load, load_by: Some(name.to_string()) };

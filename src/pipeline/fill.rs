@@ -9,7 +9,7 @@ use super::window::{Window, main_window};
 use crate::clock::{Anchoring, DayRoller, Zone};
 use crate::source::{self, Effects, Measure, Sink, ThreadTotal, Visit};
 use crate::table::timeline::{Cadence, MAX_FILL_S};
-use crate::table::{Col, Timeline};
+use crate::table::{Cell, Col, Timeline};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// First pass: only the range of instants (and the sample instants, for the cadence).
@@ -811,8 +811,8 @@ pub fn fill_releasing<'a>(
 fn align(perf: &BTreeMap<i64, f64>, io: &BTreeMap<i64, f64>) -> Option<(f64, f64)> {
     let (&p0, &p1) = (perf.keys().next()?, perf.keys().next_back()?);
     let (&i0, &i1) = (io.keys().next()?, io.keys().next_back()?);
-    let pv: Vec<Option<f64>> = (p0..=p1).map(|k| Some(perf.get(&k).copied().unwrap_or(0.0))).collect();
-    let iv: Vec<Option<f64>> = (i0..=i1).map(|k| io.get(&k).copied()).collect();
+    let pv: Vec<Cell> = (p0..=p1).map(|k| Cell::some(perf.get(&k).copied().unwrap_or(0.0))).collect();
+    let iv: Vec<Cell> = (i0..=i1).map(|k| Cell::new(io.get(&k).copied())).collect();
     // offset = epoch - perf; lag index: iv[j] vs pv[j + shift]  => epoch i0 + j = perf p0 + j + shift + off
     let n = pv.len() as isize;
     let m = iv.len() as isize;

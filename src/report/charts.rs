@@ -15,7 +15,7 @@ use crate::model::Report;
 use crate::table::columns::{
     BinlogMetric, CoreMetric, CpuMetric, DevMetric, MemMetric, MysqlCounter, ReplMetric,
 };
-use crate::table::{Col, Timeline};
+use crate::table::{Cell, Col, Timeline};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
@@ -725,14 +725,13 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &BarPlot) -> 
 }
 
 /// Bucketed (max per `step` seconds) and scaled values of a column.
-fn bucket(values: &[Option<f64>], step: usize, scale: f64) -> Vec<Option<f64>> {
+fn bucket(values: &[Cell], step: usize, scale: f64) -> Vec<Option<f64>> {
     let step = step.max(1);
     values
         .chunks(step)
         .map(|c| {
             c.iter()
                 .flatten()
-                .copied()
                 .filter(|v| v.is_finite())
                 .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
         })
@@ -741,12 +740,12 @@ fn bucket(values: &[Option<f64>], step: usize, scale: f64) -> Vec<Option<f64>> {
 }
 
 /// A timeline column with at least one finite value.
-fn column<'a>(t: &'a Timeline, col: &Col) -> Option<&'a [Option<f64>]> {
+fn column<'a>(t: &'a Timeline, col: &Col) -> Option<&'a [Cell]> {
     named(t, &col.name())
 }
 
 /// A column by name (one found by iterating the timeline) with at least one finite value.
-fn named<'a>(t: &'a Timeline, name: &str) -> Option<&'a [Option<f64>]> {
+fn named<'a>(t: &'a Timeline, name: &str) -> Option<&'a [Cell]> {
     let v = t.get(name)?;
     v.iter().flatten().any(|x| x.is_finite()).then_some(v)
 }
@@ -757,11 +756,11 @@ pub(super) fn plural(n: usize, word: &str) -> String {
 }
 
 /// The second of the largest value, the largest value and the mean of the present values.
-pub(super) fn peak_mean(v: &[Option<f64>]) -> Option<(usize, f64, f64)> {
+pub(super) fn peak_mean(v: &[Cell]) -> Option<(usize, f64, f64)> {
     let mut best: Option<(usize, f64)> = None;
     let (mut sum, mut n) = (0.0, 0usize);
     for (i, x) in v.iter().enumerate() {
-        if let Some(x) = x.filter(|x| x.is_finite()) {
+        if let Some(x) = x.get() {
             sum += x;
             n += 1;
             if best.is_none_or(|b| x > b.1) {
@@ -788,7 +787,7 @@ fn time_plot(t: &Timeline, zone: &crate::clock::DisplayZone, panels: Vec<TimePan
 
 fn line(
     t: &Timeline,
-    values: &[Option<f64>],
+    values: &[Cell],
     label: impl Into<String>,
     scale: f64,
     color: RGBColor,
@@ -1032,7 +1031,7 @@ pub fn latency_queue(report: &Report) -> Option<Spec> {
     .enumerate()
     {
         if let Some(v) = c(*m) {
-            let max = v.iter().flatten().copied().filter(|x| x.is_finite()).fold(0.0f64, f64::max);
+            let max = v.iter().flatten().filter(|x| x.is_finite()).fold(0.0f64, f64::max);
             if max > 0.0 {
                 bottom.push(line(t, v, format!("{label} (max {})", num(max)), 1.0 / max, PALETTE[i + 3], 2));
             }
@@ -1167,12 +1166,12 @@ pub fn mysql_status(report: &Report) -> Option<Spec> {
         column(t, &Col::Mysql(MysqlCounter::BinlogCommitsS)),
         column(t, &Col::Mysql(MysqlCounter::BinlogGroupCommitsS)),
     ) {
-        let ratio: Vec<Option<f64>> = c
+        let ratio: Vec<Cell> = c
             .iter()
             .zip(g)
-            .map(|(c, g)| match (c, g) {
-                (Some(c), Some(g)) if *g > 0.0 => Some(c / g),
-                _ => None,
+            .map(|(c, g)| match (c.get(), g.get()) {
+                (Some(c), Some(g)) if g > 0.0 => Cell::some(c / g),
+                _ => Cell::GAP,
             })
             .collect();
         if let Some((_, peak, mean)) = peak_mean(&ratio) {
@@ -1558,7 +1557,7 @@ mod tests {
 
     #[test]
     fn bucket_keeps_peaks_and_gaps() {
-        let v = [Some(1.0), Some(9.0), None, None, Some(2.0), Some(f64::NAN)];
+        let v = crate::table::cell::cells([Some(1.0), Some(9.0), None, None, Some(2.0), Some(f64::NAN)]);
         assert_eq!(bucket(&v, 2, 1.0), vec![Some(9.0), None, Some(2.0)]);
         assert_eq!(bucket(&v, 1, 2.0)[1], Some(18.0));
     }

@@ -17,6 +17,7 @@ use super::charts::{Chart, Section};
 use super::flame::Flame;
 use super::fmt::{bytes_h, full, instant, json_cell, num};
 use crate::model::{Finding, Report, Severity};
+use crate::table::Cell;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -471,9 +472,9 @@ fn per_minute(report: &Report) -> Markup {
     };
     let mut rows: Vec<(i64, f64, f64)> = Vec::new();
     for (i, v) in trx.iter().enumerate() {
-        let Some(v) = v.filter(|v| v.is_finite()) else { continue };
+        let Some(v) = v.get() else { continue };
         let minute = t.epoch(i).div_euclid(60) * 60;
-        let b = bytes.and_then(|b| b.get(i).copied().flatten()).filter(|b| b.is_finite()).unwrap_or(0.0);
+        let b = bytes.and_then(|b| b.get(i).and_then(Cell::get)).filter(|b| b.is_finite()).unwrap_or(0.0);
         match rows.last_mut() {
             Some(r) if r.0 == minute => {
                 r.1 += v;

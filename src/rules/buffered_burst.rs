@@ -9,6 +9,8 @@
 //! kernel dirtied (`nr_dirtied`), `Dirty` holding most of them, then falling
 //! while the device writes; the writer is not the database engine.
 
+use crate::table::Cell;
+
 use super::Outcome;
 use super::evidence::{mb, num};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
@@ -219,7 +221,7 @@ pub fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
             mb(volume)
         ));
     }
-    let cols: Vec<&[Option<f64>]> = i.devices.iter().map(|d| d.series.values).collect();
+    let cols: Vec<&[Cell]> = i.devices.iter().map(|d| d.series.values).collect();
     // The drained seconds, one more for the samplers' phases.
     let to = (drain.end + 1).min(last);
     let Some(device) = buffered::carrier(&cols, drain.start, to, DRAIN_SHARE * held.bytes, (run.0, to))
@@ -268,7 +270,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     let to = (e.drain.end + 1).min(dv.len().saturating_sub(1));
     let drained = buffered::bytes(dv, e.drain.start, to);
     let (peak_row, peak) = (e.drain.start..=to)
-        .filter_map(|r| dv.get(r).copied().flatten().map(|x| (r, x)))
+        .filter_map(|r| dv.get(r).and_then(Cell::get).map(|x| (r, x)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .unwrap_or((e.drain.start, 0.0));
     let seconds = (e.run.1 - e.run.0 + 1) as f64;
@@ -276,7 +278,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     let lag = e.drain.main as f64 - e.run.0 as f64;
     // Writeback's first second: the device writing at least 5 % of the held data in one second.
     let first = (e.run.0..=e.drain.main)
-        .find(|&r| dv.get(r).copied().flatten().is_some_and(|x| x >= FIRST_FLUSH_SHARE * e.held.bytes))
+        .find(|&r| dv.get(r).and_then(Cell::get).is_some_and(|x| x >= FIRST_FLUSH_SHARE * e.held.bytes))
         .unwrap_or(e.drain.main);
     let first_lag = first as f64 - e.run.0 as f64;
     let win = i.window;
@@ -336,14 +338,14 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     metrics.insert("issuers", Value::from(i.issuers.iter().map(|(c, _)| c.to_string()).collect::<Vec<_>>()));
     let vals = w.series.values;
     let wpeak = (e.run.0..=e.run.1)
-        .filter_map(|r| vals.get(r).copied().flatten().map(|x| (r, x)))
+        .filter_map(|r| vals.get(r).and_then(Cell::get).map(|x| (r, x)))
         .max_by(|a, b| a.1.total_cmp(&b.1));
     let mut evidence = Vec::new();
     if let Some((r, x)) = wpeak {
         evidence.push(w.series.evidence(r, "kB_wr/s", x / 1024.0));
     }
     evidence.push(i.dirty.evidence(e.held.row, "Dirty (kB)", e.held.dirty / 1024.0));
-    if let Some(d) = i.dirty.values.get(e.drain.end).copied().flatten() {
+    if let Some(d) = i.dirty.values.get(e.drain.end).and_then(Cell::get) {
         evidence.push(i.dirty.evidence(e.drain.end, "Dirty (kB)", d / 1024.0));
     }
     evidence.push(dev.series.evidence(peak_row, "wkB/s", peak / 1024.0));

@@ -9,6 +9,8 @@
 //! (the gate); the writer's rate equal to the device's; `balance_dirty_pages`
 //! in the writer's on-CPU perf samples (rarely seen: a paused task is off CPU).
 
+use crate::table::Cell;
+
 use super::Outcome;
 use super::buffered_burst::{self, Writer};
 use super::evidence::{ctx_evidence, mb, num, opt};
@@ -73,8 +75,8 @@ pub struct Inputs<'a> {
 }
 
 /// Each row's value, or the nearest earlier one (the first one before it).
-fn filled(v: &[Option<f64>]) -> Vec<Option<f64>> {
-    let first = v.iter().flatten().next().copied();
+fn filled(v: &[Cell]) -> Vec<Cell> {
+    let first = v.iter().find(|x| x.is_some()).copied().unwrap_or(Cell::GAP);
     let mut last = first;
     v.iter()
         .map(|x| {
@@ -94,7 +96,7 @@ fn limits<'a>(a: &Available<'a>, len: usize) -> Option<(Vec<Option<Limits>>, Lim
     ) {
         let (lf, bf) = (filled(l.values), filled(b.values));
         let rows = (0..len)
-            .map(|r| match (lf.get(r).copied().flatten(), bf.get(r).copied().flatten()) {
+            .map(|r| match (lf.get(r).and_then(Cell::get), bf.get(r).and_then(Cell::get)) {
                 (Some(limit), Some(background)) => Some(Limits { limit, background }),
                 _ => None,
             })
@@ -106,7 +108,7 @@ fn limits<'a>(a: &Available<'a>, len: usize) -> Option<(Vec<Option<Limits>>, Lim
     let dirtyable = a.series(&Col::Mem(MemMetric::DirtyableBytes)).map(|s| filled(s.values));
     let rows: Vec<Option<Limits>> = (0..len)
         .map(|r| {
-            let d = dirtyable.as_ref().and_then(|v| v.get(r).copied().flatten());
+            let d = dirtyable.as_ref().and_then(|v| v.get(r).and_then(Cell::get));
             buffered::limits_from_sysctl(
                 f("vm.dirty_bytes"),
                 f("vm.dirty_ratio"),
@@ -172,7 +174,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             i.window.interval_s
         ));
     }
-    let at = |v: &[Option<f64>], r: usize| v.get(r).copied().flatten();
+    let at = |v: &[Cell], r: usize| v.get(r).and_then(Cell::get);
     // Dirty + Writeback against the freerun ceiling, each second the writer ran.
     let mut pools = Vec::new();
     let mut above = 0usize;
@@ -202,7 +204,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         mb(lim.freerun())
     );
     let writer_rate = volume / seconds as f64;
-    let cols: Vec<&[Option<f64>]> = i.devices.iter().map(|d| d.series.values).collect();
+    let cols: Vec<&[Cell]> = i.devices.iter().map(|d| d.series.values).collect();
     let dev = buffered::carrier(&cols, run.0, run.1, 0.5 * volume, run).map(|k| &i.devices[k]);
     let device_rate = dev.map(|d| buffered::bytes(d.series.values, run.0, run.1) / seconds as f64);
     let ratio = device_rate.filter(|d| *d > 0.0).map(|d| writer_rate / d);

@@ -2,6 +2,8 @@
 //! device flushes of tiny transactions under `sync_binlog=1` /
 //! `innodb_flush_log_at_trx_commit=1`.
 
+use crate::table::Cell;
+
 use super::Outcome;
 use super::evidence::{ctx_evidence, num, opt};
 use super::inputs::{Available, BinlogFacts, DeviceWrites, Missing, Series};
@@ -105,7 +107,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     let commits = [BinlogOrStatus::BinlogTrx, BinlogOrStatus::BinlogCommits, BinlogOrStatus::ComCommit]
         .into_iter()
         .find_map(|counter| {
-            let series = a.series(&counter.col()).filter(|s| s.values.iter().flatten().any(|x| *x > 0.0))?;
+            let series = a.series(&counter.col()).filter(|s| s.values.iter().flatten().any(|x| x > 0.0))?;
             Some(Commits { counter, series })
         });
     let replica = a.replicas().first();
@@ -147,7 +149,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     let trx_col = i.commits.series.name;
     let own_fsyncs = i.own_fsyncs;
     let replica = i.replica;
-    let at = |v: &[Option<f64>], r: usize| v.get(r).copied().flatten();
+    let at = |v: &[Cell], r: usize| v.get(r).and_then(Cell::get);
     // Seconds with commits: the load window.
     let active: Vec<usize> =
         (0..trx.len()).filter(|&r| at(trx, r).is_some_and(|v| v >= ACTIVE_TRX_S)).collect();

@@ -3,6 +3,8 @@
 //! inside the [`Pipeline`]). Each rule's `gather` picks its typed inputs from
 //! it, or names what is [`Missing`]; the skip reason is that name's text.
 
+use crate::table::Cell;
+
 use super::evidence::{line_evidence, num};
 use crate::analysis::device::MainDevice;
 use crate::analysis::periodicity::PeriodicityView;
@@ -123,7 +125,7 @@ pub struct Series<'a> {
     /// Column name.
     pub name: &'a str,
     /// Values per second (row 0 = epoch `t0`).
-    pub values: &'a [Option<f64>],
+    pub values: &'a [Cell],
     /// The input file the column came from.
     pub source: &'a str,
     t0: i64,
@@ -132,7 +134,7 @@ pub struct Series<'a> {
 
 impl<'a> Series<'a> {
     /// A series of `values` starting at epoch second `t0`.
-    pub fn new(name: &'a str, values: &'a [Option<f64>], source: &'a str, t0: i64, cells: Cells<'a>) -> Self {
+    pub fn new(name: &'a str, values: &'a [Cell], source: &'a str, t0: i64, cells: Cells<'a>) -> Self {
         Series { name, values, source, t0, cells }
     }
 

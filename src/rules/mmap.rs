@@ -4,6 +4,8 @@
 //! on >= 6.16; evidence: FilePmdMapped / thp_file_mapped, large write
 //! requests in the bursts, pidstat charging whole folios.
 
+use crate::table::Cell;
+
 use super::Outcome;
 use super::evidence::{ctx_evidence, mb, mount_evidence, num, opt};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
@@ -51,7 +53,7 @@ pub struct Inputs<'a> {
     /// pidstat write totals per thread.
     pub threads: &'a BTreeMap<u32, ThreadTotal>,
     /// pidstat bytes/s per thread with a timeline column.
-    pub thread_writes: BTreeMap<u32, &'a [Option<f64>]>,
+    pub thread_writes: BTreeMap<u32, &'a [Cell]>,
     /// The writeback tunables (dirty mmap pages are written when they expire).
     pub window: WritebackWindow,
 }
@@ -166,7 +168,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     let map_size = file_map.and_then(|m| m.value.get("Size"));
     let meminfo_pmd = i.meminfo_file_pmd_mapped_kb.map(|s| s.value);
     let thp_rate: f64 = i.thp_file_mapped.map(|s| s.values.iter().flatten().sum()).unwrap_or(0.0);
-    let at = |s: &Series<'_>, row: usize| s.values.get(row).copied().flatten();
+    let at = |s: &Series<'_>, row: usize| s.values.get(row).and_then(Cell::get);
     let burst_req: Vec<f64> =
         i.requests.map(|s| view.bursts.iter().filter_map(|b| at(&s, b.peak)).collect()).unwrap_or_default();
     let req = mean(&burst_req);
@@ -242,7 +244,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         .max_by(|a, b| a.1.bytes.total_cmp(&b.1.bytes));
     let folio_kb = writer.and_then(|(tid, _)| i.thread_writes.get(tid)).and_then(|v| {
         let kbs: Vec<u64> =
-            v.iter().flatten().filter(|x| **x > 0.0).map(|x| (x / 1024.0).round() as u64).collect();
+            v.iter().flatten().filter(|x| *x > 0.0).map(|x| (x / 1024.0).round() as u64).collect();
         // pidstat charges whole folios: most values are multiples of the folio
         // size (a power of two, 64 kB to 2 MB); the largest such step wins.
         if kbs.len() < 3 {
@@ -402,7 +404,7 @@ mod tests {
         request: Option<f64>,
         mappings: Vec<Sourced<Mapping>>,
         meminfo: Option<Sourced<u64>>,
-        thp: Option<Vec<Option<f64>>>,
+        thp: Option<Vec<Cell>>,
         mounts: Vec<Sourced<Mount>>,
         kernel: Option<Sourced<String>>,
     }

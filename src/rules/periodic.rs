@@ -9,6 +9,7 @@ use crate::analysis::stats::median;
 use crate::analysis::writeback::WritebackWindow;
 use crate::model::{Finding, Severity, Window};
 use crate::pipeline::ThreadTotal;
+use crate::table::Cell;
 use crate::table::columns::{Col, MemMetric};
 use std::collections::BTreeMap;
 
@@ -183,7 +184,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             let lo = b.start.saturating_sub(2);
             let hi = (b.end + 3).min(v.len().saturating_sub(1));
             if let Some((row, val)) = (lo..=hi)
-                .filter_map(|r| v.get(r).copied().flatten().map(|x| (r, x)))
+                .filter_map(|r| v.get(r).and_then(Cell::get).map(|x| (r, x)))
                 .min_by(|a, b| a.1.total_cmp(&b.1))
             {
                 evidence.push(dirty.evidence(row, "Dirty (kB)", val / 1024.0));

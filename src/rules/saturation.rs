@@ -6,6 +6,7 @@ use super::evidence::{num, opt};
 use super::inputs::{Available, Missing, Series};
 use crate::analysis::stats::{mean, present, quantile};
 use crate::model::{Finding, Severity, Window};
+use crate::table::Cell;
 use crate::table::columns::{Col, DevMetric};
 
 /// Rule id.
@@ -49,7 +50,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     }
     let aw = i
         .w_await
-        .map(|s| hot.iter().filter_map(|&r| s.values.get(r).copied().flatten()).collect::<Vec<_>>())
+        .map(|s| hot.iter().filter_map(|&r| s.values.get(r).and_then(Cell::get)).collect::<Vec<_>>())
         .unwrap_or_default();
     let mut metrics = std::collections::BTreeMap::new();
     metrics.insert("seconds_saturated", num(hot.len() as f64));

@@ -1,5 +1,7 @@
 //! Small hand-built inputs for the rules' unit tests (no capture files).
 
+use crate::table::Cell;
+
 use super::inputs::{Cells, Series};
 use super::{Available, Outcome, RULES};
 use crate::analysis::bursts::Burst;
@@ -12,12 +14,12 @@ use iosift_parsers::mounts::{Mount, Origin};
 pub const T0: i64 = 1_700_000_000;
 
 /// Values as a series' cells.
-pub fn vals(v: &[f64]) -> Vec<Option<f64>> {
-    v.iter().map(|x| Some(*x)).collect()
+pub fn vals(v: &[f64]) -> Vec<Cell> {
+    v.iter().map(|x| Cell::some(*x)).collect()
 }
 
 /// A series read from `test.txt`, without input lines.
-pub fn series<'a>(name: &'a str, values: &'a [Option<f64>]) -> Series<'a> {
+pub fn series<'a>(name: &'a str, values: &'a [Cell]) -> Series<'a> {
     Series::new(name, values, "test.txt", T0, Cells::none())
 }
 

@@ -7,10 +7,12 @@
 //! typed frames and writes them. This keeps the polars feature set (and the
 //! build) small: no lazy engine, no joins, no temporal kernels.
 
+pub mod cell;
 pub mod columns;
 pub mod sources;
 pub mod timeline;
 
+pub use cell::Cell;
 pub use columns::Col;
 pub use sources::RawRow;
 pub use timeline::Timeline;
@@ -142,8 +144,8 @@ pub fn timeline_long_frame(tl: &Timeline) -> PolarsResult<DataFrame> {
     let (mut t, mut units) = (LongTable::default(), Vec::new());
     for (name, s) in &tl.columns {
         for (r, v) in s.values.iter().enumerate() {
-            if let Some(v) = v {
-                t.push_named(tl.epoch(r) as f64, 1.0, name, Some(*v));
+            if let Some(v) = v.get() {
+                t.push_named(tl.epoch(r) as f64, 1.0, name, Some(v));
                 units.push(s.unit);
             }
         }
@@ -214,7 +216,8 @@ fn timeline_rows_frame(
 ) -> PolarsResult<DataFrame> {
     let mut cols = vec![utc_time_column(rows.clone().map(|r| tl.epoch(r) * 1000).collect())?];
     for (out, _, s) in output_names(tl) {
-        cols.push(Column::new(out.as_str().into(), &s.values[rows.clone()]));
+        let values: Vec<Option<f64>> = s.values[rows.clone()].iter().map(Cell::get).collect();
+        cols.push(Column::new(out.as_str().into(), values));
     }
     let marked: Vec<&timeline::Series> =
         tl.columns.values().filter(|s| inferred.contains(&s.source)).collect();

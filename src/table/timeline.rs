@@ -1,7 +1,8 @@
 //! The 1 s timeline every source is binned onto: one row per UTC second from
 //! the bundle's first to its last anchored second, one column per metric.
-//! Missing data stays `None` (a gap), never zero, and nothing is interpolated.
+//! Missing data stays a gap ([`Cell::GAP`]), never zero, and nothing is interpolated.
 
+use super::Cell;
 use std::collections::BTreeMap;
 
 /// Longest interval (seconds) whose rate is spread over every second it covers
@@ -11,8 +12,8 @@ pub const MAX_FILL_S: f64 = 3600.0;
 /// Longest timeline iosift builds (one week of seconds).
 pub const MAX_LEN: usize = 7 * 24 * 3600;
 
-/// Most cells (rows x columns) a timeline is planned for: 32 Mi, 512 MiB at 16 bytes a
-/// cell. A 40-device iostat with one file 6 days later made a 6-day timeline of 800
+/// Most cells (rows x columns) a timeline is planned for: 32 Mi, 256 MiB at 8 bytes a
+/// [`Cell`] (512 MiB when cells were 16-byte `Option<f64>`). A 40-device iostat with one file 6 days later made a 6-day timeline of 800
 /// columns (8 GB).
 pub const MAX_CELLS: usize = 32 << 20;
 
@@ -28,8 +29,8 @@ pub fn max_len(columns: usize) -> usize {
 /// One metric column.
 #[derive(Debug, Clone)]
 pub struct Series {
-    /// Values per second (`None` = no data).
-    pub values: Vec<Option<f64>>,
+    /// Values per second (a gap where no data).
+    pub values: Vec<Cell>,
     /// Unit (`B/s`, `B`, `1/s`, `ms`, `%`, `count`).
     pub unit: &'static str,
     /// The input file it came from.
@@ -48,18 +49,9 @@ pub struct Timeline {
     /// Values the setters refused as not finite or implausible for their unit, per column.
     pub rejected: BTreeMap<String, Rejected>,
     /// Columns being filled whose survival is decided once the fill is over (the per-thread
-    /// candidates, of which only the busiest stay): 8 bytes a cell (NaN: no data) instead of
-    /// the 16 of a [`Series`]; [`Timeline::unstage`] turns the kept ones into columns.
-    pub staged: BTreeMap<String, Staged>,
-}
-
-/// A column in [`Timeline::staged`].
-#[derive(Debug, Clone)]
-pub struct Staged {
-    /// Values per second (NaN = no data).
-    values: Vec<f64>,
-    unit: &'static str,
-    source: String,
+    /// candidates, of which only the busiest stay); [`Timeline::unstage`] turns the kept
+    /// ones into columns.
+    pub staged: BTreeMap<String, Series>,
 }
 
 /// Values of one column left out as implausible (they stay gaps).
@@ -120,21 +112,16 @@ impl Timeline {
 
     /// The column, created empty on first use.
     pub fn column_mut(&mut self, name: &str, unit: &'static str, source: &str) -> &mut Series {
-        let len = self.len;
-        entry_mut(&mut self.columns, name, || Series {
-            values: vec![None; len],
-            unit,
-            source: source.to_string(),
-        })
+        column_in(&mut self.columns, self.len, name, unit, source)
     }
 
     /// A column's values.
-    pub fn get(&self, name: &str) -> Option<&[Option<f64>]> {
+    pub fn get(&self, name: &str) -> Option<&[Cell]> {
         self.columns.get(name).map(|s| s.values.as_slice())
     }
 
     /// A catalogue column's values.
-    pub fn col(&self, col: &super::Col) -> Option<&[Option<f64>]> {
+    pub fn col(&self, col: &super::Col) -> Option<&[Cell]> {
         self.get(&col.name())
     }
 
@@ -185,7 +172,7 @@ impl Timeline {
             return;
         }
         if let Some(r) = self.row(epoch) {
-            self.column_mut(name, unit, source).values[r] = Some(v);
+            self.column_mut(name, unit, source).values[r] = Cell::some(v);
         }
     }
 
@@ -208,7 +195,7 @@ impl Timeline {
             return;
         }
         for x in &mut self.column_mut(name, unit, source).values[rows] {
-            *x = Some(x.unwrap_or(0.0) + v);
+            x.add(v);
         }
     }
 
@@ -243,14 +230,8 @@ impl Timeline {
         if rows.is_empty() {
             return;
         }
-        let len = self.len;
-        let col = entry_mut(&mut self.staged, name, || Staged {
-            values: vec![f64::NAN; len],
-            unit,
-            source: source.to_string(),
-        });
-        for x in &mut col.values[rows] {
-            *x = if x.is_nan() { v } else { *x + v };
+        for x in &mut column_in(&mut self.staged, self.len, name, unit, source).values[rows] {
+            x.add(v);
         }
     }
 
@@ -258,8 +239,7 @@ impl Timeline {
     pub fn unstage(&mut self, keep: impl Fn(&str) -> bool) {
         for (name, s) in std::mem::take(&mut self.staged) {
             if keep(&name) {
-                let values = s.values.into_iter().map(|x| (!x.is_nan()).then_some(x)).collect();
-                self.columns.insert(name, Series { values, unit: s.unit, source: s.source });
+                self.columns.insert(name, s);
             }
         }
     }
@@ -270,8 +250,7 @@ impl Timeline {
             return;
         }
         if let Some(r) = self.row(epoch) {
-            let col = self.column_mut(name, unit, source);
-            col.values[r] = Some(col.values[r].unwrap_or(0.0) + v);
+            self.column_mut(name, unit, source).values[r].add(v);
         }
     }
 
@@ -282,7 +261,7 @@ impl Timeline {
         if let Some(col) = self.columns.get_mut(name) {
             for v in &mut col.values[a..=b] {
                 if v.is_none() {
-                    *v = Some(0.0);
+                    *v = Cell::some(0.0);
                 }
             }
         }
@@ -301,12 +280,21 @@ impl Timeline {
     }
 }
 
-/// The entry of `name`, made by `make` when absent: the name is copied only then (the
-/// setters run once per value of every file, and `entry(name.to_string())` allocated each
-/// time).
-fn entry_mut<'m, T>(map: &'m mut BTreeMap<String, T>, name: &str, make: impl FnOnce() -> T) -> &'m mut T {
+/// The column `name` of `map`, made of `len` gaps when absent: the name is copied only
+/// then (the setters run once per value of every file, and `entry(name.to_string())`
+/// allocated each time).
+fn column_in<'m>(
+    map: &'m mut BTreeMap<String, Series>,
+    len: usize,
+    name: &str,
+    unit: &'static str,
+    source: &str,
+) -> &'m mut Series {
     if !map.contains_key(name) {
-        map.insert(name.to_string(), make());
+        map.insert(
+            name.to_string(),
+            Series { values: vec![Cell::GAP; len], unit, source: source.to_string() },
+        );
     }
     map.get_mut(name).expect("inserted above")
 }

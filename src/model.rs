@@ -75,6 +75,9 @@ pub struct ClockInfo {
     pub start: Option<String>,
     /// Last second of the timeline (RFC 3339).
     pub end: Option<String>,
+    /// Seconds per timeline row: 1, or wider for a capture of days that every source
+    /// samples coarsely (a warning says so; rates are means over the row's seconds).
+    pub bin_s: i64,
     /// Warnings about time (zone assumed, perf aligned by matching, ...).
     pub warnings: Vec<String>,
     /// perf time -> epoch offset (epoch = perf time + offset), when perf files were anchored.

@@ -67,3 +67,80 @@ fn devices_beyond_the_busiest_64_are_left_out_with_a_warning() {
     assert!(warn.starts_with("200 devices: the timeline and charts keep the 64 busiest"), "{warn}");
     assert!(warn.contains("the other 136"), "{warn}");
 }
+
+/// The sample's iostat reports, cycled and stamped `gap` seconds apart from epoch `from`,
+/// `n` of them (a long capture made coarsely, as `iostat -x -t 600` over a month prints),
+/// with the `wkB/s` of each report.
+fn restamped_iostat(n: usize, gap: i64, from: i64) -> (String, Vec<f64>) {
+    let io = iostat();
+    let mut blocks: Vec<&str> = io.split("\n2026-11-29T").skip(1).collect();
+    // Drop each block's own stamp line (`21:10:19+0000`): the new one replaces it.
+    blocks.iter_mut().for_each(|b| *b = b.split_once('\n').map_or("", |x| x.1));
+    let banner = io.split("\n2026-11-29T").next().unwrap();
+    let (mut text, mut wkb) = (format!("{banner}\n"), Vec::new());
+    for k in 0..n {
+        let block = blocks[k % blocks.len()];
+        let stamp = chrono::DateTime::from_timestamp(from + k as i64 * gap, 0).unwrap();
+        text.push_str(&format!("{}\n{block}", stamp.format("%Y-%m-%dT%H:%M:%S+0000")));
+        let vda = block.lines().find(|l| l.starts_with("vda ")).unwrap();
+        wkb.push(vda.split_whitespace().nth(8).unwrap().parse().unwrap());
+    }
+    (text, wkb)
+}
+
+#[test]
+fn a_month_sampled_every_ten_minutes_is_binned_in_ten_minute_rows_and_keeps_every_byte() {
+    // From 2026-11-01T00:00:00Z.
+    let (text, wkb) = restamped_iostat(30 * 144, 600, 1_793_491_200);
+    let r = run(&[("iostat-x-t.txt", text)]);
+    let tl = &r.timeline;
+    assert_eq!((tl.bin(), r.doc.clock.bin_s), (600, 600), "{:?}", r.doc.clock.warnings);
+    // The whole month, one row per report (the first report's rate covers the 600 s before
+    // it), and the row of the last report's own second, as in 1 s rows.
+    assert_eq!(tl.len, wkb.len() + 1);
+    assert_eq!(tl.t0, 1_793_491_200 - 600);
+    let warn = r.doc.clock.warnings.iter().find(|w| w.contains("rows of 600 s")).expect("a bin warning");
+    assert!(warn.contains("spans 30.0 days") && warn.contains("every 600 s or more"), "{warn}");
+    assert!(!r.doc.clock.warnings.iter().any(|w| w.contains("densest part")));
+    // Every byte the reports state is in the timeline: each row is its report's wkB/s.
+    let w = tl.get("dev.vda.w_bytes_s").unwrap();
+    for (row, k) in [(0, 0), (1, 1), (74, 74), (4319, 4319)] {
+        assert_eq!(w[row].get(), Some(wkb[k] * 1024.0), "row {row}");
+    }
+    let stated: f64 = wkb.iter().map(|k| k * 1024.0 * 600.0).sum();
+    let binned: f64 = w.iter().flatten().map(|b| b * tl.bin() as f64).sum();
+    assert!((binned - stated).abs() <= 1e-9 * stated, "{binned} vs {stated}");
+    // The burst rules need 1 s rows and say so; the utilisation rule counts seconds.
+    let checked = |id: &str| r.doc.checked.iter().find(|c| c.rule == id);
+    for id in ["periodic_write_bursts", "mmap_large_folio_writeback"] {
+        let c = checked(id).unwrap_or_else(|| panic!("{id} not checked"));
+        assert!(
+            c.outcome == "skipped" && c.missing.iter().any(|m| m.contains("one-second timeline rows")),
+            "{c:?}"
+        );
+    }
+    let sat = checked("device_saturation").expect("device_saturation passed");
+    let reason = sat.reason.as_deref().unwrap_or_default();
+    assert!(reason.ends_with(&format!("of {} seconds", 30 * 86_400)), "{reason}");
+}
+
+#[test]
+fn a_month_with_one_second_runs_keeps_its_densest_part_at_one_second() {
+    // The same month, plus an hour of 1 s reports after it: binning would average the
+    // hour away, so the timeline keeps the densest part at 1 s rows.
+    let (coarse, _) = restamped_iostat(30 * 144, 600, 1_793_491_200);
+    let (fine, _) = restamped_iostat(3600, 1, 1_793_491_200 + 31 * 86_400);
+    let fine = fine.split_once("\n\n").unwrap().1;
+    let r = run(&[("iostat-x-t.txt", format!("{coarse}\n{fine}"))]);
+    assert_eq!(r.timeline.bin(), 1);
+    let hour = 1_793_491_200 + 31 * 86_400;
+    assert!(
+        r.timeline.t0 <= hour && r.timeline.epoch(r.timeline.len - 1) >= hour + 3_599,
+        "t0 {}",
+        r.timeline.t0
+    );
+    let w = r.timeline.get("dev.vda.w_bytes_s").unwrap();
+    let fine_rows = (0..r.timeline.len).filter(|&i| r.timeline.epoch(i) >= hour && w[i].is_some()).count();
+    assert!(fine_rows >= 3_590, "{fine_rows} rows of the 1 s hour");
+    assert!(r.doc.clock.warnings.iter().any(|w| w.contains("densest part")), "{:?}", r.doc.clock.warnings);
+}

@@ -184,6 +184,7 @@ fn report() -> Report {
             timezone_source: "pt-stalk TS epoch vs local time".into(),
             start: Some("2024-05-01T10:00:00Z".into()),
             end: Some("2024-05-01T10:09:59Z".into()),
+            bin_s: 1,
             warnings: vec!["perf aligned by matching".into()],
             perf_offset_s: Some(1_714_500_000.25),
             perf_anchored_by: Some("perf-aligned"),

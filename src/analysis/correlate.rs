@@ -35,7 +35,7 @@ pub struct Correlation {
 /// Permutations of the leading series tried for [`Correlation::shuffled_r`].
 pub const SHUFFLES: usize = 8;
 
-/// Lags searched, in seconds either way.
+/// Lags searched, in rows (seconds, unless the timeline's rows are wider) either way.
 const MAX_LAG: i64 = 60;
 
 /// The best (lag, r) by |r| over -[`MAX_LAG`]..=[`MAX_LAG`] and the curve.
@@ -131,7 +131,10 @@ pub fn correlations(tl: &Timeline, write_col: Option<&str>) -> Vec<Correlation> 
         };
         let n = stats::lagged_pearson(av, bv, best_lag_s as isize).map_or(0, |x| x.1);
         let shuffled_r = shuffled_max(av, bv);
-        out.push(Correlation { a, b, label, best_lag_s, best_r, n, curve, shuffled_r });
+        // Lags are in rows: seconds in rows wider than one.
+        let bin = tl.bin();
+        let curve = curve.into_iter().map(|(lag, r)| (lag * bin, r)).collect();
+        out.push(Correlation { a, b, label, best_lag_s: best_lag_s * bin, best_r, n, curve, shuffled_r });
     }
     out
 }

@@ -120,9 +120,14 @@ impl Views {
             ctx.sysctl_f64("vm.dirty_writeback_centisecs"),
         );
         let write_col = device.as_ref().map(|d| d.writes.name());
-        let periodicity = write_col.as_deref().map(|c| periodicity::periodicity(tl, c, window));
+        // Bursts and periods are found second by second: not in the wider rows of a capture
+        // of days sampled coarsely (its rules that read them are skipped and say why).
+        let one_second = tl.bin() == 1;
+        let periodicity =
+            write_col.as_deref().filter(|_| one_second).map(|c| periodicity::periodicity(tl, c, window));
         let stacked_periodicity = device
             .as_ref()
+            .filter(|_| one_second)
             .filter(|_| !periodicity.as_ref().is_some_and(|p| p.is_writeback(window)))
             .and_then(|d| device::stacked_periodic(tl, ctx, d, window));
         let (flames, fsync_shares) = views::perf_views(&records.perf);

@@ -96,7 +96,8 @@ pub fn write_sources(tl: &Timeline, threads: &BTreeMap<u32, ThreadTotal>) -> Vec
     for cat in crate::attribution::CATEGORIES {
         let col = Col::Category(cat).name();
         let Some(v) = tl.get(&col) else { continue };
-        let total: f64 = v.iter().flatten().sum();
+        // Bytes: each row's rate over the row's seconds.
+        let total: f64 = v.iter().flatten().sum::<f64>() * tl.bin() as f64;
         let mut top: Vec<(String, u32, f64)> = threads
             .iter()
             .filter(|(_, t)| t.category == *cat)

@@ -72,9 +72,17 @@ fn sources(c: &Change) -> Vec<String> {
     }
 }
 
-/// Mean per bucket of `step` seconds, as (relative second, value) points.
-fn points(v: Option<&[crate::table::Cell]>, from: usize, len: usize, scale: f64) -> Vec<(f64, f64)> {
+/// Mean per bucket of `step` rows, as (relative second, value) points; `from` and `len`
+/// in seconds, rows of `bin` seconds.
+fn points(
+    v: Option<&[crate::table::Cell]>,
+    from: usize,
+    len: usize,
+    bin: usize,
+    scale: f64,
+) -> Vec<(f64, f64)> {
     let Some(v) = v else { return Vec::new() };
+    let (from, len) = (from / bin, len / bin);
     let step = len.div_ceil(MAX_POINTS).max(1);
     let mut out = Vec::new();
     let mut i = 0;
@@ -83,7 +91,7 @@ fn points(v: Option<&[crate::table::Cell]>, from: usize, len: usize, scale: f64)
             .filter_map(|k| v.get(from + k).and_then(crate::table::Cell::get))
             .collect();
         if !vals.is_empty() {
-            out.push((i as f64, vals.iter().sum::<f64>() / vals.len() as f64 / scale));
+            out.push(((i * bin) as f64, vals.iter().sum::<f64>() / vals.len() as f64 / scale));
         }
         i += step;
     }
@@ -109,6 +117,7 @@ fn overlay(
             col.and_then(|c| reports[k].timeline.get(c)),
             sides[k].aligned_after_start_s,
             doc.compared_s,
+            reports[k].timeline.bin() as usize,
             scale,
         );
         y_max = pts.iter().map(|p| p.1).fold(y_max, f64::max);

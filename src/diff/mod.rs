@@ -202,8 +202,15 @@ fn measured(s: &Side<'_>, span: &measures::Span) -> BTreeMap<String, measures::M
         .collect()
 }
 
-/// Compares two analysed captures. Errors: an alignment point outside its capture.
+/// Compares two analysed captures. Errors: an alignment point outside its capture, or
+/// timelines with rows of different widths (a capture of days binned wider than the other).
 pub fn diff(a: &Side<'_>, b: &Side<'_>) -> Result<DiffDoc, String> {
+    let (bin_a, bin_b) = (a.report.timeline.bin(), b.report.timeline.bin());
+    if bin_a != bin_b {
+        return Err(format!(
+            "A's timeline has rows of {bin_a} s and B's of {bin_b} s: a capture of days sampled coarsely is binned wider; compare it with another of the same kind, or analyse a part of it at 1 s with --from/--to"
+        ));
+    }
     let (ra, rb) = (align_row(a)?, align_row(b)?);
     let len = (a.report.timeline.len - ra).min(b.report.timeline.len - rb);
     let (sa, sb) =
@@ -242,7 +249,7 @@ pub fn diff(a: &Side<'_>, b: &Side<'_>) -> Result<DiffDoc, String> {
         iosift_version: env!("CARGO_PKG_VERSION").to_string(),
         a: side_info(a, ra, &sa),
         b: side_info(b, rb, &sb),
-        compared_s: len,
+        compared_s: len * bin_a as usize,
         findings: findings(a.report, b.report),
         changes: ranked(changes),
         context,
@@ -257,8 +264,11 @@ fn side_info(s: &Side<'_>, row: usize, span: &measures::Span) -> SideInfo {
         name: s.report.doc.bundle.name.clone(),
         start: timed.then(|| crate::model::rfc3339(tl.t0)),
         aligned_at: timed.then(|| crate::model::rfc3339(tl.epoch(row))),
-        aligned_after_start_s: row,
-        load_window_s: [span.load.start - row, span.load.end - row],
+        aligned_after_start_s: row * tl.bin() as usize,
+        load_window_s: [
+            (span.load.start - row) * tl.bin() as usize,
+            (span.load.end - row) * tl.bin() as usize,
+        ],
         load_window_by: span.load_by.clone(),
         findings: s.report.doc.findings.iter().map(|f| f.rule).collect(),
     }

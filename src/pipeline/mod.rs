@@ -138,6 +138,20 @@ fn prepare(bundle: &Bundle, opts: &Options) -> (Vec<ParsedFile>, Context, Zone, 
 /// before it (up to an hour: `pidstat 1800` states rates over 30 minutes).
 const LEAD_S: f64 = crate::table::timeline::MAX_FILL_S;
 
+/// Seconds per row tried for a capture longer than one timeline of 1 s rows: round
+/// figures, so that rows fall on whole minutes and hours.
+const BINS: [u32; 14] = [2, 3, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800, 3600];
+
+/// The row width for a capture `need` times longer than one timeline of 1 s rows holds:
+/// the widest of [`BINS`] that is at least `need` and at most `finest` (the finest
+/// source's gap between samples, [`fill::Filler::finest_cadence`]), so that a row holds
+/// about one sample of the finest source and nothing finer is averaged away; `None` when
+/// no bin fits, and the timeline keeps its densest part at 1 s rows.
+fn wider_bin(need: f64, finest: Option<f64>) -> Option<u32> {
+    let finest = finest?;
+    BINS.iter().rev().copied().find(|b| f64::from(*b) >= need && f64::from(*b) <= finest)
+}
+
 /// Columns a timeline of `devices` devices may get: every device metric of iostat
 /// and diskstats per device, and 64 for the other sources (CPU, memory, paging,
 /// write categories, PSI, binlog: a few dozen in real bundles). An estimate: too
@@ -222,23 +236,39 @@ pub fn run_with(bundle: &Bundle, opts: &Options, keep: Keep) -> Pipeline {
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), c| (a.min(c.first), b.max(c.last)));
     let timed = start.is_finite();
     let (mut start, mut end) = if timed { (start, end) } else { (0.0, 0.0) };
-    // A span longer than the timeline holds: the densest part of it (unless --from/--to say which).
+    // A span longer than the timeline holds (unless --from/--to say which part): rows of a
+    // wider bin when every source samples at least that coarsely (nothing is lost), else the
+    // densest part at 1 s.
     let cap = crate::table::timeline::max_len(estimated_columns(filler.device_count()));
+    let mut bin = 1;
+    let t = |e: f64| crate::clock::epoch_rfc3339(e.floor()).unwrap_or_default();
     if timed && opts.from.is_none() && opts.to.is_none() && end - start > cap as f64 {
-        let instants = filler.sample_instants(&clocks);
-        if let Some((a, b, n)) = window::densest(&instants, cap as f64 - 2.0 * LEAD_S) {
-            let t = |e: f64| crate::clock::epoch_rfc3339(e.floor()).unwrap_or_default();
+        let finest = filler.finest_cadence(&clocks);
+        if let Some(b) = wider_bin((end - start) / cap as f64, finest) {
+            bin = b;
             clock_warnings.push(format!(
-                "the capture spans {:.1} days ({} .. {}), longer than one timeline holds ({:.1} h of 1 s rows for its columns): the timeline keeps the densest part, {} .. {} ({n} of {} seconds with data); use --from/--to for another part",
+                "the capture spans {:.1} days ({} .. {}), longer than one timeline holds at 1 s rows ({:.1} h for its columns); every source samples every {:.0} s or more, so the timeline has rows of {b} s covering all of it: a rate is its mean over the row's seconds, a gauge its last sample; use --from/--to for 1 s rows of a part",
                 (end - start) / 86400.0,
                 t(start),
                 t(end),
                 cap as f64 / 3600.0,
-                t(a),
-                t(b),
-                instants.len()
+                finest.unwrap_or(f64::NAN),
             ));
-            (start, end) = ((a - LEAD_S).max(start), b.min(end));
+        } else {
+            let instants = filler.sample_instants(&clocks);
+            if let Some((a, b, n)) = window::densest(&instants, cap as f64 - 2.0 * LEAD_S) {
+                clock_warnings.push(format!(
+                    "the capture spans {:.1} days ({} .. {}), longer than one timeline holds ({:.1} h of 1 s rows for its columns): the timeline keeps the densest part, {} .. {} ({n} of {} seconds with data); use --from/--to for another part",
+                    (end - start) / 86400.0,
+                    t(start),
+                    t(end),
+                    cap as f64 / 3600.0,
+                    t(a),
+                    t(b),
+                    instants.len()
+                ));
+                (start, end) = ((a - LEAD_S).max(start), b.min(end));
+            }
         }
     }
     let offset_at_start = zone.rule.offset_at(start as i64);
@@ -248,13 +278,13 @@ pub fn run_with(bundle: &Bundle, opts: &Options, keep: Keep) -> Pipeline {
             Err(e) => (start, end, Some(e)),
         };
     // Without any wall time there is no timeline (not one row at 1970-01-01).
-    let mut timeline = if timed { Timeline::new(start, end.max(start)) } else { Timeline::default() };
+    let mut timeline = if timed { Timeline::binned(start, end.max(start), bin) } else { Timeline::default() };
     timeline.len = timeline.len.min(cap);
-    if (end - start) as usize > timeline.len {
+    if (end - start) as i64 > timeline.seconds() {
         clock_warnings.push(format!(
             "the capture spans {:.0} s; the timeline keeps the first {} s (use --from/--to)",
             end - start,
-            timeline.len
+            timeline.seconds()
         ));
     }
     let release = |f: &ParsedFile| keep == Keep::ReadAfterFill && !crate::source::read_after_fill(f);
@@ -288,6 +318,21 @@ pub fn run_with(bundle: &Bundle, opts: &Options, keep: Keep) -> Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wider_bin_holds_about_one_sample_of_the_finest_source() {
+        // 30 days of 10-minute samples, 7.7 times what 1 s rows hold: rows of 10 minutes.
+        assert_eq!(wider_bin(7.7, Some(600.0)), Some(600));
+        // A collector waking a second early now and then: the next round figure below.
+        assert_eq!(wider_bin(7.7, Some(599.0)), Some(300));
+        // A 1 s source (or 1 s runs inside a coarse one): no wider bin, the densest part.
+        assert_eq!(wider_bin(1.5, Some(1.0)), None);
+        assert_eq!(wider_bin(7.7, Some(5.0)), None);
+        assert_eq!(wider_bin(2.5, Some(5.0)), Some(5));
+        // Longer than hourly rows hold, or no source with a cadence.
+        assert_eq!(wider_bin(4000.0, Some(7200.0)), None);
+        assert_eq!(wider_bin(2.0, None), None);
+    }
 
     #[test]
     fn a_budget_variant_becomes_a_warning_with_its_factor() {

@@ -365,6 +365,12 @@ fn runs(values: &[Option<f64>], step: usize) -> Vec<Vec<(f64, f64)>> {
     out
 }
 
+/// The strftime pattern of time tick labels over `span` seconds: the time of day, and the
+/// month and day as well from two days on (a capture of days has its ticks at midnights).
+pub(super) fn tick_pattern(span: f64) -> &'static str {
+    if span >= 2.0 * 86_400.0 { "%m-%d %H:%M" } else { "%H:%M:%S" }
+}
+
 /// Tick positions (seconds from `t0`) at round wall-clock times of `t0`'s zone: multiples of 1 s .. 1 day,
 /// at most about ten over `len` seconds.
 pub(super) fn time_ticks(t0: i64, len: usize) -> Vec<f64> {
@@ -480,7 +486,8 @@ fn draw_time<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &TimePlot) ->
     let ticks = time_ticks(p.t0.saturating_add(off), p.len.max(1));
     let t0 = p.t0;
     let zone = p.zone.clone();
-    let fmt_x = move |x: &f64| zone.format(t0.saturating_add(x.round() as i64), "%H:%M:%S");
+    let pattern = tick_pattern(x_max);
+    let fmt_x = move |x: &f64| zone.format(t0.saturating_add(x.round() as i64), pattern);
     let day_a = p.zone.format(t0, "%Y-%m-%d");
     let day_b = p.zone.format(t0.saturating_add(x_max as i64 - 1), "%Y-%m-%d");
     let label = &p.zone.label;
@@ -777,12 +784,21 @@ fn step_of(t: &Timeline) -> usize {
 }
 
 /// Caption note when points are bucketed.
-fn bucket_note(step: usize) -> String {
-    if step > 1 { format!(" Each point is the maximum of {step} s.") } else { String::new() }
+fn bucket_note(t: &Timeline) -> String {
+    let (step, bin) = (step_of(t), t.bin());
+    match (step, bin) {
+        (1, 1) => String::new(),
+        (_, 1) => format!(" Each point is the maximum of {step} s."),
+        (1, _) => format!(" Each point is the mean of {bin} s (the timeline's rows)."),
+        _ => format!(" Each point is the maximum of {step} means of {bin} s (the timeline's rows)."),
+    }
 }
 
+/// A time plot of `panels` over the timeline: x in seconds from `t0`, one point per
+/// [`step_of`] rows of [`Timeline::bin`] seconds.
 fn time_plot(t: &Timeline, zone: &crate::clock::DisplayZone, panels: Vec<TimePanel>) -> TimePlot {
-    TimePlot { t0: t.t0, step: step_of(t), len: t.len, panels, zone: zone.clone() }
+    let bin = t.bin() as usize;
+    TimePlot { t0: t.t0, step: step_of(t) * bin, len: t.len * bin, panels, zone: zone.clone() }
 }
 
 fn line(
@@ -849,7 +865,7 @@ pub fn device_writes(report: &Report) -> Option<Spec> {
         caption.push_str(&format!(
             " Peak {}/s at {}, mean {}/s.",
             bytes_h(peak),
-            report.display.format(t.t0.saturating_add(at as i64), "%H:%M:%S"),
+            report.display.format(t.epoch(at), "%H:%M:%S"),
             bytes_h(mean)
         ));
     }
@@ -879,7 +895,7 @@ pub fn device_writes(report: &Report) -> Option<Spec> {
             caption.push_str(&format!(" Median burst volume {}.", bytes_h(m)));
         }
     }
-    caption.push_str(&bucket_note(step));
+    caption.push_str(&bucket_note(t));
     let panel = TimePanel { y_desc: "MiB/s".into(), lines, spans, marks, guide, ..Default::default() };
     Some(Spec {
         name: "device-writes",
@@ -942,7 +958,7 @@ pub fn write_sources(report: &Report) -> Option<Spec> {
              that no thread was charged for at that moment."
         ));
     }
-    caption.push_str(&bucket_note(step_of(t)));
+    caption.push_str(&bucket_note(t));
     let panel = TimePanel {
         y_desc: "MiB/s".into(),
         stacked,
@@ -995,9 +1011,9 @@ pub fn dirty_writeback(report: &Report) -> Option<Spec> {
             d.and_then(peak_mean).map_or(String::new(), |(at, peak, _)| format!(
                 " Dirty peaked at {} at {}.",
                 bytes_h(peak),
-                report.display.format(t.t0.saturating_add(at as i64), "%H:%M:%S")
+                report.display.format(t.epoch(at), "%H:%M:%S")
             )),
-            bucket_note(step_of(t))
+            bucket_note(t)
         ),
         section: Section::Timeline,
         height: HEIGHT,
@@ -1066,7 +1082,7 @@ pub fn latency_queue(report: &Report) -> Option<Spec> {
         caption: format!(
             "Top: average wait per write and per flush request (ms). Bottom: queue size, utilisation and request \
              rates, each divided by its maximum (in the legend) so they share one axis.{}",
-            bucket_note(step_of(t))
+            bucket_note(t)
         ),
         section: Section::Timeline,
         height: h,
@@ -1124,7 +1140,7 @@ pub fn cpu_usage(report: &Report) -> Option<Spec> {
         caption: format!(
             "Top: all cores (user, system, iowait; steal is not a timeline series of iosift). Bottom: each core's \
              busy share (100 - %idle). A saturated CPU bounds a commit rate as surely as a slow flush.{}",
-            bucket_note(step_of(t))
+            bucket_note(t)
         ),
         section: Section::Timeline,
         height: h,
@@ -1191,7 +1207,7 @@ pub fn mysql_status(report: &Report) -> Option<Spec> {
         " Threads_running and the InnoDB history list length are not timeline series of iosift: their \
          snapshots are under Database and host state.",
     );
-    caption.push_str(&bucket_note(step_of(t)));
+    caption.push_str(&bucket_note(t));
     let h = if panels.len() == 2 { 480 } else { HEIGHT };
     Some(Spec {
         name: "mysql-status",
@@ -1333,7 +1349,7 @@ pub fn replication(report: &Report) -> Option<Spec> {
              (Read_Master_Log_Pos and Exec_Master_Log_Pos deltas), with the replica's own binlog growth. Executed \
              equal to received while the lag grows: the IO thread is the bottleneck; received above executed with \
              a growing relay log: the SQL thread.{}",
-            bucket_note(step_of(t))
+            bucket_note(t)
         ),
         section: Section::Timeline,
         height: h,
@@ -1494,7 +1510,7 @@ pub fn binlog_rate(report: &Report) -> Option<Spec> {
         caption: format!(
             "Transactions and bytes written to the binary log per second; shaded: device write bursts. Binlog \
              traffic that stays flat through the bursts does not cause them.{}",
-            bucket_note(step_of(t))
+            bucket_note(t)
         ),
         section: Section::Binlog,
         height: h,

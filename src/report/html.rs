@@ -287,7 +287,6 @@ fn sources(report: &Report, charts: &[Chart]) -> Markup {
 }
 
 fn periodicity(report: &Report, charts: &[Chart]) -> Markup {
-    let t0 = report.timeline.t0;
     // Bytes per second series show peaks and totals in binary units.
     let bytes = report
         .periodicity
@@ -323,9 +322,9 @@ fn periodicity(report: &Report, charts: &[Chart]) -> Markup {
                         @for (i, b) in p.bursts.iter().take(MAX_ROWS).enumerate() {
                             tr {
                                 td.n { (i + 1) }
-                                td { (full(&report.display, t0.saturating_add(b.start as i64))) }
+                                td { (full(&report.display, report.timeline.epoch(b.start))) }
                                 td.n { (b.end.saturating_sub(b.start) + 1) " s" }
-                                td { (full(&report.display, t0.saturating_add(b.peak as i64))) }
+                                td { (full(&report.display, report.timeline.epoch(b.peak))) }
                                 td.n { (if bytes { format!("{}/s", bytes_h(b.peak_value)) } else { num(b.peak_value) }) }
                                 td.n { (if bytes { bytes_h(b.total) } else { num(b.total) }) }
                             }
@@ -465,6 +464,10 @@ fn binlog(report: &Report, charts: &[Chart]) -> Markup {
 fn per_minute(report: &Report) -> Markup {
     use crate::table::columns::{BinlogMetric, Col};
     let t = &report.timeline;
+    // Rows wider than a minute cannot be told apart by minute.
+    if t.bin() > 60 {
+        return html! {};
+    }
     let (Some(trx), bytes) =
         (t.get(&Col::Binlog(BinlogMetric::TrxS).name()), t.get(&Col::Binlog(BinlogMetric::BytesS).name()))
     else {
@@ -475,6 +478,8 @@ fn per_minute(report: &Report) -> Markup {
         let Some(v) = v.get() else { continue };
         let minute = t.epoch(i).div_euclid(60) * 60;
         let b = bytes.and_then(|b| b.get(i).and_then(Cell::get)).filter(|b| b.is_finite()).unwrap_or(0.0);
+        // Sums of per-second rates: a row of a wider bin holds `bin` seconds of them.
+        let (v, b) = (v * t.bin() as f64, b * t.bin() as f64);
         match rows.last_mut() {
             Some(r) if r.0 == minute => {
                 r.1 += v;

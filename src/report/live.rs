@@ -9,7 +9,7 @@
 //! Capture text (series labels come from device and category names) goes
 //! through maud, which escapes it in text and attributes alike.
 
-use super::charts::{TimePlot, panel_y_range, stack, time_ticks};
+use super::charts::{TimePlot, panel_y_range, stack, tick_pattern, time_ticks};
 use super::fmt::num;
 use maud::{Markup, html};
 use plotters::style::RGBColor;
@@ -123,7 +123,8 @@ pub fn time_chart(p: &TimePlot, id: &str, w: f64, panel_h: f64, window: Option<(
     while ticks.len() > max_ticks + 1 {
         ticks = ticks.into_iter().step_by(2).collect();
     }
-    let fmt_t = |t: f64| p.zone.format(p.t0.saturating_add(t.round() as i64), "%H:%M:%S");
+    let pattern = tick_pattern(len);
+    let fmt_t = |t: f64| p.zone.format(p.t0.saturating_add(t.round() as i64), pattern);
     let day = p.zone.format(p.t0, "%Y-%m-%d");
     html! {
         div.tc id=(id) data-t0=(p.t0) data-step=(p.step) data-len=(p.len) data-off=(off) data-zone=(p.zone.label) data-mt=(max_ticks) {
@@ -228,6 +229,7 @@ var NS=charts[0].querySelector("svg").namespaceURI;
 var tip=document.createElement("div");tip.id="tip";tip.className="tip";tip.style.display="none";document.body.appendChild(tip);
 function pad(n){return(n<10?"0":"")+n;}
 function hms(e){var d=new Date(e*1000);return pad(d.getUTCHours())+":"+pad(d.getUTCMinutes())+":"+pad(d.getUTCSeconds());}
+function tick(e,span){if(span<172800)return hms(e);var d=new Date(e*1000);return pad(d.getUTCMonth()+1)+"-"+pad(d.getUTCDate())+" "+hms(e).slice(0,5);}
 function fmt(v){var a=Math.abs(v);if(a===0)return"0";if(a>=100)return v.toFixed(0);if(a>=10)return v.toFixed(1).replace(/\.0$/,"");if(a>=0.01)return v.toFixed(2).replace(/0$/,"").replace(/\.$/,"");return v.toExponential(1);}
 var STEPS=[1,2,5,10,15,30,60,120,300,600,900,1800,3600,7200,10800,21600,43200,86400];
 function parse(s){return s.split(",").map(function(x){return x===""?null:+x;});}
@@ -267,7 +269,7 @@ function redraw(c){
       l.setAttribute("y1",p.top);l.setAttribute("y2",p.bottom);l.setAttribute("stroke","#ececec");xg.appendChild(l);});
     var xl=p.g.querySelector("g.xl");if(xl){while(xl.firstChild)xl.removeChild(xl.firstChild);
       ticks.forEach(function(t){var e=document.createElementNS(NS,"text");e.setAttribute("x",X(c,p,t).toFixed(1));e.setAttribute("y",(p.bottom+16).toFixed(1));
-        e.setAttribute("text-anchor","middle");e.textContent=hms(c.t0+c.off+t);xl.appendChild(e);});}
+        e.setAttribute("text-anchor","middle");e.textContent=tick(c.t0+c.off+t,span);xl.appendChild(e);});}
   });
   c.el.dataset.range=c.a.toFixed(1)+"-"+c.b.toFixed(1);
 }

@@ -153,8 +153,10 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     // Seconds with commits: the load window.
     let active: Vec<usize> =
         (0..trx.len()).filter(|&r| at(trx, r).is_some_and(|v| v >= ACTIVE_TRX_S)).collect();
-    if active.len() < MIN_ACTIVE_S {
-        return Outcome::Pass(format!("fewer than 5 seconds with commits ({} found)", active.len()));
+    // Seconds: rows times the row width (a wider row holds its seconds' mean rate).
+    let active_s = i.commits.series.seconds(active.len());
+    if active_s < MIN_ACTIVE_S as f64 {
+        return Outcome::Pass(format!("fewer than 5 seconds with commits ({active_s:.0} found)"));
     }
     let tps = mean(&active.iter().filter_map(|&r| at(trx, r)).collect::<Vec<_>>()).unwrap_or(0.0);
     let fps = mean(&active.iter().filter_map(|&r| at(flush, r)).collect::<Vec<_>>()).unwrap_or(0.0);
@@ -284,7 +286,10 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
                 }
             )
         }),
-        window: Some(Window::epochs(i.commits.series.epoch(first), i.commits.series.epoch(last))),
+        window: Some(Window::epochs(
+            i.commits.series.epoch(first),
+            i.commits.series.epoch(last) + i.commits.series.bin() - 1,
+        )),
         metrics,
         evidence,
         remedies: on_replica.as_ref().map_or_else(Vec::new, |_| vec![

@@ -47,6 +47,9 @@ pub enum Missing {
     DirtyMemory,
     /// The dirty thresholds.
     DirtyLimits,
+    /// Timeline rows of one second: the rules that follow bursts, flushes and holds second
+    /// by second do not run on the wider rows of a capture of days sampled coarsely.
+    OneSecondRows,
 }
 
 impl fmt::Display for Missing {
@@ -66,6 +69,9 @@ impl fmt::Display for Missing {
             Missing::DirtyMemory => "dirty memory per second (/proc/meminfo Dirty snapshots or sar -r)",
             Missing::DirtyLimits => {
                 "dirty thresholds (/proc/vmstat nr_dirty_threshold, or sysctl vm.dirty_bytes / vm.dirty_ratio with /proc/meminfo)"
+            }
+            Missing::OneSecondRows => {
+                "one-second timeline rows (this capture of days, sampled coarsely, has wider rows: use --from/--to for 1 s rows of a part)"
             }
             Missing::ReplicaStatus => {
                 "replica status series (SHOW SLAVE STATUS / SHOW REPLICA STATUS every interval, TS-framed)"
@@ -124,23 +130,39 @@ impl<'a> Cells<'a> {
 pub struct Series<'a> {
     /// Column name.
     pub name: &'a str,
-    /// Values per second (row 0 = epoch `t0`).
+    /// Values per row (row 0 = epoch `t0`; a row is [`Series::bin`] seconds).
     pub values: &'a [Cell],
     /// The input file the column came from.
     pub source: &'a str,
     t0: i64,
+    bin: i64,
     cells: Cells<'a>,
 }
 
 impl<'a> Series<'a> {
     /// A series of `values` starting at epoch second `t0`.
     pub fn new(name: &'a str, values: &'a [Cell], source: &'a str, t0: i64, cells: Cells<'a>) -> Self {
-        Series { name, values, source, t0, cells }
+        Series { name, values, source, t0, bin: 1, cells }
     }
 
-    /// Epoch second of a row.
+    /// The series with rows of `bin` seconds (see [`Timeline::bin`]).
+    pub fn with_bin(self, bin: i64) -> Self {
+        Series { bin: bin.max(1), ..self }
+    }
+
+    /// Seconds per row (1 unless the capture was binned wider).
+    pub fn bin(&self) -> i64 {
+        self.bin
+    }
+
+    /// Seconds `rows` rows span.
+    pub fn seconds(&self, rows: usize) -> f64 {
+        (rows as i64 * self.bin) as f64
+    }
+
+    /// Epoch second of a row (the first second of its bin).
     pub fn epoch(&self, row: usize) -> i64 {
-        self.t0 + row as i64
+        self.t0.saturating_add((row as i64).saturating_mul(self.bin))
     }
 
     /// Evidence for the cell at `row`: the input line behind it (quoted) when known,
@@ -148,7 +170,7 @@ impl<'a> Series<'a> {
     pub fn evidence(&self, row: usize, metric: &str, value: f64) -> Evidence {
         let epoch = self.epoch(row);
         let lines = self.cells.lines;
-        let hit = lines.get(self.name, epoch).or_else(|| lines.get(self.name, epoch + 1));
+        let hit = lines.get(self.name, epoch).or_else(|| lines.get(self.name, epoch + self.bin));
         match hit.and_then(|(file, line)| Some((self.cells.file(file)?, line))) {
             Some((pf, line)) => line_evidence(pf, line, metric, value),
             None => Evidence {
@@ -233,7 +255,12 @@ impl<'a> Available<'a> {
 
     fn named(&self, name: &str) -> Option<Series<'a>> {
         let (k, s) = self.timeline.columns.get_key_value(name)?;
-        Some(Series::new(k, &s.values, &s.source, self.timeline.t0, self.cells))
+        Some(Series::new(k, &s.values, &s.source, self.timeline.t0, self.cells).with_bin(self.timeline.bin()))
+    }
+
+    /// Seconds per timeline row (1 unless the capture was binned wider).
+    pub fn bin(&self) -> i64 {
+        self.timeline.bin()
     }
 
     /// A timeline column.

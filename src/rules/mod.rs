@@ -9,7 +9,9 @@
 //! Vec<Missing>>` (a new kind of input is a new [`Missing`] variant, whose text is
 //! the skip reason, and an accessor on [`Available`] if the capture offers it),
 //! `pub fn check(&Inputs) -> Outcome`, unit tests on hand-built `Inputs` at both
-//! sides of every threshold; then one `rule!(file)` line in [`RULES`].
+//! sides of every threshold; then one `rule!(file)` line in [`RULES`]
+//! (`rule!(file, one_second)` when the rule reads second-by-second shapes: bursts, flush
+//! lags, holds; it is then skipped on a timeline of wider rows, where a row is a mean).
 
 pub mod buffered_burst;
 pub mod dirty_throttle;
@@ -42,12 +44,18 @@ pub enum Outcome {
 /// A rule run on what is available.
 pub type Eval = fn(&Available<'_>) -> Outcome;
 
-/// Gathers a rule's inputs and checks them, or skips with what is missing.
+/// Gathers a rule's inputs and checks them, or skips with what is missing. A rule that
+/// follows bursts, flushes and holds second by second (`one_second`) is skipped on the
+/// wider rows of a capture of days sampled coarsely ([`Missing::OneSecondRows`]).
 fn run<'a, I>(
     a: &Available<'a>,
     gather: fn(&Available<'a>) -> Result<I, Vec<Missing>>,
     check: fn(&I) -> Outcome,
+    one_second: bool,
 ) -> Outcome {
+    if one_second && a.bin() > 1 {
+        return Outcome::Skip(vec![Missing::OneSecondRows]);
+    }
     match gather(a) {
         Ok(inputs) => check(&inputs),
         Err(missing) => Outcome::Skip(missing),
@@ -56,20 +64,23 @@ fn run<'a, I>(
 
 macro_rules! rule {
     ($m:ident) => {
-        ($m::ID, (|a| run(a, $m::gather, $m::check)) as Eval)
+        ($m::ID, (|a| run(a, $m::gather, $m::check, false)) as Eval)
+    };
+    ($m:ident, one_second) => {
+        ($m::ID, (|a| run(a, $m::gather, $m::check, true)) as Eval)
     };
 }
 
 /// Every rule: its id and its evaluation.
 pub const RULES: [(&str, Eval); 8] = [
-    rule!(periodic),
-    rule!(mmap),
+    rule!(periodic, one_second),
+    rule!(mmap, one_second),
     rule!(ext4),
     rule!(fsync),
     rule!(saturation),
     rule!(replication),
-    rule!(buffered_burst),
-    rule!(dirty_throttle),
+    rule!(buffered_burst, one_second),
+    rule!(dirty_throttle, one_second),
 ];
 
 /// Runs every rule: the findings, and the rules that passed or were skipped.
@@ -119,6 +130,18 @@ mod tests {
         unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), 8);
+    }
+
+    #[test]
+    fn wider_rows_skip_the_second_by_second_rules_and_only_them() {
+        let (tl, views) = (Timeline::binned(0.0, 6000.0, 600), Views::default());
+        let (_, checked) = evaluate(&Available::bare(&tl, &views));
+        let one_second: Vec<&str> = checked
+            .iter()
+            .filter(|c| c.missing == [Missing::OneSecondRows.to_string()])
+            .map(|c| c.rule)
+            .collect();
+        assert_eq!(one_second, [periodic::ID, mmap::ID, buffered_burst::ID, dirty_throttle::ID]);
     }
 
     #[test]

@@ -41,11 +41,11 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
 pub fn check(i: &Inputs<'_>) -> Outcome {
     let (dev, util) = (i.device, i.util.values);
     let hot: Vec<usize> = (0..util.len()).filter(|&r| util[r].is_some_and(|u| u >= BUSY_PCT)).collect();
-    let total = present(util).len();
-    if hot.len() < MIN_SECONDS || total == 0 {
+    // Seconds: rows times the row width (a row of a wider bin holds its seconds' mean %util).
+    let (hot_s, total) = (i.util.seconds(hot.len()), i.util.seconds(present(util).len()));
+    if hot_s < MIN_SECONDS as f64 || total == 0.0 {
         return Outcome::Pass(format!(
-            "{dev} was at >= 90 % utilisation for {} of {total} seconds",
-            hot.len()
+            "{dev} was at >= 90 % utilisation for {hot_s:.0} of {total:.0} seconds"
         ));
     }
     let aw = i
@@ -53,8 +53,8 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         .map(|s| hot.iter().filter_map(|&r| s.values.get(r).and_then(Cell::get)).collect::<Vec<_>>())
         .unwrap_or_default();
     let mut metrics = std::collections::BTreeMap::new();
-    metrics.insert("seconds_saturated", num(hot.len() as f64));
-    metrics.insert("share_of_capture", num(hot.len() as f64 / total as f64));
+    metrics.insert("seconds_saturated", num(hot_s));
+    metrics.insert("share_of_capture", num(hot_s / total));
     metrics.insert("w_await_ms_mean", opt(mean(&aw)));
     metrics.insert("w_await_ms_p99", opt(quantile(&aw, 0.99)));
     let row = hot[0];
@@ -64,12 +64,11 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         severity: Severity::Info,
         confidence: 0.7,
         summary: format!(
-            "{dev} was at >= 90 % utilisation for {} s ({:.0} % of the capture){}. On SSDs and virtual disks %util overstates saturation; check await.",
-            hot.len(),
-            100.0 * hot.len() as f64 / total as f64,
+            "{dev} was at >= 90 % utilisation for {hot_s:.0} s ({:.0} % of the capture){}. On SSDs and virtual disks %util overstates saturation; check await.",
+            100.0 * hot_s / total,
             mean(&aw).map_or(String::new(), |m| format!(", write await {m:.1} ms on average then"))
         ),
-        window: Some(Window::epochs(i.util.epoch(row), i.util.epoch(last))),
+        window: Some(Window::epochs(i.util.epoch(row), i.util.epoch(last) + i.util.bin() - 1)),
         metrics,
         evidence: vec![i.util.evidence(row, "%util", util[row].unwrap_or(0.0))],
         remedies: vec!["Spread the writes (smaller flushes, lower dirty thresholds) or move the busiest files to another device.".into()],

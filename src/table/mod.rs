@@ -145,7 +145,7 @@ pub fn timeline_long_frame(tl: &Timeline) -> PolarsResult<DataFrame> {
     for (name, s) in &tl.columns {
         for (r, v) in s.values.iter().enumerate() {
             if let Some(v) = v.get() {
-                t.push_named(tl.epoch(r) as f64, 1.0, name, Some(v));
+                t.push_named(tl.epoch(r) as f64, tl.bin() as f64, name, Some(v));
                 units.push(s.unit);
             }
         }
@@ -192,7 +192,8 @@ pub fn long_frame(t: &LongTable) -> PolarsResult<DataFrame> {
     DataFrame::new(t.len(), cols)
 }
 
-/// The timeline as a frame: `time` (UTC datetime, 1 s) then one column per metric,
+/// The timeline as a frame: `time` (UTC datetime, the first second of each row), `bin_s`
+/// (seconds per row) when the rows are wider than a second, then one column per metric,
 /// named by [`output_name`].
 pub fn timeline_frame(tl: &Timeline) -> PolarsResult<DataFrame> {
     timeline_frame_marked(tl, &Default::default())
@@ -215,6 +216,10 @@ fn timeline_rows_frame(
     rows: std::ops::Range<usize>,
 ) -> PolarsResult<DataFrame> {
     let mut cols = vec![utc_time_column(rows.clone().map(|r| tl.epoch(r) * 1000).collect())?];
+    if tl.bin() > 1 {
+        // Rows wider than a second (a capture of days sampled coarsely) say so on every row.
+        cols.push(Column::new("bin_s".into(), vec![tl.bin(); rows.len()]));
+    }
     for (out, _, s) in output_names(tl) {
         let values: Vec<Option<f64>> = s.values[rows.clone()].iter().map(Cell::get).collect();
         cols.push(Column::new(out.as_str().into(), values));

@@ -1,6 +1,11 @@
-//! The 1 s timeline every source is binned onto: one row per UTC second from
-//! the bundle's first to its last anchored second, one column per metric.
-//! Missing data stays a gap ([`Cell::GAP`]), never zero, and nothing is interpolated.
+//! The timeline every source is binned onto: one row per UTC second (or per bin of
+//! [`Timeline::bin`] seconds, for a capture of days sampled coarsely) from the bundle's
+//! first to its last anchored second, one column per metric. Missing data stays a gap
+//! ([`Cell::GAP`]), never zero, and nothing is interpolated.
+//!
+//! A row of a wider bin holds what a one-second row would, averaged over its seconds: a
+//! rate is the mean rate over the bin (each rate counts for the seconds of the bin it
+//! covers), an event count is per second, and a gauge is its last sample in the bin.
 
 use super::Cell;
 use std::collections::BTreeMap;
@@ -9,7 +14,7 @@ use std::collections::BTreeMap;
 /// (an hour: `pidstat 1800` reports a rate over 30 minutes, and it covers them).
 pub const MAX_FILL_S: f64 = 3600.0;
 
-/// Longest timeline iosift builds (one week of seconds).
+/// Most rows of a timeline (one week of seconds).
 pub const MAX_LEN: usize = 7 * 24 * 3600;
 
 /// Most cells (rows x columns) a timeline is planned for: 32 Mi, 256 MiB at 8 bytes a
@@ -44,6 +49,8 @@ pub struct Timeline {
     pub t0: i64,
     /// Number of rows.
     pub len: usize,
+    /// Seconds per row; 0 and 1 both mean one-second rows (see [`Timeline::bin`]).
+    pub bin_s: u32,
     /// Columns by name (`dev.vda.w_bytes_s`, `mem.dirty_bytes`, ...).
     pub columns: BTreeMap<String, Series>,
     /// Values the setters refused as not finite or implausible for their unit, per column.
@@ -92,22 +99,45 @@ pub fn plausible(unit: &str, v: f64) -> bool {
 }
 
 impl Timeline {
-    /// A timeline covering epoch seconds `[start, end]` (capped at [`MAX_LEN`]).
+    /// A timeline of one-second rows covering epoch seconds `[start, end]` (capped at [`MAX_LEN`]).
     pub fn new(start: f64, end: f64) -> Self {
+        Self::binned(start, end, 1)
+    }
+
+    /// A timeline of rows of `bin` seconds covering epoch seconds `[start, end]` (capped
+    /// at [`MAX_LEN`] rows); row 0 starts at `start`'s second.
+    pub fn binned(start: f64, end: f64, bin: u32) -> Self {
+        let bin = bin.max(1);
         let t0 = start.floor() as i64;
-        let len = ((end.ceil() as i64 - t0 + 1).max(1) as usize).min(MAX_LEN);
-        Timeline { t0, len, ..Timeline::default() }
+        let seconds = (end.ceil() as i64 - t0 + 1).max(1);
+        let len = (seconds.div_euclid(bin as i64) + i64::from(seconds % bin as i64 != 0)) as usize;
+        Timeline { t0, len: len.min(MAX_LEN), bin_s: bin, ..Timeline::default() }
+    }
+
+    /// Seconds per row (1 unless the capture was binned wider).
+    pub fn bin(&self) -> i64 {
+        i64::from(self.bin_s.max(1))
+    }
+
+    /// Seconds the timeline covers (rows x [`Timeline::bin`]).
+    pub fn seconds(&self) -> i64 {
+        self.len as i64 * self.bin()
     }
 
     /// Row of an epoch time, if inside.
     pub fn row(&self, epoch: f64) -> Option<usize> {
-        let r = epoch.floor() as i64 - self.t0;
-        (r >= 0 && (r as usize) < self.len).then_some(r as usize)
+        let s = epoch.floor() as i64 - self.t0;
+        if s < 0 {
+            return None;
+        }
+        let r = (s / self.bin()) as usize;
+        (r < self.len).then_some(r)
     }
 
-    /// Epoch second of a row.
+    /// Epoch second of a row (the first second of its bin).
     pub fn epoch(&self, row: usize) -> i64 {
-        self.t0 + row as i64
+        // Saturating: a damaged stamp near the end of time must not overflow a chart's axis.
+        self.t0.saturating_add((row as i64).saturating_mul(self.bin()))
     }
 
     /// The column, created empty on first use.
@@ -190,26 +220,26 @@ impl Timeline {
         if !self.accept(name, unit, source, end, v) {
             return;
         }
-        let rows = self.rate_rows(end, interval);
-        if rows.is_empty() {
+        let secs = self.rate_seconds(end, interval);
+        if secs.is_empty() {
             return;
         }
-        for x in &mut self.column_mut(name, unit, source).values[rows] {
-            x.add(v);
-        }
+        let (t0, bin) = (self.t0, self.bin());
+        spread(&mut self.column_mut(name, unit, source).values, t0, bin, secs, v);
     }
 
-    /// The rows a rate stamped `end` over `interval` seconds covers: `(end - interval, end]`,
-    /// at most [`MAX_FILL_S`], 1 s when the interval is unusable, clipped to the timeline.
-    fn rate_rows(&self, end: f64, interval: f64) -> std::ops::Range<usize> {
+    /// The epoch seconds a rate stamped `end` over `interval` seconds covers:
+    /// `(end - interval, end]`, at most [`MAX_FILL_S`], 1 s when the interval is unusable,
+    /// clipped to the timeline.
+    fn rate_seconds(&self, end: f64, interval: f64) -> std::ops::Range<i64> {
         if !end.is_finite() {
             return 0..0;
         }
         let interval = if interval.is_finite() && interval > 0.0 { interval.min(MAX_FILL_S) } else { 1.0 };
-        let first = (end - interval).round() as i64 - self.t0;
-        let last = end.round() as i64 - 1 - self.t0;
-        let lo = first.clamp(0, self.len as i64) as usize;
-        let hi = (last + 1).clamp(0, self.len as i64) as usize;
+        let first = (end - interval).round() as i64;
+        let last = end.round() as i64 - 1;
+        let lo = first.clamp(self.t0, self.t0 + self.seconds());
+        let hi = (last + 1).clamp(self.t0, self.t0 + self.seconds());
         lo..hi.max(lo)
     }
 
@@ -226,13 +256,12 @@ impl Timeline {
         if !self.accept(name, unit, source, end, v) {
             return;
         }
-        let rows = self.rate_rows(end, interval);
-        if rows.is_empty() {
+        let secs = self.rate_seconds(end, interval);
+        if secs.is_empty() {
             return;
         }
-        for x in &mut column_in(&mut self.staged, self.len, name, unit, source).values[rows] {
-            x.add(v);
-        }
+        let (t0, bin) = (self.t0, self.bin());
+        spread(&mut column_in(&mut self.staged, self.len, name, unit, source).values, t0, bin, secs, v);
     }
 
     /// Ends staging: the staged columns `keep` accepts become columns, the others are dropped.
@@ -244,13 +273,15 @@ impl Timeline {
         }
     }
 
-    /// Adds `v` to the second containing `epoch` (event counts and sums).
+    /// Adds `v` to the second containing `epoch` (event counts and sums); in a wider bin,
+    /// `v` over the bin's seconds, so that a row stays a count per second.
     pub fn add_event(&mut self, name: &str, unit: &'static str, source: &str, epoch: f64, v: f64) {
         if !self.accept(name, unit, source, epoch, v) {
             return;
         }
         if let Some(r) = self.row(epoch) {
-            self.column_mut(name, unit, source).values[r].add(v);
+            let per_second = if self.bin() == 1 { v } else { v / self.bin() as f64 };
+            self.column_mut(name, unit, source).values[r].add(per_second);
         }
     }
 
@@ -267,16 +298,38 @@ impl Timeline {
         }
     }
 
-    /// Number of seconds holding a value in any column of `source` (coverage checks).
+    /// Number of seconds holding a value in any column of `source` (coverage checks): its
+    /// rows times [`Timeline::bin`].
     pub fn seconds_covered(&self, source: &str) -> usize {
-        (0..self.len)
+        let rows = (0..self.len)
             .filter(|&r| self.columns.values().any(|s| s.source == source && s.values[r].is_some()))
-            .count()
+            .count();
+        rows * self.bin() as usize
     }
 
     /// Names of columns starting with a prefix.
     pub fn names_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a String> + 'a {
         self.columns.keys().filter(move |k| k.starts_with(prefix))
+    }
+}
+
+/// Adds a rate `v` over the epoch seconds `secs` (from [`Timeline::rate_seconds`]) to the
+/// cells `col` of a timeline starting at `t0` with rows of `bin` seconds: each row gets `v`
+/// times the share of its bin the seconds cover (`v` itself for one-second rows).
+fn spread(col: &mut [Cell], t0: i64, bin: i64, secs: std::ops::Range<i64>, v: f64) {
+    if bin == 1 {
+        let (lo, hi) = ((secs.start - t0) as usize, (secs.end - t0) as usize);
+        for x in &mut col[lo..hi] {
+            x.add(v);
+        }
+        return;
+    }
+    let mut s = secs.start;
+    while s < secs.end {
+        let r = (s - t0) / bin;
+        let next = (t0 + (r + 1) * bin).min(secs.end);
+        col[r as usize].add(v * (next - s) as f64 / bin as f64);
+        s = next;
     }
 }
 
@@ -369,6 +422,41 @@ mod tests {
         t.add_event("e", "count", "f", 101.5, 1.0);
         t.zero_fill("e", 100.0, 102.0);
         assert_eq!(&t.get("e").unwrap()[..4], &[Some(0.0), Some(1.0), Some(0.0), None]);
+    }
+
+    #[test]
+    fn a_wider_bin_holds_the_mean_rate_the_events_per_second_and_the_last_gauge() {
+        // Rows of 60 s from 1000: [1000, 1060), [1060, 1120), [1120, 1180).
+        let mut t = Timeline::binned(1000.0, 1170.0, 60);
+        assert_eq!((t.len, t.bin(), t.seconds()), (3, 60, 180));
+        assert_eq!(
+            (t.row(999.0), t.row(1000.0), t.row(1059.9), t.row(1060.0), t.row(1180.0)),
+            (None, Some(0), Some(0), Some(1), None)
+        );
+        assert_eq!(t.epoch(2), 1120);
+        // A 60 s rate stamped 1090 covers (1030, 1090]: half of row 0, half of row 1.
+        t.set_rate("w", "B/s", "f", 1090.0, 60.0, 10.0);
+        // The next one covers (1090, 1150]: the other half of row 1, half of row 2.
+        t.set_rate("w", "B/s", "f", 1150.0, 60.0, 30.0);
+        assert_eq!(t.get("w").unwrap(), &[Cell::some(5.0), Cell::some(20.0), Cell::some(15.0)]);
+        t.set_rate_staged("s", "B/s", "f", 1150.0, 60.0, 30.0);
+        t.unstage(|_| true);
+        assert_eq!(t.get("s").unwrap(), &[Cell::GAP, Cell::some(15.0), Cell::some(15.0)]);
+        // Three events in row 1 are 3/60 per second; a gauge keeps its last sample.
+        for e in [1061.0, 1100.0, 1119.5] {
+            t.add_event("e", "1/s", "f", e, 1.0);
+        }
+        assert_eq!(t.get("e").unwrap()[1], Cell::some(0.05));
+        t.set_gauge("g", "B", "f", 1065.0, 7.0);
+        t.set_gauge("g", "B", "f", 1110.0, 9.0);
+        assert_eq!(t.get("g").unwrap()[1], Cell::some(9.0));
+        assert_eq!(t.seconds_covered("f"), 180);
+        // A rate before the timeline counts only for the seconds inside it.
+        let mut t = Timeline::binned(1000.0, 1119.0, 60);
+        t.set_rate("w", "B/s", "f", 1030.0, 60.0, 8.0);
+        assert_eq!(t.get("w").unwrap(), &[Cell::some(4.0), Cell::GAP]);
+        // One-second rows are the default.
+        assert_eq!((Timeline::new(5.0, 9.0).bin(), Timeline::default().bin()), (1, 1));
     }
 
     #[test]

@@ -15,7 +15,8 @@
 #   wc -l     the floor: reading the bytes and counting lines
 #   iosift inspect   the real CLI (`iosift inspect --json FILE`): the file is streamed from disk
 #             (issue 19), so the figure includes detection, anchoring and the JSON
-#   jc        `jc --iostat` / `jc --pidstat` (pip install jc), one run each (they take minutes)
+#   jc        `jc --iostat` / `jc --pidstat` / `jc --vmstat` (pip install jc), one run each
+#             (they take minutes)
 # Every command's peak RSS is measured once more with /usr/bin/time (one run).
 # The machine may be shared: CPU-time figures are steadier than wall-clock ones.
 set -euo pipefail
@@ -100,6 +101,15 @@ bench pidstat "$dir/pidstat-d-t-h.txt" \
 alt=("python py_pidstat.py=python3 $here/py_pidstat.py $dir/pidstat-d-t-h.txt")
 [ -n "$jc" ] && alt+=("jc --pidstat=sh -c '$jc --pidstat < $dir/pidstat-d-t-h.txt'")
 slow pidstat "$dir/pidstat-d-t-h.txt" "${alt[@]}"
+if [ -f "$dir/vmstat-t.txt" ]; then
+    bench vmstat "$dir/vmstat-t.txt" \
+        "iosift vmstat=$parse vmstat $dir/vmstat-t.txt" \
+        "iosift inspect (CLI)=$iosift inspect --json $dir/vmstat-t.txt" \
+        "wc -l=wc -l $dir/vmstat-t.txt"
+    if [ -n "$jc" ]; then
+        slow vmstat "$dir/vmstat-t.txt" "jc --vmstat=sh -c '$jc --vmstat < $dir/vmstat-t.txt'"
+    fi
+fi
 for spec in proc_meminfo:meminfo.ts proc_vmstat:procvmstat.ts proc_diskstats:diskstats.ts; do
     f="$dir/${spec#*:}"
     bench "${spec%%:*}" "$f" \
@@ -126,6 +136,7 @@ echo "# in-process parse only (file already in memory), 5 parses: mb_s = median,
 echo "# in MB per CPU-second of the parsing thread:"
 for spec in iostat:iostat-x-t.txt pidstat:pidstat-d-t-h.txt proc_meminfo:meminfo.ts \
     proc_vmstat:procvmstat.ts proc_diskstats:diskstats.ts perf_script:perf-workload.script \
-    mysqlbinlog:binlog-decoded.txt; do
+    mysqlbinlog:binlog-decoded.txt vmstat:vmstat-t.txt; do
+    [ -f "$dir/${spec#*:}" ] || continue
     "$parse" --repeat 5 "${spec%%:*}" "$dir/${spec#*:}"
 done

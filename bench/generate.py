@@ -17,6 +17,8 @@ exactly the lines the tools printed, only more of them:
                         sample header's time shifted by 1000 s per copy
   binlog-decoded.txt    s2a `mariadb-binlog -vv --base64-output=decode-rows` output, decoded
                         from the bundle's .gz (279 MB) and concatenated --binlog-copies times
+  vmstat-t.txt          s1 `vmstat -t 1`: its lines repeated (the header pair every 22 rows,
+                        as vmstat prints it), each row's timestamp one second after the last
 
 Usage: bench/generate.py [OUTDIR] [--mb N] [--binlog-copies N] [--only NAME,...]
 OUTDIR defaults to /var/tmp/iosift-bench (never commit the outputs). --mb (default 200)
@@ -167,6 +169,25 @@ def gen_perf(out, min_bytes):
     s.close()
 
 
+def gen_vmstat(out, min_bytes):
+    lines = read(os.path.join(S1, "vmstat-t.txt")).rstrip("\n").split("\n")
+    stamp = re.compile(r"^(.*\S)\s+(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)$")
+    t = dt.datetime(2026, 11, 29, 19, 37, 19)
+    one = dt.timedelta(seconds=1)
+    s = Sink(os.path.join(out, "vmstat-t.txt"))
+    while s.n < min_bytes:
+        for l in lines:
+            m = stamp.match(l)
+            if m:
+                s.write(f"{m.group(1)} {t.strftime('%Y-%m-%d %H:%M:%S')}\n")
+                t += one
+            else:
+                s.write(l + "\n")
+            if s.n >= min_bytes and m:
+                break
+    s.close()
+
+
 def gen_binlog(out, copies):
     src = os.path.join(S2A, "binlog-mariadb-bin.000002-decoded.txt.gz")
     path = os.path.join(out, "binlog-decoded.txt")
@@ -187,7 +208,7 @@ def main():
     ap.add_argument("outdir", nargs="?", default="/var/tmp/iosift-bench")
     ap.add_argument("--mb", type=float, default=200.0)
     ap.add_argument("--binlog-copies", type=int, default=1)
-    ap.add_argument("--only", default="iostat,pidstat,meminfo,procvmstat,diskstats,perf,binlog")
+    ap.add_argument("--only", default="iostat,pidstat,meminfo,procvmstat,diskstats,perf,binlog,vmstat")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     n = int(a.mb * 1e6)
@@ -206,6 +227,8 @@ def main():
         gen_perf(a.outdir, n)
     if "binlog" in only:
         gen_binlog(a.outdir, max(1, a.binlog_copies))
+    if "vmstat" in only:
+        gen_vmstat(a.outdir, n)
 
 
 if __name__ == "__main__":

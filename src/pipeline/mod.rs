@@ -244,7 +244,8 @@ pub fn run_with(bundle: &Bundle, opts: &Options, keep: Keep) -> Pipeline {
     let t = |e: f64| crate::clock::epoch_rfc3339(e.floor()).unwrap_or_default();
     if timed && opts.from.is_none() && opts.to.is_none() && end - start > cap as f64 {
         let finest = filler.finest_cadence(&clocks);
-        if let Some(b) = wider_bin((end - start) / cap as f64, finest) {
+        // Rows of the inclusive span, plus one for a start inside its first second.
+        if let Some(b) = wider_bin((end - start + 2.0) / cap as f64, finest) {
             bin = b;
             clock_warnings.push(format!(
                 "the capture spans {:.1} days ({} .. {}), longer than one timeline holds at 1 s rows ({:.1} h for its columns); every source samples every {:.0} s or more, so the timeline has rows of {b} s covering all of it: a rate is its mean over the row's seconds, a gauge its last sample; use --from/--to for 1 s rows of a part",

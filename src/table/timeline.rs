@@ -238,8 +238,9 @@ impl Timeline {
         let interval = if interval.is_finite() && interval > 0.0 { interval.min(MAX_FILL_S) } else { 1.0 };
         let first = (end - interval).round() as i64;
         let last = end.round() as i64 - 1;
-        let lo = first.clamp(self.t0, self.t0 + self.seconds());
-        let hi = (last + 1).clamp(self.t0, self.t0 + self.seconds());
+        let end_s = self.t0.saturating_add(self.seconds());
+        let lo = first.clamp(self.t0, end_s);
+        let hi = last.saturating_add(1).clamp(self.t0, end_s);
         lo..hi.max(lo)
     }
 

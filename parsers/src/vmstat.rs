@@ -29,7 +29,9 @@
 
 use crate::common::lines::strip_ansi;
 use crate::common::time::{DateLine, parse_date_line};
-use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant, lines::count_lines};
+use crate::common::{
+    DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, Stamp, Summary, Variant,
+};
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use std::borrow::Cow;
 
@@ -62,7 +64,8 @@ pub struct Vmstat {
     pub run_dates: Vec<(usize, DateLine)>,
 }
 
-/// One procs/memory/cpu line.
+/// One procs/memory/cpu line: its values inline, named by one of the static layouts (a
+/// 200 MB `vmstat -t` held 17 `String` names per row, 2.1 GB in all).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     /// 1-based line number.
@@ -71,14 +74,44 @@ pub struct Row {
     pub stamp: Option<Stamp>,
     /// The first line of a run: averages since boot (r/b and memory are instantaneous).
     pub since_boot: bool,
-    /// Canonical English column names and values (memory columns in KiB).
-    pub values: Vec<(String, f64)>,
+    /// Canonical English column names of the values, in order (`r b swpd free ...`).
+    pub names: &'static [&'static str],
+    /// The values in the order of `names` (memory columns in KiB); the rest is 0.
+    values: [f64; MAX_COLUMNS],
 }
 
+/// Most columns of a procs line (`r b swpd free buff cache si so bi bo in cs us sy id wa st gu`).
+pub const MAX_COLUMNS: usize = 18;
+
 impl Row {
+    /// A row of `names` and their `values` (memory columns in KiB); values past
+    /// [`MAX_COLUMNS`] or past the names are not kept.
+    pub fn new(
+        line: usize,
+        stamp: Option<Stamp>,
+        since_boot: bool,
+        names: &'static [&'static str],
+        values: &[f64],
+    ) -> Self {
+        let mut v = [0.0; MAX_COLUMNS];
+        let n = names.len().min(values.len()).min(MAX_COLUMNS);
+        v[..n].copy_from_slice(&values[..n]);
+        Row { line, stamp, since_boot, names: &names[..n], values: v }
+    }
+
+    /// The values, in the order of [`Row::names`].
+    pub fn values(&self) -> &[f64] {
+        &self.values[..self.names.len()]
+    }
+
+    /// Canonical column names with their values.
+    pub fn pairs(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+        self.names.iter().copied().zip(self.values().iter().copied())
+    }
+
     /// A value by canonical column name (`bo`, `free`, `wa`, ...).
     pub fn get(&self, name: &str) -> Option<f64> {
-        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+        self.names.iter().position(|n| *n == name).map(|i| self.values[i])
     }
 }
 
@@ -115,8 +148,6 @@ pub struct DiskRow {
     pub io_sec: u64,
 }
 
-const BASE: [&str; 16] =
-    ["r", "b", "swpd", "free", "buff", "cache", "si", "so", "bi", "bo", "in", "cs", "us", "sy", "id", "wa"];
 /// `inact` in the procps-ng translations (de, es, fr, ka, ko, pl, pt_BR, ro, sv, uk, vi, zh_CN).
 const INACT: &[&str] = &["inact", "inakt", "nieakt", "inativ", "不活动", "비활"];
 /// `active` in the procps-ng translations.
@@ -136,6 +167,23 @@ const ACTIVE: &[&str] = &[
     "活动",
 ];
 const MEMORY: [&str; 6] = ["swpd", "free", "buff", "cache", "inact", "active"];
+
+/// The column names of a procs line of `n` numbers (16: old procps without `st`; 17; 18:
+/// procps-ng 4 `-w` with `gu`), `active` for `-a` (`inact active` instead of `buff cache`).
+fn layout_names(n: usize, active: bool) -> Option<&'static [&'static str]> {
+    const STD: [&str; 18] = [
+        "r", "b", "swpd", "free", "buff", "cache", "si", "so", "bi", "bo", "in", "cs", "us", "sy", "id",
+        "wa", "st", "gu",
+    ];
+    const ACT: [&str; 18] = [
+        "r", "b", "swpd", "free", "inact", "active", "si", "so", "bi", "bo", "in", "cs", "us", "sy", "id",
+        "wa", "st", "gu",
+    ];
+    if !(16..=18).contains(&n) {
+        return None;
+    }
+    Some(if active { &ACT[..n] } else { &STD[..n] })
+}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Mode {
@@ -178,8 +226,8 @@ impl Vmstat {
     pub fn set_unit(&mut self, unit: char) {
         let (Some(new), Some(old)) = (unit_kib(unit), unit_kib(self.unit)) else { return };
         for r in &mut self.rows {
-            for (n, v) in &mut r.values {
-                if MEMORY.contains(&n.as_str()) {
+            for (n, v) in r.names.iter().zip(r.values.iter_mut()) {
+                if MEMORY.contains(n) {
                     *v = *v / old * new;
                 }
             }
@@ -191,8 +239,13 @@ impl Vmstat {
 
 /// Parses vmstat output.
 pub fn parse(input: &[u8]) -> Parsed<Vmstat> {
-    let lines = count_lines(input);
-    let text = String::from_utf8_lossy(input);
+    parse_source(&mut SliceSource::new(input))
+}
+
+/// Parses vmstat output fed line by line (a file streamed in fixed-size reads, or
+/// [`SliceSource`] over the whole input: the same result).
+pub fn parse_source(src: &mut impl LineSource) -> Parsed<Vmstat> {
+    let mut lines = 0;
     let mut out = Vmstat { unit: 'K', ..Default::default() };
     let mut d = Diags::default();
     let mut mode = Mode::None;
@@ -204,10 +257,12 @@ pub fn parse(input: &[u8]) -> Parsed<Vmstat> {
     let mut sample = 0usize;
     let mut seen_disks: Vec<String> = Vec::new();
     let mut pending_date: Option<DateLine> = None;
-    for (i, raw) in text.lines().enumerate() {
-        let no = i + 1;
-        let line: Cow<str> =
-            if raw.contains('\x1b') { strip_ansi(Cow::Borrowed(raw)) } else { Cow::Borrowed(raw) };
+    let mut values = [0.0; MAX_COLUMNS];
+    while let Some(sl) = src.next_line() {
+        let no = sl.line.no;
+        lines = no;
+        let raw = sl.line.text();
+        let line: Cow<str> = if raw.contains('\x1b') { strip_ansi(raw) } else { raw };
         let l = line.trim_end_matches('\r');
         let toks: Vec<&str> = l.split_ascii_whitespace().collect();
         if toks.is_empty() {
@@ -290,25 +345,9 @@ pub fn parse(input: &[u8]) -> Parsed<Vmstat> {
         match mode {
             Mode::Procs if body.iter().all(|t| all_digits(t)) => {
                 let n = body.len();
-                let names: Vec<&str> = match n {
-                    16..=18 => {
-                        let mut v: Vec<&str> = BASE.to_vec();
-                        if active_layout {
-                            v[4] = "inact";
-                            v[5] = "active";
-                        }
-                        if n >= 17 {
-                            v.push("st");
-                        }
-                        if n == 18 {
-                            v.push("gu");
-                        }
-                        v
-                    }
-                    _ => {
-                        d.skip(no, DiagKind::FieldCount, l);
-                        continue;
-                    }
+                let Some(names) = layout_names(n, active_layout) else {
+                    d.skip(no, DiagKind::FieldCount, l);
+                    continue;
                 };
                 let layout = match (n, active_layout) {
                     (16, _) => "no st (old procps)",
@@ -326,18 +365,17 @@ pub fn parse(input: &[u8]) -> Parsed<Vmstat> {
                     out.layouts.push("active (-a)");
                 }
                 let k = unit_kib(out.unit).unwrap_or(1.0);
-                let mut values = Vec::with_capacity(n);
-                for (name, t) in names.iter().zip(body) {
+                for ((name, t), slot) in names.iter().zip(body).zip(values.iter_mut()) {
                     let mut v = t.parse::<f64>().unwrap_or(0.0);
                     if MEMORY.contains(name) {
                         v *= k;
                     }
-                    values.push((name.to_string(), v));
+                    *slot = v;
                 }
                 if new_run && let Some(dl) = pending_date.take() {
                     out.run_dates.push((out.rows.len(), dl));
                 }
-                out.rows.push(Row { line: no, stamp: st, since_boot: new_run, values });
+                out.rows.push(Row::new(no, st, new_run, names, &values[..n]));
                 if new_run {
                     out.runs += 1;
                 }

@@ -39,7 +39,7 @@ fn at(v: &Vmstat, ts: &str) -> Row {
 }
 
 fn vals(r: &Row) -> Vec<f64> {
-    r.values.iter().map(|(_, v)| *v).collect()
+    r.values().to_vec()
 }
 
 #[test]

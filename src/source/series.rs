@@ -35,6 +35,9 @@ impl<'d> Adapter<'d> for Vmstat<'d> {
         let mut anchoring = None;
         let mut run_first = 0;
         let mut run_len = 0usize;
+        // Where each field is in a row's layout, found once per layout (rows share a few
+        // static name lists).
+        let mut layout: (&[&str], Vec<Option<usize>>) = (&[], Vec::new());
         for (k, row) in v.rows.iter().enumerate() {
             if row.since_boot {
                 run_first = k;
@@ -63,9 +66,15 @@ impl<'d> Adapter<'d> for Vmstat<'d> {
             }
             let dt = sink.interval(end, None);
             sink.at(row.line);
-            for f in VmstatField::ALL {
-                if let Some(x) = row.get(f.key()) {
-                    sink.rate(&Col::Vmstat(*f), end, dt, x);
+            if !std::ptr::eq(layout.0, row.names) {
+                let at =
+                    VmstatField::ALL.iter().map(|f| row.names.iter().position(|n| *n == f.key())).collect();
+                layout = (row.names, at);
+            }
+            let values = row.values();
+            for (f, at) in VmstatField::ALL.iter().zip(&layout.1) {
+                if let Some(x) = at.and_then(|i| values.get(i)) {
+                    sink.rate(&Col::Vmstat(*f), end, dt, *x);
                 }
             }
         }

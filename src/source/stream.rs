@@ -239,7 +239,7 @@ fn parse_with_chunk(st: &Streamed, chunk: usize) -> Option<(&'static str, Parsed
             let (n, err) = for_each_line(st, |no, l| c.feed_line(no, l));
             (c.finish().map(Data::Mysqlbinlog), err, n)
         }
-        "iostat" | "pidstat" | "proc_meminfo" | "proc_vmstat" | "proc_diskstats" => {
+        "iostat" | "pidstat" | "vmstat" | "proc_meminfo" | "proc_vmstat" | "proc_diskstats" => {
             let mut src = match FileSource::with_chunk(st, chunk) {
                 Ok(s) => s,
                 Err(e) => {
@@ -248,10 +248,11 @@ fn parse_with_chunk(st: &Streamed, chunk: usize) -> Option<(&'static str, Parsed
                     return Some((st.format, p));
                 }
             };
-            use iosift_parsers::{iostat, pidstat, proc_diskstats, proc_meminfo, proc_vmstat};
+            use iosift_parsers::{iostat, pidstat, proc_diskstats, proc_meminfo, proc_vmstat, vmstat};
             let parsed = match st.format {
                 "iostat" => iostat::parse_source_within(&mut src, IOSTAT_ROW_BUDGET).map(Data::Iostat),
                 "pidstat" => pidstat::parse_source_within(&mut src, PIDSTAT_ROW_BUDGET).map(Data::Pidstat),
+                "vmstat" => vmstat::parse_source(&mut src).map(Data::Vmstat),
                 "proc_meminfo" => {
                     proc_meminfo::parse_source_within(&mut src, TS_SNAPSHOT_BUDGET).map(Data::ProcMeminfo)
                 }
@@ -309,6 +310,7 @@ mod tests {
                     _ if name.contains("json") => continue,
                     _ if name.starts_with("iostat") => "iostat",
                     _ if name.starts_with("pidstat") => "pidstat",
+                    _ if name.starts_with("vmstat") => "vmstat",
                     _ if name.ends_with("-meminfo") => "proc_meminfo",
                     _ if name.ends_with("-procvmstat") => "proc_vmstat",
                     _ if name.ends_with("-diskstats") => "proc_diskstats",
@@ -342,6 +344,7 @@ mod tests {
         let meminfo = ts("pt_stalk_mariadb/capture/2026_12_01_19_14_22-meminfo");
         let vmstat = ts("pt_stalk_mariadb/capture/2026_12_01_19_14_22-procvmstat");
         let disk = ts("pt_stalk_mariadb/capture/2026_12_01_19_14_22-diskstats");
+        let vmstat_t = ts("mariadb_fsync_durable/capture/vmstat-t.txt");
         // A bad TS line, blank lines before the first TS, a data-first (TS-after) file.
         let mut odd_ts = b"\n\n".to_vec();
         odd_ts.extend_from_slice(&meminfo);
@@ -356,6 +359,7 @@ mod tests {
             ("proc_meminfo", &data_first),
             ("proc_vmstat", &vmstat),
             ("proc_diskstats", &disk),
+            ("vmstat", &vmstat_t),
         ] {
             let cut = &text[..text.len() * 2 / 3];
             let crlf: Vec<u8> =

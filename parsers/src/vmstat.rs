@@ -366,7 +366,9 @@ pub fn parse_source(src: &mut impl LineSource) -> Parsed<Vmstat> {
                 }
                 let k = unit_kib(out.unit).unwrap_or(1.0);
                 for ((name, t), slot) in names.iter().zip(body).zip(values.iter_mut()) {
-                    let mut v = t.parse::<f64>().unwrap_or(0.0);
+                    // All digits (checked above): an integer parse, exact below 2^53.
+                    let mut v =
+                        t.parse::<u64>().map_or_else(|_| t.parse::<f64>().unwrap_or(0.0), |x| x as f64);
                     if MEMORY.contains(name) {
                         v *= k;
                     }

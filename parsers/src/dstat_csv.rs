@@ -40,7 +40,8 @@ use std::borrow::Cow;
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 
 use crate::common::{
-    DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant, number::parse_f64,
+    DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, Stamp, Summary, Variant,
+    number::parse_f64,
 };
 
 /// A parsed dstat/dool/pcp-dstat capture (CSV or terminal layout): one or more runs.
@@ -615,15 +616,23 @@ struct Pending {
 }
 
 fn parse_csv(input: &[u8]) -> Parsed<Dstat> {
+    parse_source(&mut SliceSource::new(input))
+}
+
+/// Parses dstat/dool CSV fed line by line (a file streamed in fixed-size reads, or
+/// [`SliceSource`] over the whole input: the same result).
+pub fn parse_source(src: &mut impl LineSource) -> Parsed<Dstat> {
     let mut diags = Diags::default();
     let mut out = Dstat::default();
     let mut pending = Pending::default();
     // Tool/version of the file's title, inherited by appended runs.
     let mut tool: (Option<String>, Option<String>) = (None, None);
     let mut cells = Vec::new();
-    let mut lines = Lines::new(input);
     let mut in_data = false;
-    for l in lines.by_ref() {
+    let mut last_no = 0;
+    while let Some(sl) = src.next_line() {
+        let l = sl.line;
+        last_no = l.no;
         let raw = l.text();
         let text: Cow<str> =
             if l.no == 1 { Cow::Owned(raw.trim_start_matches('\u{feff}').to_string()) } else { raw };
@@ -704,7 +713,7 @@ fn parse_csv(input: &[u8]) -> Parsed<Dstat> {
         split_csv(t, &mut cells);
         data_row(run, l.no, t, &cells, &mut diags);
     }
-    diags.finish(out, lines.line_no())
+    diags.finish(out, last_no)
 }
 
 fn build_run(p: &Pending, groups: &[String], names: &[String]) -> Run {

@@ -42,17 +42,18 @@ pub struct Streamed {
 /// Files at least this large on disk are streamed when they are a perf script or a decoded binlog.
 pub const STREAM_MIN_BYTES: u64 = 128 << 20;
 
-/// Files at least this large on disk are streamed when they are iostat, pidstat, vmstat or
-/// `TS`-framed /proc series (their records are kept, but no whole-file buffer is made).
+/// Files at least this large on disk are streamed when they are iostat, pidstat, vmstat,
+/// dstat/dool CSV or `TS`-framed /proc series (their records are kept, but no whole-file buffer is made).
 pub const SERIES_STREAM_MIN_BYTES: u64 = 16 << 20;
 
 /// The formats streamed from disk and the size from which they are.
-pub const STREAMED: [(&str, u64); 8] = [
+pub const STREAMED: [(&str, u64); 9] = [
     ("perf_script", STREAM_MIN_BYTES),
     ("mysqlbinlog", STREAM_MIN_BYTES),
     ("iostat", SERIES_STREAM_MIN_BYTES),
     ("pidstat", SERIES_STREAM_MIN_BYTES),
     ("vmstat", SERIES_STREAM_MIN_BYTES),
+    ("dstat_csv", SERIES_STREAM_MIN_BYTES),
     ("proc_meminfo", SERIES_STREAM_MIN_BYTES),
     ("proc_vmstat", SERIES_STREAM_MIN_BYTES),
     ("proc_diskstats", SERIES_STREAM_MIN_BYTES),

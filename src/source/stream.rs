@@ -239,7 +239,7 @@ fn parse_with_chunk(st: &Streamed, chunk: usize) -> Option<(&'static str, Parsed
             let (n, err) = for_each_line(st, |no, l| c.feed_line(no, l));
             (c.finish().map(Data::Mysqlbinlog), err, n)
         }
-        "iostat" | "pidstat" | "vmstat" | "proc_meminfo" | "proc_vmstat" | "proc_diskstats" => {
+        "iostat" | "pidstat" | "vmstat" | "dstat_csv" | "proc_meminfo" | "proc_vmstat" | "proc_diskstats" => {
             let mut src = match FileSource::with_chunk(st, chunk) {
                 Ok(s) => s,
                 Err(e) => {
@@ -248,11 +248,14 @@ fn parse_with_chunk(st: &Streamed, chunk: usize) -> Option<(&'static str, Parsed
                     return Some((st.format, p));
                 }
             };
-            use iosift_parsers::{iostat, pidstat, proc_diskstats, proc_meminfo, proc_vmstat, vmstat};
+            use iosift_parsers::{
+                dstat_csv, iostat, pidstat, proc_diskstats, proc_meminfo, proc_vmstat, vmstat,
+            };
             let parsed = match st.format {
                 "iostat" => iostat::parse_source_within(&mut src, IOSTAT_ROW_BUDGET).map(Data::Iostat),
                 "pidstat" => pidstat::parse_source_within(&mut src, PIDSTAT_ROW_BUDGET).map(Data::Pidstat),
                 "vmstat" => vmstat::parse_source(&mut src).map(Data::Vmstat),
+                "dstat_csv" => dstat_csv::parse_source(&mut src).map(Data::DstatCsv),
                 "proc_meminfo" => {
                     proc_meminfo::parse_source_within(&mut src, TS_SNAPSHOT_BUDGET).map(Data::ProcMeminfo)
                 }
@@ -345,6 +348,11 @@ mod tests {
         let vmstat = ts("pt_stalk_mariadb/capture/2026_12_01_19_14_22-procvmstat");
         let disk = ts("pt_stalk_mariadb/capture/2026_12_01_19_14_22-diskstats");
         let vmstat_t = ts("mariadb_fsync_durable/capture/vmstat-t.txt");
+        let fixture = |name: &str| {
+            std::fs::read(format!("{}/parsers/tests/fixtures/dstat/{name}", env!("CARGO_MANIFEST_DIR")))
+                .unwrap()
+        };
+        let (dool_append, dool_bits) = (fixture("dool_append.csv"), fixture("dool_epoch_bits.csv"));
         // A bad TS line, blank lines before the first TS, a data-first (TS-after) file.
         let mut odd_ts = b"\n\n".to_vec();
         odd_ts.extend_from_slice(&meminfo);
@@ -360,6 +368,8 @@ mod tests {
             ("proc_vmstat", &vmstat),
             ("proc_diskstats", &disk),
             ("vmstat", &vmstat_t),
+            ("dstat_csv", &dool_append),
+            ("dstat_csv", &dool_bits),
         ] {
             let cut = &text[..text.len() * 2 / 3];
             let crlf: Vec<u8> =

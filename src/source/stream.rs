@@ -1,7 +1,7 @@
 //! Streaming parse of a large file from disk: a perf script or decoded binlog
-//! is fed to its parser's collector line by line; iostat and pidstat text are
-//! read through a [`FileSource`] (fixed-size reads, lines handed to the parser
-//! as they arrive). Memory depends on the records kept (distinct stacks,
+//! is fed to its parser's collector line by line; iostat, pidstat, vmstat, dool/dstat
+//! CSV and `TS`-framed /proc series are read through a [`FileSource`] (fixed-size
+//! reads, lines handed to the parser as they arrive). Memory depends on the records kept (distinct stacks,
 //! transactions, report rows), not on the size of the file, and no whole-file
 //! buffer is ever made.
 

@@ -767,7 +767,7 @@ pub(super) fn peak_mean(v: &[Cell]) -> Option<(usize, f64, f64)> {
     let mut best: Option<(usize, f64)> = None;
     let (mut sum, mut n) = (0.0, 0usize);
     for (i, x) in v.iter().enumerate() {
-        if let Some(x) = x.get() {
+        if let Some(x) = x.get().filter(|x| x.is_finite()) {
             sum += x;
             n += 1;
             if best.is_none_or(|b| x > b.1) {
@@ -1570,6 +1570,12 @@ pub fn binlog_sizes(report: &Report) -> Option<Spec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn peak_and_mean_skip_values_that_are_not_finite() {
+        let v = crate::table::cell::cells([Some(1.0), Some(f64::INFINITY), None, Some(3.0)]);
+        assert_eq!(peak_mean(&v), Some((3, 3.0, 2.0)));
+    }
 
     #[test]
     fn bucket_keeps_peaks_and_gaps() {

@@ -475,7 +475,7 @@ fn per_minute(report: &Report) -> Markup {
     };
     let mut rows: Vec<(i64, f64, f64)> = Vec::new();
     for (i, v) in trx.iter().enumerate() {
-        let Some(v) = v.get() else { continue };
+        let Some(v) = v.get().filter(|v| v.is_finite()) else { continue };
         let minute = t.epoch(i).div_euclid(60) * 60;
         let b = bytes.and_then(|b| b.get(i).and_then(Cell::get)).filter(|b| b.is_finite()).unwrap_or(0.0);
         // Sums of per-second rates: a row of a wider bin holds `bin` seconds of them.

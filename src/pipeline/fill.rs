@@ -188,9 +188,9 @@ impl Fill<'_> {
 
     fn mark(&mut self, col: &Col, name: &str, epoch: f64) {
         if self.line > 0 && !matches!(col, Col::Seen(_)) {
-            // In rows wider than a second, the line stands for its row (keyed by the row's first second).
-            let s = epoch.floor() as i64;
-            let at = if self.tl.bin() == 1 { s } else { self.tl.row(epoch).map_or(s, |r| self.tl.epoch(r)) };
+            // Keyed by its row's first second: the second itself in 1 s rows; in wider rows the
+            // line stands for its row.
+            let at = self.tl.row(epoch).map_or(epoch.floor() as i64, |r| self.tl.epoch(r));
             self.lines.insert(name, at, self.file, self.line);
         }
     }

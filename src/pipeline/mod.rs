@@ -245,7 +245,7 @@ pub fn run_with(bundle: &Bundle, opts: &Options, keep: Keep) -> Pipeline {
     if timed && opts.from.is_none() && opts.to.is_none() && end - start > cap as f64 {
         let finest = filler.finest_cadence(&clocks);
         // Rows of the inclusive span, plus one for a start inside its first second.
-        if let Some(b) = wider_bin((end - start + 2.0) / cap as f64, finest) {
+        if let (Some(b), Some(finest)) = (wider_bin((end - start + 2.0) / cap as f64, finest), finest) {
             bin = b;
             clock_warnings.push(format!(
                 "the capture spans {:.1} days ({} .. {}), longer than one timeline holds at 1 s rows ({:.1} h for its columns); every source samples every {:.0} s or more, so the timeline has rows of {b} s covering all of it: a rate is its mean over the row's seconds, a gauge its last sample; use --from/--to for 1 s rows of a part",
@@ -253,7 +253,7 @@ pub fn run_with(bundle: &Bundle, opts: &Options, keep: Keep) -> Pipeline {
                 t(start),
                 t(end),
                 cap as f64 / 3600.0,
-                finest.unwrap_or(f64::NAN),
+                finest,
             ));
         } else {
             let instants = filler.sample_instants(&clocks);

@@ -109,8 +109,8 @@ impl Timeline {
     pub fn binned(start: f64, end: f64, bin: u32) -> Self {
         let bin = bin.max(1);
         let t0 = start.floor() as i64;
-        let seconds = (end.ceil() as i64 - t0 + 1).max(1);
-        let len = (seconds.div_euclid(bin as i64) + i64::from(seconds % bin as i64 != 0)) as usize;
+        let seconds = (end.ceil() as i64 - t0 + 1).max(1) as u64;
+        let len = seconds.div_ceil(u64::from(bin)) as usize;
         Timeline { t0, len: len.min(MAX_LEN), bin_s: bin, ..Timeline::default() }
     }
 
@@ -281,7 +281,7 @@ impl Timeline {
             return;
         }
         if let Some(r) = self.row(epoch) {
-            let per_second = if self.bin() == 1 { v } else { v / self.bin() as f64 };
+            let per_second = v / self.bin() as f64;
             self.column_mut(name, unit, source).values[r].add(per_second);
         }
     }

@@ -8,13 +8,10 @@
 //! these; nothing here decides whether a rule fires.
 
 use crate::table::Cell;
+use crate::table::cell::at;
 
 /// Bytes of one page in `/proc/vmstat` page counts.
 pub const PAGE_BYTES: f64 = 4096.0;
-
-fn at(v: &[Cell], r: usize) -> Option<f64> {
-    v.get(r).and_then(Cell::get)
-}
 
 /// A thread's bytes per second, capped at what the kernel dirtied around that second
 /// (`nr_dirtied` pages/s of the rows before, at and after it, +10 % and 1 MiB for the

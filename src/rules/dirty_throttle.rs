@@ -10,6 +10,7 @@
 //! in the writer's on-CPU perf samples (rarely seen: a paused task is off CPU).
 
 use crate::table::Cell;
+use crate::table::cell::at;
 
 use super::Outcome;
 use super::buffered_burst::{self, Writer};
@@ -174,7 +175,6 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             i.window.interval_s
         ));
     }
-    let at = |v: &[Cell], r: usize| v.get(r).and_then(Cell::get);
     // Dirty + Writeback against the freerun ceiling, each second the writer ran.
     let mut pools = Vec::new();
     let mut above = 0usize;

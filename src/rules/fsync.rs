@@ -2,7 +2,7 @@
 //! device flushes of tiny transactions under `sync_binlog=1` /
 //! `innodb_flush_log_at_trx_commit=1`.
 
-use crate::table::Cell;
+use crate::table::cell::at;
 
 use super::Outcome;
 use super::evidence::{ctx_evidence, num, opt};
@@ -149,7 +149,6 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     let trx_col = i.commits.series.name;
     let own_fsyncs = i.own_fsyncs;
     let replica = i.replica;
-    let at = |v: &[Cell], r: usize| v.get(r).and_then(Cell::get);
     // Seconds with commits: the load window.
     let active: Vec<usize> =
         (0..trx.len()).filter(|&r| at(trx, r).is_some_and(|v| v >= ACTIVE_TRX_S)).collect();

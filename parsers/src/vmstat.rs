@@ -104,11 +104,6 @@ impl Row {
         &self.values[..self.names.len()]
     }
 
-    /// Canonical column names with their values.
-    pub fn pairs(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
-        self.names.iter().copied().zip(self.values().iter().copied())
-    }
-
     /// A value by canonical column name (`bo`, `free`, `wa`, ...).
     pub fn get(&self, name: &str) -> Option<f64> {
         self.names.iter().position(|n| *n == name).map(|i| self.values[i])

@@ -193,7 +193,9 @@ impl TimeArgs {
         };
         let taxonomy = match &self.taxonomy {
             Some(p) => iosift::attribution::Taxonomy::from_toml(
-                &std::fs::read_to_string(p).map_err(|e| usage(format!("--taxonomy {}: {e}", p.display())))?,
+                // A regular file or a pipe of at most 1 MiB (`/dev/zero` or a FIFO never hangs the run).
+                &iosift::bundle::read_option_file(p, 1 << 20)
+                    .map_err(|e| usage(format!("--taxonomy {}: {e}", p.display())))?,
             )
             .map_err(|e| usage(format!("--taxonomy {}: {e}", p.display())))?,
             None => Default::default(),

@@ -127,3 +127,38 @@ fn a_bundle_past_its_deadline_is_a_failed_row_and_the_batch_goes_on() {
         "{summary}"
     );
 }
+
+#[test]
+fn a_bundle_with_a_run_of_nuls_does_not_abort_the_batch() {
+    // One bundle's streamed vmstat holds 300 MB of NULs (one endless line): its line
+    // buffer aborted the whole batch. Under 300 MiB of address space, both rows come out.
+    let Some(mut limited) = common::address_space_limited(300 << 20, env!("CARGO_BIN_EXE_iosift")) else {
+        println!("skipped: prlimit not found");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("in");
+    for b in ["good", "nul"] {
+        std::fs::create_dir_all(src.join(b)).unwrap();
+    }
+    std::fs::write(src.join("good/vmstat-t.txt"), common::vmstat_text(1)).unwrap();
+    common::with_hole(&src.join("nul/vmstat-t.txt"), &common::vmstat_text(12), 300_000_000, b"\n");
+    let out = tmp.path().join("out");
+    let o = limited.arg("batch").arg(&src).arg("-o").arg(&out).args(["--jobs", "1", "-q"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "no abort (134): {err}");
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let rows = s["bundles"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["dir_name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["good", "nul"]);
+    assert!(rows.iter().all(|r| r["error"].is_null() && r["inputs"] == 1), "{rows:?}");
+    let f: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("nul/findings.json")).unwrap()).unwrap();
+    let input = &f["bundle"]["inputs"][0];
+    assert_eq!(input["records"], 12 * 75, "{input}");
+    assert_eq!(
+        input["diagnostics"][0]["text"],
+        "line of 300000000 bytes, longer than the 16777216 bytes a line may have: skipped"
+    );
+}

@@ -1,6 +1,11 @@
 //! Memory bounds of the timeline (issue 17): a long span keeps the densest part
 //! (the incident), never the first week; more devices than the timeline keeps
 //! are left out of it with a warning. Built from a real iostat of samples/.
+//! Bounds of the streamed reader (issue 33): a line is capped (a run of NULs is one
+//! diagnostic, under an address-space limit), streamed files count against
+//! `--max-bytes`, a file still being written is read up to its size when listed.
+
+mod common;
 
 use iosift::analyze::analyze;
 use iosift::bundle::{Limits, load};
@@ -143,4 +148,125 @@ fn a_month_with_one_second_runs_keeps_its_densest_part_at_one_second() {
     let fine_rows = (0..r.timeline.len).filter(|&i| r.timeline.epoch(i) >= hour && w[i].is_some()).count();
     assert!(fine_rows >= 3_590, "{fine_rows} rows of the 1 s hour");
     assert!(r.doc.clock.warnings.iter().any(|w| w.contains("densest part")), "{:?}", r.doc.clock.warnings);
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_iosift");
+
+/// Lines of the sample vmstat (`common::vmstat_text(1)`).
+const VMSTAT_LINES: usize = 83;
+
+#[test]
+fn a_run_of_nuls_in_a_streamed_file_is_one_diagnostic_not_an_abort() {
+    // 300 MB of NULs (a hole a crashed writer left) between two runs of vmstat: the
+    // line buffer doubled on the endless line until the allocation aborted the process.
+    let Some(mut limited) = common::address_space_limited(300 << 20, BIN) else {
+        println!("skipped: prlimit not found");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap");
+    std::fs::create_dir(&cap).unwrap();
+    let tail = [b"\n".as_slice(), &common::vmstat_text(1)].concat();
+    common::with_hole(&cap.join("vmstat-t.txt"), &common::vmstat_text(12), 300_000_000, &tail);
+    let o = limited.args(["inspect", "--json"]).arg(&cap).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "no abort (134): {err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = &v["files"][0];
+    assert!(f["variant"]["streamed"].is_string(), "{f}");
+    // Every report of the 13 runs, those after the hole too; one line skipped, one diagnostic.
+    assert_eq!((f["records"].as_u64(), f["skipped_lines"].as_u64()), (Some(13 * 75), Some(1)), "{f}");
+    assert_eq!(f["lines"].as_u64(), Some(13 * VMSTAT_LINES as u64 + 1));
+    let d = &f["diagnostics"];
+    assert_eq!(d.as_array().map(Vec::len), Some(1), "{d}");
+    assert_eq!(d[0]["line"].as_u64(), Some(12 * VMSTAT_LINES as u64 + 1));
+    assert_eq!(
+        d[0]["text"],
+        "line of 300000000 bytes, longer than the 16777216 bytes a line may have: skipped"
+    );
+}
+
+#[test]
+fn streamed_files_count_against_max_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Plain: 17 MiB on disk (streamed from 16 MiB on), past a 16 MiB limit.
+    let plain = tmp.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    let head = common::vmstat_text(12);
+    common::with_hole(&plain.join("vmstat-t.txt"), &head, (17 << 20) - head.len() as u64 - 1, b"\n");
+    let limits = |max: u64| Limits { max_total_bytes: max, ..Limits::default() };
+    match load(std::slice::from_ref(&plain), &limits(16 << 20)) {
+        Err(iosift::bundle::BundleError::Limit(m)) => assert_eq!(
+            m,
+            "vmstat-t.txt: 17825792 bytes would pass the total size limit of 16777216 bytes (raise with --max-bytes)"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let b = load(std::slice::from_ref(&plain), &limits(18 << 20)).unwrap();
+    assert!(b.files[0].stream.is_some());
+    // The bytes it counts leave less for the files after it.
+    std::fs::write(plain.join("x-vmstat.txt"), &head).unwrap();
+    match load(std::slice::from_ref(&plain), &limits((17 << 20) + 1000)) {
+        Err(iosift::bundle::BundleError::Limit(m)) => assert!(m.starts_with("x-vmstat.txt: "), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    // Gzipped: 16 MiB compressed (stored), 24 MiB decompressed, past a 20 MiB limit.
+    use flate2::{Compression, write::GzEncoder};
+    use std::io::Write;
+    let gz = |level: Compression, data: &[u8]| {
+        let mut e = GzEncoder::new(Vec::new(), level);
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    };
+    let packed = tmp.path().join("gz");
+    std::fs::create_dir(&packed).unwrap();
+    let members = [
+        gz(Compression::default(), &head),
+        gz(Compression::none(), &vec![b'\n'; 16 << 20]),
+        gz(Compression::default(), &vec![b'\n'; 8 << 20]),
+    ]
+    .concat();
+    assert!(members.len() > 16 << 20 && members.len() < 17 << 20, "{}", members.len());
+    std::fs::write(packed.join("vmstat-t.txt.gz"), &members).unwrap();
+    match load(std::slice::from_ref(&packed), &limits(20 << 20)) {
+        Err(iosift::bundle::BundleError::Limit(m)) => assert_eq!(
+            m,
+            "vmstat-t.txt.gz: decompressing would pass the total size limit (20971520 bytes left of 20971520; raise with --max-bytes)"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let b = load(&[packed], &limits(25 << 20)).unwrap();
+    assert!(b.files[0].stream.as_ref().is_some_and(|s| s.gz), "{:?}", b.files[0].stream);
+}
+
+#[test]
+fn a_file_still_being_written_is_read_up_to_its_size_when_listed() {
+    // A live capture: written on after iosift listed it (here 64 lines of 1 MiB, sparse).
+    // Read to its end whatever it had become, a file written faster than it is read was
+    // never finished.
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap");
+    std::fs::create_dir(&cap).unwrap();
+    let file = cap.join("vmstat-t.txt");
+    let head = common::vmstat_text(12);
+    let listed: u64 = 17 << 20;
+    common::with_hole(&file, &head, listed - head.len() as u64 - 1, b"\n");
+    let b = load(&[cap], &Limits::default()).unwrap();
+    assert!(b.files[0].stream.is_some());
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut f = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+        for _ in 0..64 {
+            f.seek(SeekFrom::End((1 << 20) - 1)).unwrap();
+            f.write_all(b"\n").unwrap();
+        }
+    }
+    let a = iosift::pipeline::anchor(&b, &Options::default());
+    let f = &a.files[0];
+    assert_eq!(f.records, 12 * 75);
+    // The head, the hole's line (over the line cap), nothing written after the listing.
+    assert_eq!(f.lines, 12 * VMSTAT_LINES + 1);
+    let last = f.diagnostics.last().unwrap();
+    assert_eq!(last.text, format!("grew while it was read: its first {listed} bytes are analyzed"));
+    assert_eq!(f.diagnostics.len(), 2, "{:?}", f.diagnostics);
 }

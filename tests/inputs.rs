@@ -1,12 +1,17 @@
-//! Hostile inputs at the bundle level (issue 17): FIFOs and devices are refused
-//! with a problem instead of blocking, `--max-bytes` counts bytes actually read
+//! Hostile inputs at the bundle level (issue 17): devices and FIFOs inside folders are
+//! refused with a problem instead of blocking, `--max-bytes` counts bytes actually read
 //! (a `/proc` file reports size 0), a UTF-8 byte order mark does not hide a
 //! format, empty files are not counted as inputs, duplicate tar member names are
-//! noted. Inputs are generated from the repository's samples in a temporary folder.
+//! noted. Pipes named on the command line (`<(zcat x)`, `/dev/stdin`) are read, bounded,
+//! and an allocation that fails reading one is a problem for it (issue 33); `--taxonomy`
+//! reads at most 1 MiB of a regular file or a pipe. Inputs are generated from the
+//! repository's samples in a temporary folder.
+
+mod common;
 
 use iosift::bundle::{BundleError, Limits, load};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_iosift");
@@ -20,42 +25,60 @@ fn mkfifo(p: &Path) {
     assert!(ok, "mkfifo {}", p.display());
 }
 
-/// Runs iosift, killed after 60 s (a blocking read would otherwise hang the test).
-fn run_bounded(args: &[&str]) -> (Option<i32>, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+/// What is written to a command's stdin (on a thread of its own).
+type Feed = Box<dyn FnOnce(ChildStdin) + Send>;
+
+/// Runs a command to its end, killed after 60 s (a blocking read would otherwise hang the
+/// test), `feed` writing its stdin; returns its exit code, stdout and stderr.
+fn finish(cmd: &mut Command, feed: Option<Feed>) -> (Option<i32>, String, String) {
+    cmd.stdin(if feed.is_some() { Stdio::piped() } else { Stdio::null() });
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let writer = feed.map(|f| {
+        let stdin = child.stdin.take().unwrap();
+        std::thread::spawn(move || f(stdin))
+    });
+    let (out, err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out = std::thread::spawn(move || std::io::read_to_string(out).unwrap_or_default());
+    let err = std::thread::spawn(move || std::io::read_to_string(err).unwrap_or_default());
     let t = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            let o = child.wait_with_output().unwrap();
-            return (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned());
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
         }
         if t.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
-            panic!("iosift {args:?} did not finish in 60 s");
+            panic!("{cmd:?} did not finish in 60 s");
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if let Some(w) = writer {
+        w.join().unwrap();
     }
+    (status.code(), out.join().unwrap(), err.join().unwrap())
+}
+
+/// Runs iosift with `args`; returns its exit code and stderr.
+fn run_bounded(args: &[&str]) -> (Option<i32>, String) {
+    let (code, _, err) = finish(Command::new(BIN).args(args), None);
+    (code, err)
+}
+
+/// Writes `data` to stdin, then closes it (a reader that stops early ends the writing).
+fn feed(data: Vec<u8>) -> Option<Feed> {
+    Some(Box::new(move |mut w: ChildStdin| {
+        let _ = std::io::Write::write_all(&mut w, &data);
+    }))
 }
 
 #[test]
-fn fifos_and_devices_are_refused_not_read() {
+fn devices_and_fifos_inside_folders_are_refused_not_read() {
     let tmp = tempfile::tempdir().unwrap();
-    let fifo = tmp.path().join("pipe");
-    mkfifo(&fifo);
     let out = tmp.path().join("o");
-    let (code, err) = run_bounded(&["analyze", fifo.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains(&fifo.display().to_string()) && err.contains("named pipe"), "{err}");
     let (code, err) =
         run_bounded(&["analyze", "/dev/zero", "--max-bytes", "1000000", "-o", out.to_str().unwrap()]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("/dev/zero") && err.contains("character device"), "{err}");
-    // Inside a folder: the FIFO is a problem, the real file is read.
+    // Inside a folder: the FIFO is a problem (nobody may ever write to it), the real file is read.
     let cap = tmp.path().join("cap");
     std::fs::create_dir(&cap).unwrap();
     std::fs::copy(sample("replica_sql_bound/capture/vmstat-t.txt"), cap.join("vmstat-t.txt")).unwrap();
@@ -80,6 +103,109 @@ fn fifos_and_devices_are_refused_not_read() {
     let s: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(s["bundles"][0]["problems"][0]["name"], "fifo");
+}
+
+#[test]
+fn pipes_named_on_the_command_line_are_read() {
+    let vmstat = std::fs::read(sample("replica_sql_bound/capture/vmstat-t.txt")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let read = |out: &str, name: &str| {
+        let at = out.find(&format!("{name}\n  format: vmstat")).unwrap_or_else(|| panic!("{out}"));
+        assert!(out[at..].contains("records: 75"), "{out}");
+    };
+    // `/dev/stdin`, a pipe from the program before (`zcat x | iosift inspect /dev/stdin`).
+    let (code, out, err) = finish(Command::new(BIN).args(["inspect", "/dev/stdin"]), feed(vmstat.clone()));
+    assert_eq!(code, Some(0), "{err}");
+    read(&out, "stdin");
+    // A named FIFO, written to by a program started before or after iosift.
+    let fifo = tmp.path().join("pipe");
+    mkfifo(&fifo);
+    let writer = {
+        let (fifo, vmstat) = (fifo.clone(), vmstat.clone());
+        std::thread::spawn(move || std::fs::write(fifo, vmstat))
+    };
+    let (code, out, err) = finish(Command::new(BIN).arg("inspect").arg(&fifo), None);
+    // A reader that never opened it would leave the writer blocked in its open: open it here.
+    let _release = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(code, Some(0), "{err}");
+    read(&out, "pipe");
+    // bash's `<(...)`, a /dev/fd/N path.
+    if Path::new("/bin/bash").exists() {
+        let script = r#"exec "$0" inspect <(cat "$1")"#;
+        let mut cmd = Command::new("/bin/bash");
+        cmd.args(["-c", script, BIN]).arg(sample("replica_sql_bound/capture/vmstat-t.txt"));
+        let (code, out, err) = finish(&mut cmd, None);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(out.contains("  format: vmstat\n") && out.contains("records: 75"), "{out}");
+    }
+    // Bounded like any input: past --max-bytes it is the limit's error.
+    let (code, _, err) = finish(
+        Command::new(BIN).args(["inspect", "/dev/stdin", "--max-bytes", "1000"]),
+        feed(vmstat.clone()),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("stdin: more than 1000 bytes read, past the total size limit of 1000 bytes (raise with --max-bytes)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_allocation_failure_reading_a_pipe_is_a_problem_for_it() {
+    // 400 MB through a pipe into a process capped at 300 MiB of address space.
+    let Some(mut limited) = common::address_space_limited(300 << 20, BIN) else {
+        println!("skipped: prlimit not found");
+        return;
+    };
+    let zeros: Feed = Box::new(|mut w: ChildStdin| {
+        let chunk = vec![0u8; 1 << 20];
+        for _ in 0..400 {
+            if std::io::Write::write_all(&mut w, &chunk).is_err() {
+                break;
+            }
+        }
+    });
+    let (code, _, err) = finish(limited.args(["inspect", "/dev/stdin"]), Some(zeros));
+    assert_eq!(code, Some(1), "no abort (134): {err}");
+    assert!(err.contains("iosift: stdin: cannot read it: out of memory: "), "{err}");
+}
+
+#[test]
+fn the_taxonomy_is_a_small_regular_file_or_a_pipe() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap");
+    std::fs::create_dir(&cap).unwrap();
+    std::fs::copy(sample("replica_sql_bound/capture/vmstat-t.txt"), cap.join("vmstat-t.txt")).unwrap();
+    let out = tmp.path().join("o");
+    let analyze = |taxonomy: &Path| {
+        let mut cmd = common::address_space_limited(1 << 30, BIN).unwrap_or_else(|| Command::new(BIN));
+        cmd.arg("analyze").arg(&cap).arg("-q").arg("-o").arg(&out).arg("--taxonomy").arg(taxonomy);
+        finish(&mut cmd, None)
+    };
+    // /dev/zero never ends: read whole, it grew until memory ran out.
+    let (code, _, err) = analyze(Path::new("/dev/zero"));
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(
+        err,
+        "iosift: --taxonomy /dev/zero: a character device: not read (give a regular file or a pipe)\n"
+    );
+    let big = tmp.path().join("big.toml");
+    std::fs::write(&big, "# padding\n".repeat(200_000)).unwrap();
+    let (code, _, err) = analyze(&big);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("big.toml: larger than 1048576 bytes: not read"), "{err}");
+    // A FIFO with a writer is read.
+    let fifo = tmp.path().join("taxonomy");
+    mkfifo(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, "[comm]\nmysqld = \"connection\"\n"))
+    };
+    let (code, _, err) = analyze(&fifo);
+    let _release = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(code, Some(0), "{err}");
 }
 
 #[test]

@@ -373,7 +373,7 @@ pub(super) fn read_dir(root: &Path, dir: &Path, acc: &mut Accumulator<'_>) -> Re
         } else if ft.is_dir() {
             read_dir(root, &p, acc)?;
         } else if ft.is_file() {
-            read_path(&p, &rel, 0, acc)?;
+            read_path(&p, &rel, 0, false, acc)?;
         } else {
             acc.problem(&rel, not_regular(&ft));
         }
@@ -389,86 +389,137 @@ pub(super) fn is_iosift_output(p: &Path) -> bool {
         || (name.starts_with('.') && (name.contains(".iosift-tmp-") || name.contains(".iosift-old-")))
 }
 
-/// Reads one file from disk into the accumulator.
+/// Reads one file from disk into the accumulator. It is opened without blocking and
+/// what the opened handle is decides: a regular file is read (or streamed), a file without
+/// a size (`/proc`) and a pipe named on the command line (`explicit`: `<(zcat x)`,
+/// `/dev/stdin`) are read under deadlines, anything else (a FIFO put in a file's place,
+/// a FIFO in a folder) is a problem.
 pub(super) fn read_path(
     p: &Path,
     label: &str,
     depth: usize,
+    explicit: bool,
     acc: &mut Accumulator<'_>,
 ) -> Result<(), BundleError> {
-    let len = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-    if len >= SERIES_STREAM_MIN_BYTES
-        && let Some(f) = streamable(p, label, len)
-    {
+    use std::os::unix::fs::FileTypeExt;
+    let cannot = |acc: &mut Accumulator<'_>, e: &dyn std::fmt::Display| {
+        acc.problem(label, format!("cannot read {}: {e}", p.display()));
+        Ok(())
+    };
+    let (file, meta) = match super::open::open(p) {
+        Ok(x) => x,
+        Err(super::open::OpenError::Special(ft)) => {
+            acc.problem(label, not_regular(&ft));
+            return Ok(());
+        }
+        Err(super::open::OpenError::Io(e)) => return cannot(acc, &e),
+    };
+    let len = meta.len();
+    if meta.file_type().is_fifo() && explicit {
+        return read_special(file, label, depth, (super::open::PIPE, false), acc);
+    } else if !meta.is_file() {
+        acc.problem(label, not_regular(&meta.file_type()));
+        return Ok(());
+    } else if len == 0 {
+        return read_special(file, label, depth, (super::open::SIZELESS, true), acc);
+    }
+    if let Err(e) = super::open::set_blocking(&file) {
+        return cannot(acc, &e);
+    }
+    let streamed =
+        if len >= SERIES_STREAM_MIN_BYTES { streamable(&file, p, label, len, acc.remaining()) } else { None };
+    // A streamed file counts like a read one: its size, or what it decompresses to.
+    let (gz, counted) = streamed.as_ref().map_or((false, len), |(f, n)| (f.gzipped, *n));
+    if counted > acc.remaining() {
+        let max = acc.limits.max_total_bytes;
+        return Err(BundleError::Limit(if gz {
+            format!(
+                "{label}: decompressing would pass the total size limit ({} bytes left of {max}; raise with --max-bytes)",
+                acc.remaining()
+            )
+        } else {
+            format!(
+                "{label}: {len} bytes would pass the total size limit of {max} bytes (raise with --max-bytes)"
+            )
+        }));
+    }
+    if let Some((f, n)) = streamed {
         if acc.files.len() >= acc.limits.max_files {
             return Err(BundleError::Limit(format!(
                 "more than {} files in the bundle (raise with --max-files)",
                 acc.limits.max_files
             )));
         }
+        acc.total += n;
         acc.files.push(f);
         return Ok(());
     }
-    if len > acc.remaining() {
-        return Err(BundleError::Limit(format!(
-            "{label}: {len} bytes would pass the total size limit of {} bytes (raise with --max-bytes)",
-            acc.limits.max_total_bytes
-        )));
-    }
-    match read_limited(p, len, acc.remaining()) {
+    match read_limited(&file, len) {
         Ok((raw, grew)) => {
-            if raw.len() as u64 > acc.remaining() {
-                return Err(BundleError::Limit(format!(
-                    "{label}: more than {} bytes read, past the total size limit of {} bytes (raise with --max-bytes)",
-                    acc.remaining(),
-                    acc.limits.max_total_bytes
-                )));
-            }
             if grew {
                 acc.problem(label, format!("grew while it was read: its first {len} bytes are analyzed"));
             }
             acc.add(label, raw, depth)
         }
+        Err(e) => cannot(acc, &e),
+    }
+}
+
+/// Reads a file without a size (`regular`) or a pipe (`file`, opened `O_NONBLOCK`) within
+/// `deadline` and the bytes left of the limit.
+fn read_special(
+    file: std::fs::File,
+    label: &str,
+    depth: usize,
+    (deadline, regular): (super::open::Deadline, bool),
+    acc: &mut Accumulator<'_>,
+) -> Result<(), BundleError> {
+    match super::open::read_special(file, acc.remaining(), deadline, regular) {
+        Ok(raw) => acc.add(label, raw.into(), depth),
+        Err(super::open::SpecialError::TooLarge) => Err(BundleError::Limit(format!(
+            "{label}: more than {} bytes read, past the total size limit of {} bytes (raise with --max-bytes)",
+            acc.remaining(),
+            acc.limits.max_total_bytes
+        ))),
+        Err(e @ super::open::SpecialError::WouldBlock(_)) => {
+            acc.problem(label, e.to_string());
+            Ok(())
+        }
         Err(e) => {
-            acc.problem(label, format!("cannot read {}: {e}", p.display()));
+            acc.problem(label, format!("cannot read it: {e}"));
             Ok(())
         }
     }
 }
 
-/// Why a directory entry that is not a file, folder or link is not read.
+/// Why a file that is not a regular file or folder is not read.
 fn not_regular(ft: &std::fs::FileType) -> String {
     use std::os::unix::fs::FileTypeExt;
-    let what = if ft.is_fifo() {
-        "a named pipe (FIFO)"
-    } else if ft.is_char_device() {
-        "a character device"
-    } else if ft.is_block_device() {
-        "a block device"
-    } else if ft.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    };
-    format!("{what}: not read (only regular files are; reading it could block or never end)")
-}
-
-/// The problem of a path given on the command line that is not a regular file or folder.
-pub(super) fn not_regular_path(meta: &std::fs::Metadata) -> Option<String> {
-    (!meta.is_file() && !meta.is_dir()).then(|| not_regular(&meta.file_type()))
-}
-
-/// Reads a regular file of `len` bytes (as its metadata said) into one shared buffer
-/// without a second copy. Files whose size is 0 on paper (`/proc`) are read up to
-/// `limit + 1` bytes, so the caller sees when the limit is passed; a file that grows
-/// while read is cut at `len` (the flag says so).
-fn read_limited(p: &Path, len: u64, limit: u64) -> std::io::Result<(Arc<[u8]>, bool)> {
-    let mut f = std::fs::File::open(p)?;
-    if len == 0 {
-        let mut buf = Vec::new();
-        (&mut f).take(limit.saturating_add(1)).read_to_end(&mut buf)?;
-        return Ok((buf.into(), false));
+    if ft.is_fifo() {
+        return format!(
+            "{}: not read inside a folder (reading it could block or never end; name it on the command line to read it)",
+            super::open::kind(ft)
+        );
     }
+    format!(
+        "{}: not read (only regular files and pipes are; reading it could block or never end)",
+        super::open::kind(ft)
+    )
+}
+
+/// The problem of a path given on the command line that is not read at all: a device
+/// or socket (a pipe named there is read).
+pub(super) fn not_regular_path(meta: &std::fs::Metadata) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let ft = meta.file_type();
+    (!meta.is_file() && !meta.is_dir() && !ft.is_fifo()).then(|| not_regular(&ft))
+}
+
+/// Reads a regular file of `len` bytes (as `fstat` said) into one shared buffer without
+/// a second copy; a file that grows while read is cut at `len` (the flag says so), one
+/// that shrinks keeps what is there.
+fn read_limited(f: &std::fs::File, len: u64) -> std::io::Result<(Arc<[u8]>, bool)> {
+    use std::os::unix::fs::FileExt;
     let n = usize::try_from(len).map_err(std::io::Error::other)?;
     // `Arc::new_uninit_slice` aborts when the allocation fails: ask first with a fallible
     // reservation of the same size (an untouched mapping, freed at once), so a file the
@@ -496,7 +547,7 @@ fn read_limited(p: &Path, len: u64, limit: u64) -> std::io::Result<(Arc<[u8]>, b
     let slot = Arc::get_mut(&mut buf).ok_or_else(|| std::io::Error::other("buffer shared"))?;
     let mut got = 0;
     while got < n {
-        match f.read(&mut slot[got..]) {
+        match f.read_at(&mut slot[got..], got as u64) {
             Ok(0) => break,
             Ok(k) => got += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -508,39 +559,79 @@ fn read_limited(p: &Path, len: u64, limit: u64) -> std::io::Result<(Arc<[u8]>, b
         return Ok((Arc::from(&buf[..got]), false));
     }
     let mut probe = [0u8; 1];
-    let grew = f.read(&mut probe).is_ok_and(|k| k > 0);
+    let grew = f.read_at(&mut probe, len).is_ok_and(|k| k > 0);
     Ok((buf, grew))
 }
 
 /// A large file of a streamed format (perf script, decoded binlog, iostat, pidstat:
 /// [`STREAMED`]) is streamed: only its head is read here. Its format is the one
 /// detection would choose (the first format sure of the head), so streaming never
-/// changes what a file is read as.
-fn streamable(p: &Path, label: &str, len: u64) -> Option<InputFile> {
-    let mut file = std::fs::File::open(p).ok()?;
+/// changes what a file is read as. Returns it with the bytes it counts against the
+/// limit: its size, or, gzipped, what it decompresses to (decoded here without being
+/// kept, and only up to `limit + 1` bytes).
+fn streamable(file: &std::fs::File, p: &Path, label: &str, len: u64, limit: u64) -> Option<(InputFile, u64)> {
+    use std::os::unix::fs::FileExt;
     let mut head = vec![0u8; 64 * 1024];
-    let n = file.read(&mut head).ok()?;
+    let n = file.read_at(&mut head, 0).ok()?;
     head.truncate(n);
     let gz = is_gzip(&head);
+    let mut dec = None;
     if gz {
-        let mut dec = flate2::read::MultiGzDecoder::new(std::fs::File::open(p).ok()?);
+        let mut d = flate2::read::MultiGzDecoder::new(std::io::Read::take(Positioned(file, 0), len));
         let mut h = vec![0u8; 64 * 1024];
-        let mut got = 0;
-        while got < h.len() {
-            match dec.read(&mut h[got..]) {
-                Ok(0) | Err(_) => break,
-                Ok(k) => got += k,
-            }
-        }
+        let got = fill(&mut d, &mut h);
         h.truncate(got);
         head = h;
+        dec = Some(d);
     }
     let sure = iosift_parsers::FORMATS.iter().find(|f| f.sniff(&head) == iosift_parsers::Sniff::Yes)?;
     let format = STREAMED.iter().find(|(id, min)| *id == sure.id && len >= *min)?.0;
-    Some(InputFile {
+    let counted = match dec {
+        Some(mut d) => {
+            let mut sink = vec![0u8; 64 * 1024];
+            let mut total = head.len() as u64;
+            while total <= limit {
+                match fill(&mut d, &mut sink) {
+                    0 => break,
+                    k => total += k as u64,
+                }
+            }
+            total
+        }
+        None => len,
+    };
+    let f = InputFile {
         name: label.to_string(),
         data: head.into(),
         gzipped: gz,
-        stream: Some(Streamed { path: p.to_path_buf(), gz, format }),
-    })
+        stream: Some(Streamed { path: p.to_path_buf(), gz, format, len }),
+    };
+    Some((f, counted))
+}
+
+/// Reads until `buf` is full, the end or an error (a damaged stream ends what is read;
+/// the parse says so); returns the bytes read.
+fn fill(r: &mut impl Read, buf: &mut [u8]) -> usize {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    got
+}
+
+/// Reads a file from an offset on with positional reads (the handle's own position is
+/// never used).
+struct Positioned<'f>(&'f std::fs::File, u64);
+
+impl Read for Positioned<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = std::os::unix::fs::FileExt::read_at(self.0, buf, self.1)?;
+        self.1 += k as u64;
+        Ok(k)
+    }
 }

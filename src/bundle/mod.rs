@@ -8,8 +8,10 @@
 mod archive;
 mod codec;
 mod limits;
+mod open;
 
 pub use limits::Limits;
+pub use open::{open_regular, read_option_file};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -37,6 +39,9 @@ pub struct Streamed {
     pub gz: bool,
     /// Format id (one of [`STREAMED`]).
     pub format: &'static str,
+    /// Its size on disk when it was listed: it is read up to there (a file still being
+    /// written is not followed).
+    pub len: u64,
 }
 
 /// Files at least this large on disk are streamed when they are a perf script or a decoded binlog.
@@ -125,7 +130,7 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Result<Bundle, BundleError> {
             acc.problems.push(Problem { name: p.display().to_string(), message: why });
         } else {
             let label = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            archive::read_path(p, &label, 0, &mut acc)?;
+            archive::read_path(p, &label, 0, true, &mut acc)?;
         }
     }
     let mut files = acc.files;

@@ -8,7 +8,7 @@
 use crate::bundle::Streamed;
 use iosift_parsers::common::{Line, LineSource, SourceLine};
 use iosift_parsers::{Data, DiagKind, Diagnostic, Parsed};
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 
 /// Most bytes a streamed iostat's parsed rows may hold: past it, reports are merged two to
 /// one (and again) so that weeks of `iostat -x 1` stay within memory at a coarser interval
@@ -35,11 +35,20 @@ const CHUNK: usize = 1 << 20;
 /// Most whitespace looked through to tell whether a line is the last with content.
 const LOOKAHEAD: usize = 16 << 20;
 
+/// Longest line held: a longer one (a run of NULs where a crashed writer left a hole, a
+/// binary file behind a text head) is skipped to its newline with one diagnostic, and the
+/// rest of the file is read. The buffer never grows past about twice this plus [`LOOKAHEAD`].
+pub const MAX_LINE: usize = 16 << 20;
+
 /// Lines of a file (gzip-decoded when it is), read in [`CHUNK`]-sized reads into
 /// one reused buffer: the same lines, numbers, cut and last-content flags as
-/// [`iosift_parsers::common::SliceSource`] over the whole file.
+/// [`iosift_parsers::common::SliceSource`] over the whole file, but for lines longer than
+/// [`MAX_LINE`], which are skipped and listed in `long_lines`. The file is read up to the
+/// size it had when the bundle was listed ([`Streamed::len`]).
 pub struct FileSource {
     reader: Box<dyn Read>,
+    /// The file, to tell at its end whether it grew while read.
+    file: std::fs::File,
     buf: Vec<u8>,
     /// Start of the unread part of `buf`.
     pos: usize,
@@ -48,9 +57,16 @@ pub struct FileSource {
     /// The reader is exhausted.
     eof: bool,
     no: usize,
-    len: usize,
+    /// Bytes on disk read (the size when listed).
+    len: u64,
     /// Bytes asked for per read.
     chunk: usize,
+    /// Longest line kept.
+    max_line: usize,
+    /// Lines longer than `max_line`, skipped: (line number, bytes).
+    pub long_lines: Vec<(usize, u64)>,
+    /// The file was longer at its end than when listed: only its first `len` bytes were read.
+    pub grew: bool,
     /// The read error that ended the input early, if any.
     pub error: Option<String>,
 }
@@ -58,31 +74,41 @@ pub struct FileSource {
 impl FileSource {
     /// Opens a streamed file.
     pub fn open(st: &Streamed) -> std::io::Result<Self> {
-        Self::with_chunk(st, CHUNK)
+        Self::with_limits(st, CHUNK, MAX_LINE)
     }
 
-    /// Opens a streamed file, reading `chunk` bytes at a time (small in tests, to cut lines).
-    pub fn with_chunk(st: &Streamed, chunk: usize) -> std::io::Result<Self> {
+    /// Opens a streamed file, reading `chunk` bytes at a time (small in tests, to cut lines)
+    /// and skipping lines longer than `max_line`. The file must still be a regular file.
+    pub fn with_limits(st: &Streamed, chunk: usize, max_line: usize) -> std::io::Result<Self> {
         let chunk = chunk.max(1);
-        let file = std::fs::File::open(&st.path)?;
-        let len = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
+        let file = crate::bundle::open_regular(&st.path)?;
+        let body = file.try_clone()?.take(st.len);
         let reader: Box<dyn Read> =
-            if st.gz { Box::new(flate2::read::MultiGzDecoder::new(file)) } else { Box::new(file) };
+            if st.gz { Box::new(flate2::read::MultiGzDecoder::new(body)) } else { Box::new(body) };
         Ok(FileSource {
             reader,
+            file,
             buf: vec![0; chunk],
             pos: 0,
             end: 0,
             eof: false,
             no: 0,
-            len,
+            len: st.len,
             chunk,
+            max_line,
+            long_lines: Vec::new(),
+            grew: false,
             error: None,
         })
     }
 
+    /// Lines read so far, skipped ones included.
+    pub fn lines(&self) -> usize {
+        self.no
+    }
+
     /// Reads more bytes after `end`, keeping `buf[pos..end]` (moved to the front).
-    /// False at the end of the input.
+    /// False at the end of the input (or when the buffer cannot grow: `error` says so).
     fn refill(&mut self) -> bool {
         if self.eof {
             return false;
@@ -93,13 +119,23 @@ impl FileSource {
             self.pos = 0;
         }
         if self.buf.len() - self.end < self.chunk.div_ceil(2) {
-            // A line longer than the buffer: grow it (the line must be whole).
-            self.buf.resize(self.buf.len() * 2, 0);
+            // A line longer than the buffer: grow it (the line must be whole), fallibly.
+            let more = self.buf.len();
+            if self.buf.try_reserve_exact(more).is_err() {
+                self.error = Some(format!(
+                    "out of memory: a line buffer of {} bytes could not be allocated",
+                    self.buf.len() + more
+                ));
+                self.eof = true;
+                return false;
+            }
+            self.buf.resize(self.buf.len() + more, 0);
         }
         loop {
             match self.reader.read(&mut self.buf[self.end..]) {
                 Ok(0) => {
                     self.eof = true;
+                    self.grew = self.file.metadata().is_ok_and(|m| m.len() > self.len);
                     return false;
                 }
                 Ok(k) => {
@@ -115,104 +151,158 @@ impl FileSource {
             }
         }
     }
+
+    /// Skips a line found longer than `max_line` before its end (its start is
+    /// `buf[pos..end]`): reads on to its newline, holding nothing.
+    fn skip_line(&mut self) {
+        let mut skipped = (self.end - self.pos) as u64;
+        self.pos = self.end;
+        while self.refill() {
+            match memchr::memchr(b'\n', &self.buf[self.pos..self.end]) {
+                Some(i) => {
+                    skipped += i as u64;
+                    self.pos += i + 1;
+                    break;
+                }
+                None => {
+                    skipped += (self.end - self.pos) as u64;
+                    self.pos = self.end;
+                }
+            }
+        }
+        self.no += 1;
+        self.long_lines.push((self.no, skipped));
+    }
+
+    /// The diagnostics of what the reader itself met: lines skipped for their length, a
+    /// file that grew while read.
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut out: Vec<Diagnostic> = self
+            .long_lines
+            .iter()
+            .map(|&(no, n)| {
+                Diagnostic::new(
+                    no,
+                    DiagKind::Malformed,
+                    format!(
+                        "line of {n} bytes, longer than the {} bytes a line may have: skipped",
+                        self.max_line
+                    ),
+                )
+            })
+            .collect();
+        if self.grew {
+            out.push(Diagnostic::new(
+                self.no + 1,
+                DiagKind::Truncated,
+                format!("grew while it was read: its first {} bytes are analyzed", self.len),
+            ));
+        }
+        out
+    }
 }
 
 impl LineSource for FileSource {
     fn next_line(&mut self) -> Option<SourceLine<'_>> {
-        // Offsets are relative to `pos`: a refill moves `buf[pos..end]` to the front.
-        let mut scanned = 0;
-        let nl = loop {
-            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.pos + scanned..self.end]) {
-                break Some(scanned + i);
-            }
-            scanned = self.end - self.pos;
-            if !self.refill() {
-                break None;
-            }
-        };
-        let avail = self.end - self.pos;
-        if nl.is_none() && avail == 0 {
-            return None;
-        }
-        let stop = nl.unwrap_or(avail);
-        let next = nl.map_or(avail, |i| i + 1);
-        // The last line with content? Look ahead (reading more) past whitespace; a
-        // hostile run of more than LOOKAHEAD bytes of whitespace is taken as content.
-        let has = self.buf[self.pos..self.pos + stop].iter().any(|b| !b.is_ascii_whitespace());
-        let mut last_content = false;
-        if has {
-            let mut at = next;
-            loop {
-                let rest = &self.buf[self.pos..self.end];
-                if iosift_parsers::common::lines::next_content(rest, at) < rest.len()
-                    || rest.len() - next > LOOKAHEAD
-                {
-                    break;
+        loop {
+            // Offsets are relative to `pos`: a refill moves `buf[pos..end]` to the front.
+            let mut scanned = 0;
+            let nl = loop {
+                if let Some(i) = memchr::memchr(b'\n', &self.buf[self.pos + scanned..self.end]) {
+                    break Some(scanned + i);
                 }
-                at = rest.len();
+                scanned = self.end - self.pos;
+                if scanned > self.max_line {
+                    self.skip_line();
+                    scanned = 0;
+                    continue;
+                }
                 if !self.refill() {
-                    last_content = true;
-                    break;
+                    break None;
+                }
+            };
+            let avail = self.end - self.pos;
+            if nl.is_none() && avail == 0 {
+                return None;
+            }
+            let stop = nl.unwrap_or(avail);
+            let next = nl.map_or(avail, |i| i + 1);
+            if stop > self.max_line {
+                // Longer than the cap, but whole in the buffer: skipped all the same.
+                self.pos += next;
+                self.no += 1;
+                self.long_lines.push((self.no, stop as u64));
+                continue;
+            }
+            // The last line with content? Look ahead (reading more) past whitespace; a
+            // hostile run of more than LOOKAHEAD bytes of whitespace is taken as content.
+            let has = self.buf[self.pos..self.pos + stop].iter().any(|b| !b.is_ascii_whitespace());
+            let mut last_content = false;
+            if has {
+                let mut at = next;
+                loop {
+                    let rest = &self.buf[self.pos..self.end];
+                    if iosift_parsers::common::lines::next_content(rest, at) < rest.len()
+                        || rest.len() - next > LOOKAHEAD
+                    {
+                        break;
+                    }
+                    at = rest.len();
+                    if !self.refill() {
+                        last_content = true;
+                        break;
+                    }
                 }
             }
+            let start = self.pos;
+            self.pos += next;
+            self.no += 1;
+            let mut line = &self.buf[start..start + stop];
+            if let [head @ .., b'\r'] = line {
+                line = head;
+            }
+            return Some(SourceLine {
+                line: Line { no: self.no, bytes: line },
+                cut: nl.is_none(),
+                last_content,
+            });
         }
-        let start = self.pos;
-        self.pos += next;
-        self.no += 1;
-        let mut line = &self.buf[start..start + stop];
-        if let [head @ .., b'\r'] = line {
-            line = head;
-        }
-        Some(SourceLine { line: Line { no: self.no, bytes: line }, cut: nl.is_none(), last_content })
     }
 
     fn len_hint(&self) -> usize {
-        self.len
+        usize::try_from(self.len).unwrap_or(usize::MAX)
     }
 }
 
-/// Feeds every line of the file to `feed`; returns the line count and a read error, if any.
-fn for_each_line(st: &Streamed, mut feed: impl FnMut(usize, &[u8])) -> (usize, Option<String>) {
-    let file = match std::fs::File::open(&st.path) {
-        Ok(f) => f,
-        Err(e) => return (0, Some(e.to_string())),
-    };
-    let reader: Box<dyn Read> =
-        if st.gz { Box::new(flate2::read::MultiGzDecoder::new(file)) } else { Box::new(file) };
-    let mut r = BufReader::with_capacity(1 << 20, reader);
-    let mut buf = Vec::with_capacity(4096);
-    let mut no = 0;
-    loop {
-        buf.clear();
-        match r.read_until(b'\n', &mut buf) {
-            Ok(0) => return (no, None),
-            Ok(_) => {
-                no += 1;
-                let mut line = buf.as_slice();
-                if let [head @ .., b'\n'] = line {
-                    line = head;
-                }
-                if let [head @ .., b'\r'] = line {
-                    line = head;
-                }
-                feed(no, line);
-            }
-            Err(e) => return (no, Some(e.to_string())),
-        }
+/// Feeds every line of the file to `feed` (line number, bytes without the line end).
+fn for_each_line(src: &mut FileSource, mut feed: impl FnMut(usize, &[u8])) {
+    while let Some(l) = src.next_line() {
+        feed(l.line.no, l.line.bytes);
     }
 }
 
-/// Lines `a..=b` (1-based) of a streamed file, with their `\n`s (for evidence quotes).
+/// Lines `a..=b` (1-based) of a streamed file, with their `\n`s (for evidence quotes);
+/// a line skipped for its length is an empty line, so that the numbers still hold.
 pub fn line_range(st: &Streamed, a: usize, b: usize) -> Vec<u8> {
+    match FileSource::open(st) {
+        Ok(src) => lines_of(src, a, b),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// [`line_range`] of an open source.
+fn lines_of(mut src: FileSource, a: usize, b: usize) -> Vec<u8> {
     let mut out = Vec::new();
-    let Ok(mut src) = FileSource::open(st) else { return out };
+    let mut next = a;
     while let Some(l) = src.next_line() {
         if l.line.no > b {
             break;
         }
         if l.line.no >= a {
+            out.resize(out.len() + (l.line.no - next), b'\n');
             out.extend_from_slice(l.line.bytes);
             out.push(b'\n');
+            next = l.line.no + 1;
         }
     }
     out
@@ -223,57 +313,53 @@ pub fn line_range(st: &Streamed, a: usize, b: usize) -> Vec<u8> {
 /// [`LineSource`] ([`crate::bundle::STREAMED`]);
 /// any other id is reported, never parsed as something else.
 pub fn parse(st: &Streamed) -> Option<(&'static str, Parsed<Data>)> {
-    parse_with_chunk(st, CHUNK)
+    parse_with(st, CHUNK, MAX_LINE)
 }
 
-/// [`parse`], reading `chunk` bytes at a time.
-fn parse_with_chunk(st: &Streamed, chunk: usize) -> Option<(&'static str, Parsed<Data>)> {
-    let (parsed, err, lines): (Parsed<Data>, Option<String>, usize) = match st.format {
+/// [`parse`], reading `chunk` bytes at a time and skipping lines longer than `max_line`.
+fn parse_with(st: &Streamed, chunk: usize, max_line: usize) -> Option<(&'static str, Parsed<Data>)> {
+    use iosift_parsers::{dstat_csv, iostat, pidstat, proc_diskstats, proc_meminfo, proc_vmstat, vmstat};
+    let mut src = match FileSource::with_limits(st, chunk, max_line) {
+        Ok(s) => s,
+        Err(e) => {
+            let mut p = iosift_parsers::by_id(st.format)?.parse(b"");
+            p.diagnostics.push(Diagnostic::new(1, DiagKind::Truncated, format!("cannot read: {e}")));
+            return Some((st.format, p));
+        }
+    };
+    let src = &mut src;
+    let mut parsed: Parsed<Data> = match st.format {
         "perf_script" => {
             let mut c = iosift_parsers::perf_script::Collector::new();
-            let (n, err) = for_each_line(st, |no, l| c.feed_line(no, l));
-            (c.finish().map(|v| Data::PerfScript(Box::new(v))), err, n)
+            for_each_line(src, |no, l| c.feed_line(no, l));
+            c.finish().map(|v| Data::PerfScript(Box::new(v)))
         }
         "mysqlbinlog" => {
             let mut c = iosift_parsers::mysqlbinlog::Collector::new();
-            let (n, err) = for_each_line(st, |no, l| c.feed_line(no, l));
-            (c.finish().map(Data::Mysqlbinlog), err, n)
+            for_each_line(src, |no, l| c.feed_line(no, l));
+            c.finish().map(Data::Mysqlbinlog)
         }
-        "iostat" | "pidstat" | "vmstat" | "dstat_csv" | "proc_meminfo" | "proc_vmstat" | "proc_diskstats" => {
-            let mut src = match FileSource::with_chunk(st, chunk) {
-                Ok(s) => s,
-                Err(e) => {
-                    let mut p = iosift_parsers::by_id(st.format)?.parse(b"");
-                    p.diagnostics.push(Diagnostic::new(1, DiagKind::Truncated, format!("cannot read: {e}")));
-                    return Some((st.format, p));
-                }
-            };
-            use iosift_parsers::{
-                dstat_csv, iostat, pidstat, proc_diskstats, proc_meminfo, proc_vmstat, vmstat,
-            };
-            let parsed = match st.format {
-                "iostat" => iostat::parse_source_within(&mut src, IOSTAT_ROW_BUDGET).map(Data::Iostat),
-                "pidstat" => pidstat::parse_source_within(&mut src, PIDSTAT_ROW_BUDGET).map(Data::Pidstat),
-                "vmstat" => vmstat::parse_source(&mut src).map(Data::Vmstat),
-                "dstat_csv" => dstat_csv::parse_source(&mut src).map(Data::DstatCsv),
-                "proc_meminfo" => {
-                    proc_meminfo::parse_source_within(&mut src, TS_SNAPSHOT_BUDGET).map(Data::ProcMeminfo)
-                }
-                "proc_vmstat" => {
-                    proc_vmstat::parse_source_within(&mut src, TS_SNAPSHOT_BUDGET).map(Data::ProcVmstat)
-                }
-                _ => {
-                    proc_diskstats::parse_source_within(&mut src, TS_SNAPSHOT_BUDGET).map(Data::ProcDiskstats)
-                }
-            };
-            let n = parsed.lines;
-            (parsed, src.error.take(), n)
+        "iostat" => iostat::parse_source_within(src, IOSTAT_ROW_BUDGET).map(Data::Iostat),
+        "pidstat" => pidstat::parse_source_within(src, PIDSTAT_ROW_BUDGET).map(Data::Pidstat),
+        "vmstat" => vmstat::parse_source(src).map(Data::Vmstat),
+        "dstat_csv" => dstat_csv::parse_source(src).map(Data::DstatCsv),
+        "proc_meminfo" => proc_meminfo::parse_source_within(src, TS_SNAPSHOT_BUDGET).map(Data::ProcMeminfo),
+        "proc_vmstat" => proc_vmstat::parse_source_within(src, TS_SNAPSHOT_BUDGET).map(Data::ProcVmstat),
+        "proc_diskstats" => {
+            proc_diskstats::parse_source_within(src, TS_SNAPSHOT_BUDGET).map(Data::ProcDiskstats)
         }
         _ => return None,
     };
-    let mut parsed = parsed;
+    let lines = src.lines();
     parsed.lines = parsed.lines.max(lines);
-    if let Some(e) = err {
+    parsed.skipped_lines += src.long_lines.len();
+    let own = src.diagnostics();
+    if !own.is_empty() {
+        // The reader's own diagnostics in line order among the parser's.
+        parsed.diagnostics.extend(own);
+        parsed.diagnostics.sort_by_key(|d| d.line);
+    }
+    if let Some(e) = src.error.take() {
         parsed.diagnostics.push(Diagnostic::new(
             lines + 1,
             DiagKind::Truncated,
@@ -290,8 +376,9 @@ mod tests {
     /// Streamed (in reads of `chunk` bytes) and whole-file parses of `path` as `format` agree.
     fn same_parse(path: &std::path::Path, format: &'static str, chunk: usize) {
         let gz = path.extension().is_some_and(|e| e == "gz");
-        let st = Streamed { path: path.to_path_buf(), gz, format };
-        let (_, streamed) = parse_with_chunk(&st, chunk).unwrap();
+        let len = std::fs::metadata(path).unwrap().len();
+        let st = Streamed { path: path.to_path_buf(), gz, format, len };
+        let (_, streamed) = parse_with(&st, chunk, MAX_LINE).unwrap();
         let raw = std::fs::read(path).unwrap();
         let bytes = iosift_parsers::common::decode::maybe_gunzip(&raw, 1 << 30).unwrap();
         let whole = iosift_parsers::by_id(format).unwrap().parse(&bytes);
@@ -398,7 +485,8 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/samples/mariadb_fsync_durable/capture/perf-profile.script.txt.gz"
         ));
-        let st = Streamed { path: path.clone(), gz: true, format: "perf_script" };
+        let len = std::fs::metadata(&path).unwrap().len();
+        let st = Streamed { path: path.clone(), gz: true, format: "perf_script", len };
         let (id, streamed) = parse(&st).unwrap();
         assert_eq!(id, "perf_script");
         let raw = std::fs::read(&path).unwrap();
@@ -410,5 +498,95 @@ mod tests {
         assert_eq!(a.collapsed, b.collapsed);
         assert_eq!(streamed.lines, whole.lines);
         assert_eq!(streamed.diagnostics, whole.diagnostics);
+    }
+
+    /// A plain file written to a temporary folder, as a [`Streamed`] of `format`.
+    fn streamed(dir: &tempfile::TempDir, body: &[u8], format: &'static str) -> Streamed {
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, body).unwrap();
+        Streamed { path, gz: false, format, len: body.len() as u64 }
+    }
+
+    #[test]
+    fn lines_over_the_cap_are_skipped_to_their_newline_and_the_rest_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = vec![0u8; 5000];
+        let body = [b"a\n".as_slice(), &long, b"\r\nb\n", &[b'x'; 1000], b"\n", &long].concat();
+        let st = streamed(&dir, &body, "vmstat");
+        for chunk in [CHUNK, 64, 1] {
+            let mut src = FileSource::with_limits(&st, chunk, 1000).unwrap();
+            let mut got = Vec::new();
+            while let Some(l) = src.next_line() {
+                got.push((l.line.no, String::from_utf8_lossy(l.line.bytes).into_owned()));
+            }
+            // A line of exactly the cap is kept; the one cut by the end of the file is skipped too.
+            let want = vec![(1, "a".to_string()), (3, "b".to_string()), (4, "x".repeat(1000))];
+            assert_eq!(got, want, "chunk {chunk}");
+            assert_eq!(src.long_lines, [(2, 5001), (5, 5000)], "chunk {chunk} (the \\r is the line's)");
+            assert_eq!((src.lines(), src.error.as_deref(), src.grew), (5, None, false));
+        }
+        // Evidence quotes keep the numbers: the skipped line is an empty one.
+        let quoted = lines_of(FileSource::with_limits(&st, 64, 1000).unwrap(), 1, 3);
+        assert_eq!(String::from_utf8_lossy(&quoted), "a\n\nb\n");
+    }
+
+    #[test]
+    fn a_long_line_in_a_series_is_one_diagnostic_and_the_reports_after_it_are_kept() {
+        let text = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/samples/mariadb_fsync_durable/capture/iostat-x-t.txt"
+        ))
+        .unwrap();
+        // After the first report's blank line: a run of NULs where a writer left a hole.
+        let at = text.windows(2).position(|w| w == b"\n\n").unwrap() + 2;
+        let at = at + text[at..].windows(2).position(|w| w == b"\n\n").unwrap() + 2;
+        let no = text[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        let body = [&text[..at], &[0u8; 3000][..], b"\n", &text[at..]].concat();
+        let dir = tempfile::tempdir().unwrap();
+        let st = streamed(&dir, &body, "iostat");
+        let whole =
+            iosift_parsers::by_id("iostat").unwrap().parse(&[&text[..at], b"\n", &text[at..]].concat());
+        for chunk in [CHUNK, 64] {
+            let (_, p) = parse_with(&st, chunk, 2048).unwrap();
+            assert_eq!(format!("{:?}", p.value), format!("{:?}", whole.value), "chunk {chunk}");
+            let d: Vec<_> = p.diagnostics.iter().filter(|d| !whole.diagnostics.contains(d)).collect();
+            assert_eq!(d.len(), 1, "{d:?}");
+            assert_eq!((d[0].line, d[0].kind), (no, DiagKind::Malformed));
+            assert_eq!(d[0].text, "line of 3000 bytes, longer than the 2048 bytes a line may have: skipped");
+            assert_eq!(p.skipped_lines, whole.skipped_lines + 1);
+            assert_eq!(p.lines, whole.lines);
+        }
+    }
+
+    #[test]
+    fn a_perf_script_line_over_the_cap_is_skipped_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let body =
+            [b"mysqld 1 [000] 1.0: 1 cycles:\n\tffff f (k)\n\n".as_slice(), &[b'z'; 3000], b"\n"].concat();
+        let st = streamed(&dir, &body, "perf_script");
+        let (_, p) = parse_with(&st, 64, 2048).unwrap();
+        assert_eq!(p.lines, 4);
+        let long = p.diagnostics.iter().find(|d| d.line == 4).expect("the long line's diagnostic");
+        assert_eq!(long.text, "line of 3000 bytes, longer than the 2048 bytes a line may have: skipped");
+    }
+
+    #[test]
+    fn a_file_longer_than_when_listed_is_read_up_to_then() {
+        let text = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/samples/mariadb_fsync_durable/capture/iostat-x-t.txt"
+        ))
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut st = streamed(&dir, &text, "iostat");
+        // Listed when it held its first half (up to a report's end); written on since.
+        let half = text[..text.len() / 2].windows(2).rposition(|w| w == b"\n\n").unwrap() + 2;
+        st.len = half as u64;
+        let (_, p) = parse_with(&st, CHUNK, MAX_LINE).unwrap();
+        let first = iosift_parsers::by_id("iostat").unwrap().parse(&text[..half]);
+        assert_eq!(format!("{:?}", p.value), format!("{:?}", first.value));
+        let grew = p.diagnostics.last().unwrap();
+        assert_eq!(grew.kind, DiagKind::Truncated);
+        assert_eq!(grew.text, format!("grew while it was read: its first {half} bytes are analyzed"));
     }
 }

@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests: finding a program on PATH,
-//! running it with a timeout, a headless Chromium command line, and (`support`)
-//! the one place that finds the shared folder.
+//! running it with a timeout or under an address-space limit, a headless Chromium
+//! command line, and (`support`) the one place that finds the shared folder.
 
 #![allow(dead_code)]
 
@@ -18,6 +18,16 @@ use std::time::{Duration, Instant};
 /// The program's path when it is on PATH.
 pub fn on_path(bin: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(bin)).find(|p| p.is_file())
+}
+
+/// `bin` under an address-space limit of `bytes` (`prlimit --as`, util-linux), with
+/// one malloc arena so the room a run needs does not grow with the machine's cores.
+/// `None` when prlimit is missing (the caller prints a skip line).
+pub fn address_space_limited(bytes: u64, bin: &str) -> Option<Command> {
+    let prlimit = ["/usr/bin/prlimit", "/bin/prlimit"].into_iter().find(|p| Path::new(p).exists())?;
+    let mut c = Command::new(prlimit);
+    c.arg(format!("--as={bytes}")).arg(bin).env("MALLOC_ARENA_MAX", "1");
+    Some(c)
 }
 
 /// Runs a command with a timeout; returns (success, stdout, stderr).
@@ -104,4 +114,25 @@ pub fn load_page(bin: &Path, tmp: &Path, url: &str) -> Page {
     let console =
         err1.lines().chain(err2.lines()).filter(|l| l.contains(":CONSOLE")).map(str::to_string).collect();
     Page { png, console, dom, net_log: std::fs::read_to_string(&net).unwrap_or_default() }
+}
+
+/// A capture file as a crashed or still running writer leaves it: `head`, then a hole of
+/// `hole` bytes (read back as NULs; sparse, so no disk is used), then `tail`.
+pub fn with_hole(path: &Path, head: &[u8], hole: u64, tail: &[u8]) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = std::fs::File::create(path).unwrap();
+    f.write_all(head).unwrap();
+    f.seek(SeekFrom::Current(i64::try_from(hole).unwrap())).unwrap();
+    f.write_all(tail).unwrap();
+    f.set_len(head.len() as u64 + hole + tail.len() as u64).unwrap();
+}
+
+/// The `vmstat -t` of the replica_sql_bound sample (75 reports) repeated `k` times: more
+/// than 64 KiB of text for `k >= 10`, so that a file starting with it is recognised from
+/// its head (and streamed when it is large).
+pub fn vmstat_text(k: usize) -> Vec<u8> {
+    let one =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/replica_sql_bound/capture/vmstat-t.txt"))
+            .unwrap();
+    one.repeat(k)
 }

@@ -221,19 +221,22 @@ pub fn read_special(f: File, limit: u64, deadline: Deadline, regular: bool) -> R
         .spawn(move || pump(f, tx, idle, regular))
         .map_err(SpecialError::Io)?;
     let start = Instant::now();
+    let past_total = || {
+        let total = deadline.total.filter(|t| start.elapsed() >= *t)?;
+        Some(SpecialError::WouldBlock(format!(
+            "still sending after {} s: a live stream",
+            total.as_secs_f64()
+        )))
+    };
     let mut out: Vec<u8> = Vec::new();
     loop {
+        if let Some(e) = past_total() {
+            return Err(e);
+        }
         // The thread's own wait for a pipe ends first; this one catches a read stuck in the kernel.
         let mut wait = idle + Duration::from_secs(1);
         if let Some(total) = deadline.total {
-            let left = total.saturating_sub(start.elapsed());
-            if left.is_zero() {
-                return Err(SpecialError::WouldBlock(format!(
-                    "still sending after {} s: a live stream",
-                    total.as_secs_f64()
-                )));
-            }
-            wait = wait.min(left);
+            wait = wait.min(total.saturating_sub(start.elapsed()));
         }
         match rx.recv_timeout(wait) {
             Ok(Msg::Data(chunk)) => {
@@ -248,10 +251,9 @@ pub fn read_special(f: File, limit: u64, deadline: Deadline, regular: bool) -> R
             Ok(Msg::Blocked(why)) => return Err(SpecialError::WouldBlock(why)),
             Ok(Msg::Failed(e)) => return Err(SpecialError::Io(e)),
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                return Err(SpecialError::WouldBlock(format!(
-                    "a read did not return within {} s",
-                    wait.as_secs_f64()
-                )));
+                return Err(past_total().unwrap_or_else(|| {
+                    SpecialError::WouldBlock(format!("a read did not return within {} s", wait.as_secs_f64()))
+                }));
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(SpecialError::Io(io::Error::other("the reading thread ended")));
@@ -324,6 +326,46 @@ mod tests {
         assert!(meta.file_type().is_fifo());
         match read_special(f, 1 << 20, SHORT, false) {
             Err(SpecialError::WouldBlock(why)) => assert_eq!(why, "no data for 0.2 s"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_live_stream_is_not_read() {
+        // A sizeless file that answers "would block" (trace_pipe with no event): a FIFO with
+        // a writer that writes nothing answers the same.
+        let tmp = tempfile::tempdir().unwrap();
+        let p = fifo(tmp.path());
+        let (f, _) = open(&p).unwrap();
+        let writer = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        match read_special(f, 1 << 20, SIZELESS, true) {
+            Err(e @ SpecialError::WouldBlock(_)) => assert_eq!(
+                e.to_string(),
+                "would block: not read (a live stream such as trace_pipe: reading it waits for events)"
+            ),
+            other => panic!("{other:?}"),
+        }
+        // One that never stops sending is cut at the whole read's deadline.
+        let (f, _) = open(&p).unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let chatter = {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut w = writer;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = std::io::Write::write_all(&mut w, b"event\n");
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            })
+        };
+        let deadline = Deadline { idle: Duration::from_secs(5), total: Some(Duration::from_millis(300)) };
+        let got = read_special(f, 1 << 20, deadline, false);
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        chatter.join().unwrap();
+        match got {
+            Err(e @ SpecialError::WouldBlock(_)) => {
+                assert_eq!(e.to_string(), "would block: not read (still sending after 0.3 s: a live stream)")
+            }
             other => panic!("{other:?}"),
         }
     }

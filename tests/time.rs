@@ -182,3 +182,65 @@ fn a_reversed_window_is_a_usage_error_naming_both_times() {
     );
     assert!(!tmp.path().join("o").exists(), "nothing written");
 }
+
+/// The capture's (first, last) instant over every timed file, and the problems of `name`.
+fn span_of(cap: &Path, name: &str) -> ((f64, f64), Vec<String>) {
+    let b = load(&[cap.to_path_buf()], &Limits::default()).unwrap();
+    let a = anchor(&b, &Options::default());
+    let span = a
+        .clocks
+        .iter()
+        .flatten()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(s, e), c| (s.min(c.first), e.max(c.last)));
+    let f = a.files.iter().find(|f| f.name == name).unwrap();
+    (span, f.diagnostics.iter().map(|d| format!("line {}: {}: {}", d.line, d.kind, d.text)).collect())
+}
+
+/// Issue 33: one garbled `iostat -t` stamp (the hour's digit, the line cut, a leap second
+/// out of place) moved its report ~10-19 h and stretched the 80 s capture to most of a
+/// day, without a word. Now the report keeps its place in the series, the span is the
+/// clean capture's, and a `bad_time` diagnostic names the file and line.
+#[test]
+fn a_garbled_iostat_stamp_keeps_its_place_in_the_series() {
+    let io = sample("iostat-x-t.txt");
+    let files = |io: String| {
+        folder(&[
+            ("iostat-x-t.txt", io),
+            ("vmstat-t.txt", sample("vmstat-t.txt")),
+            (DISKSTATS, sample(DISKSTATS)),
+        ])
+    };
+    let (_t, clean) = files(io.clone());
+    let (span, diags) = span_of(&clean, "iostat-x-t.txt");
+    assert!((78.0..80.0).contains(&(span.1 - span.0)), "{span:?}");
+    assert_eq!(diags, Vec::<String>::new());
+    let stamp = "\n2026-12-01T19:28:40+0000\n";
+    let line = io[..=io.find(stamp).unwrap()].lines().count() + 1;
+    for bad in [
+        "2026-12-01T09:28:40+0000",
+        "2026-12-01T19:28",
+        "2026-12-01T23:59:60+0000",
+        "2026-12-01T00:28:40+0000",
+    ] {
+        let (_t, cap) = files(io.replacen(stamp, &format!("\n{bad}\n"), 1));
+        let (garbled, diags) = span_of(&cap, "iostat-x-t.txt");
+        assert_eq!(garbled, span, "{bad}");
+        assert!(
+            diags.iter().any(|d| (d.starts_with(&format!("line {line}: bad_time"))
+                || d.starts_with(&format!("line {}: bad_time", line + 1)))
+                && d.contains("2026-12-01T19:28:40+00:00")),
+            "{bad}: {diags:?}"
+        );
+    }
+    // `iosift inspect` shows it with the file and line.
+    let (_t, cap) = files(io.replacen(stamp, "\n2026-12-01T09:28:40+0000\n", 1));
+    let out =
+        std::process::Command::new(env!("CARGO_BIN_EXE_iosift")).arg("inspect").arg(&cap).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = text.find("iostat-x-t.txt\n").unwrap_or_else(|| panic!("{text}"));
+    let want = format!(
+        "line {line}: bad_time: time stamp 2026-12-01T09:28:40+00:00 breaks its series (2026-12-01T19:28:39+00:00 before, 2026-12-01T19:28:41+00:00 after, every 1 s): read as 2026-12-01T19:28:40+00:00"
+    );
+    assert!(text[at..].contains(&want), "{text}");
+    assert!(text[at..].contains("time: 2026-12-01T19:28:10Z .. 2026-12-01T19:29:25Z"), "{text}");
+}

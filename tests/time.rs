@@ -244,3 +244,24 @@ fn a_garbled_iostat_stamp_keeps_its_place_in_the_series() {
     assert!(text[at..].contains(&want), "{text}");
     assert!(text[at..].contains("time: 2026-12-01T19:28:10Z .. 2026-12-01T19:29:25Z"), "{text}");
 }
+
+/// Issue 33: `--tz -0500`, the form `--help` shows, was taken for a flag (`unexpected
+/// argument '-0'`, with the advice to write `-- -0`). Now it is the zone, as are
+/// `--display-tz -0500` and the `-1m` of `--from`/`--to`.
+#[test]
+fn a_negative_offset_is_a_value_of_tz() {
+    let (_t, cap) = folder(&[("iostat-x-t.txt", iostat_en_gb())]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_iosift"))
+        .args(["inspect", "--json", "--tz", "-0500", "--display-tz", "-0500", "--from", "-1m", "--to", "-0s"])
+        .arg(&cap)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &v["files"][0];
+    // `01/12/26 19:28:11` (12 January, month-first alone) at -05:00 is 00:28:11 UTC the next
+    // day; the first report covers the second before it.
+    assert_eq!(f["first"], "2026-01-13T00:28:10Z", "{v}");
+    assert_eq!(f["zone"], "-0500 (from --tz)", "{v}");
+}

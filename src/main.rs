@@ -262,7 +262,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
             for pr in &problems {
-                eprintln!("iosift: {}", iosift::term::safe(&format!("{}: {}", pr.name, pr.message)));
+                eprintln!("iosift: {}", iosift::term::one_line(&format!("{}: {}", pr.name, pr.message)));
             }
             if json {
                 let doc = serde_json::json!({ "files": reports });
@@ -314,7 +314,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 // --json an encrypted zip said nothing anywhere but in findings.json).
                 const SHOWN: usize = 20;
                 for p in report.problems.iter().take(SHOWN) {
-                    eprintln!("iosift: {}", iosift::term::safe(&format!("{}: {}", p.name, p.message)));
+                    eprintln!("iosift: {}", iosift::term::one_line(&format!("{}: {}", p.name, p.message)));
                 }
                 if report.problems.len() > SHOWN {
                     eprintln!(

@@ -3,6 +3,8 @@
 //! character (an escape sequence that recolours or clears the screen) or a
 //! bidirectional override (`U+202E`, which makes `txt.exe` read `exe.txt`)
 //! would reach the user's terminal as it is. Here they become visible escapes.
+//! The report, diff and batch pages and the charts use the same rules
+//! ([`safe_doc`], [`one_line`]): a browser would apply the override too.
 
 use std::borrow::Cow;
 
@@ -42,6 +44,17 @@ fn escaped(s: &str, lines: bool) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// [`safe`] of a whole document the program wrote (an HTML page, an SVG): every
+/// control (but newline and tab) and bidirectional character in it came from the
+/// capture, through a text or an attribute, and is written as a visible escape, so
+/// the page shows what the terminal shows. `doc` is returned as it is when clean.
+pub fn safe_doc(doc: String) -> String {
+    match safe(&doc) {
+        Cow::Borrowed(_) => doc,
+        Cow::Owned(o) => o,
+    }
 }
 
 /// JSON text for a terminal: serde_json already escapes control characters; the

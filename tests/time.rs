@@ -265,3 +265,48 @@ fn a_negative_offset_is_a_value_of_tz() {
     assert_eq!(f["first"], "2026-01-13T00:28:10Z", "{v}");
     assert_eq!(f["zone"], "-0500 (from --tz)", "{v}");
 }
+
+/// The sample's iostat as `iostat -x -t 60` in the C locale on a host in Europe/Berlin
+/// from 2026-10-25 02:30 CEST to 03:30 CET: 121 reports a minute apart, their stamps
+/// (`10/25/26 02:30:00`) local times that repeat 02:00-02:59 when DST ends at 03:00 CEST.
+fn iostat_across_dst_end() -> (String, i64) {
+    let io = sample("iostat-x-t.txt");
+    let lines: Vec<&str> = io.lines().collect();
+    let body = lines[4..lines[4..].iter().position(|l| l.starts_with("2026-12-01T")).unwrap() + 4].join("\n");
+    let first = chrono::Utc.with_ymd_and_hms(2026, 10, 25, 0, 30, 0).unwrap().timestamp();
+    let change = chrono::Utc.with_ymd_and_hms(2026, 10, 25, 1, 0, 0).unwrap().timestamp();
+    let mut out = format!("{}\n\n", lines[0].replace("2026-12-01", "10/25/26"));
+    for k in 0..121 {
+        let e = first + 60 * k;
+        let local =
+            DateTime::from_timestamp(e + if e < change { 7200 } else { 3600 }, 0).unwrap().naive_utc();
+        out.push_str(&format!("{}\n{body}\n", local.format("%m/%d/%y %H:%M:%S")));
+    }
+    (out, first)
+}
+
+/// Issue 33: across the end of DST the repeated hour was placed an hour off: its second
+/// run (02:00-02:59 CET) read as the first (CEST), on top of the reports already there,
+/// the span an hour too long and not a word with `--tz Europe/Berlin`. Now the series'
+/// order decides: the first run of the hour is the earlier occurrence; after the stamps go
+/// back, the later. Every report has its own minute, the span is the 2 h of the capture.
+#[test]
+fn the_repeated_dst_hour_is_placed_by_the_series_order() {
+    let (io, first) = iostat_across_dst_end();
+    assert!(io.contains("\n10/25/26 02:59:00\n") && io.contains("\n10/25/26 03:30:00\n"));
+    assert_eq!(io.matches("\n10/25/26 02:30:00\n").count(), 2, "02:30 twice");
+    let (_t, cap) = folder(&[("iostat-x-t.txt", io)]);
+    let b = load(&[cap], &Limits::default()).unwrap();
+    let opts = Options {
+        tz: Some((iosift::clock::parse_tz("Europe/Berlin").unwrap(), "Europe/Berlin".into())),
+        ..Options::default()
+    };
+    let a = anchor(&b, &opts);
+    let c = a.clocks[0].unwrap();
+    assert_eq!((c.first, c.last), (first as f64, (first + 120 * 60) as f64));
+    let p = iosift::pipeline::run(&b, &opts);
+    let secs = p.timeline.seconds_covered("iostat-x-t.txt");
+    // The minute of each report after the first (which starts the series): none shared.
+    assert_eq!(secs, 120 * 60, "every report its own minute: {secs} s covered");
+    assert!(!p.clock_warnings.iter().any(|w| w.contains("daylight")), "{:?}", p.clock_warnings);
+}

@@ -405,11 +405,13 @@ impl Clock {
         }
     }
 
-    /// Seconds since the banner's midnight, rolling to the next day when the time goes back.
+    /// Seconds since the banner's midnight, rolling to the next day when the time goes
+    /// back by more than 12 h (an hour back is the repeated hour of a daylight saving
+    /// time change, not a new day).
     fn place(&mut self, tod: NaiveTime) -> (i64, Option<f64>) {
         let mut abs = self.day as f64 * 86_400.0 + secs_of(tod);
         if let Some(last) = self.last_abs
-            && abs + 1.0 < last
+            && abs + 43_200.0 < last
         {
             self.day += 1;
             abs += 86_400.0;

@@ -297,30 +297,55 @@ fn mode(v: &[i32]) -> Option<i32> {
     counts.into_iter().max_by_key(|(_, c)| *c).map(|(v, _)| v)
 }
 
-/// Anchors a time-of-day series on a start date, rolling over to the next day
-/// whenever the time goes backwards by more than `rollover_slack_s` (pidstat rows).
-#[derive(Debug, Clone)]
+/// The clock of one file's series of local stamps: anchors a time-of-day series on a
+/// start date, rolling over to the next day whenever the time goes backwards by more
+/// than 12 h (pidstat rows), and places each local time after the one before, so that
+/// the hour repeated when daylight saving time ends is read in the series' order: its
+/// first run as the earlier occurrence, after the stamps go back, the later
+/// ([`ZoneRule::local_to_epoch_after`]).
+#[derive(Debug, Clone, Default)]
 pub struct DayRoller {
-    date: NaiveDate,
+    date: Option<NaiveDate>,
     last: Option<NaiveTime>,
+    last_epoch: Option<f64>,
 }
 
 impl DayRoller {
     /// Starts on `date`.
     pub fn new(date: NaiveDate) -> Self {
-        DayRoller { date, last: None }
+        DayRoller { date: Some(date), ..Default::default() }
     }
 
-    /// The full local date-time of the next time of day.
-    pub fn next(&mut self, t: NaiveTime) -> NaiveDateTime {
+    /// Starts on `date` when known; without one, times of day cannot be placed but
+    /// local date-times still follow the series ([`Self::place_local`]).
+    pub fn maybe(date: Option<NaiveDate>) -> Self {
+        DayRoller { date, ..Default::default() }
+    }
+
+    /// The full local date-time of the next time of day (`None` without a date).
+    pub fn next(&mut self, t: NaiveTime) -> Option<NaiveDateTime> {
+        let date = self.date.as_mut()?;
         if let Some(last) = self.last
             && t < last
             && (last - t).num_seconds() > 12 * 3600
         {
-            self.date = self.date.succ_opt().unwrap_or(self.date);
+            *date = date.succ_opt().unwrap_or(*date);
         }
         self.last = Some(t);
-        self.date.and_time(t)
+        Some(date.and_time(t))
+    }
+
+    /// Epoch seconds of the next local date-time of the series in `zone`.
+    pub fn place_local(&mut self, zone: &Zone, n: NaiveDateTime) -> f64 {
+        let e = zone.rule.local_to_epoch_after(n, self.last_epoch);
+        self.last_epoch = Some(e);
+        e
+    }
+
+    /// Epoch seconds of the next time of day of the series in `zone` (`None` without a date).
+    pub fn place_time(&mut self, zone: &Zone, t: NaiveTime) -> Option<f64> {
+        let n = self.next(t)?;
+        Some(self.place_local(zone, n))
     }
 }
 
@@ -372,8 +397,9 @@ mod tests {
         let d = NaiveDate::from_ymd_opt(2026, 11, 29).unwrap();
         let mut r = DayRoller::new(d);
         r.next(NaiveTime::from_hms_opt(23, 59, 59).unwrap());
-        let n = r.next(NaiveTime::from_hms_opt(0, 0, 1).unwrap());
+        let n = r.next(NaiveTime::from_hms_opt(0, 0, 1).unwrap()).unwrap();
         assert_eq!(n.date(), d.succ_opt().unwrap());
+        assert_eq!(DayRoller::maybe(None).next(NaiveTime::MIN), None);
         let p = pt_stalk_prefix("2026_11_29_19_37_19-meminfo").unwrap();
         assert_eq!(p.to_string(), "2026-11-29 19:37:19");
         assert!(pt_stalk_prefix("iostat.txt").is_none());

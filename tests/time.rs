@@ -310,3 +310,45 @@ fn the_repeated_dst_hour_is_placed_by_the_series_order() {
     assert_eq!(secs, 120 * 60, "every report its own minute: {secs} s covered");
     assert!(!p.clock_warnings.iter().any(|w| w.contains("daylight")), "{:?}", p.clock_warnings);
 }
+
+/// Issue 33: `--tz` silently won over what the capture says. Now a clock warning names
+/// both zones, their offsets and how far apart they are; none when they agree.
+#[test]
+fn a_tz_that_disagrees_with_the_capture_is_a_warning() {
+    let warnings = |files: &[(&str, String)], tz: &str| {
+        let (_t, cap) = folder(files);
+        let b = load(&[cap], &Limits::default()).unwrap();
+        let opts = Options {
+            tz: Some((iosift::clock::parse_tz(tz).unwrap(), tz.to_string())),
+            ..Options::default()
+        };
+        iosift::pipeline::run(&b, &opts)
+            .clock_warnings
+            .into_iter()
+            .filter(|w| w.starts_with("--tz"))
+            .collect::<Vec<_>>()
+    };
+    // pt-stalk TS lines at +02:00 (epoch vs local time).
+    let ts = [(DISKSTATS, diskstats_with(|e| (e, 7200)))];
+    let w = warnings(&ts, "UTC");
+    assert_eq!(
+        w,
+        [
+            "--tz UTC (+00:00) disagrees with the capture, which says +02:00 (source: pt-stalk TS epoch vs local time): they are 2 h apart; local times were read in --tz UTC"
+        ]
+    );
+    assert_eq!(warnings(&ts, "+02:00"), Vec::<String>::new());
+    // Europe/Berlin in December is +01:00: an hour from the TS lines.
+    let w = warnings(&ts, "Europe/Berlin");
+    assert!(w.len() == 1 && w[0].contains("(+01:00)") && w[0].contains("1 h apart"), "{w:?}");
+    // vmstat -t says UTC in its header.
+    let w = warnings(&[("vmstat-t.txt", sample("vmstat-t.txt"))], "-0500");
+    assert!(
+        w.len() == 1
+            && w[0].contains("says UTC (+00:00) (source: vmstat -t header)")
+            && w[0].contains("5 h apart"),
+        "{w:?}"
+    );
+    // Nothing in the capture states a zone: nothing to disagree with.
+    assert_eq!(warnings(&[("iostat-x-t.txt", iostat_en_gb())], "-0500"), Vec::<String>::new());
+}

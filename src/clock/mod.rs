@@ -6,7 +6,8 @@
 //! order: `--tz` (an offset or an IANA zone, DST-aware); the gap between pt-stalk `TS` epochs and their local dates;
 //! `vmstat -t` headers; ISO offsets in iostat; dstat's `Date:` zone; `date` lines between
 //! runs; else UTC
-//! with a warning in the report.
+//! with a warning in the report. A `--tz` that disagrees with what the capture says is
+//! a warning naming both ([`ZoneEvidence::cli_disagreement`]).
 
 pub mod window;
 mod zone;
@@ -262,6 +263,38 @@ impl ZoneEvidence {
             ),
             assumed: false,
         })
+    }
+
+    /// The warning when `--tz` disagrees with the zone the capture states (pt-stalk `TS`
+    /// lines, a `vmstat -t` header, ISO offsets, ...): both zones, their offsets and how
+    /// far apart they are. Compared at the `TS` lines' instants and at `at` (the
+    /// capture's start), so an IANA zone is taken at the capture's date. `None` without
+    /// `--tz`, when the capture states no zone, or when they agree.
+    pub fn cli_disagreement(&self, at: Option<i64>) -> Option<String> {
+        let (rule, name) = self.cli.as_ref()?;
+        let said = ZoneEvidence { cli: None, ..self.clone() }.decide();
+        if said.assumed {
+            return None;
+        }
+        let mut instants: Vec<i64> = self.ts_samples.iter().map(|(e, _)| *e).chain(at).collect();
+        if instants.is_empty() {
+            instants.push(0);
+        }
+        let (t, d) = instants
+            .iter()
+            .map(|&t| (t, rule.offset_at(t) - said.rule.offset_at(t)))
+            .find(|(_, d)| *d != 0)?;
+        let named = |name: &str, off: i32| {
+            let o = Zone::offset_text(off);
+            if name == o { o } else { format!("{name} ({o})") }
+        };
+        Some(format!(
+            "--tz {} disagrees with the capture, which says {} (source: {}): they are {} h apart; local times were read in --tz {name}",
+            named(name, rule.offset_at(t)),
+            named(&said.name, said.rule.offset_at(t)),
+            said.source,
+            f64::from(d.abs()) / 3600.0
+        ))
     }
 
     /// Records a zone name as printed by `source`; an ambiguous one (`CST`) is kept for the warning.

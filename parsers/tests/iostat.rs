@@ -702,3 +702,35 @@ fn a_leap_second_is_the_last_second_of_its_minute() {
         Some("2026-11-29T23:59:59+01:00".to_string())
     );
 }
+
+/// The JSON form (`iostat -o JSON -t`): a garbled `timestamp` is placed by its series too.
+#[test]
+fn a_json_timestamp_that_breaks_the_series_is_placed_by_it() {
+    let doc = |stamps: &[String]| {
+        let stats: Vec<String> = stamps
+            .iter()
+            .map(|t| {
+                format!(
+                    "\t\t\t\t{{\n\t\t\t\t\t\"timestamp\": \"{t}\",\n\t\t\t\t\t\"disk\": [\n\t\t\t\t\t\t{{\"disk_device\": \"vda\", \"w/s\": 1.00, \"wkB/s\": 4.00}}\n\t\t\t\t\t]\n\t\t\t\t}}"
+                )
+            })
+            .collect();
+        format!(
+            "{{\"sysstat\": {{\n\t\"hosts\": [\n\t\t{{\n\t\t\t\"nodename\": \"vm\",\n\t\t\t\"sysname\": \"Linux\",\n\t\t\t\"release\": \"6.18.44-fc-v669\",\n\t\t\t\"machine\": \"x86_64\",\n\t\t\t\"number-of-cpus\": 2,\n\t\t\t\"date\": \"29.11.2026\",\n\t\t\t\"statistics\": [\n{}\n\t\t\t]\n\t\t}}\n\t]\n}}}}\n",
+            stats.join(",\n")
+        )
+    };
+    let good: Vec<String> = (0..6).map(|s| format!("29.11.2026 19:52:{:02}", 39 + s)).collect();
+    let mut bad = good.clone();
+    bad[3] = "29.11.2026 09:52:42".into();
+    let (a, b) = (JsonFmt::parse(doc(&good).as_bytes()), JsonFmt::parse(doc(&bad).as_bytes()));
+    assert!(a.diagnostics.is_empty(), "{:#?}", a.diagnostics);
+    assert_eq!(a.value.reports.len(), 6);
+    assert_eq!(stamps(&b), stamps(&a));
+    assert_eq!(b.diagnostics.len(), 1, "{:#?}", b.diagnostics);
+    assert!(
+        b.diagnostics[0].text.contains("time stamp 2026-11-29T09:52:42 breaks its series"),
+        "{:?}",
+        b.diagnostics[0]
+    );
+}

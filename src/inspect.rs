@@ -107,16 +107,19 @@ fn file_report(p: ParsedFile, clock: Option<FileClock>, gzipped: bool, zone: &st
     }
 }
 
-/// Renders reports as the human-readable listing.
+/// Renders reports as the human-readable listing: one line per fact, so a name or a
+/// value from the capture is written on one line (a newline in an archive member's name
+/// would forge lines of the listing: [`crate::term::one_line`]).
 pub fn render_text(reports: &[FileReport]) -> String {
+    use crate::term::one_line;
     use std::fmt::Write;
     let mut out = String::new();
     for r in reports {
         let fmt = r.format.unwrap_or("not recognised");
-        let _ = writeln!(out, "{}\n  format: {fmt}", r.path);
+        let _ = writeln!(out, "{}\n  format: {fmt}", one_line(&r.path));
         if !r.variant.is_empty() {
             let v: Vec<String> = r.variant.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let _ = writeln!(out, "  variant: {}", v.join(", "));
+            let _ = writeln!(out, "  variant: {}", one_line(&v.join(", ")));
         }
         let _ = writeln!(
             out,
@@ -138,7 +141,7 @@ pub fn render_text(reports: &[FileReport]) -> String {
             _ => {}
         }
         for d in r.diagnostics.iter().take(5) {
-            let _ = writeln!(out, "  line {}: {}: {}", d.line, d.kind, d.text);
+            let _ = writeln!(out, "  line {}: {}: {}", d.line, d.kind, one_line(&d.text));
         }
         if r.diagnostics_total > 5 {
             let _ = writeln!(out, "  ... {} more diagnostics", r.diagnostics_total - 5);

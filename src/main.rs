@@ -165,7 +165,7 @@ enum Command {
 struct TimeArgs {
     /// Time zone of the capturing host (`Europe/Berlin`, `+02:00`, `-0500`, `UTC`, `CET`):
     /// overrides what the capture says. IANA zones follow daylight saving time.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     tz: Option<String>,
     /// Analyze from this time on: RFC 3339, epoch seconds, `2026-11-29 19:38:00` or
     /// `19:38:00` (in the capture's zone), or an offset from the start (`+90s`) or end (`-2m`).
@@ -175,8 +175,8 @@ struct TimeArgs {
     #[arg(long, allow_hyphen_values = true)]
     to: Option<String>,
     /// Show times in the report, charts and summary in `utc` (default), `host` (the
-    /// capture's zone) or a zone (`Europe/Berlin`, `+05:30`).
-    #[arg(long, default_value = "utc")]
+    /// capture's zone) or a zone (`Europe/Berlin`, `+05:30`, `-0500`).
+    #[arg(long, default_value = "utc", allow_hyphen_values = true)]
     display_tz: String,
     /// TOML file overriding the write-source categories ([comm] and [ps_name] prefix -> category).
     #[arg(long)]
@@ -264,7 +264,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
             for pr in &problems {
-                eprintln!("iosift: {}", iosift::term::safe(&format!("{}: {}", pr.name, pr.message)));
+                eprintln!("iosift: {}", iosift::term::one_line(&format!("{}: {}", pr.name, pr.message)));
             }
             if json {
                 let doc = serde_json::json!({ "files": reports });
@@ -316,7 +316,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 // --json an encrypted zip said nothing anywhere but in findings.json).
                 const SHOWN: usize = 20;
                 for p in report.problems.iter().take(SHOWN) {
-                    eprintln!("iosift: {}", iosift::term::safe(&format!("{}: {}", p.name, p.message)));
+                    eprintln!("iosift: {}", iosift::term::one_line(&format!("{}: {}", p.name, p.message)));
                 }
                 if report.problems.len() > SHOWN {
                     eprintln!(

@@ -865,3 +865,83 @@ fn system_box_shows_the_device_stack() {
     let html = std::fs::read_to_string(tmp.path().join("index.html")).unwrap();
     assert!(html.contains("<td>loop0 <b>(most written)</b></td><td>loop0 → vda"));
 }
+
+/// Control and bidirectional characters left raw in `s` (as `term::safe` defines them).
+fn raw_controls(s: &str) -> Vec<char> {
+    s.chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n' && c != '\t')
+                || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect()
+}
+
+/// Issue 33: a right-to-left override (`U+202E`) and BEL from a capture (a device name in
+/// iostat, a thread name in pidstat, a file name) were escaped on the terminal but raw in
+/// the HTML page, the SVG charts, the diff page and the batch page. Now they are written
+/// as the terminal writes them (`\u{202e}`, `\x07`). The capture is the first 30 s of
+/// samples/mx_xfs_loop_mmap_2m's iostat and pidstat, renamed.
+#[test]
+fn overrides_and_controls_from_a_capture_are_escaped_in_pages_and_charts() {
+    let tmp = tmpdir();
+    let cap = tmp.path().join("cap");
+    std::fs::create_dir(&cap).unwrap();
+    let sample = |n: &str, stop: &str| {
+        let t = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/mx_xfs_loop_mmap_2m/capture").join(n),
+        )
+        .unwrap();
+        t[..t.find(stop).unwrap()].to_string()
+    };
+    let io = sample("iostat-x-t.txt", "\n2026-12-01T19:25:41").replace("\nvda ", "\nv\u{202e}da\x07 ");
+    let pid = sample("pidstat-d-t-h.txt", "\n19:25:41 ").replace("|__mariadbd", "|__a\u{202e}b\x07");
+    std::fs::write(cap.join("iostat\u{202e}\x07.txt"), io).unwrap();
+    std::fs::write(cap.join("pidstat-d-t-h.txt"), pid).unwrap();
+    let iosift = |args: &[&std::ffi::OsStr]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_iosift")).args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let out = tmp.path().join("out");
+    iosift(&["analyze".as_ref(), cap.as_ref(), "-q".as_ref(), "-o".as_ref(), out.as_ref()]);
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_eq!(raw_controls(&html), Vec::<char>::new());
+    for shown in ["iostat\\u{202e}\\x07.txt", "v\\u{202e}da\\x07", "a\\u{202e}b\\x07"] {
+        assert!(html.contains(shown), "{shown} in index.html");
+    }
+    let mut svgs = 0;
+    for f in std::fs::read_dir(out.join("charts")).unwrap().flatten() {
+        if f.path().extension().is_some_and(|e| e == "svg") {
+            let svg = std::fs::read_to_string(f.path()).unwrap();
+            assert_eq!(raw_controls(&svg), Vec::<char>::new(), "{}", f.path().display());
+            svgs += 1;
+        }
+    }
+    assert!(svgs > 3, "{svgs} charts");
+    let cpu = std::fs::read_to_string(out.join("charts/cpu-usage.svg")).unwrap();
+    assert!(cpu.contains("iostat\\u{202e}\\x07.txt"), "the file name in the chart's title");
+    // The diff page (the capture against itself).
+    let d = tmp.path().join("diff");
+    iosift(&["diff".as_ref(), cap.as_ref(), cap.as_ref(), "-q".as_ref(), "-o".as_ref(), d.as_ref()]);
+    let page = std::fs::read_to_string(d.join("index.html")).unwrap();
+    assert_eq!(raw_controls(&page), Vec::<char>::new());
+    assert!(page.contains("\\u{202e}"), "the names, escaped");
+    // The batch page.
+    let b = tmp.path().join("batch");
+    std::fs::create_dir(&b).unwrap();
+    let row = BatchRow {
+        bundle: "cap\u{202e}\x07".into(),
+        dir_name: "cap".into(),
+        top_rule: None,
+        severity: None,
+        summary: Some("thread a\u{202e}b\x07".into()),
+        period_s: None,
+        findings: 0,
+        inputs: 2,
+        error: None,
+        problems: vec![Problem { name: "x\u{202e}\x07".into(), message: "empty file".into() }],
+    };
+    write_batch_index(&[row], &b).unwrap();
+    let page = std::fs::read_to_string(b.join("index.html")).unwrap();
+    assert_eq!(raw_controls(&page), Vec::<char>::new());
+    assert!(page.contains("cap\\u{202e}\\x07") && page.contains("thread a\\u{202e}b\\x07"), "{page}");
+}

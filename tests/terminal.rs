@@ -153,3 +153,41 @@ fn problems_reach_stderr_when_the_summary_is_not_printed() {
         }
     }
 }
+
+/// Issue 33: a newline in an archive member's name forged lines of `inspect`'s listing
+/// (`x` then a line `FORGED: iostat 1000 records`). Now the name is one line, `\n` escaped;
+/// the JSON listing carries it as a JSON escape.
+#[test]
+fn a_newline_in_a_member_name_stays_on_its_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let name = "x\nFORGED: iostat 1000 records";
+    let mut t = tar::Builder::new(Vec::new());
+    let vm = sample("replica_sql_bound/capture/vmstat-t.txt");
+    let mut h = tar::Header::new_gnu();
+    h.set_size(vm.len() as u64);
+    h.set_mode(0o644);
+    h.set_cksum();
+    t.append_data(&mut h, name, vm.as_slice()).unwrap();
+    // An empty member is a problem, printed on stderr: its name stays on its line too.
+    let mut h = tar::Header::new_gnu();
+    h.set_size(0);
+    h.set_mode(0o644);
+    h.set_cksum();
+    t.append_data(&mut h, "e\nFORGED: problem", &[][..]).unwrap();
+    let tarball = tmp.path().join("cap.tar");
+    std::fs::write(&tarball, t.into_inner().unwrap()).unwrap();
+    let (code, out, err) = run(&["inspect".as_ref(), tarball.as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!out.lines().any(|l| l.starts_with("FORGED")), "{out}");
+    assert!(out.lines().any(|l| l.ends_with("x\\nFORGED: iostat 1000 records")), "{out}");
+    assert!(
+        !err.lines().any(|l| l.starts_with("FORGED")) && err.contains("e\\nFORGED: problem: empty file"),
+        "{err}"
+    );
+    let (_, json, _) = run(&["inspect".as_ref(), "--json".as_ref(), tarball.as_os_str()]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        v["files"].as_array().unwrap().iter().any(|f| f["path"].as_str().unwrap().ends_with(name)),
+        "{json}"
+    );
+}

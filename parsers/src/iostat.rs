@@ -97,7 +97,9 @@ pub struct Report {
     pub run: usize,
     /// 0-based index of the report within its run.
     pub index: usize,
-    /// The `-t` stamp, exactly as printed (None without `-t`).
+    /// The `-t` stamp as printed (None without `-t`); a stamp that breaks its run's series,
+    /// or a missing one in a stamped run, is the one the series gives (a `bad_time`
+    /// diagnostic names the line: [`crate::common::series`]).
     pub stamp: Option<Stamp>,
     /// The report holds averages since boot (first report of a run without `-y`).
     pub since_boot: bool,
@@ -785,7 +787,7 @@ fn fast_hms(b: &[u8]) -> Option<chrono::NaiveTime> {
         let (x, y) = (b[i], b[i + 1]);
         (x.is_ascii_digit() && y.is_ascii_digit()).then(|| u32::from(x - b'0') * 10 + u32::from(y - b'0'))
     };
-    chrono::NaiveTime::from_hms_opt(two(0)?, two(3)?, two(6)?)
+    crate::common::time::hms(two(0)?, two(3)?, two(6)?, 0)
 }
 
 /// What the previous content line was (drives how the next line is read).
@@ -1047,6 +1049,8 @@ pub fn parse_source_within(src: &mut impl crate::common::LineSource, budget: usi
     }
 
     let mut out = b.finish();
+    // A garbled stamp (or a stamp line cut) is placed by its run's series, not hours away.
+    crate::common::series::repair_runs(&mut out.reports, |r| r.run, |r| &mut r.stamp, |r| r.line, &mut d);
     out.unit = unit;
     out.human = human;
     out.decimal_comma = comma;

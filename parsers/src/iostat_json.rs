@@ -217,6 +217,8 @@ pub fn parse_json(input: &[u8]) -> Parsed<Iostat> {
     }
     let mut out = b.finish();
     out.json = true;
+    // A garbled `timestamp` is placed by its run's series, as in the text form.
+    crate::common::series::repair_runs(&mut out.reports, |r| r.run, |r| &mut r.stamp, |r| r.line, &mut d);
     d.finish(out, n_lines)
 }
 

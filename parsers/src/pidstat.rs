@@ -38,12 +38,11 @@
 
 use crate::common::names::Names;
 use crate::common::sysstat::{Banner, average_label_len, parse_banner, parse_time_of_day};
-use crate::common::time::{DateLine, parse_date_line};
+use crate::common::time::{DateLine, hms, parse_date_line};
 use crate::common::{
     DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, Stamp, Summary, Variant,
     lines::strip_ansi,
 };
-use chrono::NaiveTime;
 use std::borrow::Cow;
 
 /// A parsed pidstat file (one or several concatenated runs).
@@ -397,8 +396,8 @@ fn lead_time(toks: &[&str]) -> Option<(Stamp, usize, &'static str)> {
             }
         });
         return match ampm {
-            Some(add) => NaiveTime::from_hms_opt(h % 12 + add, m, s).map(|t| (Stamp::TimeOfDay(t), 2, "12h")),
-            None => NaiveTime::from_hms_opt(h, m, s).map(|t| (Stamp::TimeOfDay(t), 1, "hh:mm:ss")),
+            Some(add) => hms(h % 12 + add, m, s, 0).map(|t| (Stamp::TimeOfDay(t), 2, "12h")),
+            None => hms(h, m, s, 0).map(|t| (Stamp::TimeOfDay(t), 1, "hh:mm:ss")),
         };
     }
     let (t, used) = parse_time_of_day(toks)?;
@@ -725,7 +724,7 @@ fn row_fused(
         let (x, y) = (t[k], t[k + 1]);
         (x.is_ascii_digit() && y.is_ascii_digit()).then(|| u32::from(x - b'0') * 10 + u32::from(y - b'0'))
     };
-    let stamp = Stamp::TimeOfDay(NaiveTime::from_hms_opt(d(0)?, d(3)?, d(6)?)?);
+    let stamp = Stamp::TimeOfDay(hms(d(0)?, d(3)?, d(6)?, 0)?);
     let id_u32 = |r: (usize, usize)| -> Option<u32> {
         let t = b.get(r.0..r.1)?;
         if t.is_empty() || t.len() > 9 || !t.iter().all(u8::is_ascii_digit) {
@@ -994,7 +993,39 @@ fn parse_source_impl(src: &mut impl LineSource, fused: bool, budget: usize) -> P
             crate::common::sysstat::merged_note(keeper.factor, budget),
         );
     }
+    place_by_series(&mut out.rows, &mut diags);
     diags.finish(out, lines)
+}
+
+/// Rows of one sample time in a row (one report of a table).
+struct Sample {
+    first: usize,
+    len: usize,
+    run: usize,
+    line: usize,
+    stamp: Option<Stamp>,
+}
+
+/// Places the rows whose time breaks its run's series ([`crate::common::series`]): the
+/// samples are the runs of rows with one time, so one garbled row among those of its
+/// report is placed with them (a time of day that jumps back would roll the rest of the
+/// file to the next day).
+fn place_by_series(rows: &mut [Row], diags: &mut Diags) {
+    let mut samples: Vec<Sample> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        match samples.last_mut() {
+            Some(s) if s.run == r.run && s.stamp == r.stamp => s.len += 1,
+            _ => samples.push(Sample { first: i, len: 1, run: r.run, line: r.line, stamp: r.stamp }),
+        }
+    }
+    crate::common::series::repair_runs(&mut samples, |s| s.run, |s| &mut s.stamp, |s| s.line, diags);
+    for s in &samples {
+        if s.stamp != rows[s.first].stamp {
+            for r in &mut rows[s.first..s.first + s.len] {
+                r.stamp = s.stamp;
+            }
+        }
+    }
 }
 
 impl Summary for Pidstat {
@@ -1179,7 +1210,7 @@ mod tests {
     }
 
     fn tod(h: u32, m: u32, s: u32) -> Option<Stamp> {
-        Some(Stamp::TimeOfDay(NaiveTime::from_hms_opt(h, m, s).unwrap()))
+        Some(Stamp::TimeOfDay(chrono::NaiveTime::from_hms_opt(h, m, s).unwrap()))
     }
 
     #[test]

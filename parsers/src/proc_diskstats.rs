@@ -345,6 +345,7 @@ impl Format for Fmt {
         for block in split.blocks {
             read_block(block, &mut out, &mut diags, &mut all);
         }
+        crate::common::ts::place_by_series(&mut out.snapshots, |s| &mut s.ts, |s| s.line, &mut diags);
         diags.finish(out, count_lines(input))
     }
 }
@@ -368,6 +369,12 @@ pub fn parse_source_within(src: &mut impl LineSource, budget: usize) -> Parsed<D
             out.thinned = if thin.stride > 1 { thin.stride } else { 0 };
             thin.note(&mut diags);
             split_diags.append(diags);
+            crate::common::ts::place_by_series(
+                &mut out.snapshots,
+                |s| &mut s.ts,
+                |s| s.line,
+                &mut split_diags,
+            );
             split_diags.finish(out, lines)
         }
     }

@@ -287,6 +287,7 @@ pub(crate) fn parse_series(input: &[u8], kind: SeriesKind, line_parser: LinePars
     for block in split.blocks {
         read_block(block, &mut series, &mut keys, &mut diags, line_parser, &mut all);
     }
+    crate::common::ts::place_by_series(&mut series.snapshots, |s| &mut s.ts, |s| s.line, &mut diags);
     diags.finish(series, count_lines(input))
 }
 
@@ -310,6 +311,12 @@ pub(crate) fn parse_series_source(
             series.thinned = if thin.stride > 1 { thin.stride } else { 0 };
             thin.note(&mut diags);
             split_diags.append(diags);
+            crate::common::ts::place_by_series(
+                &mut series.snapshots,
+                |s| &mut s.ts,
+                |s| s.line,
+                &mut split_diags,
+            );
             split_diags.finish(series, lines)
         }
     }

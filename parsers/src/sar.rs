@@ -405,11 +405,13 @@ impl Clock {
         }
     }
 
-    /// Seconds since the banner's midnight, rolling to the next day when the time goes back.
+    /// Seconds since the banner's midnight, rolling to the next day when the time goes
+    /// back by more than 12 h (an hour back is the repeated hour of a daylight saving
+    /// time change, not a new day).
     fn place(&mut self, tod: NaiveTime) -> (i64, Option<f64>) {
         let mut abs = self.day as f64 * 86_400.0 + secs_of(tod);
         if let Some(last) = self.last_abs
-            && abs + 1.0 < last
+            && abs + 43_200.0 < last
         {
             self.day += 1;
             abs += 86_400.0;
@@ -436,7 +438,13 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
     let mut lines = Lines::new(input);
     let mut current: Option<Current> = None;
     let mut date: Option<NaiveDate> = None;
-    let mut clocks: HashMap<usize, Clock> = HashMap::new();
+    // Rows are placed on days once the whole file is read (a time that breaks its
+    // table's series must not roll the rest to the next day): per row its segment
+    // (banner or restart), per segment its date and the first header time of each table.
+    let mut segment = 0usize;
+    let mut segments: Vec<Option<NaiveDate>> = vec![None];
+    let mut row_segment: Vec<usize> = Vec::new();
+    let mut seeds: HashMap<(usize, usize), NaiveTime> = HashMap::new();
     for line in lines.by_ref() {
         let text = line.clean_text();
         let t = text.trim_end();
@@ -445,7 +453,8 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
         }
         if let Some(b) = parse_banner(t) {
             date = b.date;
-            clocks.clear();
+            segment += 1;
+            segments.push(date);
             current = None;
             out.banners.push((line.no, b));
             continue;
@@ -470,7 +479,8 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
         }
         let rest = &toks[used..];
         if rest.first() == Some(&"LINUX") && rest.get(1) == Some(&"RESTART") {
-            clocks.clear();
+            segment += 1;
+            segments.push(date);
             current = None;
             out.restarts.push((line.no, stamp_on(date, 0, tod)));
             continue;
@@ -485,7 +495,7 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
             let width = rest.len();
             let item_at = item.as_ref().map(|(_, at)| *at);
             let table = out.table_index(Table { activity, item: item.map(|(n, _)| n), columns });
-            clocks.entry(table).or_default().seed(tod);
+            seeds.entry((segment, table)).or_insert(tod);
             current = Some(Current { table, item_at, width });
             continue;
         }
@@ -512,18 +522,69 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
             }
             values.push(x);
         }
-        let (day, interval_s) = clocks.entry(cur.table).or_default().place(tod);
+        row_segment.push(segment);
         out.rows.push(Row {
             line: line.no,
             table: cur.table,
-            stamp: stamp_on(date, day, tod),
-            interval_s,
+            stamp: Stamp::TimeOfDay(tod),
+            interval_s: None,
             item,
             values,
         });
     }
+    place_on_days(&mut out.rows, &row_segment, &segments, &seeds, &mut d);
     out.fill_intervals();
     d.finish(out, lines.line_no())
+}
+
+/// Places the rows (their stamps still times of day) on the days of their segment, each
+/// table's rows with their own [`Clock`] (rolling to the next day when the time goes back),
+/// after placing the times that break their series ([`crate::common::series`]): one
+/// garbled time no longer rolls the rest of its table to the next day.
+fn place_on_days(
+    rows: &mut [Row],
+    row_segment: &[usize],
+    segments: &[Option<NaiveDate>],
+    seeds: &HashMap<(usize, usize), NaiveTime>,
+    d: &mut Diags,
+) {
+    let mut groups: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        groups.entry((row_segment[i], r.table)).or_default().push(i);
+    }
+    let tod = |s: &Stamp| match s {
+        Stamp::TimeOfDay(t) => *t,
+        _ => NaiveTime::MIN,
+    };
+    for ((seg, table), idx) in groups {
+        // Samples: runs of rows with one time (the items of one report).
+        let mut samples: Vec<(usize, usize, Option<Stamp>)> = Vec::new();
+        for (k, &i) in idx.iter().enumerate() {
+            match samples.last_mut() {
+                Some(s) if s.2 == Some(rows[i].stamp) => s.1 = k + 1,
+                _ => samples.push((k, k + 1, Some(rows[i].stamp))),
+            }
+        }
+        let lines: Vec<usize> = samples.iter().map(|s| rows[idx[s.0]].line).collect();
+        for p in crate::common::series::place(&samples.iter().map(|s| s.2).collect::<Vec<_>>()) {
+            d.note(lines[p.at], DiagKind::BadTime, &p.why);
+            samples[p.at].2 = Some(p.stamp);
+        }
+        let mut clock = Clock::default();
+        if let Some(t) = seeds.get(&(seg, table)) {
+            clock.seed(*t);
+        }
+        let date = segments.get(seg).copied().flatten();
+        for (a, b, s) in samples {
+            let t = s.as_ref().map(tod).unwrap_or(NaiveTime::MIN);
+            let (day, interval_s) = clock.place(t);
+            for &i in &idx[a..b] {
+                rows[i].stamp = stamp_on(date, day, t);
+                rows[i].interval_s = interval_s;
+            }
+        }
+    }
+    d.list.sort_by_key(|x| x.line);
 }
 
 /// The banner date plus `day` days at `tod`, or the time of day alone without a banner date.

@@ -32,7 +32,7 @@ use crate::common::time::{DateLine, parse_date_line};
 use crate::common::{
     DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, Stamp, Summary, Variant,
 };
-use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
+use chrono::{NaiveDate, NaiveDateTime};
 use std::borrow::Cow;
 
 /// A parsed vmstat file.
@@ -200,7 +200,7 @@ fn stamp(d: &str, t: &str) -> Option<NaiveDateTime> {
     }
     let n = |s: &str| s.parse::<u32>().ok();
     let date = NaiveDate::from_ymd_opt(d[..4].parse().ok()?, n(&d[5..7])?, n(&d[8..10])?)?;
-    let time = NaiveTime::from_hms_opt(n(&t[..2])?, n(&t[3..5])?, n(&t[6..8])?)?;
+    let time = crate::common::time::hms(n(&t[..2])?, n(&t[3..5])?, n(&t[6..8])?, 0)?;
     Some(date.and_time(time))
 }
 
@@ -426,7 +426,25 @@ pub fn parse_source(src: &mut impl LineSource) -> Parsed<Vmstat> {
     if out.runs == 0 && !out.disk_rows.is_empty() {
         out.runs = 1;
     }
+    place_by_series(&mut out.rows, &mut d);
     d.finish(out, lines)
+}
+
+/// Places the `-t` stamps that break their run's series ([`crate::common::series`]):
+/// a garbled one would move its row hours away. A run starts at a since-boot row.
+fn place_by_series(rows: &mut [Row], d: &mut Diags) {
+    let mut run = 0;
+    let mut samples: Vec<(usize, usize, Option<Stamp>)> = rows
+        .iter()
+        .map(|r| {
+            run += usize::from(r.since_boot);
+            (run, r.line, r.stamp)
+        })
+        .collect();
+    crate::common::series::repair_runs(&mut samples, |s| s.0, |s| &mut s.2, |s| s.1, d);
+    for (r, s) in rows.iter_mut().zip(samples) {
+        r.stamp = s.2;
+    }
 }
 
 impl Summary for Vmstat {

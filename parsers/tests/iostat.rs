@@ -621,3 +621,116 @@ fn a_memory_budget_merges_reports_and_keeps_the_bytes() {
 fn iostat_parse_within(text: &[u8], budget: usize) -> Parsed<Iostat> {
     iosift_parsers::iostat::parse_source_within(&mut iosift_parsers::common::SliceSource::new(text), budget)
 }
+
+// ------------------------------------------------------------------------------------------
+// Issue 33: a stamp that breaks the series
+// ------------------------------------------------------------------------------------------
+
+/// `en_US_x_t.txt` (`11/29/2026 08:57:12 PM` stamps) with one report per stamp given:
+/// its banner, then its second report's `avg-cpu` and device table under each stamp.
+fn us_series(stamps: &[String]) -> String {
+    let text = String::from_utf8(fixture("en_US_x_t.txt")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let body = lines[11..18].join("\n");
+    let mut out = format!("{}\n\n", lines[0]);
+    for s in stamps {
+        out.push_str(&format!("{s}\n{body}\n"));
+    }
+    out
+}
+
+/// `11/29/2026 08:57:00 PM` plus `k` seconds.
+fn us_stamp(k: u32) -> String {
+    format!("11/29/2026 08:{:02}:{:02} PM", 57 + k / 60, k % 60)
+}
+
+fn stamps(p: &Parsed<Iostat>) -> Vec<Option<Stamp>> {
+    p.value.reports.iter().map(|r| r.stamp).collect()
+}
+
+/// One garbled stamp (a digit replaced, AM for PM, the line cut, `23:59:60`) used to move
+/// its report ~19 h away, with no diagnostic; now it is a `bad_time` diagnostic on its
+/// line and the report is placed by its neighbours and the interval.
+#[test]
+fn a_stamp_that_breaks_the_series_is_placed_by_it() {
+    let good: Vec<String> = (0..12).map(us_stamp).collect();
+    let clean = parse(us_series(&good).as_bytes());
+    assert!(clean.diagnostics.is_empty(), "{:#?}", clean.diagnostics);
+    assert_eq!(clean.value.reports[5].stamp, Some(local("2026-11-29 20:57:05")));
+    // Report 5 starts on line 3 + 5 x 8.
+    let line = 3 + 5 * 8;
+    for bad in
+        ["11/29/2026 08:57:05 AM", "11/29/2026 03:57:05 PM", "11/29/2026 08:5", "11/29/2026 11:59:60 PM"]
+    {
+        let mut s = good.clone();
+        s[5] = bad.to_string();
+        let p = parse(us_series(&s).as_bytes());
+        assert_eq!(stamps(&p), stamps(&clean), "{bad}");
+        let d = p
+            .diagnostics
+            .iter()
+            .find(|d| d.text.contains("its series"))
+            .unwrap_or_else(|| panic!("{bad}: {:#?}", p.diagnostics));
+        assert!(d.line == line || d.line == line + 1, "{bad}: {d:?}");
+        assert!(d.text.contains("2026-11-29T20:57:05"), "{d:?}");
+    }
+    // The first and the last stamp.
+    let mut s = good.clone();
+    s[0] = "11/29/2026 01:57:00 AM".into();
+    s[11] = "11/30/2026 08:57:11 PM".into();
+    let p = parse(us_series(&s).as_bytes());
+    assert_eq!(stamps(&p), stamps(&clean));
+    assert_eq!(p.diagnostics.iter().filter(|d| d.text.contains("breaks its series")).count(), 2);
+}
+
+/// A leap second is read as the last second of its minute: `11:59:60 PM` is 23:59:59, the
+/// series goes on at midnight on the next day, nothing is diagnosed.
+#[test]
+fn a_leap_second_is_the_last_second_of_its_minute() {
+    let s: Vec<String> = ["11:59:58 PM", "11:59:59 PM", "11:59:60 PM"]
+        .iter()
+        .map(|t| format!("11/29/2026 {t}"))
+        .chain(["12:00:00 AM", "12:00:01 AM"].iter().map(|t| format!("11/30/2026 {t}")))
+        .collect();
+    let p = parse(us_series(&s).as_bytes());
+    assert!(p.diagnostics.is_empty(), "{:#?}", p.diagnostics);
+    let want = ["2026-11-29 23:59:58", "2026-11-29 23:59:59", "2026-11-29 23:59:59", "2026-11-30 00:00:00"];
+    assert_eq!(stamps(&p)[..4], want.map(|w| Some(local(w))));
+    let iso = "2026-11-29T23:59:60+0100";
+    assert_eq!(
+        iosift_parsers::common::sysstat::parse_stamp_line(iso).map(|s| s.display()),
+        Some("2026-11-29T23:59:59+01:00".to_string())
+    );
+}
+
+/// The JSON form (`iostat -o JSON -t`): a garbled `timestamp` is placed by its series too.
+#[test]
+fn a_json_timestamp_that_breaks_the_series_is_placed_by_it() {
+    let doc = |stamps: &[String]| {
+        let stats: Vec<String> = stamps
+            .iter()
+            .map(|t| {
+                format!(
+                    "\t\t\t\t{{\n\t\t\t\t\t\"timestamp\": \"{t}\",\n\t\t\t\t\t\"disk\": [\n\t\t\t\t\t\t{{\"disk_device\": \"vda\", \"w/s\": 1.00, \"wkB/s\": 4.00}}\n\t\t\t\t\t]\n\t\t\t\t}}"
+                )
+            })
+            .collect();
+        format!(
+            "{{\"sysstat\": {{\n\t\"hosts\": [\n\t\t{{\n\t\t\t\"nodename\": \"vm\",\n\t\t\t\"sysname\": \"Linux\",\n\t\t\t\"release\": \"6.18.44-fc-v669\",\n\t\t\t\"machine\": \"x86_64\",\n\t\t\t\"number-of-cpus\": 2,\n\t\t\t\"date\": \"29.11.2026\",\n\t\t\t\"statistics\": [\n{}\n\t\t\t]\n\t\t}}\n\t]\n}}}}\n",
+            stats.join(",\n")
+        )
+    };
+    let good: Vec<String> = (0..6).map(|s| format!("29.11.2026 19:52:{:02}", 39 + s)).collect();
+    let mut bad = good.clone();
+    bad[3] = "29.11.2026 09:52:42".into();
+    let (a, b) = (JsonFmt::parse(doc(&good).as_bytes()), JsonFmt::parse(doc(&bad).as_bytes()));
+    assert!(a.diagnostics.is_empty(), "{:#?}", a.diagnostics);
+    assert_eq!(a.value.reports.len(), 6);
+    assert_eq!(stamps(&b), stamps(&a));
+    assert_eq!(b.diagnostics.len(), 1, "{:#?}", b.diagnostics);
+    assert!(
+        b.diagnostics[0].text.contains("time stamp 2026-11-29T09:52:42 breaks its series"),
+        "{:?}",
+        b.diagnostics[0]
+    );
+}

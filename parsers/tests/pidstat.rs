@@ -479,3 +479,36 @@ fn a_memory_budget_merges_reports_and_keeps_each_threads_bytes() {
     let first = whole.value.rows.iter().find(|r| !r.since_boot).unwrap();
     assert_eq!(d.line, first.line);
 }
+
+/// Issue 33: one row whose time is garbled (`01:26:00` among `19:26:00` rows) used to
+/// roll the rest of the file to the next day (a time of day going back is midnight) and
+/// a `23:59:60` row was dropped; now the row is placed with its report (a `bad_time`
+/// diagnostic names its line) and a leap second is read as `23:59:59`.
+#[test]
+fn a_row_time_that_breaks_the_series_is_placed_by_it() {
+    let text = String::from_utf8(read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../samples/mx_xfs_loop_mmap_2m/capture/pidstat-d-t-h.txt"),
+    ))
+    .unwrap();
+    let clean = parse_clean(text.as_bytes());
+    let at = text.find("\n19:26:00 ").unwrap() + 1;
+    let line = text[..at].lines().count() + 1;
+    for bad in ["01:26:00", "09:26:00", "19:56:00"] {
+        let g = format!("{}{bad}{}", &text[..at], &text[at + 8..]);
+        let p = pidstat::Fmt::parse(g.as_bytes());
+        assert_eq!(p.value.rows, clean.rows, "{bad}");
+        let d: Vec<_> = p.diagnostics.iter().filter(|d| d.text.contains("breaks its series")).collect();
+        assert_eq!(d.len(), 1, "{bad}: {:#?}", p.diagnostics);
+        assert_eq!(d[0].line, line);
+        assert!(
+            d[0].text.contains(&format!("time stamp {bad}")) && d[0].text.ends_with("read as 19:26:00"),
+            "{d:?}"
+        );
+    }
+    // A leap second: the row is kept, at 19:25:59 (its minute's last second).
+    let g = text.replace("\n19:25:59 ", "\n19:25:60 ");
+    let p = pidstat::Fmt::parse(g.as_bytes());
+    assert!(p.diagnostics.is_empty(), "{:#?}", p.diagnostics);
+    assert_eq!(p.value.rows, clean.rows);
+}

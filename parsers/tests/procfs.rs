@@ -452,3 +452,51 @@ fn a_memory_budget_keeps_one_snapshot_in_a_power_of_two_unchanged() {
         assert!(diags[0].starts_with("1 one snapshot in "), "{kind}: {diags:?}");
     }
 }
+
+/// Issue 33: a garbled `TS` epoch (`1796113130` for `1796153130`, 11 h early) used to move
+/// its snapshot and stretch the capture; now it is placed between its neighbours with a
+/// `bad_time` diagnostic on its line, in the whole-file and the streamed parse alike.
+#[test]
+fn a_ts_epoch_that_breaks_the_series_is_placed_by_it() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples/mx_xfs_loop_mmap_2m/capture");
+    for (name, fmt) in
+        [("2026_12_01_19_25_08-meminfo", "meminfo"), ("2026_12_01_19_25_08-diskstats", "diskstats")]
+    {
+        let text = String::from_utf8(read(dir.join(name))).unwrap();
+        let line = text.lines().position(|l| l.starts_with("TS 1796153130.")).unwrap() + 1;
+        let g = text.replacen("TS 1796153130.", "TS 1796113130.", 1);
+        let parses = match fmt {
+            "meminfo" => {
+                let f = |b: &[u8]| {
+                    let p = proc_meminfo::Fmt::parse(b);
+                    (
+                        p.value.snapshots.iter().map(|s| (s.line, s.ts.unwrap().epoch)).collect::<Vec<_>>(),
+                        p.diagnostics,
+                    )
+                };
+                [f(text.as_bytes()), f(g.as_bytes())]
+            }
+            _ => {
+                let f = |b: &[u8]| {
+                    let p = proc_diskstats::Fmt::parse(b);
+                    (
+                        p.value.snapshots.iter().map(|s| (s.line, s.ts.unwrap().epoch)).collect::<Vec<_>>(),
+                        p.diagnostics,
+                    )
+                };
+                [f(text.as_bytes()), f(g.as_bytes())]
+            }
+        };
+        let [(clean, _), (placed, diags)] = parses;
+        assert_eq!(clean.len(), placed.len());
+        for (a, b) in clean.iter().zip(&placed) {
+            assert_eq!(a.0, b.0);
+            let off = if a.0 == line { 0.05 } else { 0.0 };
+            assert!((a.1 - b.1).abs() <= off, "{name}: line {}: {} vs {}", a.0, a.1, b.1);
+        }
+        let d: Vec<_> = diags.iter().filter(|d| d.kind == DiagKind::BadTime).collect();
+        assert_eq!(d.len(), 1, "{name}: {diags:#?}");
+        assert_eq!(d[0].line, line);
+        assert!(d[0].text.contains("2026-12-01T08:18:50"), "{:?}", d[0]);
+    }
+}

@@ -182,3 +182,20 @@ fn field_sysstat_10_text_and_binary() {
         assert_eq!(sa_binary::header(&b).unwrap().version_text(), "10.1.5");
     }
 }
+
+/// Issue 33: one garbled time (`01:14:20` among the `19:14:..` rows of the CPU table)
+/// used to roll the rest of its table to the next day (a day more of capture); now it is
+/// placed by its neighbours with a `bad_time` diagnostic on its line.
+#[test]
+fn a_time_that_breaks_the_series_is_placed_by_it() {
+    let text = String::from_utf8(sample("sar_mariadb/capture/sar_C.txt")).unwrap();
+    let clean = iosift_parsers::sar::parse_text(text.as_bytes(), iosift_parsers::sar::Source::SarText);
+    let line = text.lines().position(|l| l.starts_with("19:14:20 ")).unwrap() + 1;
+    let g = text.replacen("\n19:14:20 ", "\n01:14:20 ", 1);
+    let p = iosift_parsers::sar::parse_text(g.as_bytes(), iosift_parsers::sar::Source::SarText);
+    assert_eq!(p.value.rows, clean.value.rows);
+    assert_eq!(p.diagnostics.len(), 1, "{:#?}", p.diagnostics);
+    assert_eq!(p.diagnostics[0].line, line);
+    assert!(p.diagnostics[0].text.ends_with("read as 19:14:20"), "{:?}", p.diagnostics[0]);
+    assert_eq!(p.value.rows.last().unwrap().stamp, Stamp::Local("2026-12-01T19:16:12".parse().unwrap()));
+}

@@ -223,3 +223,23 @@ fn corpus_values() {
     assert!(s.summary.contains(&("forks".to_string(), 43189)));
     assert_eq!((s.unit, s.unit_known), ('K', true));
 }
+
+/// Issue 33: a garbled `-t` stamp (`09:26:00` among `19:26:00`) used to move its row 10 h
+/// back; now it is placed by its neighbours with a `bad_time` diagnostic on its line.
+#[test]
+fn a_stamp_that_breaks_the_series_is_placed_by_it() {
+    let text = String::from_utf8(read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples/mx_xfs_loop_mmap_2m/capture/vmstat-t.txt"),
+    ))
+    .unwrap();
+    let clean = parse_clean(text.as_bytes());
+    let line = text.lines().position(|l| l.ends_with("2026-12-01 19:26:00")).unwrap() + 1;
+    for bad in ["2026-12-01 09:26:00", "2026-12-11 19:26:00", "2026-12-01 19:26:60"] {
+        let g = text.replace("2026-12-01 19:26:00", bad);
+        let p = vmstat::Fmt::parse(g.as_bytes());
+        assert_eq!(p.value.rows, clean.rows, "{bad}");
+        assert_eq!(p.diagnostics.len(), 1, "{bad}: {:#?}", p.diagnostics);
+        assert_eq!(p.diagnostics[0].line, line);
+        assert!(p.diagnostics[0].text.ends_with("read as 2026-12-01T19:26:00"), "{:?}", p.diagnostics[0]);
+    }
+}

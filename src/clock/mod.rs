@@ -6,7 +6,8 @@
 //! order: `--tz` (an offset or an IANA zone, DST-aware); the gap between pt-stalk `TS` epochs and their local dates;
 //! `vmstat -t` headers; ISO offsets in iostat; dstat's `Date:` zone; `date` lines between
 //! runs; else UTC
-//! with a warning in the report.
+//! with a warning in the report. A `--tz` that disagrees with what the capture says is
+//! a warning naming both ([`ZoneEvidence::cli_disagreement`]).
 
 pub mod window;
 mod zone;
@@ -264,6 +265,38 @@ impl ZoneEvidence {
         })
     }
 
+    /// The warning when `--tz` disagrees with the zone the capture states (pt-stalk `TS`
+    /// lines, a `vmstat -t` header, ISO offsets, ...): both zones, their offsets and how
+    /// far apart they are. Compared at the `TS` lines' instants and at `at` (the
+    /// capture's start), so an IANA zone is taken at the capture's date. `None` without
+    /// `--tz`, when the capture states no zone, or when they agree.
+    pub fn cli_disagreement(&self, at: Option<i64>) -> Option<String> {
+        let (rule, name) = self.cli.as_ref()?;
+        let said = ZoneEvidence { cli: None, ..self.clone() }.decide();
+        if said.assumed {
+            return None;
+        }
+        let mut instants: Vec<i64> = self.ts_samples.iter().map(|(e, _)| *e).chain(at).collect();
+        if instants.is_empty() {
+            instants.push(0);
+        }
+        let (t, d) = instants
+            .iter()
+            .map(|&t| (t, rule.offset_at(t) - said.rule.offset_at(t)))
+            .find(|(_, d)| *d != 0)?;
+        let named = |name: &str, off: i32| {
+            let o = Zone::offset_text(off);
+            if name == o { o } else { format!("{name} ({o})") }
+        };
+        Some(format!(
+            "--tz {} disagrees with the capture, which says {} (source: {}): they are {} h apart; local times were read in --tz {name}",
+            named(name, rule.offset_at(t)),
+            named(&said.name, said.rule.offset_at(t)),
+            said.source,
+            f64::from(d.abs()) / 3600.0
+        ))
+    }
+
     /// Records a zone name as printed by `source`; an ambiguous one (`CST`) is kept for the warning.
     pub fn note_name(&mut self, name: &str, source: &str) {
         if zone_abbreviation_offset(name).is_none()
@@ -297,30 +330,55 @@ fn mode(v: &[i32]) -> Option<i32> {
     counts.into_iter().max_by_key(|(_, c)| *c).map(|(v, _)| v)
 }
 
-/// Anchors a time-of-day series on a start date, rolling over to the next day
-/// whenever the time goes backwards by more than `rollover_slack_s` (pidstat rows).
-#[derive(Debug, Clone)]
+/// The clock of one file's series of local stamps: anchors a time-of-day series on a
+/// start date, rolling over to the next day whenever the time goes backwards by more
+/// than 12 h (pidstat rows), and places each local time after the one before, so that
+/// the hour repeated when daylight saving time ends is read in the series' order: its
+/// first run as the earlier occurrence, after the stamps go back, the later
+/// ([`ZoneRule::local_to_epoch_after`]).
+#[derive(Debug, Clone, Default)]
 pub struct DayRoller {
-    date: NaiveDate,
+    date: Option<NaiveDate>,
     last: Option<NaiveTime>,
+    last_epoch: Option<f64>,
 }
 
 impl DayRoller {
     /// Starts on `date`.
     pub fn new(date: NaiveDate) -> Self {
-        DayRoller { date, last: None }
+        DayRoller { date: Some(date), ..Default::default() }
     }
 
-    /// The full local date-time of the next time of day.
-    pub fn next(&mut self, t: NaiveTime) -> NaiveDateTime {
+    /// Starts on `date` when known; without one, times of day cannot be placed but
+    /// local date-times still follow the series ([`Self::place_local`]).
+    pub fn maybe(date: Option<NaiveDate>) -> Self {
+        DayRoller { date, ..Default::default() }
+    }
+
+    /// The full local date-time of the next time of day (`None` without a date).
+    pub fn next(&mut self, t: NaiveTime) -> Option<NaiveDateTime> {
+        let date = self.date.as_mut()?;
         if let Some(last) = self.last
             && t < last
             && (last - t).num_seconds() > 12 * 3600
         {
-            self.date = self.date.succ_opt().unwrap_or(self.date);
+            *date = date.succ_opt().unwrap_or(*date);
         }
         self.last = Some(t);
-        self.date.and_time(t)
+        Some(date.and_time(t))
+    }
+
+    /// Epoch seconds of the next local date-time of the series in `zone`.
+    pub fn place_local(&mut self, zone: &Zone, n: NaiveDateTime) -> f64 {
+        let e = zone.rule.local_to_epoch_after(n, self.last_epoch);
+        self.last_epoch = Some(e);
+        e
+    }
+
+    /// Epoch seconds of the next time of day of the series in `zone` (`None` without a date).
+    pub fn place_time(&mut self, zone: &Zone, t: NaiveTime) -> Option<f64> {
+        let n = self.next(t)?;
+        Some(self.place_local(zone, n))
     }
 }
 
@@ -372,8 +430,9 @@ mod tests {
         let d = NaiveDate::from_ymd_opt(2026, 11, 29).unwrap();
         let mut r = DayRoller::new(d);
         r.next(NaiveTime::from_hms_opt(23, 59, 59).unwrap());
-        let n = r.next(NaiveTime::from_hms_opt(0, 0, 1).unwrap());
+        let n = r.next(NaiveTime::from_hms_opt(0, 0, 1).unwrap()).unwrap();
         assert_eq!(n.date(), d.succ_opt().unwrap());
+        assert_eq!(DayRoller::maybe(None).next(NaiveTime::MIN), None);
         let p = pt_stalk_prefix("2026_11_29_19_37_19-meminfo").unwrap();
         assert_eq!(p.to_string(), "2026-11-29 19:37:19");
         assert!(pt_stalk_prefix("iostat.txt").is_none());

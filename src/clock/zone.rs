@@ -6,6 +6,11 @@
 use chrono::{NaiveDateTime, Offset, TimeZone};
 use chrono_tz::Tz;
 
+/// How far before the previous stamp of a series the first occurrence of a repeated
+/// local time may be and still be taken (stamps a little out of order, a header time
+/// one interval back); further back, the series has gone back an hour: the second.
+pub const FOLD_SLACK_S: f64 = 1800.0;
+
 /// A time zone as a rule: a fixed offset, or an IANA zone with its DST history.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ZoneRule {
@@ -31,6 +36,15 @@ impl ZoneRule {
     /// repeated when DST ends) is read as its first occurrence; a time that never
     /// occurs (the hour skipped when DST starts) is read with the offset before the gap.
     pub fn local_to_epoch(&self, n: NaiveDateTime) -> f64 {
+        self.local_to_epoch_after(n, None)
+    }
+
+    /// [`Self::local_to_epoch`] for the next stamp of a series whose previous stamp was
+    /// at `after` (epoch seconds): of the two occurrences of a repeated local time, the
+    /// first that is not more than [`FOLD_SLACK_S`] before `after`. The first run of the
+    /// repeated hour is its first occurrence; once the stamps have gone back an hour, the
+    /// second. Without `after`, the first occurrence.
+    pub fn local_to_epoch_after(&self, n: NaiveDateTime, after: Option<f64>) -> f64 {
         let utc = n.and_utc();
         let naive_epoch = utc.timestamp() as f64 + f64::from(utc.timestamp_subsec_nanos()) / 1e9;
         match self {
@@ -38,7 +52,15 @@ impl ZoneRule {
             ZoneRule::Iana(tz) => {
                 let off = match tz.offset_from_local_datetime(&n) {
                     chrono::LocalResult::Single(o) => o.fix().local_minus_utc(),
-                    chrono::LocalResult::Ambiguous(a, _) => a.fix().local_minus_utc(),
+                    chrono::LocalResult::Ambiguous(a, b) => {
+                        let (a, b) = (a.fix().local_minus_utc(), b.fix().local_minus_utc());
+                        // The earlier instant has the larger offset.
+                        let (early, late) = (a.max(b), a.min(b));
+                        match after {
+                            Some(p) if naive_epoch - f64::from(early) < p - FOLD_SLACK_S => late,
+                            _ => early,
+                        }
+                    }
                     // In the gap: the offset in force just before it.
                     chrono::LocalResult::None => self.offset_at(utc.timestamp() - 86_400),
                 };
@@ -218,6 +240,15 @@ mod tests {
         assert_eq!(berlin.local_to_epoch(at("2026-07-01 12:00:00")), 1_782_900_000.0);
         // 2026-10-25 02:30 occurs twice: the first (still +02:00) is taken.
         assert_eq!(berlin.local_to_epoch(at("2026-10-25 02:30:00")), 1_792_888_200.0);
+        // In a series: the first while the stamps go forward (the previous stamp 02:29 CEST,
+        // 00:29 UTC), the second once they went back an hour (02:29 CET, 01:29 UTC).
+        let after = |prev: f64| berlin.local_to_epoch_after(at("2026-10-25 02:30:00"), Some(prev));
+        assert_eq!(after(1_792_888_140.0), 1_792_888_200.0);
+        assert_eq!(after(1_792_891_740.0), 1_792_891_800.0);
+        assert_eq!(
+            ZoneRule::Fixed(3600).local_to_epoch_after(at("2026-10-25 02:30:00"), Some(2e9)),
+            1_792_891_800.0
+        );
         // 2026-03-29 02:30 never occurs: read with the winter offset.
         assert_eq!(berlin.local_to_epoch(at("2026-03-29 02:30:00")), 1_774_747_800.0);
         assert_eq!(berlin.offset_at(1_795_981_039), 3600);

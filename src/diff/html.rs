@@ -303,5 +303,5 @@ pub fn render(doc: &DiffDoc, a: &Report, b: &Report) -> String {
             }
         }
     };
-    page.into_string()
+    crate::term::safe_doc(page.into_string())
 }

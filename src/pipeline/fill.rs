@@ -740,7 +740,7 @@ impl<'a, 'f> Filler<'a, 'f> {
         }
         let dev = totals.iter().max_by(|a, b| a.1.total_cmp(b.1))?.0.to_string();
         let mut out = BTreeMap::new();
-        let mut roller = io.banner.as_ref().and_then(|b| b.date).map(DayRoller::new);
+        let mut roller = Some(DayRoller::maybe(io.banner.as_ref().and_then(|b| b.date)));
         for rep in io.reports.iter().filter(|r| !r.since_boot) {
             let Some((e, _)) =
                 rep.stamp.as_ref().and_then(|s| source::stamp_epoch(s, self.zone, roller.as_mut()))

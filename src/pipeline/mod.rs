@@ -272,6 +272,7 @@ pub fn run_with(bundle: &Bundle, opts: &Options, keep: Keep) -> Pipeline {
             }
         }
     }
+    clock_warnings.extend(ev.cli_disagreement(timed.then_some(start as i64)));
     let offset_at_start = zone.rule.offset_at(start as i64);
     let (start, end, window_error) =
         match crate::clock::window::resolve_window(opts.from.as_ref(), opts.to.as_ref(), &zone, start, end) {

@@ -100,7 +100,7 @@ pub fn write_batch_index(rows: &[BatchRow], dir: &Path) -> anyhow::Result<()> {
         }
     };
     let index = dir.join("index.html");
-    std::fs::write(&index, page.into_string())
+    std::fs::write(&index, crate::term::safe_doc(page.into_string()))
         .with_context(|| format!("cannot write {}", index.display()))?;
     Ok(())
 }

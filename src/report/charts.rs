@@ -279,8 +279,10 @@ pub fn specs(report: &Report) -> Vec<Spec> {
     .collect()
 }
 
-/// Draws a spec as PNG and SVG.
+/// Draws a spec as PNG and SVG. Its text is drawn [`visible`]: a control or
+/// bidirectional character from the capture is written as an escape, as on the terminal.
 pub fn render(spec: &Spec) -> Result<Chart, String> {
+    let spec = &visible(spec);
     register_font();
     let (w, h) = (WIDTH, spec.height.clamp(200, 2000));
     let png = catch_unwind(AssertUnwindSafe(|| -> Result<Vec<u8>, String> {
@@ -328,6 +330,42 @@ pub fn render(spec: &Spec) -> Result<Chart, String> {
             _ => None,
         },
     })
+}
+
+/// `spec` with every text written on one line and with visible escapes for control and
+/// bidirectional characters ([`crate::term::one_line`], the terminal's rules): a thread,
+/// device or file name from the capture holding `U+202E` or BEL would otherwise reorder
+/// or hide the chart's text in the PNG, the SVG and the page's inline SVG.
+pub fn visible(spec: &Spec) -> Spec {
+    let v = |s: &mut String| {
+        if let std::borrow::Cow::Owned(o) = crate::term::one_line(s) {
+            *s = o;
+        }
+    };
+    let mut spec = spec.clone();
+    v(&mut spec.title);
+    v(&mut spec.caption);
+    match &mut spec.plot {
+        Plot::Time(t) => {
+            for p in &mut t.panels {
+                v(&mut p.y_desc);
+                p.stacked.iter_mut().chain(p.lines.iter_mut()).for_each(|l| v(&mut l.label));
+                if let Some((_, g)) = &mut p.guide {
+                    v(g);
+                }
+            }
+        }
+        Plot::Xy(x) => {
+            [&mut x.x_desc, &mut x.y_desc].into_iter().for_each(v);
+            x.lines.iter_mut().for_each(|l| v(&mut l.label));
+            x.vmarks.iter_mut().for_each(|m| v(&mut m.1));
+        }
+        Plot::Bars(b) => {
+            [&mut b.x_desc, &mut b.y_desc].into_iter().for_each(v);
+            b.labels.iter_mut().chain(b.notes.iter_mut()).for_each(v);
+        }
+    }
+    spec
 }
 
 /// Draws on any backend.
@@ -1642,5 +1680,33 @@ mod tests {
         let c = render(&spec).unwrap();
         assert!(c.png.starts_with(b"\x89PNG"));
         assert!(c.svg.contains("&lt;t&amp;&gt;"));
+    }
+
+    #[test]
+    fn capture_text_is_drawn_with_visible_escapes() {
+        let spec = Spec {
+            name: "t",
+            title: "thread a\u{202e}b\x07".into(),
+            caption: String::new(),
+            section: Section::Perf,
+            height: 200,
+            plot: Plot::Bars(BarPlot {
+                x_desc: "x".into(),
+                y_desc: "y".into(),
+                labels: vec!["txt.exe\u{2066}".into(), "two\nlines".into()],
+                values: vec![1.0, 2.0],
+                notes: vec!["\u{200f}n".into(), String::new()],
+                color: BLACK,
+            }),
+        };
+        let v = visible(&spec);
+        assert_eq!(v.title, "thread a\\u{202e}b\\x07");
+        let Plot::Bars(b) = &v.plot else { unreachable!() };
+        assert_eq!(b.labels, ["txt.exe\\u{2066}", "two\\nlines"]);
+        assert_eq!(b.notes[0], "\\u{200f}n");
+        let c = render(&spec).unwrap();
+        assert!(c.svg.contains("thread a\\u{202e}b\\x07"), "the PNG and SVG draw the escapes");
+        assert!(!c.svg.contains(['\u{202e}', '\x07', '\u{2066}', '\u{200f}']));
+        assert_eq!(c.title, v.title);
     }
 }

@@ -86,7 +86,9 @@ pub fn render_lines(title: &str, count_name: &str, lines: &[&str]) -> Result<Opt
         }
         None => svg,
     };
-    Ok(Some(svg.into_bytes()))
+    // Frame names are capture text: their control and bidirectional characters are
+    // shown as escapes, as on the terminal.
+    Ok(Some(crate::term::safe_doc(svg).into_bytes()))
 }
 
 /// Draws the flame graph of every stack of a perf file; `None` when it has no stacks.
@@ -184,5 +186,13 @@ mod tests {
             ["x-a", "x-_img_", "x-a-2", "x-_img_-2"]
         );
         assert!(all[0].title.contains("process a (94 % of the samples)"), "{}", all[0].title);
+    }
+
+    #[test]
+    fn frame_names_show_controls_and_overrides_escaped() {
+        let svg = render_lines("t\u{202e}", "samples", &["a\u{202e}b\x07;fsync 3", "c 1"]).unwrap().unwrap();
+        let s = String::from_utf8(svg).unwrap();
+        assert!(!s.contains(['\u{202e}', '\x07']));
+        assert!(s.contains("a\\u{202e}b\\x07"), "the frame, escaped as on the terminal");
     }
 }

@@ -10,7 +10,9 @@
 //!
 //! Everything is rendered with maud, which escapes every interpolated string:
 //! thread names, file paths, quoted input lines and diagnostics are capture
-//! text and must never become markup. The page is deterministic: no wall-clock
+//! text and must never become markup; their control and bidirectional
+//! characters (`U+202E`, BEL) are written as visible escapes, as on the
+//! terminal ([`crate::term::safe_doc`]). The page is deterministic: no wall-clock
 //! time, and every list is in a stable order.
 
 use super::charts::{Chart, Section};
@@ -145,7 +147,7 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
             }
         }
     };
-    page.into_string()
+    crate::term::safe_doc(page.into_string())
 }
 
 /// The evidence of every finding, collapsed: its numbers (named as the rule names

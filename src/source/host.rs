@@ -29,7 +29,7 @@ impl<'d> Adapter<'d> for Top<'d> {
         let mut prev: Option<f64> = None;
         for (k, it) in self.0.iterations.iter().enumerate() {
             let Some(Stamp::TimeOfDay(tod)) = it.time else { continue };
-            let end = v.zone.local_to_epoch(roller.next(tod));
+            let Some(end) = roller.place_time(v.zone, tod) else { continue };
             sink.at(it.line);
             sink.gauge(&Col::Host(HostMetric::TopDState), end, it.d_state() as f64);
             if let Some(r) = it.running {

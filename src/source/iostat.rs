@@ -49,7 +49,7 @@ impl<'d> Adapter<'d> for Iostat<'d> {
         let zone = v.zone;
         let used = v.uses(Measure::DeviceIo);
         let cpu_used = v.uses(Measure::Cpu);
-        let mut roller = io.banner.as_ref().and_then(|b| b.date).map(DayRoller::new);
+        let mut roller = Some(DayRoller::maybe(io.banner.as_ref().and_then(|b| b.date)));
         let interval = io.interval_s.unwrap_or(1.0);
         let mut anchoring = None;
         let mut prev: Option<f64> = None;

@@ -411,21 +411,19 @@ pub fn read_after_fill(f: &ParsedFile) -> bool {
     perf(f).is_some() || binlog(f).is_some() || replica_status(f).is_some() || state(f).is_some()
 }
 
-/// The epoch of a stamp: the simple forms (epoch, zoned, local date-time), else a
-/// time of day on the date the roller tracks (banner date, rolling at midnight).
+/// The epoch of a stamp: the simple forms (epoch, zoned), else a local date-time or a
+/// time of day through the file's series ([`crate::clock::DayRoller`]: banner date,
+/// rolling at midnight, the repeated DST hour in the series' order).
 pub fn stamp_epoch(
     stamp: &iosift_parsers::Stamp,
     zone: &Zone,
-    date: Option<&mut crate::clock::DayRoller>,
+    series: Option<&mut crate::clock::DayRoller>,
 ) -> Option<(f64, Anchoring)> {
-    if let Some(x) = crate::clock::simple_epoch(stamp, zone) {
-        return Some(x);
-    }
-    match (stamp, date) {
-        (iosift_parsers::Stamp::TimeOfDay(t), Some(r)) => {
-            Some((zone.local_to_epoch(r.next(*t)), Anchoring::BannerDateTimeOfDay))
-        }
-        _ => None,
+    use iosift_parsers::Stamp;
+    match (stamp, series) {
+        (Stamp::Local(n), Some(r)) => Some((r.place_local(zone, *n), Anchoring::LocalDateTime)),
+        (Stamp::TimeOfDay(t), Some(r)) => r.place_time(zone, *t).map(|e| (e, Anchoring::BannerDateTimeOfDay)),
+        _ => crate::clock::simple_epoch(stamp, zone),
     }
 }
 

@@ -25,7 +25,7 @@ impl<'d> Adapter<'d> for Pidstat<'d> {
         let p = self.0;
         let zone = v.zone;
         let used = v.uses(Measure::ThreadWrites);
-        let mut roller = p.banner.as_ref().and_then(|b| b.date).map(DayRoller::new);
+        let mut roller = Some(DayRoller::maybe(p.banner.as_ref().and_then(|b| b.date)));
         let mut anchoring = None;
         let threads_mode = p.layout.threads;
         let mut run = 0;

@@ -56,7 +56,7 @@ impl<'d> Adapter<'d> for SarSource<'d> {
         let nothing = !(disk || cpu || cores || paging || dirty || extra);
         let prefix_date = crate::clock::pt_stalk_prefix(&v.file.base).map(|n| n.date());
         let text = matches!(s.source, Source::SarText | Source::MpstatText);
-        let mut roller = prefix_date.map(DayRoller::new);
+        let mut roller = Some(DayRoller::maybe(prefix_date));
         let mut anchoring = None;
         for r in &s.rows {
             let Some((end, a)) = stamp_epoch(&r.stamp, v.zone, roller.as_mut()) else { continue };

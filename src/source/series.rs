@@ -38,6 +38,8 @@ impl<'d> Adapter<'d> for Vmstat<'d> {
         // Where each field is in a row's layout, found once per layout (rows share a few
         // static name lists).
         let mut layout: (&[&str], Vec<Option<usize>>) = (&[], Vec::new());
+        // `-t` stamps in order (the repeated hour of a DST change in the series' order).
+        let mut series = clock::DayRoller::default();
         for (k, row) in v.rows.iter().enumerate() {
             if row.since_boot {
                 run_first = k;
@@ -51,7 +53,7 @@ impl<'d> Adapter<'d> for Vmstat<'d> {
                 };
                 (base + (k - run_first) as f64, Anchoring::DateLineRun)
             });
-            let timed = row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, None));
+            let timed = row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, Some(&mut series)));
             let (end, a) = match (timed, vis.prefix, dated) {
                 (Some(x), ..) => x,
                 (None, Some(p), _) => (p + k as f64, Anchoring::PtStalkPrefixInterval),

@@ -9,6 +9,7 @@ pub mod lines;
 pub mod names;
 pub mod number;
 pub mod pt_stalk;
+pub mod series;
 pub mod sysstat;
 pub mod time;
 pub mod ts;

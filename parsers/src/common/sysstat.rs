@@ -4,7 +4,7 @@
 //! note and variant of reports merged under a memory budget.
 
 use super::time::{Stamp, full_year, ymd};
-use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 
 /// `Linux 6.18.44-fc-v669 (vm) \t11/29/26 \t_x86_64_\t(2 CPU)`, parsed.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -239,7 +239,7 @@ fn hms(h: &str, m: &str, s: &str) -> Option<NaiveTime> {
         let v: u32 = f.parse().ok()?;
         v * 10u32.pow(9 - f.len() as u32)
     };
-    NaiveTime::from_hms_nano_opt(h, m, s, nanos)
+    super::time::hms(h, m, s, nanos)
 }
 
 /// Reads a whole report time-stamp line: `%x %X` in any locale
@@ -257,14 +257,22 @@ pub fn parse_stamp_line(line: &str) -> Option<Stamp> {
         return (used == toks.len()).then_some(Stamp::TimeOfDay(tod));
     }
     if t.len() >= 19 && t.as_bytes()[4] == b'-' && t.as_bytes().get(10) == Some(&b'T') {
+        // A leap second (`23:59:60`) is read as the last second of its minute.
+        let zoned = |d: DateTime<chrono::FixedOffset>| {
+            let n = d.naive_local();
+            d.offset()
+                .from_local_datetime(&n.date().and_time(super::time::no_leap(n.time())))
+                .single()
+                .map(Stamp::Zoned)
+        };
         if let Ok(d) = DateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%z") {
-            return Some(Stamp::Zoned(d));
+            return zoned(d);
         }
         if let Ok(d) = DateTime::parse_from_rfc3339(t) {
-            return Some(Stamp::Zoned(d));
+            return zoned(d);
         }
         if let Ok(n) = NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S") {
-            return Some(Stamp::Local(n));
+            return Some(Stamp::Local(n.date().and_time(super::time::no_leap(n.time()))));
         }
         return None;
     }

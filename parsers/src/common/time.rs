@@ -1,6 +1,8 @@
 //! [`Stamp`]: a record's time exactly as the file gives it. Parsers never
 //! guess a date or a zone; `src/clock` of the `iosift` crate anchors stamps
-//! on the UTC timeline.
+//! on the UTC timeline. Two readings are settled here: a leap second (`23:59:60`)
+//! is the last second of its minute ([`hms`]), and a stamp that breaks its file's
+//! series is placed by its neighbours, with a diagnostic ([`super::series`]).
 
 use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Timelike, Utc};
 
@@ -57,6 +59,42 @@ impl Stamp {
     }
 }
 
+impl Stamp {
+    /// Seconds on the axis its series is checked on ([`super::series`]): epoch seconds
+    /// for epoch and zoned stamps, the wall clock read as if it were UTC for local ones,
+    /// seconds since midnight for a time of day (the caller unwraps midnight), a year of
+    /// 31-day months for a date without year. Only differences between stamps of one
+    /// kind mean anything.
+    pub fn series_secs(&self) -> f64 {
+        let naive = |n: &NaiveDateTime| n.and_utc().timestamp() as f64 + f64::from(n.nanosecond()) / 1e9;
+        let tod = |t: &NaiveTime| f64::from(t.num_seconds_from_midnight()) + f64::from(t.nanosecond()) / 1e9;
+        match self {
+            Stamp::Epoch(e) | Stamp::SinceBoot(e) => *e,
+            Stamp::Zoned(d) => naive(&d.naive_utc()),
+            Stamp::Local(n) => naive(n),
+            Stamp::TimeOfDay(t) => tod(t),
+            Stamp::NoYear { month, day, time } => f64::from(month * 31 + day) * 86_400.0 + tod(time),
+        }
+    }
+
+    /// The same kind of stamp `secs` seconds later (earlier when negative); a time of day
+    /// wraps at midnight. `None` when out of range.
+    pub fn shifted(&self, secs: f64) -> Option<Stamp> {
+        if !secs.is_finite() || secs.abs() > 1e11 {
+            return None;
+        }
+        let d = chrono::TimeDelta::nanoseconds((secs * 1e9).round() as i64);
+        Some(match *self {
+            Stamp::Epoch(e) => Stamp::Epoch(e + secs),
+            Stamp::SinceBoot(e) => Stamp::SinceBoot(e + secs),
+            Stamp::Zoned(z) => Stamp::Zoned(z.checked_add_signed(d)?),
+            Stamp::Local(n) => Stamp::Local(n.checked_add_signed(d)?),
+            Stamp::TimeOfDay(t) => Stamp::TimeOfDay(t.overflowing_add_signed(d).0),
+            Stamp::NoYear { .. } => return None,
+        })
+    }
+}
+
 impl serde::Serialize for Stamp {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.display())
@@ -71,6 +109,21 @@ pub fn epoch_to_utc(secs: f64) -> Option<DateTime<Utc>> {
     let whole = secs.floor();
     let nanos = ((secs - whole) * 1e9).round().min(999_999_999.0) as u32;
     Utc.timestamp_opt(whole as i64, nanos).single()
+}
+
+/// A time of day from its fields. A leap second (`23:59:60`, printed by a clock that
+/// inserts one) is read as the last second of its minute, `23:59:59` (the stamp then
+/// shares its second with the one before; nothing is moved to the next day); any other
+/// field out of range is `None`.
+pub fn hms(h: u32, m: u32, s: u32, nanos: u32) -> Option<NaiveTime> {
+    NaiveTime::from_hms_nano_opt(h, m, if s == 60 { 59 } else { s }, nanos)
+}
+
+/// `t` with a leap second (as chrono's `%S` reads `60`: 59 s and over 10^9 ns) read as
+/// the last second of its minute, as [`hms`] does.
+pub fn no_leap(t: NaiveTime) -> NaiveTime {
+    let n = t.nanosecond();
+    if n >= 1_000_000_000 { t.with_nanosecond(n - 1_000_000_000).unwrap_or(t) } else { t }
 }
 
 /// Builds a date, `None` when invalid (e.g. 31 February).

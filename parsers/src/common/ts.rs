@@ -47,6 +47,31 @@ pub fn pt_stalk_prefix(base_name: &str) -> Option<NaiveDateTime> {
     })
 }
 
+/// Places the `TS` epochs of `items` (snapshots in file order; `ts` reads and sets one,
+/// `line` is the line a diagnostic names) that break the file's series
+/// ([`super::series`]): a garbled epoch would move its snapshot hours away. The local
+/// time printed after it is kept as printed; snapshots without a `TS` line stay without.
+pub fn place_by_series<T>(
+    items: &mut [T],
+    ts: impl Fn(&mut T) -> &mut Option<TsLine>,
+    line: impl Fn(&T) -> usize,
+    d: &mut super::Diags,
+) {
+    let stamps: Vec<Option<super::Stamp>> =
+        items.iter_mut().map(|x| ts(x).map(|t| super::Stamp::Epoch(t.epoch))).collect();
+    let placed = super::series::place(&stamps);
+    for p in &placed {
+        let x = &mut items[p.at];
+        if let (Some(t), super::Stamp::Epoch(e)) = (ts(x).as_mut(), p.stamp) {
+            t.epoch = e;
+            d.note(line(x), super::DiagKind::BadTime, &p.why);
+        }
+    }
+    if !placed.is_empty() {
+        d.list.sort_by_key(|x| x.line);
+    }
+}
+
 /// Parses a `TS` line; `None` when the line is not one.
 ///
 /// `TS 1795981039.666693755 2026-11-29 19:37:19`, `TS 1795981039`, `TS 1795981039.666693755`
@@ -61,7 +86,9 @@ pub fn parse_ts_line(line: &str) -> Option<TsLine> {
     let local = match (it.next(), it.next()) {
         // chrono's own readers of `2026-11-29` and `19:37:19`, not a format string
         // interpreted per line (3 % of a diskstats parse).
-        (Some(d), Some(t)) => Some(NaiveDateTime::new(d.parse().ok()?, t.parse().ok()?)),
+        (Some(d), Some(t)) => {
+            Some(NaiveDateTime::new(d.parse().ok()?, super::time::no_leap(t.parse().ok()?)))
+        }
         (None, None) => None,
         _ => return None,
     };

@@ -5,6 +5,7 @@
 //! A broken bundle becomes a row with its error; the batch goes on.
 
 use crate::bundle::{self, Limits, sanitize_file_name};
+use crate::outdir::{Kind, Origin, Staging, Target};
 use crate::pipeline::Options;
 use crate::report::BatchRow;
 use std::io::IsTerminal;
@@ -80,7 +81,7 @@ const RESERVED: [&str; 3] = ["index.html", "summary.json", "dataset"];
 /// row with that error; its work is abandoned and ends with the process).
 ///
 /// The output folder follows [`crate::outdir`]: refused when it holds files and is not
-/// an iosift batch, written beside it and renamed into place when every bundle is done.
+/// an iosift batch, written beside it and put in place when every bundle is done.
 pub fn run_timed(
     dirs: &[PathBuf],
     out: &Path,
@@ -90,8 +91,11 @@ pub fn run_timed(
     quiet: bool,
     deadline: std::time::Duration,
 ) -> anyhow::Result<Vec<BatchRow>> {
-    let bundles: Vec<PathBuf> = dirs.iter().flat_map(|d| discover_except(d, Some(out))).collect();
-    let staging = crate::outdir::Staging::begin(out)?;
+    let target = Target::explicit(out, Origin::new(Kind::Batch, dirs));
+    // The folder first: its name is known then, and the bundles never include it.
+    let staging = Staging::begin(&target)?;
+    let out = staging.target().to_path_buf();
+    let bundles: Vec<PathBuf> = dirs.iter().flat_map(|d| discover_except(d, Some(&out))).collect();
     let stage = staging.path().to_path_buf();
     let bar = if quiet {
         None

@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use iosift::bundle::{self, Limits};
 use iosift::inspect;
+use iosift::outdir::{Kind, Origin, Target};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -82,7 +83,8 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         /// Output folder (default: reports/<bundle name>, e.g. reports/mmap_large_folio for
-        /// samples/mmap_large_folio/capture).
+        /// samples/mmap_large_folio/capture; reports/<bundle name>-2, ... when that folder
+        /// holds the report of another capture).
         #[arg(short, long)]
         output: Option<PathBuf>,
         #[command(flatten)]
@@ -104,9 +106,9 @@ enum Command {
         /// Folders holding bundles (subfolders or archives).
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
-        /// Output folder (default: reports/).
-        #[arg(short, long, default_value = "reports")]
-        output: PathBuf,
+        /// Output folder (default: reports/, or reports-2, ... when reports/ holds another batch).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
         /// Bundles analyzed at once.
         #[arg(long, default_value_t = 2)]
         jobs: usize,
@@ -236,10 +238,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("iosift: {}", iosift::term::safe(&format!("{e:#}")));
-            let refused = matches!(
-                e.downcast_ref::<iosift::outdir::OutputError>(),
-                Some(iosift::outdir::OutputError::NotOurs(_) | iosift::outdir::OutputError::NotAFolder(_))
-            );
+            let refused = e.downcast_ref::<iosift::outdir::OutputError>().is_some_and(|e| e.is_refusal());
             if refused || e.downcast_ref::<Usage>().is_some() { ExitCode::from(2) } else { ExitCode::from(1) }
         }
     }
@@ -277,10 +276,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Analyze { paths, output, time, json, strict, prefix, limits } => {
             let opts = time.options()?;
-            if let Some(o) = &output {
-                // Refuse a folder that is not ours before the work, not after.
-                iosift::outdir::check_target(o)?;
-            }
+            let origin = Origin::new(Kind::Analyze, &paths);
+            // Refuse a folder that may not be written before the work, not after.
+            let explicit =
+                output.as_deref().map(|o| settled(Target::explicit(o, origin.clone()))).transpose()?;
             let bundle = choose_sample(bundle::load(&paths, &limits.limits())?, prefix.as_deref())?;
             let report = iosift::analyze::analyze(&bundle, &opts);
             if let Some(e) = &report.window_error {
@@ -300,9 +299,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     eprintln!("{}", iosift::term::safe(&line));
                 }
             }
-            let dir = output.unwrap_or_else(|| PathBuf::from("reports").join(&bundle.name));
-            iosift::outdir::check_target(&dir)?;
-            let (written, notes) = iosift::output::write_all_noted(&report, &dir)?;
+            let target = match explicit {
+                Some(t) => t,
+                None => settled(Target::default_at(&PathBuf::from("reports").join(&bundle.name), origin))?,
+            };
+            let (written, notes) = iosift::output::write_all_noted(&report, &target)?;
+            let dir = target.path().to_path_buf();
             for n in &notes {
                 eprintln!("iosift: {}", iosift::term::safe(n));
             }
@@ -340,10 +342,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Batch { dirs, output, jobs, bundle_timeout, time, limits } => {
             let opts = time.options()?;
-            iosift::outdir::check_target(&output)?;
+            let origin = Origin::new(Kind::Batch, &dirs);
+            let target = settled(match &output {
+                Some(o) => Target::explicit(o, origin),
+                None => Target::default_at(std::path::Path::new("reports"), origin),
+            })?;
             let rows = iosift::batch::run_timed(
                 &dirs,
-                &output,
+                target.path(),
                 jobs,
                 &opts,
                 &limits.limits(),
@@ -362,22 +368,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     "{} bundles, {ok} analyzed, {} failed; overview: {}\n",
                     rows.len(),
                     rows.len() - ok,
-                    output.join("index.html").display()
+                    target.path().join("index.html").display()
                 ))?;
             }
             Ok(if ok == 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Tables { paths, output, format, time, limits } => {
             let opts = time.options()?;
-            iosift::outdir::check_target(&output)?;
+            let target = settled(Target::explicit(&output, Origin::new(Kind::Tables, &paths)))?;
             let bundle = bundle::load(&paths, &limits.limits())?;
-            let (written, warnings) =
-                iosift::output::write_tables_with_warnings(&bundle, &opts, &output, format).map_err(|e| {
-                    match e.downcast::<iosift::output::WindowError>() {
-                        Ok(w) => usage(w.0),
-                        Err(e) => e,
-                    }
+            let (written, warnings, notes) = iosift::output::write_tables_to(&bundle, &opts, &target, format)
+                .map_err(|e| match e.downcast::<iosift::output::WindowError>() {
+                    Ok(w) => usage(w.0),
+                    Err(e) => e,
                 })?;
+            for n in &notes {
+                eprintln!("iosift: {}", iosift::term::safe(n));
+            }
             if !v.quiet {
                 for w in &warnings {
                     eprintln!("clock: {}", iosift::term::safe(w));
@@ -391,6 +398,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Diff { a, b, output, align_a, align_b, json, time, limits } => {
             let opts = time.options()?;
             let (align_a, align_b) = (time_spec("--align-a", &align_a)?, time_spec("--align-b", &align_b)?);
+            let origin = Origin::new(Kind::Diff, &[a.clone(), b.clone()]);
+            let explicit =
+                output.as_deref().map(|o| settled(Target::explicit(o, origin.clone()))).transpose()?;
             type Loaded = (bundle::Bundle, iosift::model::Report, iosift::diff::context::Gathered);
             let load = |p: &PathBuf| -> Result<Loaded> {
                 let bundle = choose_sample(bundle::load(std::slice::from_ref(p), &limits.limits())?, None)?;
@@ -410,8 +420,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let sa = iosift::diff::Side { report: &ra, facts: fa, extra: ea, align: align_a };
             let sb = iosift::diff::Side { report: &rb, facts: fb, extra: eb, align: align_b };
             let doc = iosift::diff::diff(&sa, &sb).map_err(usage)?;
-            let dir = output.unwrap_or_else(|| iosift::diff::default_dir(&ba.name, &bb.name));
-            let written = iosift::diff::write(&doc, &ra, &rb, &dir)?;
+            let target = match explicit {
+                Some(t) => t,
+                None => settled(Target::default_at(&iosift::diff::default_dir(&ba.name, &bb.name), origin))?,
+            };
+            let written = iosift::diff::write_to(&doc, &ra, &rb, &target)?;
+            let dir = target.path().to_path_buf();
             if v.verbose {
                 for w in &written {
                     eprintln!("wrote {}", iosift::term::safe(&w.display().to_string()));
@@ -433,6 +447,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The output folder checked before any work ([`Target::settle`]), its notes said on stderr
+/// (a link resolved, another name taken, a report restored).
+fn settled(mut target: Target) -> Result<Target> {
+    for n in target.settle()? {
+        eprintln!("iosift: {}", iosift::term::safe(&n));
+    }
+    Ok(target)
 }
 
 /// Writes to stdout; a closed pipe (`iosift ... | head`) ends quietly.

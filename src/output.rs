@@ -3,6 +3,7 @@
 
 use crate::bundle::Bundle;
 use crate::model::Report;
+use crate::outdir::{Kind, Origin, Staging, Target};
 use crate::pipeline::{self, Options};
 use crate::table::{self, TableFormat};
 use anyhow::Context as _;
@@ -21,19 +22,25 @@ impl std::fmt::Display for WindowError {
 impl std::error::Error for WindowError {}
 
 /// Writes everything of a report into the folder `dir` (see [`crate::outdir`]: refused
-/// when `dir` holds files and is not an iosift report; written beside it and renamed
-/// into place; the user's files in an earlier report are kept). Returns the files
-/// written, under `dir`, and notes on user files that could not be carried over.
+/// when `dir` holds files and is not an iosift report; written beside it and put in place
+/// in one step; the user's files in an earlier report are kept). Returns the files written,
+/// under `dir`. The capture is not named: [`write_all_noted`] with a [`Target`] says which.
 pub fn write_all(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    Ok(write_all_noted(report, dir)?.0)
+    let target = Target::explicit(dir, Origin::new(Kind::Analyze, &[]));
+    Ok(write_all_noted(report, &target)?.0)
 }
 
-/// [`write_all`], also giving the notes of [`crate::outdir::Staging::commit`].
-pub fn write_all_noted(report: &Report, dir: &Path) -> anyhow::Result<(Vec<PathBuf>, Vec<String>)> {
-    let staging = crate::outdir::Staging::begin(dir)?;
+/// [`write_all`] into `target`, also giving the notes of [`crate::outdir::Staging::commit`].
+pub fn write_all_noted(report: &Report, target: &Target) -> anyhow::Result<(Vec<PathBuf>, Vec<String>)> {
+    let staging = Staging::begin(target)?;
     let written = write_all_into(report, staging.path())?;
-    let target = staging.target().to_path_buf();
+    commit(staging, written)
+}
+
+/// Puts a staged folder in place; the files written, renamed to their place under the target.
+fn commit(staging: Staging, written: Vec<PathBuf>) -> anyhow::Result<(Vec<PathBuf>, Vec<String>)> {
     let tmp = staging.path().to_path_buf();
+    let target = staging.target().to_path_buf();
     let notes = staging.commit()?;
     let written =
         written.into_iter().map(|p| p.strip_prefix(&tmp).map(|r| target.join(r)).unwrap_or(p)).collect();
@@ -101,13 +108,27 @@ pub fn write_tables_with_warnings(
     dir: &Path,
     format: TableFormat,
 ) -> anyhow::Result<(Vec<PathBuf>, Vec<String>)> {
+    let (written, mut warnings, notes) =
+        write_tables_to(bundle, opts, &Target::explicit(dir, Origin::new(Kind::Tables, &[])), format)?;
+    warnings.extend(notes);
+    Ok((written, warnings))
+}
+
+/// [`write_tables_with_warnings`] into `target`: the files written, the clock warnings and
+/// the notes of [`crate::outdir::Staging::commit`] on the output folder.
+pub fn write_tables_to(
+    bundle: &Bundle,
+    opts: &Options,
+    target: &Target,
+    format: TableFormat,
+) -> anyhow::Result<(Vec<PathBuf>, Vec<String>, Vec<String>)> {
     let p = pipeline::run(bundle, opts);
     if let Some(e) = &p.window_error {
         return Err(WindowError(e.clone()).into());
     }
-    let staging = crate::outdir::Staging::begin(dir)?;
-    let target = staging.target().to_path_buf();
-    let dir = staging.path();
+    let staging = Staging::begin(target)?;
+    let dir = staging.path().to_path_buf();
+    let dir = dir.as_path();
     let inferred = p
         .files
         .iter()
@@ -145,10 +166,6 @@ pub fn write_tables_with_warnings(
         let mut df = table::long_frame(&t)?;
         written.push(table::write_frame(&mut df, dir, &stem, format)?);
     }
-    let tmp = dir.to_path_buf();
-    let mut warnings = p.clock_warnings;
-    warnings.extend(staging.commit()?);
-    let written =
-        written.into_iter().map(|w| w.strip_prefix(&tmp).map(|r| target.join(r)).unwrap_or(w)).collect();
-    Ok((written, warnings))
+    let (written, notes) = commit(staging, written)?;
+    Ok((written, p.clock_warnings, notes))
 }

@@ -244,3 +244,50 @@ fn many_threads_keep_the_busiest_columns_and_every_total() {
     assert_eq!(c.values.iter().flatten().filter(|v| *v == 40.0 * 1024.0).count(), 30);
     assert!(p.clock_warnings.iter().all(|w| !w.contains("per-thread column")), "{:?}", p.clock_warnings);
 }
+
+/// Issue 33: a thread named like a formula (`=HYPERLINK(...)`) is written to CSV as text
+/// (OWASP: a `'` in front, the cell quoted where CSV needs it); numbers stay numbers and
+/// Parquet keeps the raw name.
+#[test]
+fn csv_cells_a_spreadsheet_would_run_are_written_as_text() {
+    let evil = r#"=HYPERLINK("http://evil.test/?q","open me")"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap");
+    std::fs::create_dir(&cap).unwrap();
+    let mut pidstat = String::from(
+        "Linux 6.18.44-fc-v669 (vm) \t2026-11-29 \t_x86_64_\t(2 CPU)\n\n\
+         # Time        UID      TGID       TID   kB_rd/s   kB_wr/s kB_ccwr/s iodelay  Command\n",
+    );
+    for s in 55..58 {
+        pidstat.push_str(&format!(
+            "21:13:{s}        0      4395         -      0.00  100.00      0.00       0  bash\n"
+        ));
+        pidstat.push_str(&format!(
+            "21:13:{s}        0         -      4395      0.00  100.00      0.00       0  |__{evil}\n"
+        ));
+        pidstat.push_str(&format!(
+            "21:13:{s}        0         -      4396      0.00   50.00      0.00       0  |__@SUM(1+1)\n"
+        ));
+    }
+    std::fs::write(cap.join("pidstat-d-t-h.txt"), pidstat).unwrap();
+    let b = load(&[cap], &Limits::default()).unwrap();
+    let out = tmp.path().join("csv");
+    let written =
+        iosift::output::write_tables(&b, &Options::default(), &out, iosift::table::TableFormat::Csv).unwrap();
+    let threads = written.iter().find(|w| w.ends_with("threads.csv")).expect("threads.csv");
+    let text = std::fs::read_to_string(threads).unwrap();
+    let row =
+        |tid: &str| text.lines().find(|l| l.starts_with(&format!("{tid},"))).unwrap_or_default().to_string();
+    let quoted = format!("\"'{}\"", evil.replace('"', "\"\""));
+    assert!(row("4395").contains(&format!(",{quoted},")), "{text}");
+    assert!(row("4396").contains(",'@SUM(1+1),"), "{text}");
+    // The numbers of those rows are unchanged.
+    assert!(row("4395").starts_with("4395,4395,") || row("4395").starts_with("4395,,"), "{text}");
+    assert!(!text.lines().any(|l| l.contains(",=") || l.contains(",@")), "{text}");
+    // Parquet keeps the raw name.
+    let out = tmp.path().join("parquet");
+    iosift::output::write_tables(&b, &Options::default(), &out, iosift::table::TableFormat::Parquet).unwrap();
+    let th = read(&out.join("threads.parquet"));
+    let names: Vec<&str> = th.column("name").unwrap().str().unwrap().iter().flatten().collect();
+    assert!(names.contains(&evil), "{names:?}");
+}

@@ -349,10 +349,22 @@ pub fn write(
     b: &Report,
     dir: &std::path::Path,
 ) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    use crate::outdir::{Kind, Origin, Target};
+    write_to(doc, a, b, &Target::explicit(dir, Origin::new(Kind::Diff, &[])))
+}
+
+/// [`write`] into `target` (an explicit `-o` or the default folder, see [`crate::outdir::Target`]).
+pub fn write_to(
+    doc: &DiffDoc,
+    a: &Report,
+    b: &Report,
+    target: &crate::outdir::Target,
+) -> anyhow::Result<Vec<std::path::PathBuf>> {
     use anyhow::Context as _;
-    // Like a report: written into a staging folder beside `dir`, renamed into place, with the
+    // Like a report: written into a staging folder beside the target, put in place, with the
     // marker that says the folder is ours (a non-empty folder of the user's is refused).
-    let staging = crate::outdir::Staging::begin(dir)?;
+    let staging = crate::outdir::Staging::begin(target)?;
+    let dir = staging.target().to_path_buf();
     let tmp = staging.path().to_path_buf();
     let json = tmp.join("diff.json");
     std::fs::write(&json, serde_json::to_string_pretty(doc)? + "\n")

@@ -285,10 +285,36 @@ pub fn write_frame(
             CsvWriter::new(file)
                 .include_header(true)
                 .with_datetime_format(Some("%Y-%m-%dT%H:%M:%S%.3fZ".into()))
-                .finish(df)?;
+                .finish(&mut csv_safe(df)?)?;
         }
     }
     Ok(path)
+}
+
+/// True when a spreadsheet opening a CSV file would read the text as a formula (or as the
+/// start of one): it begins with `=`, `+`, `-`, `@`, a tab or a carriage return.
+fn formula_like(s: &str) -> bool {
+    s.starts_with(['=', '+', '-', '@', '\t', '\r'])
+}
+
+/// `df` for a CSV file: text cells a spreadsheet would run as a formula (a thread named
+/// `=HYPERLINK(...)`) get a `'` in front, the OWASP rule for CSV injection, so they are
+/// shown as text; the writer quotes such a cell where CSV needs it (a comma, a quote, a
+/// line break). Numbers, times and Parquet files keep the raw values.
+fn csv_safe(df: &DataFrame) -> PolarsResult<DataFrame> {
+    let mut out = df.clone();
+    for c in df.columns() {
+        if c.dtype() != &DataType::String || !c.str()?.iter().flatten().any(formula_like) {
+            continue;
+        }
+        let safe: StringChunked = c
+            .str()?
+            .iter()
+            .map(|v| v.map(|s| if formula_like(s) { format!("'{s}") } else { s.to_string() }))
+            .collect();
+        out.replace(c.name(), safe.with_name(c.name().clone()).into_series().into())?;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -336,6 +362,31 @@ mod tests {
         let mut t = LongTable::default();
         t.push_named(10.0, 1.0, "mem.dirty_bytes", Some(1.0));
         assert_eq!(t.entity, ["system"]);
+    }
+
+    #[test]
+    fn csv_text_that_a_spreadsheet_would_run_is_written_as_text() {
+        let names =
+            ["=HYPERLINK(\"http://x.test/\",\"a, b\")", "+1", "-x", "@SUM(A1)", "\tq", "\rr", "bash", "a=b"];
+        let rows: Vec<(u32, Option<u32>, String, &str, f64)> =
+            names.iter().enumerate().map(|(i, n)| (i as u32, None, n.to_string(), "other", -1.5)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let p =
+            write_frame(&mut threads_frame(&rows).unwrap(), dir.path(), "threads", TableFormat::Csv).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], "0,,\"'=HYPERLINK(\"\"http://x.test/\"\",\"\"a, b\"\")\",other,-1.5", "{text}");
+        assert_eq!(
+            &lines[2..6],
+            ["1,,'+1,other,-1.5", "2,,'-x,other,-1.5", "3,,'@SUM(A1),other,-1.5", "4,,'\tq,other,-1.5"]
+        );
+        assert!(text.contains("5,,\"'\rr\",other,-1.5\n6,,bash,other,-1.5\n7,,a=b,other,-1.5\n"), "{text}");
+        // Parquet keeps the raw values.
+        let p = write_frame(&mut threads_frame(&rows).unwrap(), dir.path(), "threads", TableFormat::Parquet)
+            .unwrap();
+        let back = ParquetReader::new(std::fs::File::open(p).unwrap()).finish().unwrap();
+        let got: Vec<&str> = back.column("name").unwrap().str().unwrap().iter().flatten().collect();
+        assert_eq!(got, names);
     }
 
     #[test]

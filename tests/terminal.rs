@@ -3,6 +3,8 @@
 //! stderr; UTF-16 captures (Windows tools) are decoded; every error names its path.
 //! Inputs are generated from the repository's samples in a temporary folder.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -115,21 +117,15 @@ fn output_errors_name_their_path() {
 
 #[test]
 fn a_file_the_machine_cannot_hold_is_a_problem_not_an_abort() {
-    // prlimit (util-linux) caps the address space at 300 MiB; the 400 MB file is sparse.
-    let Some(prlimit) = ["/usr/bin/prlimit", "/bin/prlimit"].into_iter().find(|p| Path::new(p).exists())
-    else {
+    // The address space is capped at 300 MiB; the 400 MB file is sparse.
+    let Some(mut limited) = common::address_space_limited(300 << 20, BIN) else {
         println!("skipped: prlimit not found");
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
     let big = tmp.path().join("iostat.txt");
     std::fs::File::create(&big).unwrap().set_len(400_000_000).unwrap();
-    let o = Command::new(prlimit)
-        .arg(format!("--as={}", 300u64 << 20))
-        .args([BIN, "inspect"])
-        .arg(&big)
-        .output()
-        .unwrap();
+    let o = limited.arg("inspect").arg(&big).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "no abort (134): {err}");
     assert!(

@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests: finding a program on PATH,
-//! running it with a timeout, a headless Chromium command line, and (`support`)
-//! the one place that finds the shared folder.
+//! running it with a timeout or under an address-space limit, a headless Chromium
+//! command line, and (`support`) the one place that finds the shared folder.
 
 #![allow(dead_code)]
 
@@ -18,6 +18,16 @@ use std::time::{Duration, Instant};
 /// The program's path when it is on PATH.
 pub fn on_path(bin: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(bin)).find(|p| p.is_file())
+}
+
+/// `bin` under an address-space limit of `bytes` (`prlimit --as`, util-linux), with
+/// one malloc arena so the room a run needs does not grow with the machine's cores.
+/// `None` when prlimit is missing (the caller prints a skip line).
+pub fn address_space_limited(bytes: u64, bin: &str) -> Option<Command> {
+    let prlimit = ["/usr/bin/prlimit", "/bin/prlimit"].into_iter().find(|p| Path::new(p).exists())?;
+    let mut c = Command::new(prlimit);
+    c.arg(format!("--as={bytes}")).arg(bin).env("MALLOC_ARENA_MAX", "1");
+    Some(c)
 }
 
 /// Runs a command with a timeout; returns (success, stdout, stderr).

@@ -1,7 +1,9 @@
 //! Generators of every archive and compression kind iosift reads (for tests/archives.rs
 //! and the mutation loop of tests/fuzz_archives.rs): built in memory from given members
 //! with the same crates customers' tools are compatible with (tar, flate2, zstd,
-//! bzip2, lzma-rust2, zip), plus a hand-built zip for LZMA members (zip cannot write them).
+//! bzip2, lzma-rust2, zip), plus a hand-built zip for LZMA members (zip cannot write
+//! them), and bombs made by repeating one compressed piece (gigabytes decoded from
+//! kilobytes, without compressing gigabytes).
 
 use std::io::Write;
 
@@ -244,8 +246,57 @@ pub fn zip_lzma(members: &[(&str, &[u8])]) -> Vec<u8> {
     out
 }
 
+/// `chunk` compressed once as `seed` (`Gz`, `Zst`, `Xz` or `Bz2`) and repeated `copies`
+/// times: gzip members, zstd frames and bzip2 streams one after the other, xz blocks in
+/// one stream. It decodes to `copies * chunk.len()` bytes.
+pub fn repeated(seed: Seed, chunk: &[u8], copies: usize) -> Vec<u8> {
+    match seed {
+        Seed::Gz => gzip(chunk).repeat(copies),
+        Seed::Zst => zstd(chunk).repeat(copies),
+        Seed::Bz2 => bzip2(chunk).repeat(copies),
+        Seed::Xz => xz_blocks(&xz(chunk), copies),
+        other => panic!("{other:?} is not a single stream"),
+    }
+}
+
+/// The one block of the single-block xz stream `one`, `copies` times in one stream,
+/// with the index and footer written for them (xz file format 2.1.2, 4, 6).
+fn xz_blocks(one: &[u8], copies: usize) -> Vec<u8> {
+    let len = one.len();
+    let backward = u32::from_le_bytes(one[len - 8..len - 4].try_into().unwrap()) as usize;
+    let index_at = len - 12 - (backward + 1) * 4;
+    assert_eq!(&one[index_at..index_at + 2], &[0, 1], "one block");
+    // The record: two multibyte integers (unpadded and uncompressed sizes).
+    let mut end = index_at + 2;
+    for _ in 0..2 {
+        while one[end] & 0x80 != 0 {
+            end += 1;
+        }
+        end += 1;
+    }
+    let mut index = vec![0];
+    let mut n = copies;
+    while n >= 0x80 {
+        index.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    index.push(n as u8);
+    index.extend(one[index_at + 2..end].repeat(copies));
+    index.resize(index.len().div_ceil(4) * 4, 0);
+    index.extend_from_slice(&crc32(&index).to_le_bytes());
+    let mut footer = ((index.len() / 4 - 1) as u32).to_le_bytes().to_vec();
+    footer.extend_from_slice(&one[6..8]);
+    let mut out = one[..12].to_vec();
+    out.extend(one[12..index_at].repeat(copies));
+    out.extend(index);
+    out.extend_from_slice(&crc32(&footer).to_le_bytes());
+    out.extend(footer);
+    out.extend_from_slice(b"YZ");
+    out
+}
+
 /// CRC-32 (IEEE, reflected), bit by bit: small inputs only.
-fn crc32(data: &[u8]) -> u32 {
+pub fn crc32(data: &[u8]) -> u32 {
     let mut c = !0u32;
     for &b in data {
         c ^= u32::from(b);

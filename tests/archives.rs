@@ -240,6 +240,81 @@ fn a_zstd_frame_asking_for_a_2_gib_window_is_refused_naming_it() {
 }
 
 #[test]
+fn a_zip_whose_members_overlap_is_refused_naming_them_and_the_rest_is_read() {
+    let vm = sample("replica_sql_bound/capture/vmstat-t.txt");
+    let z = archives::overlapping_zip(&[("cap/vmstat-t.txt", &vm[..])], 1 << 20, 12);
+    // The bomb is real: every member decodes to the kernel.
+    let mut za = zip::ZipArchive::new(std::io::Cursor::new(&z)).unwrap();
+    for i in [0, 11] {
+        let n = std::io::copy(&mut za.by_name(&format!("bomb/{i:04}.txt")).unwrap(), &mut std::io::sink());
+        assert_eq!(n.unwrap(), 1 << 20);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let limits = Limits { max_total_bytes: 4 << 20, ..Limits::default() };
+    let b = load(&[write(tmp.path(), "overlap.zip", &z)], &limits).unwrap();
+    let names: Vec<&str> = b.files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["overlap.zip!cap/vmstat-t.txt"]);
+    assert_eq!(b.files[0].data[..], vm[..]);
+    assert_eq!(b.problems.len(), 1, "{:?}", b.problems);
+    assert_eq!(b.problems[0].name, "overlap.zip");
+    assert_eq!(
+        b.problems[0].message,
+        "12 members share their compressed data with another member (an overlapping-files zip bomb): not read \
+         (bomb/0000.txt, bomb/0001.txt, bomb/0002.txt, bomb/0003.txt, bomb/0004.txt, bomb/0005.txt, \
+         bomb/0006.txt, bomb/0007.txt, bomb/0008.txt, bomb/0009.txt and 2 more)"
+    );
+}
+
+#[test]
+fn an_overlapping_zip_bomb_under_a_memory_limit_is_a_problem_not_an_abort() {
+    // 40 members of 8 MiB each (320 MiB) from 8 KiB, under a 256 MiB address space.
+    let Some(mut limited) = common::address_space_limited(256 << 20, BIN) else {
+        println!("skipped: prlimit not found");
+        return;
+    };
+    let vm = sample("replica_sql_bound/capture/vmstat-t.txt");
+    let z = archives::overlapping_zip(&[("cap/vmstat-t.txt", &vm[..])], 8 << 20, 40);
+    let tmp = tempfile::tempdir().unwrap();
+    let o = limited.arg("inspect").arg(write(tmp.path(), "overlap.zip", &z)).output().unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "no abort (134): {err}");
+    assert!(err.contains("overlap.zip: 40 members share their compressed data with another member"), "{err}");
+    assert!(out.contains("overlap.zip!cap/vmstat-t.txt\n  format: vmstat"), "{out}");
+}
+
+#[test]
+fn a_zip_holding_a_name_twice_reads_both_copies_with_a_problem() {
+    let mut z = archives::zip(
+        &[("cap/a.txt", b"first copy\n"), ("cap/b.txt", b"second copy\n"), ("cap/c.txt", b"other\n")],
+        zip::CompressionMethod::Deflated,
+    );
+    // Member b is renamed a, in its local header and in the central directory.
+    let at: Vec<usize> =
+        z.windows(9).enumerate().filter(|(_, w)| *w == b"cap/b.txt").map(|(i, _)| i).collect();
+    assert_eq!(at.len(), 2);
+    for i in at {
+        z[i + 4] = b'a';
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let b = load(&[write(tmp.path(), "twice.zip", &z)], &Limits::default()).unwrap();
+    let got: Vec<(&str, &[u8])> = b.files.iter().map(|f| (f.name.as_str(), &f.data[..])).collect();
+    assert_eq!(
+        got,
+        [
+            ("twice.zip!cap/a.txt", &b"first copy\n"[..]),
+            ("twice.zip!cap/a.txt#2", b"second copy\n"),
+            ("twice.zip!cap/c.txt", b"other\n")
+        ]
+    );
+    assert_eq!(b.problems.len(), 1, "{:?}", b.problems);
+    assert_eq!(b.problems[0].name, "twice.zip!cap/a.txt");
+    assert_eq!(
+        b.problems[0].message,
+        "the archive holds this name more than once: the copy number 2 is read as twice.zip!cap/a.txt#2"
+    );
+}
+
+#[test]
 fn bombs_of_every_stream_kind_stop_at_max_bytes_in_bounded_memory() {
     // 320 MiB of zeros each, --max-bytes 256 MiB, a 200 MiB address space: the bomb must
     // be refused at the limit without growing a buffer towards it.

@@ -2,7 +2,10 @@
 //! Entries with absolute paths, `..` components or links are never followed
 //! or written anywhere: they are only read as data, and links are skipped
 //! with a problem note. A large compressed tar is read as a stream, each member
-//! straight into its own buffer.
+//! straight into its own buffer; zip members that share data are refused
+//! (`zip_members`).
+
+mod zip_members;
 
 use super::codec::{self, Codec, Decoded, Measured};
 use super::{BundleError, InputFile, Limits, Problem, SERIES_STREAM_MIN_BYTES, STREAMED, Streamed};
@@ -282,9 +285,35 @@ impl<'l> Accumulator<'l> {
                 return Ok(());
             }
         };
-        let mut run = ZipRun { name, data, depth, failed: Vec::new() };
-        for i in 0..z.len() {
-            self.zip_member(&mut run, &mut z, i)?;
+        let (plan, note) = zip_members::plan(data, &z);
+        if let Some(note) = note {
+            self.problem(name, note);
+        }
+        let len = data.len() as u64;
+        let spans: Vec<_> = plan
+            .iter()
+            .map(|source| match source {
+                zip_members::Source::Index(i) => zip_members::span(&mut z, *i, len),
+                zip_members::Source::Alone(record) => zip_members::alone(data, &z, record)
+                    .ok()
+                    .and_then(|mut a| zip_members::span(&mut a, 0, len)),
+            })
+            .collect();
+        let overlapping = zip_members::overlapping(&spans);
+        let mut run =
+            ZipRun { name, data, depth, failed: Vec::new(), shared: Vec::new(), seen: HashMap::new() };
+        for (source, overlaps) in plan.iter().zip(overlapping) {
+            match source {
+                zip_members::Source::Index(i) => self.zip_member(&mut run, &mut z, *i, overlaps)?,
+                zip_members::Source::Alone(record) => match zip_members::alone(data, &z, record) {
+                    Ok(mut a) => self.zip_member(&mut run, &mut a, 0, overlaps)?,
+                    Err(e) => {
+                        let member = clean_member(&zip_members::record_name(data, record));
+                        let label = self.unique_label(&mut run.seen, format!("{name}!{member}"));
+                        self.problem(&label, format!("unreadable zip member: {e}"));
+                    }
+                },
+            }
         }
         // Members that fail for one reason make one problem naming them (an encrypted zip
         // printed 29 nameless "zip entry N unreadable" lines).
@@ -295,18 +324,34 @@ impl<'l> Accumulator<'l> {
             };
             self.problem(&label, message);
         }
+        if !run.shared.is_empty() {
+            self.problem(
+                name,
+                format!(
+                    "{} members share their compressed data with another member (an overlapping-files zip bomb): not read ({})",
+                    run.shared.len(),
+                    name_list(&run.shared)
+                ),
+            );
+        }
         Ok(())
     }
 
-    /// Reads member `i` of `z`: refused when its dictionary is too large, decoded
-    /// within the size limit otherwise.
+    /// Reads member `i` of `z` (the archive, or one holding a copy of a name it
+    /// drops): refused when its data overlaps another member's or its dictionary is
+    /// too large, decoded within the size limit otherwise.
     fn zip_member<R: Read + std::io::Seek>(
         &mut self,
         run: &mut ZipRun<'_>,
         z: &mut zip::ZipArchive<R>,
         i: usize,
+        overlaps: bool,
     ) -> Result<(), BundleError> {
         let member = z.name_for_index(i).map_or_else(|| format!("(entry {i})"), clean_member);
+        if overlaps {
+            run.shared.push(member);
+            return Ok(());
+        }
         let raw = z.by_index_raw(i).ok().map(|f| (f.compression(), f.data_start(), f.compressed_size()));
         let f = match z.by_index(i) {
             Ok(f) => f,
@@ -322,7 +367,7 @@ impl<'l> Accumulator<'l> {
         if f.is_dir() {
             return Ok(());
         }
-        let label = format!("{}!{member}", run.name);
+        let label = self.unique_label(&mut run.seen, format!("{}!{member}", run.name));
         if f.is_symlink() {
             self.problem(&label, "link entry skipped (links in archives are never followed)");
             return Ok(());
@@ -363,7 +408,7 @@ impl<'l> Accumulator<'l> {
     }
 }
 
-/// One zip archive being read.
+/// One zip archive being read: what its members share.
 struct ZipRun<'a> {
     /// The archive's display name.
     name: &'a str,
@@ -373,6 +418,10 @@ struct ZipRun<'a> {
     depth: usize,
     /// Members that could not be opened, grouped by why.
     failed: Vec<(String, Vec<String>)>,
+    /// Members refused because their data overlaps another member's.
+    shared: Vec<String>,
+    /// Labels given so far (a name twice is read as `name#2`).
+    seen: HashMap<String, usize>,
 }
 
 /// "corrupt gzip stream after N bytes: ...": the bytes before the damage are kept.

@@ -1,9 +1,9 @@
 //! Generators of every archive and compression kind iosift reads (for tests/archives.rs
 //! and the mutation loop of tests/fuzz_archives.rs): built in memory from given members
 //! with the same crates customers' tools are compatible with (tar, flate2, zstd,
-//! bzip2, lzma-rust2, zip), plus a hand-built zip for LZMA members (zip cannot write
-//! them), and bombs made by repeating one compressed piece (gigabytes decoded from
-//! kilobytes, without compressing gigabytes).
+//! bzip2, lzma-rust2, zip), plus hand-built zips for LZMA members (zip cannot write
+//! them) and for an overlapping-files zip bomb, and bombs made by repeating one
+//! compressed piece (gigabytes decoded from kilobytes, without compressing gigabytes).
 
 use std::io::Write;
 
@@ -293,6 +293,96 @@ fn xz_blocks(one: &[u8], copies: usize) -> Vec<u8> {
     out.extend(footer);
     out.extend_from_slice(b"YZ");
     out
+}
+
+/// A zip bomb of the overlapping-files kind (David Fifield, "A better zip bomb",
+/// 2019, with the quoting in extra fields): after the stored members `before`,
+/// `files` members that all decode one deflated kernel of `kernel` zero bytes. Each
+/// member's local header holds the next member's in an extra field, so every member's
+/// data starts at the kernel, and each one's range (header to data end) holds all
+/// the later ones.
+pub fn overlapping_zip(before: &[(&str, &[u8])], kernel: usize, files: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in before {
+        let offset = out.len() as u32;
+        let fields = fields(0, crc32(data), data.len(), data.len());
+        out.extend(local(name, &fields, &[]));
+        out.extend_from_slice(data);
+        central.extend(central_record(name, &fields, offset));
+    }
+    let zeros = vec![0; kernel];
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(&zeros).unwrap();
+    let deflated = e.finish().unwrap();
+    let mut crc = flate2::Crc::new();
+    crc.update(&zeros);
+    let f = fields(8, crc.sum(), deflated.len(), kernel);
+    let names: Vec<String> = (0..files).map(|i| format!("bomb/{i:04}.txt")).collect();
+    // From the innermost header out: each holds the next in an extra field (id 0x9999).
+    let mut header = Vec::new();
+    for name in names.iter().rev() {
+        let mut extra = Vec::new();
+        if !header.is_empty() {
+            extra.extend_from_slice(&0x9999u16.to_le_bytes());
+            extra.extend_from_slice(&(header.len() as u16).to_le_bytes());
+            extra.extend(header);
+        }
+        header = local(name, &f, &extra);
+    }
+    let base = out.len();
+    out.extend(header);
+    out.extend(deflated);
+    let step = 30 + names[0].len() + 4;
+    for (k, name) in names.iter().enumerate() {
+        central.extend(central_record(name, &f, (base + k * step) as u32));
+    }
+    let cd_offset = out.len() as u32;
+    let count = (before.len() + files) as u16;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&cd_offset.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+/// The fields local and central headers share, from "version needed" to the sizes
+/// (APPNOTE 4.3.7): method, CRC-32, compressed and uncompressed size.
+fn fields(method: u16, crc: u32, compressed: usize, size: usize) -> Vec<u8> {
+    let mut v = Vec::new();
+    v.extend_from_slice(&20u16.to_le_bytes()); // version needed: 2.0
+    v.extend_from_slice(&0u16.to_le_bytes()); // flags
+    v.extend_from_slice(&method.to_le_bytes());
+    v.extend_from_slice(&[0, 0, 0x21, 0]); // 1980-01-01 00:00
+    v.extend_from_slice(&crc.to_le_bytes());
+    v.extend_from_slice(&(compressed as u32).to_le_bytes());
+    v.extend_from_slice(&(size as u32).to_le_bytes());
+    v
+}
+
+fn local(name: &str, fields: &[u8], extra: &[u8]) -> Vec<u8> {
+    let mut v = b"PK\x03\x04".to_vec();
+    v.extend_from_slice(fields);
+    v.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    v.extend_from_slice(&(extra.len() as u16).to_le_bytes());
+    v.extend_from_slice(name.as_bytes());
+    v.extend_from_slice(extra);
+    v
+}
+
+fn central_record(name: &str, fields: &[u8], offset: u32) -> Vec<u8> {
+    let mut v = b"PK\x01\x02".to_vec();
+    v.extend_from_slice(&0x031eu16.to_le_bytes()); // made by: Unix, 3.0
+    v.extend_from_slice(fields);
+    v.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    v.extend_from_slice(&[0; 8]); // extra and comment lengths, disk, internal attributes
+    v.extend_from_slice(&(0o100644u32 << 16).to_le_bytes());
+    v.extend_from_slice(&offset.to_le_bytes());
+    v.extend_from_slice(name.as_bytes());
+    v
 }
 
 /// CRC-32 (IEEE, reflected), bit by bit: small inputs only.

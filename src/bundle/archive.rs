@@ -1,11 +1,16 @@
 //! Reading directories, tar (plain or compressed, see `codec`) and zip inputs in place.
 //! Entries with absolute paths, `..` components or links are never followed
 //! or written anywhere: they are only read as data, and links are skipped
-//! with a problem note.
+//! with a problem note. A large compressed tar is read as a stream, each member
+//! straight into its own buffer; zip members that share data are refused
+//! (`zip_members`).
 
-use super::codec::{self, Codec, Decoded};
+mod zip_members;
+
+use super::codec::{self, Codec, Decoded, Measured};
 use super::{BundleError, InputFile, Limits, Problem, SERIES_STREAM_MIN_BYTES, STREAMED, Streamed};
 use iosift_parsers::common::decode::is_gzip;
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
@@ -47,14 +52,14 @@ impl<'l> Accumulator<'l> {
         }
         let codec = Codec::sniff(&raw);
         let (data, gzipped): (Arc<[u8]>, bool) = match codec {
-            Some(codec) => match self.decompress(name, codec, &raw)? {
+            Some(codec) => match self.decompress(name, codec, &raw, depth)? {
                 Some(data) => (data, codec == Codec::Gzip),
                 None => return Ok(()),
             },
             None => (raw, false),
         };
         if codec::is_tar(&data) {
-            return self.add_tar(name, &data, depth);
+            return self.add_tar(name, &data[..], data.len() as u64, depth);
         }
         if let Some(kind) = codec::unsupported_container(&data) {
             self.problem(
@@ -98,25 +103,48 @@ impl<'l> Accumulator<'l> {
 
     /// Decompresses a gzip, zstd, xz or bzip2 stream (`.gz`, `.tar.zst`, `.tar.xz`, `.bz2`...)
     /// within the size limit; a damaged stream keeps the part before the damage, with a problem.
-    /// `None`: nothing could be decoded (the problem says why).
-    fn decompress(&mut self, name: &str, codec: Codec, raw: &[u8]) -> Result<Option<Arc<[u8]>>, BundleError> {
+    /// A tar larger than the first pass keeps is read from a second decoder as a stream.
+    /// `None`: nothing more to add (a streamed tar was read, or the problem says why not).
+    fn decompress(
+        &mut self,
+        name: &str,
+        codec: Codec,
+        raw: &[u8],
+        depth: usize,
+    ) -> Result<Option<Arc<[u8]>>, BundleError> {
         let remaining = self.remaining();
-        match codec::decode(codec, raw, remaining) {
-            Decoded::Data { data, damage: None } => Ok(Some(data.into())),
+        let stream = match codec::check(codec, raw, remaining) {
+            Ok(stream) => stream,
+            Err(why) => {
+                self.problem(name, why);
+                return Ok(None);
+            }
+        };
+        let measured = match stream.decoder() {
+            Ok(d) => codec::measure(d, remaining),
+            Err(e) => Measured::Whole { data: Vec::new(), damage: Some(e.to_string()) },
+        };
+        if let Measured::Counted { len, tar: true, damage } = &measured {
+            if let Some(e) = damage {
+                self.problem(name, damaged(codec, *len, e));
+            }
+            match stream.decoder() {
+                // Cut where the first pass ended: the tar reader meets an end, not the damage again.
+                Ok(d) => self.add_tar(name, d.take(*len), *len, depth)?,
+                Err(e) => self
+                    .problem(name, format!("corrupt {} stream: {e}; nothing could be read", codec.label())),
+            }
+            return Ok(None);
+        }
+        match measured.finish(|| stream.decoder()) {
+            Decoded::Data { data, damage: None } => Ok(Some(data)),
             Decoded::Data { data, damage: Some(e) } if data.is_empty() => {
                 self.problem(name, format!("corrupt {} stream: {e}; nothing could be read", codec.label()));
                 Ok(None)
             }
             Decoded::Data { data, damage: Some(e) } => {
-                self.problem(
-                    name,
-                    format!(
-                        "corrupt {} stream after {} bytes: {e}; the part before the damage is analyzed",
-                        codec.label(),
-                        data.len()
-                    ),
-                );
-                Ok(Some(data.into()))
+                self.problem(name, damaged(codec, data.len() as u64, &e));
+                Ok(Some(data))
             }
             Decoded::TooLarge => Err(BundleError::Limit(format!(
                 "{name}: decompressing would pass the total size limit ({remaining} bytes left of {}; raise with --max-bytes)",
@@ -148,11 +176,20 @@ impl<'l> Accumulator<'l> {
         true
     }
 
-    fn add_tar(&mut self, name: &str, data: &[u8], depth: usize) -> Result<(), BundleError> {
+    /// Reads the tar archive `reader` holds (in memory, or streamed from a decoder):
+    /// each member into a buffer of its size, never more than `bound` (the archive's
+    /// size: a header's size is untrusted).
+    fn add_tar(
+        &mut self,
+        name: &str,
+        reader: impl Read,
+        bound: u64,
+        depth: usize,
+    ) -> Result<(), BundleError> {
         if !self.nested(name, depth) {
             return Ok(());
         }
-        let mut ar = tar::Archive::new(data);
+        let mut ar = tar::Archive::new(reader);
         let entries = match ar.entries() {
             Ok(e) => e,
             Err(e) => {
@@ -160,7 +197,7 @@ impl<'l> Accumulator<'l> {
                 return Ok(());
             }
         };
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashMap::new();
         for entry in entries {
             let mut entry = match entry {
                 Ok(e) => e,
@@ -170,18 +207,7 @@ impl<'l> Accumulator<'l> {
                 }
             };
             let inner = entry.path().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-            let mut label = format!("{name}!{}", clean_member(&inner));
-            if !seen.insert(label.clone()) {
-                let mut k = 2;
-                while !seen.insert(format!("{label}#{k}")) {
-                    k += 1;
-                }
-                self.problem(
-                    &label,
-                    format!("the archive holds this name more than once: the copy number {k} is read as {label}#{k}"),
-                );
-                label = format!("{label}#{k}");
-            }
+            let label = self.unique_label(&mut seen, format!("{name}!{}", clean_member(&inner)));
             match entry.header().entry_type() {
                 tar::EntryType::Regular | tar::EntryType::Continuous => {}
                 tar::EntryType::Directory => continue,
@@ -197,28 +223,55 @@ impl<'l> Accumulator<'l> {
             let size = entry.size();
             // A size past the archive's end is a cut archive or a damaged header, not a big
             // file: what is there is read (and noted "cut short"), never "raise --max-bytes".
-            if size > self.remaining() && size <= data.len() as u64 {
+            if size > self.remaining() && size <= bound {
                 return Err(BundleError::Limit(format!(
                     "{label}: {size} bytes would pass the total size limit of {} bytes (raise with --max-bytes)",
                     self.limits.max_total_bytes
                 )));
             }
-            // The header's size is untrusted: never reserve more than the archive holds.
-            let mut buf = Vec::with_capacity(size.min(data.len() as u64) as usize);
-            match entry.read_to_end(&mut buf) {
-                Err(e) => self.problem(&label, format!("cut short: {e}; the part read is analyzed")),
-                Ok(_) if (buf.len() as u64) < size => self.problem(
+            let (buf, error) = match codec::read_up_to(&mut entry, size.min(bound)) {
+                Ok(read) => read,
+                Err(wanted) => {
+                    self.problem(&label, out_of_memory(wanted));
+                    continue;
+                }
+            };
+            match error {
+                Some(e) => self.problem(&label, format!("cut short: {e}; the part read is analyzed")),
+                None if (buf.len() as u64) < size => self.problem(
                     &label,
                     format!(
                         "cut short: {} of the {size} bytes its header announces; the part read is analyzed",
                         buf.len()
                     ),
                 ),
-                Ok(_) => {}
+                None => {}
             }
-            self.add(&label, buf.into(), depth + 1)?;
+            self.add(&label, buf, depth + 1)?;
         }
         Ok(())
+    }
+
+    /// `label`, or `label#k` for the k-th copy of a name an archive holds more than
+    /// once (each copy is read; a problem says which is which). `seen` holds the
+    /// labels given and, for each, the next copy number to try.
+    fn unique_label(&mut self, seen: &mut HashMap<String, usize>, label: String) -> String {
+        let Some(&next) = seen.get(&label) else {
+            seen.insert(label.clone(), 2);
+            return label;
+        };
+        let mut k = next;
+        while seen.contains_key(&format!("{label}#{k}")) {
+            k += 1;
+        }
+        seen.insert(label.clone(), k + 1);
+        let copy = format!("{label}#{k}");
+        seen.insert(copy.clone(), 2);
+        self.problem(
+            &label,
+            format!("the archive holds this name more than once: the copy number {k} is read as {copy}"),
+        );
+        copy
     }
 
     fn add_zip(&mut self, name: &str, data: &[u8], depth: usize) -> Result<(), BundleError> {
@@ -232,69 +285,153 @@ impl<'l> Accumulator<'l> {
                 return Ok(());
             }
         };
+        let (plan, note) = zip_members::plan(data, &z);
+        if let Some(note) = note {
+            self.problem(name, note);
+        }
+        let len = data.len() as u64;
+        let spans: Vec<_> = plan
+            .iter()
+            .map(|source| match source {
+                zip_members::Source::Index(i) => zip_members::span(&mut z, *i, len),
+                zip_members::Source::Alone(record) => zip_members::alone(data, &z, record)
+                    .ok()
+                    .and_then(|mut a| zip_members::span(&mut a, 0, len)),
+            })
+            .collect();
+        let overlapping = zip_members::overlapping(&spans);
+        let mut run =
+            ZipRun { name, data, depth, failed: Vec::new(), shared: Vec::new(), seen: HashMap::new() };
+        for (source, overlaps) in plan.iter().zip(overlapping) {
+            match source {
+                zip_members::Source::Index(i) => self.zip_member(&mut run, &mut z, *i, overlaps)?,
+                zip_members::Source::Alone(record) => match zip_members::alone(data, &z, record) {
+                    Ok(mut a) => self.zip_member(&mut run, &mut a, 0, overlaps)?,
+                    Err(e) => {
+                        let member = clean_member(&zip_members::record_name(data, record));
+                        let label = self.unique_label(&mut run.seen, format!("{name}!{member}"));
+                        self.problem(&label, format!("unreadable zip member: {e}"));
+                    }
+                },
+            }
+        }
         // Members that fail for one reason make one problem naming them (an encrypted zip
         // printed 29 nameless "zip entry N unreadable" lines).
-        let mut failed: Vec<(String, Vec<String>)> = Vec::new();
-        for i in 0..z.len() {
-            let member = z.name_for_index(i).map_or_else(|| format!("(entry {i})"), clean_member);
-            let method = z.by_index_raw(i).map(|f| f.compression()).ok();
-            let mut f = match z.by_index(i) {
-                Ok(f) => f,
-                Err(e) => {
-                    let why = zip_failure(&e, method);
-                    match failed.iter_mut().find(|(w, _)| *w == why) {
-                        Some((_, members)) => members.push(member),
-                        None => failed.push((why, vec![member])),
-                    }
-                    continue;
-                }
-            };
-            if f.is_dir() {
-                continue;
-            }
-            let label = format!("{name}!{}", clean_member(f.name()));
-            if f.is_symlink() {
-                self.problem(&label, "link entry skipped (links in archives are never followed)");
-                continue;
-            }
-            let remaining = self.remaining();
-            let buf = match codec::read_capped(&mut f, remaining) {
-                Decoded::Data { data, damage: Some(e) } if data.is_empty() => {
-                    self.problem(&label, format!("unreadable zip member: {e}"));
-                    continue;
-                }
-                Decoded::Data { data, damage } => {
-                    if let Some(e) = damage {
-                        self.problem(&label, format!("cut short: {e}; the part read is analyzed"));
-                    }
-                    data
-                }
-                Decoded::TooLarge => {
-                    return Err(BundleError::Limit(format!(
-                        "{label}: decompressing would pass the total size limit of {} bytes (raise with --max-bytes)",
-                        self.limits.max_total_bytes
-                    )));
-                }
-                Decoded::OutOfMemory { wanted } => {
-                    self.problem(
-                        &label,
-                        format!("out of memory reading it ({wanted} bytes could not be allocated): not read"),
-                    );
-                    continue;
-                }
-            };
-            drop(f);
-            self.add(&label, buf.into(), depth + 1)?;
-        }
-        for (why, members) in failed {
+        for (why, members) in run.failed {
             let (label, message) = match members.as_slice() {
                 [one] => (format!("{name}!{one}"), why),
                 many => (name.to_string(), format!("{why}: {} members ({})", many.len(), name_list(many))),
             };
             self.problem(&label, message);
         }
+        if !run.shared.is_empty() {
+            self.problem(
+                name,
+                format!(
+                    "{} members share their compressed data with another member (an overlapping-files zip bomb): not read ({})",
+                    run.shared.len(),
+                    name_list(&run.shared)
+                ),
+            );
+        }
         Ok(())
     }
+
+    /// Reads member `i` of `z` (the archive, or one holding a copy of a name it
+    /// drops): refused when its data overlaps another member's or its dictionary is
+    /// too large, decoded within the size limit otherwise.
+    fn zip_member<R: Read + std::io::Seek>(
+        &mut self,
+        run: &mut ZipRun<'_>,
+        z: &mut zip::ZipArchive<R>,
+        i: usize,
+        overlaps: bool,
+    ) -> Result<(), BundleError> {
+        let member = z.name_for_index(i).map_or_else(|| format!("(entry {i})"), clean_member);
+        if overlaps {
+            run.shared.push(member);
+            return Ok(());
+        }
+        let raw = z.by_index_raw(i).ok().map(|f| (f.compression(), f.data_start(), f.compressed_size()));
+        let f = match z.by_index(i) {
+            Ok(f) => f,
+            Err(e) => {
+                let why = zip_failure(&e, raw.map(|r| r.0));
+                match run.failed.iter_mut().find(|(w, _)| *w == why) {
+                    Some((_, members)) => members.push(member),
+                    None => run.failed.push((why, vec![member])),
+                }
+                return Ok(());
+            }
+        };
+        if f.is_dir() {
+            return Ok(());
+        }
+        let label = self.unique_label(&mut run.seen, format!("{}!{member}", run.name));
+        if f.is_symlink() {
+            self.problem(&label, "link entry skipped (links in archives are never followed)");
+            return Ok(());
+        }
+        if let Some((method, start, size)) = raw {
+            let start = usize::try_from(start).unwrap_or(usize::MAX).min(run.data.len());
+            let end =
+                usize::try_from(size).map_or(run.data.len(), |n| start.saturating_add(n).min(run.data.len()));
+            if let Some(why) = codec::zip_member_refused(method, &run.data[start..end], self.remaining()) {
+                self.problem(&label, why);
+                return Ok(());
+            }
+        }
+        let measured = codec::measure(f, self.remaining());
+        let buf = match measured.finish(|| z.by_index(i).map_err(std::io::Error::from)) {
+            Decoded::Data { data, damage: Some(e) } if data.is_empty() => {
+                self.problem(&label, format!("unreadable zip member: {e}"));
+                return Ok(());
+            }
+            Decoded::Data { data, damage } => {
+                if let Some(e) = damage {
+                    self.problem(&label, format!("cut short: {e}; the part read is analyzed"));
+                }
+                data
+            }
+            Decoded::TooLarge => {
+                return Err(BundleError::Limit(format!(
+                    "{label}: decompressing would pass the total size limit of {} bytes (raise with --max-bytes)",
+                    self.limits.max_total_bytes
+                )));
+            }
+            Decoded::OutOfMemory { wanted } => {
+                self.problem(&label, out_of_memory(wanted));
+                return Ok(());
+            }
+        };
+        self.add(&label, buf, run.depth + 1)
+    }
+}
+
+/// One zip archive being read: what its members share.
+struct ZipRun<'a> {
+    /// The archive's display name.
+    name: &'a str,
+    /// Its bytes.
+    data: &'a [u8],
+    /// Its nesting depth.
+    depth: usize,
+    /// Members that could not be opened, grouped by why.
+    failed: Vec<(String, Vec<String>)>,
+    /// Members refused because their data overlaps another member's.
+    shared: Vec<String>,
+    /// Labels given so far (a name twice is read as `name#2`).
+    seen: HashMap<String, usize>,
+}
+
+/// "corrupt gzip stream after N bytes: ...": the bytes before the damage are kept.
+fn damaged(codec: Codec, len: u64, e: &str) -> String {
+    format!("corrupt {} stream after {len} bytes: {e}; the part before the damage is analyzed", codec.label())
+}
+
+/// The problem of a member whose buffer could not be allocated.
+fn out_of_memory(wanted: usize) -> String {
+    format!("out of memory reading it ({wanted} bytes could not be allocated): not read")
 }
 
 /// Why a zip member could not be opened, in words a user can act on.

@@ -2,11 +2,17 @@
 //! magic bytes and decoded within a byte limit; archive and compression formats
 //! iosift does not read are named, never "not recognised as any format".
 //!
-//! Decoding never trusts a header: output is read in 64 KiB steps into a buffer
-//! grown with `try_reserve`, so a bomb stops at the limit and an allocation the
-//! machine cannot give is a problem, not an abort.
+//! Decoding never trusts a header: dictionaries and windows are checked before a
+//! decoder allocates them (`window`), and output is counted as it streams. A first
+//! pass keeps up to 32 MiB and only counts the rest, so a bomb stops at the limit
+//! with that much memory; a larger stream is then decoded again into one buffer of
+//! its exact size. An allocation the machine cannot give is a problem, not an abort.
+
+mod window;
 
 use std::io::Read;
+use std::ops::Range;
+use std::sync::Arc;
 
 /// A compression recognised by its magic bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,63 +63,287 @@ fn is_bzip2(data: &[u8]) -> bool {
         && (data[4..10] == *b"\x31\x41\x59\x26\x53\x59" || data[4..10] == *b"\x17\x72\x45\x38\x50\x90")
 }
 
-/// The outcome of decoding one stream.
+/// Output kept by the first pass of [`measure`]: a stream that decodes to more is
+/// counted, not kept, and decoded again into a buffer of its exact size (or
+/// streamed, a tar), so memory never grows by doubling towards `--max-bytes`.
+const KEEP: usize = 32 << 20;
+
+/// The first pass over a decoded stream.
 #[derive(Debug)]
-pub(super) enum Decoded {
-    /// The whole stream; `damage` says why it ended early (the bytes before are kept).
-    Data { data: Vec<u8>, damage: Option<String> },
-    /// The output would pass `limit` bytes.
+pub(super) enum Measured {
+    /// The whole output (at most [`KEEP`] bytes); `damage` says why it ended early.
+    Whole { data: Vec<u8>, damage: Option<String> },
+    /// More than [`KEEP`] bytes: `len` bytes counted (then `damage`, if any), not kept.
+    /// `tar` tells whether they start like a tar archive.
+    Counted { len: u64, tar: bool, damage: Option<String> },
+    /// The output would pass the limit (stopped there, without keeping it).
     TooLarge,
     /// A buffer of this many bytes could not be allocated.
     OutOfMemory { wanted: usize },
 }
 
-/// Decodes `raw` (which starts with `codec`'s magic) into at most `limit` bytes.
-pub(super) fn decode(codec: Codec, raw: &[u8], limit: u64) -> Decoded {
-    match codec {
-        Codec::Gzip => read_capped(flate2::read::MultiGzDecoder::new(raw), limit),
-        Codec::Zstd => match zstd::stream::read::Decoder::new(raw) {
-            Ok(d) => read_capped(d, limit),
-            Err(e) => Decoded::Data { data: Vec::new(), damage: Some(e.to_string()) },
+/// A stream decoded in full.
+#[derive(Debug)]
+pub(super) enum Decoded {
+    /// The output; `damage` says why it ended early (the bytes before are kept).
+    Data { data: Arc<[u8]>, damage: Option<String> },
+    /// The output would pass the limit.
+    TooLarge,
+    /// A buffer of this many bytes could not be allocated.
+    OutOfMemory { wanted: usize },
+}
+
+/// A compressed stream whose dictionaries and windows were checked: what a decoder
+/// is given.
+pub(super) struct Checked<'a> {
+    codec: Codec,
+    raw: &'a [u8],
+    /// xz: the streams, decoded one after the other, and why decoding ends after
+    /// them when bytes follow (no stream, or what the decoder cannot read, after
+    /// so many bytes decoded).
+    xz: (Vec<Range<usize>>, Option<XzEnd>),
+}
+
+/// Why xz decoding ends with an error after the streams given: after `at` decoded
+/// bytes (data the decoder cannot read), or after the last stream (`None`).
+#[derive(Debug, Clone)]
+struct XzEnd {
+    at: Option<u64>,
+    why: String,
+}
+
+/// Checks every dictionary and window `raw` (which starts with `codec`'s magic)
+/// announces, with `remaining` bytes left to decode; `Err` names the size refused.
+pub(super) fn check(codec: Codec, raw: &[u8], remaining: u64) -> Result<Checked<'_>, String> {
+    let limit = window::limit(remaining);
+    let xz = match codec {
+        Codec::Xz => match window::xz(raw, limit) {
+            window::XzWalk::Fine { streams, trailing, unreadable } => {
+                let why = format!("{trailing} bytes after the last xz stream are not xz data");
+                let after = (trailing > 0).then_some(XzEnd { at: None, why });
+                (streams, unreadable.map(|(at, why)| XzEnd { at: Some(at), why }).or(after))
+            }
+            window::XzWalk::Refused(why) => return Err(why),
         },
-        // Concatenated streams (`xz -c a b`) are one file, like gzip members.
-        Codec::Xz => read_capped(lzma_rust2::XzReader::new(raw, true), limit),
-        Codec::Bzip2 => read_capped(bzip2::read::MultiBzDecoder::new(raw), limit),
+        Codec::Zstd => match window::zstd(raw, limit) {
+            Some(why) => return Err(why),
+            None => (Vec::new(), None),
+        },
+        // Blocks of at most 900 kB (the digit after `BZh`): nothing to check.
+        Codec::Gzip | Codec::Bzip2 => (Vec::new(), None),
+    };
+    Ok(Checked { codec, raw, xz })
+}
+
+impl Checked<'_> {
+    /// A decoder of the stream (each call starts again from the beginning).
+    pub fn decoder(&self) -> std::io::Result<Box<dyn Read + '_>> {
+        let raw = self.raw;
+        Ok(match self.codec {
+            Codec::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(raw)),
+            Codec::Zstd => {
+                let mut d = zstd::stream::read::Decoder::with_buffer(raw)?;
+                d.window_log_max(window::MAX_WINDOW_LOG)?;
+                Box::new(d)
+            }
+            // Concatenated streams (`xz -c a b`) are one file, like gzip members: each is
+            // decoded on its own (lzma-rust2 0.13 refuses a second stream).
+            Codec::Xz => Box::new(XzStreams {
+                raw,
+                streams: self.xz.0.clone().into(),
+                current: None,
+                decoded: 0,
+                end: self.xz.1.clone(),
+            }),
+            Codec::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(raw)),
+        })
     }
 }
 
-/// Reads `r` to its end or to `limit + 1` bytes, in steps, growing the buffer with
-/// `try_reserve`. A read error keeps the bytes before it.
-pub(super) fn read_capped(mut r: impl Read, limit: u64) -> Decoded {
+/// The streams of an xz file, decoded one after the other; then `end` as the
+/// error, when set. A stream cut before data the decoder cannot read is read up to
+/// the bytes decoded before it (a read past them would lose them with the error).
+struct XzStreams<'a> {
+    raw: &'a [u8],
+    streams: std::collections::VecDeque<Range<usize>>,
+    current: Option<lzma_rust2::XzReader<&'a [u8]>>,
+    decoded: u64,
+    end: Option<XzEnd>,
+}
+
+impl XzStreams<'_> {
+    fn end(&self) -> Option<std::io::Error> {
+        let end = self.end.as_ref()?;
+        Some(std::io::Error::new(std::io::ErrorKind::InvalidData, end.why.clone()))
+    }
+}
+
+impl Read for XzStreams<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let room = match self.end.as_ref().and_then(|e| e.at) {
+            Some(at) => usize::try_from(at.saturating_sub(self.decoded)).unwrap_or(usize::MAX),
+            None => usize::MAX,
+        };
+        if room == 0 && !buf.is_empty() {
+            return self.end().map_or(Ok(0), Err);
+        }
+        let n = room.min(buf.len());
+        let buf = &mut buf[..n];
+        loop {
+            if let Some(r) = &mut self.current {
+                match r.read(buf) {
+                    Ok(0) if !buf.is_empty() => self.current = None,
+                    Ok(n) => {
+                        self.decoded += n as u64;
+                        return Ok(n);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && self.streams.is_empty() => {
+                        return Err(self.end().unwrap_or(e));
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            match self.streams.pop_front() {
+                Some(s) => self.current = Some(lzma_rust2::XzReader::new(&self.raw[s], false)),
+                None => return self.end().map_or(Ok(0), Err),
+            }
+        }
+    }
+}
+
+/// The dictionary of a zip member's data refused before decoding, for the
+/// methods that announce one (LZMA, xz), with `remaining` bytes left to decode.
+pub(super) fn zip_member_refused(
+    method: zip::CompressionMethod,
+    data: &[u8],
+    remaining: u64,
+) -> Option<String> {
+    let limit = window::limit(remaining);
+    match method {
+        zip::CompressionMethod::Lzma => window::zip_lzma(data, limit),
+        zip::CompressionMethod::Xz => match window::xz(data, limit) {
+            window::XzWalk::Refused(why) => Some(why),
+            window::XzWalk::Fine { unreadable: Some((_, why)), .. } => Some(format!("{why}: not read")),
+            // A single stream: the decoder stops where the walk did.
+            window::XzWalk::Fine { .. } => None,
+        },
+        _ => None,
+    }
+}
+
+/// First pass: reads `r` to its end or past `limit` bytes, keeping the first
+/// [`KEEP`] bytes (grown with `try_reserve`) and only counting the rest. A read
+/// error ends the stream: the bytes before it are what a second pass gives.
+pub(super) fn measure(mut r: impl Read, limit: u64) -> Measured {
     const STEP: usize = 64 * 1024;
     let mut out: Vec<u8> = Vec::new();
     loop {
         if out.len() as u64 > limit {
-            return Decoded::TooLarge;
+            return Measured::TooLarge;
+        }
+        if out.len() >= KEEP {
+            break;
         }
         if out.capacity() - out.len() < STEP {
-            // Doubling, as Vec does, but an allocation failure is an answer, not an abort.
-            let want = out.capacity().max(STEP);
-            if out.try_reserve(want).is_err() {
-                return Decoded::OutOfMemory { wanted: out.len() + want };
+            // Doubling, as Vec does, up to KEEP; an allocation failure is an answer, not an abort.
+            let want = out.capacity().max(STEP).min(KEEP - out.len());
+            if out.try_reserve_exact(want).is_err() {
+                return Measured::OutOfMemory { wanted: out.len() + want };
             }
         }
         let start = out.len();
         let room = (out.capacity() - start).min(STEP);
         out.resize(start + room, 0);
-        match r.read(&mut out[start..]) {
-            Ok(0) => {
-                out.truncate(start);
-                return Decoded::Data { data: out, damage: None };
+        let got = r.read(&mut out[start..]);
+        out.truncate(start + *got.as_ref().unwrap_or(&0));
+        match got {
+            Ok(0) => return Measured::Whole { data: out, damage: None },
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Measured::Whole { data: out, damage: Some(e.to_string()) },
+        }
+    }
+    let tar = is_tar(&out);
+    let mut len = out.len() as u64;
+    drop(out);
+    let mut scratch = vec![0u8; STEP];
+    let damage = loop {
+        if len > limit {
+            return Measured::TooLarge;
+        }
+        match r.read(&mut scratch) {
+            Ok(0) => break None,
+            Ok(n) => len += n as u64,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break Some(e.to_string()),
+        }
+    };
+    Measured::Counted { len, tar, damage }
+}
+
+impl Measured {
+    /// The whole output: kept by the first pass, or decoded again from `open`
+    /// into one buffer of the size counted.
+    pub fn finish<R: Read>(self, open: impl FnOnce() -> std::io::Result<R>) -> Decoded {
+        match self {
+            Measured::Whole { data, damage } => Decoded::Data { data: data.into(), damage },
+            Measured::Counted { len, damage, .. } => {
+                let r = match open() {
+                    Ok(r) => r,
+                    Err(e) => return Decoded::Data { data: Arc::from(&[][..]), damage: Some(e.to_string()) },
+                };
+                match read_up_to(r, len) {
+                    Ok((data, _)) => Decoded::Data { data, damage },
+                    Err(wanted) => Decoded::OutOfMemory { wanted },
+                }
             }
-            Ok(n) => out.truncate(start + n),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => out.truncate(start),
+            Measured::TooLarge => Decoded::TooLarge,
+            Measured::OutOfMemory { wanted } => Decoded::OutOfMemory { wanted },
+        }
+    }
+}
+
+/// Reads at most `n` bytes of `r` into one buffer of `n` bytes (an input cut short
+/// gives fewer, with the error if one ended it). `Err(n)` when the buffer cannot be
+/// allocated.
+pub(super) fn read_up_to(mut r: impl Read, n: u64) -> Result<(Arc<[u8]>, Option<std::io::Error>), usize> {
+    let n = usize::try_from(n).map_err(|_| usize::MAX)?;
+    let mut buf = zeroed(n).ok_or(n)?;
+    let slot = Arc::get_mut(&mut buf).ok_or(n)?;
+    let mut got = 0;
+    let mut error = None;
+    while got < n {
+        match r.read(&mut slot[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => {
-                out.truncate(start);
-                return Decoded::Data { data: out, damage: Some(e.to_string()) };
+                error = Some(e);
+                break;
             }
         }
     }
+    if got < n {
+        buf = Arc::from(&buf[..got]);
+    }
+    Ok((buf, error))
+}
+
+/// A zeroed shared buffer of `n` bytes, or `None` when the machine cannot give it
+/// (`Arc::new_uninit_slice` aborts on failure: a fallible reservation of the same
+/// size is asked first and freed at once).
+fn zeroed(n: usize) -> Option<Arc<[u8]>> {
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(n).ok()?;
+    drop(probe);
+    let mut uninit = Arc::<[u8]>::new_uninit_slice(n);
+    let slot = Arc::get_mut(&mut uninit)?;
+    // SAFETY: `write_bytes` sets all `n` bytes of the fresh, unshared allocation, so
+    // every element is an initialised u8 and `assume_init` is sound.
+    Some(unsafe {
+        std::ptr::write_bytes(slot.as_mut_ptr(), 0, n);
+        uninit.assume_init()
+    })
 }
 
 /// Archive and compression formats iosift does not read, by their magic bytes.
@@ -223,11 +453,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn capped_read_stops_at_the_limit() {
+    fn a_stream_is_kept_counted_or_stopped_at_the_limit() {
         let src = vec![7u8; 300_000];
-        assert!(matches!(read_capped(&src[..], 299_999), Decoded::TooLarge));
-        match read_capped(&src[..], 300_000) {
+        assert!(matches!(measure(&src[..], 299_999), Measured::TooLarge));
+        match measure(&src[..], 300_000).finish(|| Ok(&src[..])) {
             Decoded::Data { data, damage: None } => assert_eq!(data.len(), 300_000),
+            other => panic!("{other:?}"),
+        }
+        // Past what the first pass keeps: counted, then read again into its exact size.
+        let big = vec![1u8; KEEP + 100_000];
+        assert!(matches!(measure(&big[..], KEEP as u64), Measured::TooLarge));
+        let m = measure(&big[..], u64::MAX);
+        assert!(
+            matches!(m, Measured::Counted { len, tar: false, damage: None } if len == big.len() as u64),
+            "{m:?}"
+        );
+        match m.finish(|| Ok(&big[..])) {
+            Decoded::Data { data, damage: None } => assert!(data.len() == big.len() && data[..] == big[..]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_damaged_stream_past_the_first_pass_keeps_the_bytes_before_the_damage() {
+        struct Broken(usize);
+        impl Read for Broken {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(std::io::Error::other("bad block"));
+                }
+                let n = buf.len().min(self.0);
+                buf[..n].fill(b'x');
+                self.0 -= n;
+                Ok(n)
+            }
+        }
+        let n = KEEP + 12_345;
+        let m = measure(Broken(n), u64::MAX);
+        assert!(
+            matches!(&m, Measured::Counted { len, damage: Some(e), .. } if *len == n as u64 && e == "bad block"),
+            "{m:?}"
+        );
+        match m.finish(|| Ok(Broken(n))) {
+            Decoded::Data { data, damage: Some(e) } => assert!(data.len() == n && e == "bad block"),
             other => panic!("{other:?}"),
         }
     }

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::archives::Seed;
+use common::archives::{self, Seed};
 use iosift::bundle::{BundleError, Limits, load};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -199,5 +199,39 @@ fn mutated_archives_never_panic_hang_or_mislead() {
         failures.len(),
         CASES * Seed::ALL.len(),
         failures.join("\n")
+    );
+}
+
+/// Found by `cargo fuzz run bundle` (fuzz/fuzz_targets/bundle.rs, issue 33): an xz
+/// whose LZMA2 data starts with an uncompressed chunk of 65536 bytes (size field
+/// `ff ff`), loaded as `input.tar.xz`. lzma-rust2 0.13 adds 1 to that u16: a panic
+/// with overflow checks (tests, fuzzing), a misread chunk without.
+const FUZZ_XZ_CHUNK: &[u8] = b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4F\x02\x00!\x01\x10\x00\x00\x00\xa8p\x8e\x86\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x00]\x05\xff\xe01'\x98Jc$\x04\x94\xb3J\xc8\xbc\xcfG\xde\xc83\xfa\xa7[M\xbb\xc7\xf7\x1c\xd2o.\xa9X\x06\x96B\x8b\x982\x03\x1f\x8b\x08\x08\x98\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xffV\x13k\x00\x03nested.input.ziptar\x09BZh91AY&SY\x8d&\xa6\xed\x00\x0b1\xff\x84\xf9\xf2\x00@Bk\xff\xf0\x1c\x05F\x84\xff\xef\xff\xf0\x00\x00\x80\x08`\x06\xff\x00\x00\x00j\xb2\xa2cR\xa0\x0b\x00\x074\xc4\xc0F\x98\x11\x84`\x00\x00\x02a\x18\x0d\x00\x13HJ\x9bj\x9e\x884\xd3I\xb9\xa8~\x96,\x00KIM\xcbI,I\xd5\xab\xca,`\xa0\x150\x00\x023\x13\x130\x0d\x04\xe8\xb4\xb1\x89\xb1\x09\x83\xa1\xa9\x00\x00\x08\x00\x22\x01\x85]\xcb\xb6\xda\xca\xe1\x01\x00\x00\xb8\x0b\x00\x00\x12\x00\x1c\x00c\x09[w\xd9\xbd|\x80\xe9\x11\x92";
+
+#[test]
+fn an_uncompressed_lzma2_chunk_of_64_kib_is_a_problem_not_a_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let limits = Limits { max_total_bytes: 256 * 1024, max_files: 64, max_depth: 3 };
+    let fuzzed = tmp.path().join("input.tar.xz");
+    std::fs::write(&fuzzed, FUZZ_XZ_CHUNK).unwrap();
+    let b = load(std::slice::from_ref(&fuzzed), &limits).unwrap();
+    assert!(b.files.is_empty());
+    let p = &b.problems[0];
+    assert_eq!(p.name, "input.tar.xz");
+    assert!(p.message.contains("an uncompressed LZMA2 chunk of 65536 bytes at byte 24"), "{p:?}");
+    // A valid xz (xz -t accepts it): 1000 bytes, then a chunk of 65536. The part
+    // before that chunk is read, with a problem that says why the rest is not.
+    let first: Vec<u8> = (0..1000u32).map(|i| b'a' + (i % 26) as u8).collect();
+    let x = archives::xz_stored(&[&first, &vec![b'z'; 1 << 16]]);
+    let path = tmp.path().join("stored.txt.xz");
+    std::fs::write(&path, &x).unwrap();
+    let b = load(std::slice::from_ref(&path), &Limits::default()).unwrap();
+    assert_eq!(b.files.len(), 1);
+    assert_eq!(b.files[0].data[..], first[..]);
+    assert_eq!(b.problems.len(), 1, "{:?}", b.problems);
+    assert_eq!(
+        b.problems[0].message,
+        "corrupt xz stream after 1000 bytes: an uncompressed LZMA2 chunk of 65536 bytes at byte 1027 \
+         (valid, but the xz decoder, lzma-rust2 0.13, cannot read it); the part before the damage is analyzed"
     );
 }

@@ -98,9 +98,18 @@ pub(super) enum Decoded {
 pub(super) struct Checked<'a> {
     codec: Codec,
     raw: &'a [u8],
-    /// xz: the streams, decoded one after the other, and how many bytes follow them
-    /// that are no stream.
-    xz: (Vec<Range<usize>>, usize),
+    /// xz: the streams, decoded one after the other, and why decoding ends after
+    /// them when bytes follow (no stream, or what the decoder cannot read, after
+    /// so many bytes decoded).
+    xz: (Vec<Range<usize>>, Option<XzEnd>),
+}
+
+/// Why xz decoding ends with an error after the streams given: after `at` decoded
+/// bytes (data the decoder cannot read), or after the last stream (`None`).
+#[derive(Debug, Clone)]
+struct XzEnd {
+    at: Option<u64>,
+    why: String,
 }
 
 /// Checks every dictionary and window `raw` (which starts with `codec`'s magic)
@@ -109,15 +118,19 @@ pub(super) fn check(codec: Codec, raw: &[u8], remaining: u64) -> Result<Checked<
     let limit = window::limit(remaining);
     let xz = match codec {
         Codec::Xz => match window::xz(raw, limit) {
-            window::XzWalk::Fine { streams, trailing } => (streams, trailing),
+            window::XzWalk::Fine { streams, trailing, unreadable } => {
+                let why = format!("{trailing} bytes after the last xz stream are not xz data");
+                let after = (trailing > 0).then_some(XzEnd { at: None, why });
+                (streams, unreadable.map(|(at, why)| XzEnd { at: Some(at), why }).or(after))
+            }
             window::XzWalk::Refused(why) => return Err(why),
         },
         Codec::Zstd => match window::zstd(raw, limit) {
             Some(why) => return Err(why),
-            None => (Vec::new(), 0),
+            None => (Vec::new(), None),
         },
         // Blocks of at most 900 kB (the digit after `BZh`): nothing to check.
-        Codec::Gzip | Codec::Bzip2 => (Vec::new(), 0),
+        Codec::Gzip | Codec::Bzip2 => (Vec::new(), None),
     };
     Ok(Checked { codec, raw, xz })
 }
@@ -139,40 +152,60 @@ impl Checked<'_> {
                 raw,
                 streams: self.xz.0.clone().into(),
                 current: None,
-                trailing: self.xz.1,
+                decoded: 0,
+                end: self.xz.1.clone(),
             }),
             Codec::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(raw)),
         })
     }
 }
 
-/// The streams of an xz file, decoded one after the other, then an error when
-/// bytes that are no stream follow.
+/// The streams of an xz file, decoded one after the other; then `end` as the
+/// error, when set. A stream cut before data the decoder cannot read is read up to
+/// the bytes decoded before it (a read past them would lose them with the error).
 struct XzStreams<'a> {
     raw: &'a [u8],
     streams: std::collections::VecDeque<Range<usize>>,
     current: Option<lzma_rust2::XzReader<&'a [u8]>>,
-    trailing: usize,
+    decoded: u64,
+    end: Option<XzEnd>,
+}
+
+impl XzStreams<'_> {
+    fn end(&self) -> Option<std::io::Error> {
+        let end = self.end.as_ref()?;
+        Some(std::io::Error::new(std::io::ErrorKind::InvalidData, end.why.clone()))
+    }
 }
 
 impl Read for XzStreams<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let room = match self.end.as_ref().and_then(|e| e.at) {
+            Some(at) => usize::try_from(at.saturating_sub(self.decoded)).unwrap_or(usize::MAX),
+            None => usize::MAX,
+        };
+        if room == 0 && !buf.is_empty() {
+            return self.end().map_or(Ok(0), Err);
+        }
+        let n = room.min(buf.len());
+        let buf = &mut buf[..n];
         loop {
             if let Some(r) = &mut self.current {
-                match r.read(buf)? {
-                    0 if !buf.is_empty() => self.current = None,
-                    n => return Ok(n),
+                match r.read(buf) {
+                    Ok(0) if !buf.is_empty() => self.current = None,
+                    Ok(n) => {
+                        self.decoded += n as u64;
+                        return Ok(n);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && self.streams.is_empty() => {
+                        return Err(self.end().unwrap_or(e));
+                    }
+                    Err(e) => return Err(e),
                 }
             }
             match self.streams.pop_front() {
                 Some(s) => self.current = Some(lzma_rust2::XzReader::new(&self.raw[s], false)),
-                None if self.trailing > 0 => {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        format!("{} bytes after the last xz stream are not xz data", self.trailing),
-                    ));
-                }
-                None => return Ok(0),
+                None => return self.end().map_or(Ok(0), Err),
             }
         }
     }
@@ -190,6 +223,7 @@ pub(super) fn zip_member_refused(
         zip::CompressionMethod::Lzma => window::zip_lzma(data, limit),
         zip::CompressionMethod::Xz => match window::xz(data, limit) {
             window::XzWalk::Refused(why) => Some(why),
+            window::XzWalk::Fine { unreadable: Some((_, why)), .. } => Some(format!("{why}: not read")),
             // A single stream: the decoder stops where the walk did.
             window::XzWalk::Fine { .. } => None,
         },

@@ -295,6 +295,46 @@ fn xz_blocks(one: &[u8], copies: usize) -> Vec<u8> {
     out
 }
 
+/// An xz stream (no check) of one block whose LZMA2 data is `chunks` stored as
+/// uncompressed chunks (control 1, then 2), each at most 65536 bytes (xz file
+/// format 3, 4, 6; LZMA2 chunk headers as liblzma writes them).
+pub fn xz_stored(chunks: &[&[u8]]) -> Vec<u8> {
+    let varint = |mut n: usize, v: &mut Vec<u8>| {
+        while n >= 0x80 {
+            v.push(n as u8 | 0x80);
+            n >>= 7;
+        }
+        v.push(n as u8);
+    };
+    let mut out = b"\xFD7zXZ\x00\x00\x00".to_vec();
+    out.extend_from_slice(&crc32(&[0, 0]).to_le_bytes());
+    // Block header: size 12, one filter, LZMA2 (0x21) with 1 property byte (dictionary 8 MiB).
+    let mut header = vec![2, 0, 0x21, 1, 22, 0, 0, 0];
+    header.extend_from_slice(&crc32(&header).to_le_bytes());
+    let mut block = header;
+    for (i, c) in chunks.iter().enumerate() {
+        block.push(if i == 0 { 1 } else { 2 });
+        block.extend_from_slice(&((c.len() - 1) as u16).to_be_bytes());
+        block.extend_from_slice(c);
+    }
+    block.push(0);
+    let unpadded = block.len();
+    block.resize(unpadded.div_ceil(4) * 4, 0);
+    out.extend(block);
+    let mut index = vec![0, 1];
+    varint(unpadded, &mut index);
+    varint(chunks.iter().map(|c| c.len()).sum(), &mut index);
+    index.resize(index.len().div_ceil(4) * 4, 0);
+    index.extend_from_slice(&crc32(&index).to_le_bytes());
+    let mut footer = ((index.len() / 4 - 1) as u32).to_le_bytes().to_vec();
+    footer.extend_from_slice(&[0, 0]);
+    out.extend(index);
+    out.extend_from_slice(&crc32(&footer).to_le_bytes());
+    out.extend(footer);
+    out.extend_from_slice(b"YZ");
+    out
+}
+
 /// A zip bomb of the overlapping-files kind (David Fifield, "A better zip bomb",
 /// 2019, with the quoting in extra fields): after the stored members `before`,
 /// `files` members that all decode one deflated kernel of `kernel` zero bytes. Each

@@ -34,9 +34,22 @@ pub(in crate::bundle) enum XzWalk {
     /// Every block header a decoder can reach lies in `streams` (the byte ranges of
     /// the file's streams, each decoded on its own) and asks for a dictionary within
     /// the limit. `trailing`: bytes follow the last stream that are no xz stream.
-    Fine { streams: Vec<Range<usize>>, trailing: usize },
+    /// `unreadable`: the last stream is cut before data the decoder cannot read:
+    /// how many bytes decode before it, and why.
+    Fine { streams: Vec<Range<usize>>, trailing: usize, unreadable: Option<(u64, String)> },
     /// A block asks for more than the limit (the message says how much).
     Refused(String),
+}
+
+/// How the walk over one stream ended.
+enum Walked {
+    /// At the end of its footer: another stream may follow.
+    Footer,
+    /// Where the decoder stops too (damage, the end of the data), or before a
+    /// header the walk could not parse.
+    Stopped,
+    /// Before data lzma-rust2 0.13 cannot read: the bytes decoded before it, and why.
+    Cut(u64, String),
 }
 
 /// Why a dictionary or window is refused, in one line naming its size.
@@ -103,34 +116,49 @@ fn round4(n: usize) -> usize {
 pub(in crate::bundle) fn xz(raw: &[u8], limit: u64) -> XzWalk {
     let mut streams = Vec::new();
     let mut start = 0;
-    let mut block = 0u64;
+    let mut count = Count { block: 0, decoded: 0 };
     loop {
-        let (stream, complete) = match xz_stream(raw, start, &mut block, limit) {
+        let (stream, walked) = match xz_stream(raw, start, &mut count, limit) {
             Ok(stream) => stream,
             Err(refused) => return XzWalk::Refused(refused),
         };
         let mut pos = stream.end;
         streams.push(stream);
-        if !complete {
+        match walked {
+            Walked::Footer => {}
             // The decoder stops in this stream: nothing after it is reached.
-            return XzWalk::Fine { streams, trailing: 0 };
+            Walked::Stopped => return XzWalk::Fine { streams, trailing: 0, unreadable: None },
+            Walked::Cut(at, why) => {
+                return XzWalk::Fine { streams, trailing: 0, unreadable: Some((at, why)) };
+            }
         }
         // Stream padding (NUL bytes), then another stream, the end, or bytes that are neither.
         while raw.get(pos) == Some(&0) {
             pos += 1;
         }
         if !raw[pos..].starts_with(XZ_MAGIC) {
-            return XzWalk::Fine { streams, trailing: raw.len() - pos };
+            return XzWalk::Fine { streams, trailing: raw.len() - pos, unreadable: None };
         }
         start = pos;
     }
 }
 
-/// The stream starting at `start`: its byte range up to its footer (`true`), or up
-/// to where the walk had to stop (see [`xz`]). `Err`: a dictionary over the limit.
-fn xz_stream(raw: &[u8], start: usize, block: &mut u64, limit: u64) -> Result<(Range<usize>, bool), String> {
-    let whole = Ok((start..raw.len(), false));
-    let cut = |at: usize| Ok((start..at, false));
+/// Blocks met and bytes they decode to, so far.
+struct Count {
+    block: u64,
+    decoded: u64,
+}
+
+/// The stream starting at `start`: its byte range, up to its footer or to where the
+/// walk had to stop (see [`xz`]). `Err`: a dictionary over the limit.
+fn xz_stream(
+    raw: &[u8],
+    start: usize,
+    count: &mut Count,
+    limit: u64,
+) -> Result<(Range<usize>, Walked), String> {
+    let whole = Ok((start..raw.len(), Walked::Stopped));
+    let cut = |at: usize| Ok((start..at, Walked::Stopped));
     // Stream header: magic, two flag bytes (the second holds the check type), CRC32.
     if raw.len() - start < 12 {
         return whole;
@@ -142,16 +170,25 @@ fn xz_stream(raw: &[u8], start: usize, block: &mut u64, limit: u64) -> Result<(R
         if size == 0 {
             break;
         }
-        *block += 1;
+        count.block += 1;
         let header_end = pos + (usize::from(size) + 1) * 4;
         let Some(header) = raw.get(pos..header_end) else { return whole };
         let data = match block_filters(header, limit) {
             Ok(()) => header_end,
-            Err(Some(dict)) => return Err(too_large(&format!("xz block {block}"), dict, limit)),
+            Err(Some(dict)) => return Err(too_large(&format!("xz block {}", count.block), dict, limit)),
             Err(None) => return cut(pos),
         };
         // The LZMA2 chunks up to the end marker, then padding to 4 bytes and the check.
-        let Some(end) = lzma2_end(raw, data) else { return whole };
+        let end = match lzma2_end(raw, data, &mut count.decoded) {
+            Ok(end) => end,
+            Err(None) => return whole,
+            Err(Some(at)) => {
+                let why = format!(
+                    "an uncompressed LZMA2 chunk of 65536 bytes at byte {at} (valid, but the xz decoder, lzma-rust2 0.13, cannot read it)"
+                );
+                return Ok((start..at, Walked::Cut(count.decoded, why)));
+            }
+        };
         pos = header_end + round4(end - header_end) + check;
     }
     // Index: indicator, record count, records, padding, CRC32; then the 12-byte footer.
@@ -167,7 +204,7 @@ fn xz_stream(raw: &[u8], start: usize, block: &mut u64, limit: u64) -> Result<(R
     if raw.get(footer + 10..footer + 12) != Some(b"YZ") {
         return cut(index);
     }
-    Ok((start..footer + 12, true))
+    Ok((start..footer + 12, Walked::Footer))
 }
 
 /// Checks a block header's filters: `Err(Some(dict))` when an LZMA2 dictionary is
@@ -203,18 +240,28 @@ fn block_filters(header: &[u8], limit: u64) -> Result<(), Option<u64>> {
 }
 
 /// Where the LZMA2 stream starting at `at` ends (after its end marker), from the
-/// chunk headers alone; `None` when the data runs out or a control byte is invalid
-/// (the decoder stops there too).
-fn lzma2_end(raw: &[u8], mut at: usize) -> Option<usize> {
-    let be16 = |at: usize| raw.get(at..at + 2).map(|b| usize::from(u16::from_be_bytes([b[0], b[1]])) + 1);
+/// chunk headers alone, adding what each chunk decodes to to `decoded`. `Err(None)` when the data runs out or a control byte is
+/// invalid (the decoder stops there too); `Err(Some(at))` at an uncompressed chunk
+/// of 65536 bytes, valid but past lzma-rust2 0.13 (its size + 1 overflows a u16: a
+/// panic with overflow checks, a misread chunk without).
+fn lzma2_end(raw: &[u8], mut at: usize, decoded: &mut u64) -> Result<usize, Option<usize>> {
+    let be16 = |at: usize| {
+        raw.get(at..at + 2).map(|b| usize::from(u16::from_be_bytes([b[0], b[1]])) + 1).ok_or(None)
+    };
     loop {
-        let control = *raw.get(at)?;
-        at = match control {
-            0 => return Some(at + 1),
-            1 | 2 => at + 3 + be16(at + 1)?,
-            0x80.. => at + 5 + usize::from(control >= 0xC0) + be16(at + 3)?,
-            _ => return None,
+        let control = *raw.get(at).ok_or(None)?;
+        let (next, size) = match control {
+            0 => return Ok(at + 1),
+            1 | 2 if be16(at + 1)? == 1 << 16 => return Err(Some(at)),
+            1 | 2 => (at + 3 + be16(at + 1)?, be16(at + 1)?),
+            0x80.. => {
+                let size = (usize::from(control & 0x1F) << 16) + be16(at + 1)?;
+                (at + 5 + usize::from(control >= 0xC0) + be16(at + 3)?, size)
+            }
+            _ => return Err(None),
         };
+        *decoded += size as u64;
+        at = next;
     }
 }
 
@@ -289,7 +336,7 @@ mod tests {
     use std::io::Write;
 
     fn one_stream(bytes: Range<usize>) -> XzWalk {
-        XzWalk::Fine { streams: vec![bytes], trailing: 0 }
+        XzWalk::Fine { streams: vec![bytes], trailing: 0, unreadable: None }
     }
 
     fn xz_of(data: &[u8], preset: u32) -> Vec<u8> {
@@ -321,7 +368,7 @@ mod tests {
         let at = x.len() + 8;
         assert_eq!(
             xz(&two, MAX_WINDOW),
-            XzWalk::Fine { streams: vec![0..x.len(), at..at + second.len()], trailing: 4 }
+            XzWalk::Fine { streams: vec![0..x.len(), at..at + second.len()], trailing: 4, unreadable: None }
         );
     }
 
@@ -354,6 +401,32 @@ mod tests {
         // Cut inside the block: nothing after it can be reached, all is given.
         let x = xz_of(b"data\n", 1);
         assert_eq!(xz(&x[..20], MAX_WINDOW), one_stream(0..20));
+    }
+
+    #[test]
+    fn a_64_kib_uncompressed_chunk_cuts_the_stream_counting_what_decodes_before() {
+        // One block: an LZMA chunk of 300 bytes (control 0xE0, sizes - 1, props), an
+        // uncompressed chunk of 1000 (control 2), then one of 65536 at byte 12 + 12 + 6 + 10 + 3 + 1000.
+        let mut x = XZ_MAGIC.to_vec();
+        x.extend_from_slice(&[0; 6]);
+        x.extend_from_slice(&[2, 0, 0x21, 1, 22, 0, 0, 0, 0, 0, 0, 0]);
+        x.extend_from_slice(&[0xE0, 0x01, 0x2B, 0x00, 0x09, 0x5D]);
+        x.extend_from_slice(&[0; 10]);
+        x.extend_from_slice(&[2, 0x03, 0xE7]);
+        x.extend_from_slice(&[b'a'; 1000]);
+        x.extend_from_slice(&[2, 0xFF, 0xFF]);
+        x.extend_from_slice(&[b'z'; 100]);
+        let at = 12 + 12 + 6 + 10 + 3 + 1000;
+        match xz(&x, MAX_WINDOW) {
+            XzWalk::Fine { streams, trailing: 0, unreadable: Some((1300, why)) } => {
+                assert_eq!((streams.len(), streams[0].clone()), (1, 0..at));
+                assert!(
+                    why.starts_with(&format!("an uncompressed LZMA2 chunk of 65536 bytes at byte {at}")),
+                    "{why}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -30,7 +30,11 @@ pub fn load_checked(ext: &str, bytes: &[u8]) {
             let total: usize = b.files.iter().map(|f| f.data.len()).sum();
             assert!(total as u64 <= limits.max_total_bytes);
             assert!(b.files.len() <= limits.max_files);
-            assert!(b.problems.iter().all(|p| !p.name.is_empty() && !p.message.is_empty()), "{:?}", b.problems);
+            assert!(
+                b.problems.iter().all(|p| !p.name.is_empty() && !p.message.is_empty()),
+                "{:?}",
+                b.problems
+            );
         }
         Err(BundleError::Limit(m)) => assert!(m.contains("raise with --max-"), "{m}"),
         Err(BundleError::Unreadable { .. }) => {}

@@ -8,11 +8,11 @@
 
 #![no_main]
 
+#[path = "archive_load.rs"]
+mod archive_load;
 #[allow(dead_code, unused_imports)]
 #[path = "../../src/bundle/mod.rs"]
 mod bundle;
-#[path = "archive_load.rs"]
-mod archive_load;
 
 use archive_load::{load_checked, outdir};
 use libfuzzer_sys::fuzz_target;

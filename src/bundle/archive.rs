@@ -658,29 +658,15 @@ pub(super) fn not_regular_path(meta: &std::fs::Metadata) -> Option<String> {
 fn read_limited(f: &std::fs::File, len: u64) -> std::io::Result<(Arc<[u8]>, bool)> {
     use std::os::unix::fs::FileExt;
     let n = usize::try_from(len).map_err(std::io::Error::other)?;
-    // `Arc::new_uninit_slice` aborts when the allocation fails: ask first with a fallible
-    // reservation of the same size (an untouched mapping, freed at once), so a file the
-    // machine cannot hold is a problem naming it, not an abort.
-    if n > 64 << 20 {
-        let mut probe: Vec<u8> = Vec::new();
-        probe.try_reserve_exact(n).map_err(|_| {
-            std::io::Error::new(
-                std::io::ErrorKind::OutOfMemory,
-                format!("out of memory: {n} bytes could not be allocated"),
-            )
-        })?;
-    }
     // One allocation, filled in place: a Vec turned into an Arc<[u8]> is copied, which
-    // doubled the peak (a 2 GiB file needed 4.1 GB).
-    let mut uninit = Arc::<[u8]>::new_uninit_slice(n);
-    let zeroing = Arc::get_mut(&mut uninit).ok_or_else(|| std::io::Error::other("buffer shared"))?;
-    // SAFETY: `write_bytes` sets all `n` bytes of the fresh, unshared allocation (a memset;
-    // an element-wise fill takes 10 s per GB in a debug build), so every element is then an
-    // initialised u8 and `assume_init` is sound.
-    let mut buf = unsafe {
-        std::ptr::write_bytes(zeroing.as_mut_ptr(), 0, n);
-        uninit.assume_init()
-    };
+    // doubled the peak (a 2 GiB file needed 4.1 GB). Asked fallibly, so a file the
+    // machine cannot hold is a problem naming it, not an abort.
+    let mut buf = super::codec::zeroed(n).ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!("out of memory: {n} bytes could not be allocated"),
+        )
+    })?;
     let slot = Arc::get_mut(&mut buf).ok_or_else(|| std::io::Error::other("buffer shared"))?;
     let mut got = 0;
     while got < n {

@@ -332,7 +332,7 @@ pub(super) fn read_up_to(mut r: impl Read, n: u64) -> Result<(Arc<[u8]>, Option<
 /// A zeroed shared buffer of `n` bytes, or `None` when the machine cannot give it
 /// (`Arc::new_uninit_slice` aborts on failure: a fallible reservation of the same
 /// size is asked first and freed at once).
-fn zeroed(n: usize) -> Option<Arc<[u8]>> {
+pub(super) fn zeroed(n: usize) -> Option<Arc<[u8]>> {
     let mut probe: Vec<u8> = Vec::new();
     probe.try_reserve_exact(n).ok()?;
     drop(probe);

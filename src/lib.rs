@@ -25,3 +25,4 @@ pub mod state;
 pub mod system;
 pub mod table;
 pub mod term;
+pub mod verdict;

@@ -117,6 +117,8 @@ pub struct Finding {
     pub evidence: Vec<Evidence>,
     /// What to change.
     pub remedies: Vec<String>,
+    /// Who wrote, who issued and why, who bounds: measured, or marked not measured.
+    pub actors: crate::verdict::Actors,
 }
 
 /// A time window (RFC 3339).

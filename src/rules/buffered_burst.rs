@@ -393,6 +393,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             "Lower vm.dirty_background_bytes so background writeback starts early instead of a burst when the data ages out.".into(),
             "Measure the copy's speed including its flush (time ... && sync), not from the writer's own report.".into(),
         ],
+        actors: Default::default(),
     }))
 }
 

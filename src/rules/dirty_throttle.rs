@@ -328,6 +328,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             "The copy is bound by the device: a faster device (or fewer other writers on it) speeds it up; larger dirty limits only delay the same writes.".into(),
             "If the writer must not stall other dirtiers, write it with O_DIRECT or sync it in steps, so it does not fill the shared dirty pool.".into(),
         ],
+        actors: Default::default(),
     }))
 }
 

@@ -156,6 +156,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             "Remount with delalloc (mount -o remount,delalloc) and remove nodelalloc from /etc/fstab: immediate.".into(),
             "Update the kernel to 4.19.91-26.al7 or later (needs a reboot).".into(),
         ],
+        actors: Default::default(),
     }))
 }
 

@@ -298,6 +298,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             "Batch small transactions into larger ones sized to the disk's sweet spot.".into(),
             "Use a device with a power-loss-protected write cache (cheap flushes).".into(),
         ]).collect(),
+        actors: Default::default(),
     }))
 }
 

@@ -373,6 +373,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             "Write the file with pwrite() instead of mmap stores (Linux >= 6.6 tracks dirty blocks per folio for write()).".into(),
             "On ext4, a kernel before 6.16; or a kernel built without CONFIG_TRANSPARENT_HUGEPAGE (disabling THP at boot is not enough).".into(),
         ],
+        actors: Default::default(),
     }))
 }
 

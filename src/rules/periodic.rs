@@ -271,6 +271,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         metrics,
         evidence,
         remedies,
+        actors: Default::default(),
     }))
 }
 

@@ -72,6 +72,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         metrics,
         evidence: vec![i.util.evidence(row, "%util", util[row].unwrap_or(0.0))],
         remedies: vec!["Spread the writes (smaller flushes, lower dirty thresholds) or move the busiest files to another device.".into()],
+        actors: Default::default(),
     }))
 }
 

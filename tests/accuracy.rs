@@ -34,6 +34,12 @@ const KNOWN_MISSES: &[(&str, &str, &str)] = &[
     // spaced where their bytes begin, and drained from Dirty's running maximum) and
     // mh_xfs_loop_copy_dirty_bytes_nosmaps (dd's 3 GB run and two small writebacks of its last pages taken as
     // a 16 s period not matching the writeback window: such a period now needs bursts of one size class).
+    // Issue 34: the period is found from the series alone (no longer drawn to the writeback window).
+    (
+        "mx_ext4_loop_mmap_mixed_nosmaps_expire4500",
+        "mmap_large_folio_writeback",
+        "development half, not solved blind to the tunables: loop0 writes 383 MB at 0-15 s, 235 MB in small bursts over 41-76 s and 403 MB at 108 s, a period of 34.8 s (its truth's intervals, 41 and 66 s, are no single period); without smaps the rule needs bursts at the writeback window (50 s), which the window-drawn search found at 39 s by the width of its band",
+    ),
     (
         "mx_ext4_mmap_order0_expire4500",
         "periodic_write_bursts",

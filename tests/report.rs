@@ -150,6 +150,7 @@ fn report() -> Report {
                 quote: Some("vda  0.00 14123.00 0.00 153600.00 <peak> & co".into()),
             }],
             remedies: vec!["Lower vm.dirty_expire_centisecs to spread writeback".into()],
+            actors: Default::default(),
         },
         Finding {
             rule: "mmap_large_folio_writeback",
@@ -166,6 +167,7 @@ fn report() -> Report {
                 quote: None,
             }],
             remedies: vec!["madvise(MADV_RANDOM) on the mapping".into(), "lower read_ahead_kb".into()],
+            actors: Default::default(),
         },
     ];
     let doc = FindingsDoc {
@@ -218,6 +220,7 @@ fn report() -> Report {
         writeback_window_s: Some((35.0, false)),
         shared_with: vec![("mem.writeback_bytes".into(), 31.0, 0.9)],
         chain: Vec::new(),
+        ..Default::default()
     };
     let curve = |best: i64, r: f64| -> Vec<(i64, f64)> {
         (-30..=30).map(|l| (l, r * (-(((l - best) as f64) / 6.0).powi(2)).exp())).collect()

@@ -110,7 +110,8 @@ pub fn stacked_periodic(
                 return None;
             }
             let (writes, _) = stack::write_series(tl, &d)?;
-            let view = super::periodicity::periodicity(tl, &writes.name(), window);
+            let tunables = super::writeback::Tunables::for_device(window, &ctx.mounts, &d);
+            let view = super::periodicity::periodicity(tl, &writes.name(), &tunables);
             view.is_writeback(window).then(|| {
                 let why = format!("stacked on {} (the most written device), its writes periodic", main.name);
                 (MainDevice { name: d.clone(), writes, why, stack: Some(r) }, view)

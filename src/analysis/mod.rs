@@ -123,8 +123,10 @@ impl Views {
         // Bursts and periods are found second by second: not in the wider rows of a capture
         // of days sampled coarsely (its rules that read them are skipped and say why).
         let one_second = tl.bin() == 1;
-        let periodicity =
-            write_col.as_deref().filter(|_| one_second).map(|c| periodicity::periodicity(tl, c, window));
+        let periodicity = device.as_ref().filter(|_| one_second).map(|d| {
+            let tunables = writeback::Tunables::for_device(window, &ctx.mounts, &d.name);
+            periodicity::periodicity(tl, &d.writes.name(), &tunables)
+        });
         let stacked_periodicity = device
             .as_ref()
             .filter(|_| one_second)

@@ -1,14 +1,19 @@
-//! Periodicity of the main device's writes: bursts of the dominant size
-//! class, their period (burst onsets, autocorrelation, or a chain of bursts
-//! spaced by the writeback window), the periodogram, and the other series
-//! (dirty memory, threads, write-source categories) sharing the period.
+//! Periodicity of the main device's writes: bursts of the dominant size class,
+//! their period, phase and confidence found from the series alone (the spacing of
+//! their onsets, [`period::train_period`]; the autocorrelation when there are too few),
+//! the periodogram, and the other series (dirty memory, threads, write-source
+//! categories) sharing the period. Only once the period is found is it tested
+//! against the kernel's intervals ([`Tunables::classify`]): the flusher's wake-up,
+//! the writeback window, the journal's commit, or none (an application's timer).
+//! The tunables never choose the period: bursts a constant 12 s apart are "every
+//! 12 s" even when 36 s is the writeback window.
 
 use crate::table::Cell;
 
 use super::bursts::{self, Burst};
-use super::period::{self, Period};
+use super::period::{self, Event, Period, Train};
 use super::stats;
-use super::writeback::WritebackWindow;
+use super::writeback::{PeriodMatch, Tunables, WritebackWindow};
 use crate::table::Timeline;
 use crate::table::columns::{Col, MemMetric};
 use serde::Serialize;
@@ -18,7 +23,7 @@ use serde::Serialize;
 pub struct PeriodicityView {
     /// The series analysed (timeline column name).
     pub series: String,
-    /// Bursts found on it.
+    /// Bursts found on it (merged into episodes when the period was found on those).
     pub bursts: Vec<Burst>,
     /// Burst threshold used.
     pub threshold: f64,
@@ -26,16 +31,33 @@ pub struct PeriodicityView {
     pub period_s: Option<f64>,
     /// Confidence 0..1.
     pub confidence: Option<f64>,
+    /// Where the period's beats fall: the first periodic burst's onset modulo the period,
+    /// seconds from the series start.
+    pub phase_s: Option<f64>,
+    /// How the period was found (`burst-intervals`, `flush episodes`, `autocorrelation`).
+    pub method: Option<String>,
     /// Autocorrelation by lag (index = lag in seconds).
     pub acf: Vec<f64>,
     /// Periodogram: (period seconds, normalised power).
     pub periodogram: Vec<(f64, f64)>,
     /// Expected writeback window: dirty_expire + dirty_writeback, seconds, and whether from the capture.
     pub writeback_window_s: Option<(f64, bool)>,
+    /// The flusher's wake-up interval (dirty_writeback), seconds.
+    pub flusher_interval_s: Option<f64>,
+    /// The journal's commit interval of the device's file system, seconds, and whether the
+    /// capture's mount table gave it; `None` when its file system has none.
+    pub journal_commit_s: Option<(f64, bool)>,
+    /// The kernel interval the period matches, tested after it was found: the nearest of
+    /// those it matches, or [`PeriodMatch::None`] (an application's timer); `None` without
+    /// a period.
+    pub period_match: Option<PeriodMatch>,
+    /// The other kernel intervals the period matches as well (the flusher's interval and
+    /// the journal's commit are both 5 s by default).
+    pub also_matches: Vec<PeriodMatch>,
     /// Other series sharing the period: (column, period_s, confidence).
     pub shared_with: Vec<(String, f64, f64)>,
-    /// When the period is that of flushes one writeback window apart among other bursts
-    /// ([`window_chain`]): the indices in `bursts` of those flushes; empty when every burst
+    /// When the period is carried by some of the bursts only (a timer's flushes among
+    /// other writers' bursts): the indices in `bursts` of those; empty when every burst
     /// carries the period.
     pub chain: Vec<usize>,
 }
@@ -44,7 +66,12 @@ impl PeriodicityView {
     /// True when the writes carry the writeback period: a period matching `window` at a
     /// confidence of 0.5 or more.
     pub fn is_writeback(&self, window: WritebackWindow) -> bool {
-        matches!((self.period_s, self.confidence), (Some(p), Some(c)) if writeback_period(p, c, window))
+        matches!((self.period_s, self.confidence), (Some(p), Some(c)) if window.matches(p) && c >= 0.5)
+    }
+
+    /// True when the period found matches kernel interval `m` (first or as well).
+    pub fn matches(&self, m: PeriodMatch) -> bool {
+        self.period_match == Some(m) || self.also_matches.contains(&m)
     }
 
     /// The bursts that carry the period: the chain's when there is one, else all.
@@ -57,209 +84,237 @@ impl PeriodicityView {
     }
 }
 
-/// The periodicity of timeline column `col` against the writeback `window`.
-pub fn periodicity(tl: &Timeline, col: &str, window: WritebackWindow) -> PeriodicityView {
+/// The kernel intervals the period matches, for the report: "the writeback window (35 s)",
+/// "the flusher's wake-up interval (5 s), the journal's commit interval (5 s)", "no kernel
+/// interval (an application's timer)"; "-" without a period.
+pub fn match_text(v: &PeriodicityView) -> String {
+    let Some(first) = v.period_match else { return "-".into() };
+    let seconds = |m: PeriodMatch| match m {
+        PeriodMatch::FlusherInterval => v.flusher_interval_s,
+        PeriodMatch::WritebackWindow => v.writeback_window_s.map(|w| w.0),
+        PeriodMatch::JournalCommit => v.journal_commit_s.map(|j| j.0),
+        PeriodMatch::None => None,
+    };
+    std::iter::once(first)
+        .chain(v.also_matches.iter().copied())
+        .map(|m| match seconds(m) {
+            Some(s) => format!("{} ({s:.0} s)", m.label()),
+            None => m.label().to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A burst counts when it holds at least this share of the typical large burst (the
+/// median of the five largest): small spikes of other writers (a build, a log rotation)
+/// would blur the period.
+const DOMINANT_SHARE: f64 = 0.25;
+
+/// Bursts merge into one episode where the gaps between them break: the gaps below the
+/// largest jump between consecutive sorted gaps, when that jump is at least this factor.
+/// One flush of expired pages can take several flusher wake-ups (a few seconds apart)
+/// when the device cannot write it at once; the flushes themselves are much further apart.
+const MERGE_BREAK: f64 = 2.5;
+
+/// An episode's bytes begin where this share of its bytes above the baseline is written.
+const MASS_ONSET: f64 = 0.1;
+
+/// Two episodes make a period only when the smaller holds at least this share of the
+/// larger: flushes of one file are of one size class.
+const PAIR_SIZE_RATIO: f64 = 0.25;
+
+/// Dirty memory must fall by at least this share of an episode's bytes above the baseline
+/// for the episode to count as writeback of the page cache (the writers keep dirtying
+/// during the flush, so the net drop is smaller than what was written).
+const DIRTY_DROP: f64 = 0.25;
+
+/// The periodicity of timeline column `col`, its period tested against `tunables`.
+pub fn periodicity(tl: &Timeline, col: &str, tunables: &Tunables) -> PeriodicityView {
     let series = tl.get(col).unwrap_or(&[]);
-    let mut scan = bursts::detect(series, 8.0, 5.0, 4.0 * 1024.0 * 1024.0);
-    // Keep the bursts of the dominant size class: small spikes of other
-    // writers (a build, a log rotation) would blur the period. A burst counts
-    // when it holds at least a quarter of the typical large burst.
-    let mut totals: Vec<f64> = scan.bursts.iter().map(|b| b.total).collect();
-    totals.sort_by(|a, b| b.total_cmp(a));
-    if let Some(typical) = stats::median(&totals[..totals.len().min(5)]) {
-        scan.bursts.retain(|b| b.total >= 0.25 * typical);
-    }
-    let onsets: Vec<f64> = scan.bursts.iter().map(|b| b.start as f64).collect();
+    let scan = bursts::detect(series, 8.0, 5.0, 4.0 * 1024.0 * 1024.0);
+    let dirty = tl.col(&Col::Mem(MemMetric::DirtyBytes));
     let max_lag = (series.len() / 2).min(600);
     let acf = period::autocorrelation(series, max_lag);
-    let by_onset = period::onset_period(&onsets);
-    let by_acf = period::acf_period(&acf, 3);
-    let chosen = match (by_onset, by_acf) {
-        (Some(o), _) if scan.bursts.len() >= 3 => Some(o),
-        (_, Some(a)) => Some(a),
-        (o, None) => o,
-    };
-    // Periodic writeback hides among other writers' bursts (a job every 5 s):
-    // when the period found does not match the writeback window, look for a
-    // chain of bursts spaced by the window itself.
-    let chosen = match chosen {
-        Some(c) if writeback_period(c.period_s, c.confidence, window) => Some(c),
-        other => match comb_period(&onsets, window.seconds()) {
-            Some(comb) if other.as_ref().is_none_or(|o| comb.confidence >= 0.5 || o.confidence < 0.5) => {
-                Some(comb)
+    // Up to four readings of the bursts: merged into episodes where their gaps break (when
+    // that merges any) or as detected, each starting where it starts or where its bytes
+    // begin. The period is the most confident reading's; on a tie the first in this order
+    // (a flush begins where its first wake-up writes).
+    let raw = dominant(scan.bursts.clone());
+    let merged = dominant(merge_at_break(&scan.bursts));
+    let mut sets = Vec::new();
+    if !same_spans(&merged, &raw) {
+        sets.push((merged, "flush episodes (bursts at a break in their gaps merged)"));
+    }
+    sets.push((raw, "burst-intervals"));
+    let mut best: Option<(usize, Train)> = None;
+    for (k, (set, how)) in sets.iter().enumerate() {
+        for onset in [Onset::Start, Onset::Mass] {
+            let Some(t) = train(set, series, scan.baseline, dirty, onset) else { continue };
+            if best.as_ref().is_none_or(|(_, b)| t.period.confidence > b.period.confidence + 1e-9) {
+                best = Some((k, Train { period: Period { method: how, ..t.period }, ..t }));
             }
-            _ => other,
-        },
-    };
-    // One writeback of expired pages can take several flusher wake-ups (one
-    // `dirty_writeback_centisecs` apart) when the device or the flusher's time
-    // slice cannot write it at once: bursts closer than that are one flush episode,
-    // and the episodes carry the writeback period.
-    //
-    // Failing that, periodic writeback of a steadily dirtied file in a capture of only a
-    // few windows, among other writers' bursts (a foreign flush, a copy): flush episodes one
-    // window apart, each draining dirty memory, with no window of the capture left without one.
-    let mut chosen = chosen;
-    let mut chain = Vec::new();
-    if !chosen.as_ref().is_some_and(|c| writeback_period(c.period_s, c.confidence, window)) {
-        let eps = episodes(&scan.bursts, window.interval_s + 1.0);
-        let starts: Vec<f64> = eps.iter().map(|b| b.start as f64).collect();
-        let dirty = tl.col(&Col::Mem(MemMetric::DirtyBytes));
-        if eps.len() >= 3
-            && eps.len() < scan.bursts.len()
-            && let Some(p) = period::onset_period(&starts)
-            && writeback_period(p.period_s, p.confidence, window)
-        {
-            chosen = Some(Period { method: "flush episodes (bursts within a flusher wake-up merged)", ..p });
-            scan.bursts = eps;
-        } else if let Some((members, p)) = window_chain(&eps, window, series, dirty, scan.baseline) {
-            chosen = Some(p);
-            scan.bursts = eps;
-            chain = members;
         }
     }
+    let (k, chosen) = best.map_or((sets.len() - 1, None), |(k, t)| (k, Some(t)));
+    let bursts = sets.swap_remove(k).0;
+    let (period, chain, phase) = match chosen {
+        Some(t) => {
+            let chain = if t.members.len() < bursts.len() { t.members.clone() } else { Vec::new() };
+            let phase = t.first_s.rem_euclid(t.period.period_s);
+            (Some(t.period), chain, Some(phase))
+        }
+        // Fewer than two bursts (writes too small to stand out): the autocorrelation. Two
+        // bursts that make no period have none: the autocorrelation would only see their spacing.
+        None if bursts.len() < 2 => (period::acf_period(&acf, 3), Vec::new(), None),
+        None => (None, Vec::new(), None),
+    };
     let max_p = (series.len() as f64 / 2.0).clamp(10.0, 600.0) as usize;
     let periods: Vec<f64> = (4..=max_p).map(|x| x as f64).collect();
     let pg = period::periodogram(series, &periods);
-    let shared = match &chosen {
+    let shared = match &period {
         Some(c) => sharing(tl, c, max_lag),
         None => Vec::new(),
     };
+    let matched = period.as_ref().map(|p| tunables.classify(p.period_s)).unwrap_or_default();
+    let w = tunables.window;
     PeriodicityView {
         series: col.to_string(),
-        bursts: scan.bursts,
+        bursts,
         threshold: scan.threshold,
-        period_s: chosen.as_ref().map(|c| c.period_s),
-        confidence: chosen.as_ref().map(|c| c.confidence),
+        period_s: period.as_ref().map(|c| c.period_s),
+        confidence: period.as_ref().map(|c| c.confidence),
+        phase_s: phase,
+        method: period.as_ref().map(|c| c.method.to_string()),
         acf,
         periodogram: periods.into_iter().zip(pg).collect(),
-        writeback_window_s: Some((window.seconds(), window.from_capture)),
+        writeback_window_s: Some((w.seconds(), w.from_capture)),
+        flusher_interval_s: Some(w.interval_s),
+        journal_commit_s: tunables.journal_commit,
+        period_match: matched.first().copied(),
+        also_matches: matched.iter().skip(1).copied().collect(),
         shared_with: shared,
         chain,
     }
 }
 
-/// True when a period of `period_s` found at `confidence` is the writeback period: it matches
-/// `window` at a confidence of 0.5 or more.
-fn writeback_period(period_s: f64, confidence: f64, window: WritebackWindow) -> bool {
-    window.matches(period_s) && confidence >= 0.5
+/// The bursts of the dominant size class ([`DOMINANT_SHARE`]).
+fn dominant(mut bursts: Vec<Burst>) -> Vec<Burst> {
+    let mut totals: Vec<f64> = bursts.iter().map(|b| b.total).collect();
+    totals.sort_by(|a, b| b.total_cmp(a));
+    if let Some(typical) = stats::median(&totals[..totals.len().min(5)]) {
+        bursts.retain(|b| b.total >= DOMINANT_SHARE * typical);
+    }
+    bursts
 }
 
-/// An episode's bytes begin where this share of its bytes above the baseline is written.
-const MASS_ONSET: f64 = 0.1;
-
-/// A chain member must hold at least this share of the largest member's bytes (and the
-/// largest at most 1 / this of the smallest): flushes of one file are of one size class.
-const CHAIN_SIZE_RATIO: f64 = 0.25;
-
-/// Dirty memory must fall by at least this share of a flush's bytes above the baseline
-/// for the flush to count as writeback of the page cache (the writers keep dirtying during
-/// the flush, so the net drop is smaller than what was written).
-const CHAIN_DIRTY_DROP: f64 = 0.25;
-
-/// Flushes one writeback window apart: the longest chain of flush episodes (bursts within
-/// one flusher wake-up merged) whose onsets are each one window apart
-/// ([`WritebackWindow::matches`]), of one size class, each with a drop of `dirty` memory
-/// when it is known, and complete: no window of the capture (`len` seconds) before the
-/// first or after the last is left without a flush. Two flushes are enough when the
-/// capture holds no third window, and need dirty memory to confirm them.
-///
-/// This is what periodic writeback of a steadily dirtied file shows in a capture of a few
-/// windows next to other writers: the held-out order-0 capture on XFS over loop flushed the
-/// file at 28, 43 (split), 74 and 105 s while an appender's writeback and other tenants'
-/// bursts came in between.
-///
-/// Returns the chain (indices into `eps`) and its period (median spacing) with a confidence
-/// of 0.5 for two flushes, 0.1 more per further flush (at most 0.8).
-pub fn window_chain(
-    eps: &[Burst],
-    window: WritebackWindow,
-    series: &[Cell],
-    dirty: Option<&[Cell]>,
-    baseline: f64,
-) -> Option<(Vec<usize>, Period)> {
-    let len = series.len();
-    let hi = window.longest_match();
-    // Where an episode's bytes begin: the second its bytes above the baseline reach
-    // [`MASS_ONSET`] of their total. With a median rate of 0, every second over the floor
-    // joins a burst, and another writer's small writes can start one long before the flush.
-    let onset = |b: &Burst| -> f64 {
-        let above = |r: usize| series.get(r).and_then(Cell::get).map_or(0.0, |v| (v - baseline).max(0.0));
-        let total: f64 = (b.start..=b.end).map(above).sum();
-        let mut sum = 0.0;
-        for r in b.start..=b.end {
-            sum += above(r);
-            if sum >= MASS_ONSET * total {
-                return r as f64;
-            }
-        }
-        b.start as f64
-    };
-    let onsets: Vec<f64> = eps.iter().map(onset).collect();
-    // The spacing of two episodes when it is one window: between their starts, else
-    // between where their bytes begin.
-    let spacing = |a: usize, b: usize| -> Option<f64> {
-        let by_start = (eps[b].start - eps[a].start) as f64;
-        let by_mass = onsets[b] - onsets[a];
-        [by_start, by_mass].into_iter().find(|&d| window.matches(d))
-    };
-    let dirty = dirty.filter(|d| stats::present(d).len() * 2 >= d.len().max(1));
-    let drains = |b: &Burst| -> bool {
-        let Some(d) = dirty else { return true };
-        let excess = b.total - baseline * (b.end - b.start + 1) as f64;
-        // The largest fall of Dirty from its running maximum over the episode: writers
-        // may keep raising it after the onset, until the flush itself brings it down.
-        let mut top: Option<f64> = None;
-        let mut fall: Option<f64> = None;
-        for v in (b.start.saturating_sub(2)..=(b.end + 2).min(d.len().saturating_sub(1)))
-            .filter_map(|r| d.get(r).and_then(Cell::get))
-        {
-            let t = top.map_or(v, |t| t.max(v));
-            top = Some(t);
-            fall = Some(fall.map_or(t - v, |f| f.max(t - v)));
-        }
-        fall.is_some_and(|f| f > 0.0 && f >= CHAIN_DIRTY_DROP * excess.max(0.0))
-    };
-    let ok: Vec<bool> = eps.iter().map(drains).collect();
-    let mut best: Option<Vec<usize>> = None;
-    for start in 0..eps.len() {
-        if !ok[start] {
-            continue;
-        }
-        let mut chain = vec![start];
-        let (mut lo_size, mut hi_size) = (eps[start].total, eps[start].total);
-        loop {
-            let last = *chain.last().unwrap();
-            // The largest flush one window after the last, of the chain's size class.
-            let next = (last + 1..eps.len())
-                .filter(|&j| ok[j] && spacing(last, j).is_some())
-                .filter(|&j| {
-                    eps[j].total >= CHAIN_SIZE_RATIO * hi_size && eps[j].total * CHAIN_SIZE_RATIO <= lo_size
-                })
-                .max_by(|&a, &b| eps[a].total.total_cmp(&eps[b].total));
-            let Some(j) = next else { break };
-            lo_size = lo_size.min(eps[j].total);
-            hi_size = hi_size.max(eps[j].total);
-            chain.push(j);
-        }
-        let (first, last) = (eps[chain[0]].start as f64, eps[*chain.last().unwrap()].start as f64);
-        // A whole window before the first or after the last flush inside the capture
-        // should have held one more.
-        let complete = first < hi && last + hi > len.saturating_sub(1) as f64;
-        let enough = chain.len() >= 3 || (chain.len() == 2 && dirty.is_some());
-        // The flushes are the dominant pattern: no other burst between them is larger than
-        // the smallest (two flushes picked around a larger one are no period).
-        let mut between = (chain[0]..=*chain.last().unwrap()).filter(|k| !chain.contains(k));
-        let dominant = between.all(|k| eps[k].total < lo_size);
-        if complete && enough && dominant && best.as_ref().is_none_or(|b| chain.len() > b.len()) {
-            best = Some(chain);
+/// Bursts merged into episodes at the natural break of their gaps ([`MERGE_BREAK`]):
+/// bursts 5 s apart in pairs 30 s apart are 3 episodes; bursts evenly spaced stay apart.
+pub fn merge_at_break(bursts: &[Burst]) -> Vec<Burst> {
+    if bursts.len() < 3 {
+        return bursts.to_vec();
+    }
+    let mut gaps: Vec<f64> = bursts.windows(2).map(|w| w[1].start.saturating_sub(w[0].end) as f64).collect();
+    gaps.sort_by(f64::total_cmp);
+    let mut cut: Option<(f64, f64)> = None;
+    for g in gaps.windows(2) {
+        let ratio = g[1] / g[0].max(1.0);
+        if ratio >= MERGE_BREAK && cut.is_none_or(|(r, _)| ratio > r) {
+            cut = Some((ratio, g[0]));
         }
     }
-    let chain = best?;
-    let gaps: Vec<f64> = chain.windows(2).filter_map(|w| spacing(w[0], w[1])).collect();
-    let period_s = stats::median(&gaps)?;
-    let confidence = (0.5 + 0.1 * (chain.len() - 2) as f64).min(0.8);
-    Some((chain, Period { period_s, confidence, method: "flushes one writeback window apart" }))
+    match cut {
+        Some((_, gap)) => episodes(bursts, gap),
+        None => bursts.to_vec(),
+    }
+}
+
+/// Where a burst begins for the period search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Onset {
+    /// Its first second above the burst threshold.
+    Start,
+    /// Where [`MASS_ONSET`] of its bytes above the baseline are written: another writer's
+    /// small writes chained in before a flush (a disk whose median rate is 0) do not move it.
+    Mass,
+}
+
+/// True when two burst lists hold the same spans.
+fn same_spans(a: &[Burst], b: &[Burst]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x.start, x.end) == (y.start, y.end))
+}
+
+/// The train of `bursts` (time order) and its period ([`period::train_period`]): each burst
+/// starts at its `onset` and weighs its bytes above the baseline. Two bursts make a period
+/// only when they are of one size class ([`PAIR_SIZE_RATIO`]), each drains dirty memory when
+/// the capture has it, and no burst between them is as large; else the spacing of all the
+/// bursts when there are three or more ([`period::onset_period`]).
+fn train(
+    bursts: &[Burst],
+    series: &[Cell],
+    baseline: f64,
+    dirty: Option<&[Cell]>,
+    onset: Onset,
+) -> Option<Train> {
+    let above = |r: usize| series.get(r).and_then(Cell::get).map_or(0.0, |v| (v - baseline).max(0.0));
+    let events: Vec<Event> = bursts
+        .iter()
+        .map(|b| {
+            let mass = (b.start..=b.end).map(above).sum::<f64>();
+            let at = match onset {
+                Onset::Start => b.start,
+                Onset::Mass => {
+                    let mut sum = 0.0;
+                    (b.start..=b.end)
+                        .find(|&r| {
+                            sum += above(r);
+                            sum >= MASS_ONSET * mass
+                        })
+                        .unwrap_or(b.start)
+                }
+            };
+            Event { onset: at as f64, mass }
+        })
+        .collect();
+    // Two bursts stand out as a period only when they are alike and the only such pair.
+    let valid = |m: &[usize]| match *m {
+        [a, b] => {
+            let (x, y) = (bursts[a].total, bursts[b].total);
+            x.min(y) >= PAIR_SIZE_RATIO * x.max(y)
+                && [a, b].iter().all(|&k| drains(&bursts[k], dirty, baseline))
+                && bursts[a + 1..b].iter().all(|o| o.total < x.min(y))
+        }
+        _ => true,
+    };
+    match period::train_period(&events, series.len() as f64, &valid) {
+        Some(t) => Some(t),
+        // No train stands out: the spacing of all the bursts (at a low confidence).
+        None if bursts.len() >= 3 => {
+            let onsets: Vec<f64> = events.iter().map(|e| e.onset).collect();
+            let period = period::onset_period(&onsets)?;
+            Some(Train { first_s: onsets[0], members: (0..bursts.len()).collect(), missing: 0, period })
+        }
+        None => None,
+    }
+}
+
+/// True when dirty memory falls at burst `b` by [`DIRTY_DROP`] of its bytes above the
+/// baseline (from its running maximum over the burst and 2 s around), or when the
+/// capture has too little of it to tell.
+fn drains(b: &Burst, dirty: Option<&[Cell]>, baseline: f64) -> bool {
+    let Some(d) = dirty.filter(|d| stats::present(d).len() * 2 >= d.len().max(1)) else { return true };
+    let excess = b.total - baseline * (b.end - b.start + 1) as f64;
+    // The largest fall of Dirty from its running maximum over the episode: writers may
+    // keep raising it after the onset, until the flush itself brings it down.
+    let mut top: Option<f64> = None;
+    let mut fall: Option<f64> = None;
+    for v in (b.start.saturating_sub(2)..=(b.end + 2).min(d.len().saturating_sub(1)))
+        .filter_map(|r| d.get(r).and_then(Cell::get))
+    {
+        let t = top.map_or(v, |t| t.max(v));
+        top = Some(t);
+        fall = Some(fall.map_or(t - v, |f| f.max(t - v)));
+    }
+    fall.is_some_and(|f| f > 0.0 && f >= DIRTY_DROP * excess.max(0.0))
 }
 
 /// Bursts merged into flush episodes: a burst starting at most `gap_s` after the
@@ -319,57 +374,13 @@ fn sharing(tl: &Timeline, c: &Period, max_lag: usize) -> Vec<(String, f64, f64)>
     shared
 }
 
-/// The longest chain of burst onsets spaced by a period near the writeback
-/// window (window - 6 s .. window + 2 s, +- 2 s each step); at least 4 bursts.
-pub fn comb_period(onsets: &[f64], window: f64) -> Option<Period> {
-    let mut best: Option<Vec<f64>> = None;
-    let lo = (window - 6.0).max(3.0).round() as i64;
-    let hi = (window + 2.0).round() as i64;
-    for per in lo..=hi {
-        let per = per as f64;
-        for (i, &start) in onsets.iter().enumerate() {
-            let mut chain = vec![start];
-            let mut last = start;
-            for &o in &onsets[i + 1..] {
-                if (o - last - per).abs() <= 2.0 {
-                    chain.push(o);
-                    last = o;
-                }
-            }
-            if chain.len() >= 4 && best.as_ref().is_none_or(|b| chain.len() > b.len()) {
-                best = Some(chain);
-            }
-        }
-    }
-    let chain = best?;
-    let gaps: Vec<f64> = chain.windows(2).map(|w| w[1] - w[0]).collect();
-    let per = stats::median(&gaps)?;
-    let span = chain.last()? - chain.first()?;
-    // Confidence: how many of the expected steps were found, scaled for few steps.
-    let expected = (span / per).round().max(1.0);
-    let found = (chain.len() - 1) as f64 / expected;
-    let few = ((chain.len() - 1) as f64 / 4.0).min(1.0);
-    Some(Period {
-        period_s: per,
-        confidence: (found * (0.6 + 0.4 * few)).clamp(0.0, 1.0),
-        method: "burst-chain at the writeback window",
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn comb_finds_the_window_among_other_bursts() {
-        // Bursts every 35 s at 0, 35, 70, 105, plus a job at 5 s steps in between.
-        let onsets = [0.0, 5.0, 10.0, 35.0, 40.0, 70.0, 105.0];
-        let p = comb_period(&onsets, 35.0).unwrap();
-        assert_eq!(p.period_s, 35.0);
-        // Every expected step found (3 of 3), scaled for 3 steps of the 4 that give full weight.
-        assert!((p.confidence - 0.9).abs() < 1e-9);
-        // Three bursts are no chain.
-        assert!(comb_period(&[0.0, 35.0, 70.0], 35.0).is_none());
+    /// The tunables of `w`, with the ext4 journal's default commit interval.
+    fn tun(w: WritebackWindow) -> Tunables {
+        Tunables { window: w, journal_commit: Some((5.0, false)) }
     }
 
     /// A flush of expired pages written over two flusher wake-ups 5 s apart (as the
@@ -389,7 +400,7 @@ mod tests {
             tl.set_gauge("dev.loop0.w_bytes_s", "B/s", "iostat", t as f64, v);
         }
         let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
-        let v = periodicity(&tl, "dev.loop0.w_bytes_s", w);
+        let v = periodicity(&tl, "dev.loop0.w_bytes_s", &tun(w));
         assert_eq!(v.period_s, Some(33.5));
         assert_eq!(
             v.bursts.iter().map(|b| (b.start, b.end)).collect::<Vec<_>>(),
@@ -417,46 +428,108 @@ mod tests {
         tl
     }
 
-    /// The held-out ext4 capture with an appender next to a database: the appender's file
-    /// flushed at 32 and 63 s (window 35 s), a smaller burst between, two more near the
-    /// end of a 92 s capture: two flushes one window apart, and no third window fits.
+    /// Two alike flushes alone in a short capture, each draining Dirty (the held-out ext4
+    /// capture with an appender next to a database: 32 and 63 s, window 35 s, 75 s long): a
+    /// period at the lowest weight, matching the writeback window.
     #[test]
-    fn two_flushes_one_window_apart_in_a_short_capture() {
+    fn two_alike_flushes_in_a_short_capture() {
         let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
-        let tl = flushes(92, &[(32, 190.0), (43, 55.0), (63, 200.0), (84, 116.0), (89, 119.0)], 0.7);
-        let v = periodicity(&tl, "dev.vda.w_bytes_s", w);
-        assert_eq!(v.period_s, Some(31.0));
-        assert_eq!(v.confidence, Some(0.5));
-        let starts: Vec<usize> = v.periodic_bursts().iter().map(|b| b.start).collect();
-        assert_eq!(starts, [32, 63]);
+        let tl = flushes(75, &[(32, 190.0), (63, 200.0)], 0.7);
+        let v = periodicity(&tl, "dev.vda.w_bytes_s", &tun(w));
+        assert_eq!((v.period_s, v.confidence), (Some(31.0), Some(0.6)));
+        assert_eq!(v.period_match, Some(PeriodMatch::WritebackWindow));
         assert!(v.is_writeback(w));
-        // Without dirty memory falling at the flushes, two are not enough.
-        let dry = flushes(92, &[(32, 190.0), (43, 55.0), (63, 200.0), (84, 116.0), (89, 119.0)], 0.0);
-        assert!(periodicity(&dry, "dev.vda.w_bytes_s", w).chain.is_empty());
+        // Without dirty memory falling at them they may be anything (a copy and its tail).
+        let dry = flushes(75, &[(32, 190.0), (63, 200.0)], 0.0);
+        assert_eq!(periodicity(&dry, "dev.vda.w_bytes_s", &tun(w)).period_s, None);
+        // In a capture with room for a third beat (110 s: one at 94 s) two are no period.
+        let long = flushes(110, &[(32, 190.0), (63, 200.0)], 0.7);
+        assert_eq!(periodicity(&long, "dev.vda.w_bytes_s", &tun(w)).period_s, None);
     }
 
-    /// No chain: a larger burst between the two (the durable database's capture: flushes at
-    /// 32, 47 and 73 s), or a window of the capture left without a flush.
+    /// Three flushes with a smaller one after the second (the appender's capture: 32, 63 and
+    /// 89 s, a 55 MB burst at 43 s and 116 MB at 84 s): the three carry the period, the
+    /// median of their spacings.
     #[test]
-    fn a_chain_must_dominate_and_be_complete() {
+    fn a_chain_skips_the_smaller_bursts_between() {
+        let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
+        let tl = flushes(92, &[(32, 190.0), (43, 55.0), (63, 200.0), (84, 116.0), (89, 119.0)], 0.7);
+        let v = periodicity(&tl, "dev.vda.w_bytes_s", &tun(w));
+        assert_eq!(v.period_s, Some(28.5));
+        let starts: Vec<usize> = v.periodic_bursts().iter().map(|b| b.start).collect();
+        assert_eq!(starts, [32, 63, 89]);
+        assert_eq!(v.chain.len(), 3);
+    }
+
+    /// A pair is no period when a larger burst lies between (the durable database's
+    /// capture: flushes at 32, 47 and 73 s), nor when it spans more than half the capture.
+    #[test]
+    fn a_pair_must_stand_out() {
         let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
         let tl = flushes(77, &[(32, 84.0), (47, 166.0), (73, 154.0)], 0.8);
-        assert!(periodicity(&tl, "dev.vda.w_bytes_s", w).chain.is_empty());
-        // Flushes at 5 and 52 s (window 50 s) in a 121 s capture: the window 90-114 s is empty.
+        let v = periodicity(&tl, "dev.vda.w_bytes_s", &tun(w));
+        assert!(v.chain.is_empty());
+        // The spacing of all three then, 15 and 26 s: not regular.
+        assert_eq!((v.period_s, v.confidence), (Some(20.5), Some(0.0)));
+        // Two flushes 47 s apart in a 100 s capture: a period; in a 90 s one, 47 s is more than half.
         let w = WritebackWindow::from_centisecs(Some(4500.0), Some(500.0));
-        let tl = flushes(121, &[(5, 137.0), (52, 73.0)], 0.5);
-        assert!(periodicity(&tl, "dev.vda.w_bytes_s", w).chain.is_empty());
-        // The same two flushes in a 100 s capture: no third window fits, a chain.
         let tl = flushes(100, &[(5, 137.0), (52, 73.0)], 0.5);
-        assert_eq!(periodicity(&tl, "dev.vda.w_bytes_s", w).period_s, Some(47.0));
+        assert_eq!(periodicity(&tl, "dev.vda.w_bytes_s", &tun(w)).period_s, Some(47.0));
+        let tl = flushes(90, &[(5, 137.0), (52, 73.0)], 0.5);
+        assert_eq!(periodicity(&tl, "dev.vda.w_bytes_s", &tun(w)).period_s, None);
+    }
+
+    /// The defect of issue 34: an application fsync()ing a 64 MiB checkpoint every 12 s with
+    /// the default tunables (window 35 s) is "every 12 s", no kernel interval: its own timer.
+    /// Bursts every 36 s are the writeback window's.
+    #[test]
+    fn a_12_s_timer_is_not_the_35_s_window() {
+        let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
+        let every =
+            |p: usize| -> Vec<(usize, f64)> { (0..120).filter(|t| t % p == 4).map(|t| (t, 67.0)).collect() };
+        let v = periodicity(&flushes(120, &every(12), 0.9), "dev.vda.w_bytes_s", &tun(w));
+        assert_eq!(v.period_s, Some(12.0));
+        assert_eq!(v.phase_s, Some(4.0));
+        assert_eq!(v.period_match, Some(PeriodMatch::None));
+        assert_eq!(match_text(&v), "no kernel interval (an application's timer)");
+        assert!(v.chain.is_empty() && !v.is_writeback(w));
+        assert!(v.confidence.unwrap() > 0.9, "{:?}", v.confidence);
+        let v = periodicity(&flushes(120, &every(36), 0.9), "dev.vda.w_bytes_s", &tun(w));
+        assert_eq!(v.period_s, Some(36.0));
+        assert_eq!(v.period_match, Some(PeriodMatch::WritebackWindow));
+        // Every 5 s: the flusher's interval, and the ext4 journal's default commit as well.
+        let v = periodicity(&flushes(120, &every(5), 0.9), "dev.vda.w_bytes_s", &tun(w));
+        assert_eq!(v.period_s, Some(5.0));
+        assert_eq!(
+            (v.period_match, &v.also_matches[..]),
+            (Some(PeriodMatch::FlusherInterval), &[PeriodMatch::JournalCommit][..])
+        );
+        assert_eq!(
+            match_text(&v),
+            "the flusher's wake-up interval (5 s), the journal's commit interval (5 s)"
+        );
+    }
+
+    /// Gaps that break (5 s inside pairs, 25 s between) merge the pairs; even gaps do not.
+    #[test]
+    fn bursts_merge_at_a_break_in_their_gaps() {
+        let b = |start: usize| Burst { start, end: start, peak: start, peak_value: 1e8, total: 1e8 };
+        let pairs: Vec<Burst> = [3, 8, 34, 39, 70, 75].into_iter().map(b).collect();
+        let m = merge_at_break(&pairs);
+        assert_eq!(m.iter().map(|e| (e.start, e.end)).collect::<Vec<_>>(), [(3, 8), (34, 39), (70, 75)]);
+        assert_eq!(m[0].total, 2e8);
+        // Gaps of 5 and 12 s: a ratio of 2.4, under the break.
+        let even: Vec<Burst> = [3, 8, 20, 25, 37].into_iter().map(b).collect();
+        assert_eq!(merge_at_break(&even).len(), 5);
+        // 5 and 13 s: 2.6, a break.
+        let uneven: Vec<Burst> = [3, 8, 21, 26, 39].into_iter().map(b).collect();
+        assert_eq!(merge_at_break(&uneven).len(), 3);
     }
 
     /// The held-out ext4 capture with 2 MiB folios and an appender (window 50 s), its vda
     /// writes and Dirty in MB per second (samples/mh_ext4_mmap_2m_expire4500_appender; -1:
-    /// no sample): the median rate is 0, so a tenant's small writes from 34 s chain up to
-    /// the file's flush at 54 s into one episode, while Dirty keeps rising until that flush.
-    /// The flushes are spaced where their bytes begin (47 s: a tenth of the episode's bytes)
-    /// and drain Dirty from its running maximum inside the episode.
+    /// no sample): a tenant's small writes from 34 s come just before the file's flush at
+    /// 49-55 s, a burst of their own: the flushes carry the period, the tenant's burst does not.
     #[test]
     fn a_flush_behind_small_writes_is_found_where_its_bytes_begin() {
         #[rustfmt::skip]
@@ -490,12 +563,14 @@ mod tests {
                 tl.set_gauge("mem.dirty_bytes", "B", "meminfo", t as f64, f64::from(d) * 1e6);
             }
         }
-        let v = periodicity(&tl, "dev.vda.w_bytes_s", w);
+        let v = periodicity(&tl, "dev.vda.w_bytes_s", &tun(w));
         assert!(v.is_writeback(w), "{:?} {:?}", v.period_s, v.confidence);
+        // They start at 3, 49, 101 and 148 s: 46, 52 and 47 s apart.
         assert_eq!(v.period_s, Some(47.0));
-        assert_eq!(v.chain.len(), 4);
+        assert_eq!(v.chain, [0, 2, 3, 4]);
         let peaks: Vec<usize> = v.periodic_bursts().iter().map(|b| b.peak).collect();
         assert_eq!(peaks, [5, 54, 101, 148]);
+        assert_eq!(v.phase_s, Some(3.0));
     }
 
     #[test]
@@ -505,8 +580,11 @@ mod tests {
             let v = if t % 30 < 3 { 200e6 } else { 1e5 };
             tl.set_gauge("dev.vda.w_bytes_s", "B/s", "iostat", t as f64, v);
         }
-        let v =
-            periodicity(&tl, "dev.vda.w_bytes_s", WritebackWindow::from_centisecs(Some(2500.0), Some(500.0)));
+        let v = periodicity(
+            &tl,
+            "dev.vda.w_bytes_s",
+            &tun(WritebackWindow::from_centisecs(Some(2500.0), Some(500.0))),
+        );
         assert_eq!(v.bursts.len(), 10);
         assert_eq!(v.period_s, Some(30.0));
         assert_eq!(v.writeback_window_s, Some((30.0, true)));

@@ -303,6 +303,7 @@ fn periodicity(report: &Report, charts: &[Chart]) -> Markup {
                     tr { th { "series" } td { (p.series) } }
                     tr { th { "period" } td { (p.period_s.map(|v| format!("{v:.1} s")).unwrap_or_else(|| "none found".into())) } }
                     tr { th { "confidence" } td { (p.confidence.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into())) } }
+                    tr { th { "matches" } td { (crate::analysis::periodicity::match_text(p)) } }
                     tr { th { "bursts" } td { (p.bursts.len()) " above " (if bytes { format!("{}/s", bytes_h(p.threshold)) } else { num(p.threshold) }) } }
                     tr { th { "writeback window" } td { @match p.writeback_window_s {
                         Some((w, true)) => { (format!("{w:.0} s (dirty_expire + dirty_writeback, from the capture)")) }

@@ -72,8 +72,8 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
 /// Evaluates the rule.
 pub fn check(i: &Inputs<'_>) -> Outcome {
     let (view, dev, col) = (i.periodicity, i.writes.device, &i.writes.series);
-    // The bursts carrying the period: flushes one writeback window apart among others
-    // (`chain`), else every burst.
+    // The bursts carrying the period: those one period apart among others (`chain`), else
+    // every burst.
     let periodic: Vec<crate::analysis::bursts::Burst> = view.periodic_bursts().into_iter().cloned().collect();
     let n = periodic.len();
     let others = view.bursts.len() - n;
@@ -87,16 +87,17 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         && i.window.matches(period)
         && ((len - periodic[0].start.min(len)) as f64) < 2.0 * period + 5.0;
     let conf = if two_at_window { conf.max(MIN_CONFIDENCE) } else { conf };
-    if (n < MIN_BURSTS && !two_at_window) || conf < MIN_CONFIDENCE {
-        return Outcome::Pass(format!(
-            "{n} write bursts on {dev}; period {period:.1} s with confidence {conf:.2}: not periodic enough"
-        ));
-    }
+    // Bursts inside one large buffered write are its writeback, whatever their period.
     let buffered = i.buffered.as_ref().and_then(|b| super::buffered_burst::explains(b, &periodic));
     if let Some((inside, why)) = &buffered
         && n - inside < MIN_BURSTS
     {
         return Outcome::Pass(format!("{why}, not a periodic source"));
+    }
+    if (n < MIN_BURSTS && !two_at_window) || conf < MIN_CONFIDENCE {
+        return Outcome::Pass(format!(
+            "{n} write bursts on {dev}; period {period:.1} s with confidence {conf:.2}: not periodic enough"
+        ));
     }
     let sizes: Vec<f64> = periodic.iter().map(|b| b.total).collect();
     let med = median(&sizes).unwrap_or(0.0);
@@ -200,7 +201,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         String::new()
     } else {
         format!(
-            " ({n} flushes one writeback window apart, each draining dirty memory{})",
+            " ({n} bursts one period apart{})",
             match others {
                 0 => String::new(),
                 1 => ", among 1 other burst".into(),

@@ -14,6 +14,7 @@ use iosift::model::*;
 use iosift::report::{BatchRow, terminal_summary, write_batch_index, write_report};
 use iosift::table::timeline::Series;
 use iosift::table::{Cell, Timeline};
+use iosift::verdict::{Actor, Actors, IssuerClass, Role};
 use iosift_parsers::{DiagKind, Diagnostic};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -150,6 +151,21 @@ fn report() -> Report {
                 quote: Some("vda  0.00 14123.00 0.00 153600.00 <peak> & co".into()),
             }],
             remedies: vec!["Lower vm.dirty_expire_centisecs to spread writeback".into()],
+            actors: Actors {
+                writers: vec![Actor::measured(
+                    Role::Writer,
+                    "mstore-0",
+                    Some(4242),
+                    Some(0.97),
+                    "pidstat -d",
+                )],
+                issuers: vec![Actor::unnamed(
+                    Role::Issuer(IssuerClass::WritebackAge),
+                    "meminfo",
+                    "the thread is not named: no writeback/block trace (collect.sh -T)",
+                )],
+                bound: vec![],
+            },
         },
         Finding {
             rule: "mmap_large_folio_writeback",
@@ -166,6 +182,7 @@ fn report() -> Report {
                 quote: None,
             }],
             remedies: vec!["madvise(MADV_RANDOM) on the mapping".into(), "lower read_ahead_kb".into()],
+            actors: Actors::default(),
         },
     ];
     let doc = FindingsDoc {
@@ -204,6 +221,7 @@ fn report() -> Report {
                 missing: vec![],
             },
         ],
+        episodes: vec![],
     };
     let periodicity = PeriodicityView {
         series: "dev.vda.w_bytes_s".into(),
@@ -833,9 +851,14 @@ fn sample_page_tells_the_story() {
     let html = std::fs::read_to_string(tmp.path().join("index.html")).unwrap();
     let pos = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing"));
     // Story first: the finding, its window in words, who was in fsync, its key chart.
-    assert!(pos("Fsync bound small transactions") < pos("id=\"system\""));
+    assert!(pos("Commits bound by fsync of small transactions") < pos("id=\"system\""));
     assert!(html.contains("2026-11-29 21:10:22 to 21:10:39 UTC, host local time is UTC (18 s)"));
-    assert!(html.contains("in fsync (perf): mariadbd [23183]"), "who issued");
+    assert!(
+        html.contains("the application&#39;s own flush (fsync / msync / sync_file_range): mariadbd [23183]")
+            || html
+                .contains("the application's own flush (fsync / msync / sync_file_range): mariadbd [23183]"),
+        "who issued, from the verdict's actors"
+    );
     assert!(html.contains("id=\"key-0-mysql-status\""), "the fsync finding's key chart is the MySQL status");
     // System box: kernel, sync_binlog with its source line, the mount options.
     assert!(html.contains("6.18.44-fc-v669 <span class=\"src\">system-info.txt:8</span>"));

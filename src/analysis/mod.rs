@@ -11,6 +11,8 @@ pub mod buffered;
 pub mod bursts;
 pub mod correlate;
 pub mod device;
+pub mod episodes;
+pub mod harm;
 pub mod period;
 pub mod periodicity;
 pub mod replication;
@@ -67,6 +69,8 @@ pub struct Records<'a> {
     pub binlog: Option<BinlogInput<'a>>,
     /// Every replica status file, in bundle order.
     pub status: Vec<StatusInput<'a>>,
+    /// perf time -> epoch offset (epoch = perf time + offset), when perf was anchored.
+    pub perf_offset: Option<f64>,
 }
 
 /// Everything the analysis derived, for the rules and the report.
@@ -103,6 +107,8 @@ pub struct Views {
     pub replica_threads: Option<replication::ThreadFsync>,
     /// How late the replica wrote the source's transactions.
     pub event_lag: Option<replication::EventLag>,
+    /// The significant write episodes of every written device, with their measured issuer.
+    pub episodes: Vec<episodes::Episode>,
 }
 
 impl Views {
@@ -131,6 +137,7 @@ impl Views {
             .filter(|_| !periodicity.as_ref().is_some_and(|p| p.is_writeback(window)))
             .and_then(|d| device::stacked_periodic(tl, ctx, d, window));
         let (flames, fsync_shares) = views::perf_views(&records.perf);
+        let episodes = if one_second { episodes::of_all(tl, threads, window, records) } else { Vec::new() };
         let own = ctx.variable("server_id").and_then(|s| s.value.trim().parse::<u32>().ok());
         Views {
             correlations: correlate::correlations(tl, write_col.as_deref()),
@@ -147,6 +154,7 @@ impl Views {
             window,
             periodicity,
             stacked_periodicity,
+            episodes,
         }
     }
 }

@@ -25,6 +25,13 @@ use std::collections::BTreeMap;
 /// Rule id.
 pub const ID: &str = "buffered_write_burst";
 
+/// The rule's declaration to the report: title and key charts.
+pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+    id: ID,
+    title: "Buffered write burst",
+    key_charts: &["dirty-writeback", "write-sources"],
+};
+
 /// The page cache must have held at least this share of the write at once: most of it.
 /// When writeback keeps pace with a writer (or the dirty limit holds it), the dirty pool
 /// stays at a threshold whatever the volume, and the share held falls with the volume.

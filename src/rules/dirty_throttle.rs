@@ -28,6 +28,13 @@ use std::collections::BTreeMap;
 /// Rule id.
 pub const ID: &str = "buffered_writer_dirty_throttle";
 
+/// The rule's declaration to the report: title and key charts.
+pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+    id: ID,
+    title: "Buffered writer held at the dirty limit",
+    key_charts: &["dirty-writeback", "write-sources"],
+};
+
 /// Dirty + Writeback must be at or above the freerun ceiling in at least this share of the
 /// writer's seconds: most of them (the kernel pauses a dirtier only there).
 pub const MIN_ABOVE_SHARE: f64 = 0.5;

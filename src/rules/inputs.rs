@@ -83,7 +83,7 @@ impl fmt::Display for Missing {
 /// The typed records of a pipeline the analysis reads (perf scripts, the chosen binlog,
 /// replica status series), through the source adapters.
 pub fn records(p: &Pipeline) -> Records<'_> {
-    let mut r = Records::default();
+    let mut r = Records { perf_offset: p.perf_offset.map(|o| o.0), ..Records::default() };
     for (i, f) in p.files.iter().enumerate() {
         if let Some(script) = crate::source::perf(f) {
             r.perf.push(PerfInput { name: &f.name, base: &f.base, script });
@@ -333,6 +333,16 @@ impl<'a> Available<'a> {
             DeviceWrites { device: &d.name, series: self.series(&d.writes)?, stack: d.stack.as_ref() },
             view,
         ))
+    }
+
+    /// perf samples in fsync per thread.
+    pub fn fsync_shares(&self) -> &'a [crate::analysis::views::FsyncShare] {
+        &self.views.fsync_shares
+    }
+
+    /// The write episodes of every written device, with their measured issuers.
+    pub fn episodes(&self) -> &'a [crate::analysis::episodes::Episode] {
+        &self.views.episodes
     }
 
     /// The writeback tunables.

@@ -22,6 +22,10 @@ use std::collections::BTreeMap;
 /// Rule id.
 pub const ID: &str = "mmap_large_folio_writeback";
 
+/// The rule's declaration to the report: title and key charts.
+pub const SPEC: crate::verdict::RuleSpec =
+    crate::verdict::RuleSpec { id: ID, title: "Large-folio writeback of an mmap'd file", key_charts: &[] };
+
 /// Fewer bursts than this are not a repeated writeback.
 pub const MIN_BURSTS: usize = 2;
 /// System-wide folio counters count only with this many bursts ...

@@ -16,6 +16,10 @@ use serde_json::Value;
 /// Rule id.
 pub const ID: &str = "replication_lag";
 
+/// The rule's declaration to the report: title and key charts.
+pub const SPEC: crate::verdict::RuleSpec =
+    crate::verdict::RuleSpec { id: ID, title: "Replication lag", key_charts: &["replication"] };
+
 /// Lag growth below this (s per s) is noise of 1 s readings.
 pub const MIN_GROWTH: f64 = 0.05;
 /// The lag must grow by at least this many seconds over the capture.

@@ -228,6 +228,10 @@ pub enum StackClass {
     Reclaim,
     /// `loop_process_work`, `lo_rw_aio`: a loop device's worker.
     Loop,
+    /// `generic_perform_write`, `do_page_mkwrite`: the thread dirties the page cache
+    /// (a buffered write or a store to a shared mapping). The weakest class: any other
+    /// classified frame of the chain wins over it.
+    Dirtying,
 }
 
 impl StackClass {
@@ -263,6 +267,10 @@ impl StackClass {
             | "xlog_ioend_work" => StackClass::Journal,
             "shrink_folio_list" | "shrink_page_list" | "pageout" | "kswapd" => StackClass::Reclaim,
             "loop_process_work" | "loop_workfn" | "lo_rw_aio" | "lo_write_simple" => StackClass::Loop,
+            "generic_perform_write"
+            | "iomap_file_buffered_write"
+            | "do_page_mkwrite"
+            | "fault_dirty_shared_page" => StackClass::Dirtying,
             _ => return None,
         })
     }
@@ -280,6 +288,7 @@ impl StackClass {
             StackClass::Journal => "journal",
             StackClass::Reclaim => "reclaim",
             StackClass::Loop => "loop",
+            StackClass::Dirtying => "dirtying",
         }
     }
 }
@@ -899,7 +908,9 @@ impl Collector {
         if !c.fsync && is_fsync_symbol(raw) {
             c.fsync = true;
         }
-        if let Some(k) = StackClass::of_symbol(raw) {
+        if let Some(k) = StackClass::of_symbol(raw)
+            && (k != StackClass::Dirtying || c.class.is_none())
+        {
             c.class = Some(k);
         }
         if !c.fold {
@@ -1042,7 +1053,8 @@ impl Collector {
 }
 
 /// `254,0 WS 262144 () 37076480 + 512 0x2,0,4 [dd]` (issue),
-/// `254,0 WS () 170885432 + 128 0x2,0,4 [0]` (complete) -> (rwbs, bytes).
+/// `254,0 WS () 170885432 + 128 0x2,0,4 [0]` (complete),
+/// `254,0 W 9965072 + 8 [ckpt_fsync]` (bio_queue: a sector, no bytes field) -> (rwbs, bytes).
 fn block_payload(p: &str) -> (&str, u64) {
     let mut it = p.split_whitespace();
     let dev = it.next().unwrap_or("");
@@ -1053,9 +1065,14 @@ fn block_payload(p: &str) -> (&str, u64) {
     let mut bytes = None;
     let mut sectors = None;
     let mut prev_plus = false;
+    let mut first: Option<u64> = None;
     for (n, w) in it.enumerate() {
         if n == 0 && is_digits(w) {
-            bytes = w.parse::<u64>().ok();
+            first = w.parse::<u64>().ok();
+        }
+        // The first number is the bytes field unless a `+` follows it (then it is the sector).
+        if n == 1 && w != "+" {
+            bytes = first;
         }
         if prev_plus {
             sectors = w.parse::<u64>().ok();
@@ -1243,6 +1260,16 @@ mod tests {
         );
         assert_eq!(StackClass::of_symbol("balance_dirty_pages+0x3a1"), Some(StackClass::Throttle));
         assert_eq!(StackClass::of_symbol("ext4_sync_file+0x226"), None);
+        // A writer throttled inside its buffered write is throttled, not merely dirtying.
+        let held = "dd 9/9 10.5: 1 cpu-clock:ppp: 
+	ffffffff81 io_schedule_timeout+0x1 ([kernel.kallsyms])
+	ffffffff82 balance_dirty_pages+0x3a1 ([kernel.kallsyms])
+	ffffffff83 generic_perform_write+0x10 ([kernel.kallsyms])
+	ffffffff84 vfs_write+0x10 ([kernel.kallsyms])
+
+";
+        let p = parse_with(held.as_bytes(), CollapseOptions::default()).value;
+        assert_eq!(p.stack_seconds[0].class, StackClass::Throttle);
     }
 
     #[test]
@@ -1302,6 +1329,8 @@ mod tests {
         assert_eq!(block_payload("254,0 WS 262144 () 37076480 + 512 0x2,0,4 [dd]"), ("WS", 262144));
         assert_eq!(block_payload("254,0 WS () 170885432 + 128 0x2,0,4 [0]"), ("WS", 65536));
         assert_eq!(block_payload("8,0 W 0 () 123 + 8 [kworker/u8:3]"), ("W", 4096));
+        // block_bio_queue prints the sector where rq_issue prints bytes (a real line of samples/ix_ext4_appfsync_12s).
+        assert_eq!(block_payload("254,0 W 9965072 + 8 [perf-exec]"), ("W", 4096));
     }
 
     #[test]

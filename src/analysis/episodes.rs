@@ -132,13 +132,13 @@ type ByThread = BTreeMap<(String, Option<u32>), u64>;
 
 /// The per-second witnesses of the perf scripts on the wall clock.
 #[derive(Debug, Default)]
-struct PerfSeconds {
+pub(super) struct PerfSeconds {
     /// (epoch second, class) -> (comm, tid) -> samples.
     stacks: BTreeMap<(i64, StackClass), ByThread>,
     /// epoch second -> reason -> hits of writeback_start.
     reasons: BTreeMap<i64, BTreeMap<String, u64>>,
     /// epoch second -> comm -> bytes of block_bio_queue writes.
-    bio: BTreeMap<i64, BTreeMap<String, u64>>,
+    pub(super) bio: BTreeMap<i64, BTreeMap<String, u64>>,
     /// epoch second -> comm -> bytes of block_rq_issue writes (when no bio_queue).
     rq: BTreeMap<i64, BTreeMap<String, u64>>,
     chains: bool,
@@ -146,7 +146,7 @@ struct PerfSeconds {
 }
 
 impl PerfSeconds {
-    fn of(perf: &[(&PerfScript, f64)]) -> PerfSeconds {
+    pub(super) fn of(perf: &[(&PerfScript, f64)]) -> PerfSeconds {
         let mut p = PerfSeconds::default();
         for (s, off) in perf {
             let at = |sec: i64| (sec as f64 + off).floor() as i64;
@@ -184,7 +184,7 @@ impl PerfSeconds {
 
     fn stacks_in(&self, a: i64, b: i64) -> BTreeMap<StackClass, Vec<(String, Option<u32>, u64)>> {
         let mut out: BTreeMap<StackClass, ByThread> = BTreeMap::new();
-        for ((sec, class), who) in self.stacks.range((a, StackClass::Fsync)..=(b, StackClass::Loop)) {
+        for ((sec, class), who) in self.stacks.range((a, StackClass::Fsync)..=(b, StackClass::Dirtying)) {
             if *sec < a || *sec > b {
                 continue;
             }
@@ -202,6 +202,19 @@ impl PerfSeconds {
             .collect()
     }
 
+    /// The classes of `comm`'s chains over the capture, with their samples.
+    fn thread_classes(&self, comm: &str) -> BTreeMap<StackClass, u64> {
+        let mut by: BTreeMap<StackClass, u64> = BTreeMap::new();
+        for ((_, class), who) in &self.stacks {
+            for ((c, _), n) in who {
+                if c == comm {
+                    *by.entry(*class).or_default() += n;
+                }
+            }
+        }
+        by
+    }
+
     fn sum_in(map: &BTreeMap<i64, BTreeMap<String, u64>>, a: i64, b: i64) -> Vec<(String, u64)> {
         let mut out: BTreeMap<String, u64> = BTreeMap::new();
         for (_, m) in map.range(a..=b) {
@@ -215,6 +228,11 @@ impl PerfSeconds {
     }
 }
 
+/// The perf scripts with their perf -> epoch offset (none when perf was not anchored).
+pub fn perf_pairs<'a>(records: &super::Records<'a>) -> Vec<(&'a PerfScript, f64)> {
+    records.perf_offset.map_or_else(Vec::new, |off| records.perf.iter().map(|p| (p.script, off)).collect())
+}
+
 /// The episodes of every device that wrote at least a tenth of the most written one's
 /// bytes (iostat's devices, else /proc/diskstats'), devices in name order.
 pub fn of_all(
@@ -223,9 +241,7 @@ pub fn of_all(
     window: WritebackWindow,
     records: &super::Records<'_>,
 ) -> Vec<Episode> {
-    let perf: Vec<(&PerfScript, f64)> = records
-        .perf_offset
-        .map_or_else(Vec::new, |off| records.perf.iter().map(|p| (p.script, off)).collect());
+    let perf = perf_pairs(records);
     let inp = Inputs { tl, threads, window, perf: &perf };
     let mut devs: Vec<(String, Col, f64)> = Vec::new();
     for (c, s) in tl.typed() {
@@ -280,7 +296,7 @@ pub fn episodes(inp: &Inputs<'_>, device: &str, col: &Col) -> Vec<Episode> {
 }
 
 /// The witnesses a capture holds for `device`.
-fn witnesses(inp: &Inputs<'_>, device: &str, perf: &PerfSeconds) -> Witnesses {
+pub(super) fn witnesses(inp: &Inputs<'_>, device: &str, perf: &PerfSeconds) -> Witnesses {
     let has = |c: &Col| inp.tl.col(c).is_some_and(|s| s.iter().any(|v| v.get().is_some()));
     Witnesses {
         perf: perf.chains,
@@ -384,12 +400,12 @@ fn journal_comm(c: &str) -> bool {
     c.starts_with("jbd2/") || c.starts_with("xfsaild") || c.starts_with("xfs-")
 }
 
-fn loop_comm(c: &str) -> bool {
+pub(super) fn loop_comm(c: &str) -> bool {
     c.starts_with("loop") && c[4..].starts_with(|x: char| x.is_ascii_digit())
 }
 
 /// Measures who issued rows `s..=e` of `device` (`bytes` written).
-fn attribute(
+pub(super) fn attribute(
     inp: &Inputs<'_>,
     device: &str,
     perf: &PerfSeconds,
@@ -402,9 +418,64 @@ fn attribute(
     let (a, b) = (tl.epoch(s), tl.epoch(e));
     let mut sc = Scores::default();
     let mb = |v: f64| v / 1e6;
-    // The trace: the flusher's reasons, the submitters of bios.
+    // The trace: who submitted the bios (block_bio_queue runs in the submitter's context),
+    // and, for bios of the flusher, why it ran (writeback_start reason=). Per-second
+    // stamps are floored on both clocks: one second of slack each side.
+    let mut submitter: Option<String> = None;
     if w.trace {
+        let bio = PerfSeconds::sum_in(&perf.bio, a - 1, b + 1);
+        let (subs, via) = if bio.is_empty() {
+            (PerfSeconds::sum_in(&perf.rq, a - 1, b + 1), "block_rq_issue")
+        } else {
+            (bio, "block_bio_queue")
+        };
+        let total: u64 = subs.iter().filter(|(c, _)| !loop_comm(c)).map(|x| x.1).sum();
+        let flusher_bytes: u64 = subs.iter().filter(|(c, _)| flusher_comm(c)).map(|x| x.1).sum();
+        let flusher_share = if total > 0 { flusher_bytes as f64 / total as f64 } else { 0.0 };
+        if let Some((top, n)) = subs.iter().find(|(c, _)| !loop_comm(c))
+            && total > 0
+        {
+            let share = *n as f64 / total as f64;
+            let line = format!(
+                "trace: {top} submitted {:.0} % of the {via} write bytes ({:.0} MB)",
+                100.0 * share,
+                mb(*n as f64)
+            );
+            if flusher_comm(top) || share < 0.4 {
+                // The flusher's bios (or no submitter dominates): the reasons say why.
+            } else if journal_comm(top) {
+                sc.add(IssuerClass::Journal, 3.0, line);
+                sc.name(IssuerClass::Journal, top, None, share, "trace");
+            } else if via == "block_bio_queue" && !is_kernel_issuer(top) {
+                submitter = Some(top.clone());
+                for c in [
+                    IssuerClass::ApplicationFlush,
+                    IssuerClass::DirectIo,
+                    IssuerClass::WriterThrottled,
+                    IssuerClass::SyncOther,
+                ] {
+                    sc.add(c, 1.5, line.clone());
+                    sc.name(c, top, None, share, "trace");
+                }
+                for c in [IssuerClass::WritebackAge, IssuerClass::WritebackBackground, IssuerClass::Reclaim] {
+                    sc.add(c, -1.5, format!("trace: the bios came from {top}, not from a flusher"));
+                }
+            }
+        } else if let Some((top, n)) = subs.first()
+            && loop_comm(top)
+        {
+            sc.add(
+                IssuerClass::StackedReissue,
+                2.0,
+                format!("trace: only {top} submitted writes ({:.0} MB)", mb(*n as f64)),
+            );
+            sc.name(IssuerClass::StackedReissue, top, None, 1.0, "trace");
+        }
+        // The flusher's reasons count by the share of the bytes the flusher submitted (all of
+        // them when the trace has no bio submitters).
+        let weight = if subs.is_empty() { 1.0 } else { flusher_share };
         let reasons = PerfSeconds::sum_in(&perf.reasons, a - 2, b + 1);
+        let hits: u64 = reasons.iter().map(|x| x.1).sum();
         for (r, n) in &reasons {
             let class = match r.as_str() {
                 "periodic" => Some(IssuerClass::WritebackAge),
@@ -413,57 +484,36 @@ fn attribute(
                 "sync" => Some(IssuerClass::SyncOther),
                 _ => None,
             };
-            if let Some(c) = class {
-                sc.add(c, 3.0, format!("trace: {n} writeback_start with reason={r} in the episode"));
-                sc.name(c, "kworker (flusher)", None, 1.0, "trace");
-            }
-        }
-        let bio = PerfSeconds::sum_in(&perf.bio, a, b);
-        let (subs, via) = if bio.is_empty() {
-            (PerfSeconds::sum_in(&perf.rq, a, b), "block_rq_issue")
-        } else {
-            (bio, "block_bio_queue")
-        };
-        let total: u64 = subs.iter().map(|x| x.1).sum();
-        if let Some((top, n)) = subs.iter().find(|(c, _)| !loop_comm(c)).or(subs.first())
-            && total > 0
-        {
-            let share = *n as f64 / total as f64;
-            let line = format!("trace: {top} submitted {:.0} % of the {via} write bytes", 100.0 * share);
-            if share >= 0.4 {
-                if flusher_comm(top) {
-                    for c in [IssuerClass::WritebackAge, IssuerClass::WritebackBackground] {
-                        sc.add(c, 1.0, line.clone());
-                        sc.name(c, top, None, share, "trace");
-                    }
-                } else if journal_comm(top) {
-                    sc.add(IssuerClass::Journal, 3.0, line);
-                    sc.name(IssuerClass::Journal, top, None, share, "trace");
-                } else if loop_comm(top) {
-                    sc.add(IssuerClass::StackedReissue, 2.0, line);
-                    sc.name(IssuerClass::StackedReissue, top, None, share, "trace");
-                } else if via == "block_bio_queue" && !is_kernel_issuer(top) {
-                    for c in [
-                        IssuerClass::ApplicationFlush,
-                        IssuerClass::DirectIo,
-                        IssuerClass::WriterThrottled,
-                        IssuerClass::SyncOther,
-                    ] {
-                        sc.add(c, 1.0, line.clone());
-                        sc.name(c, top, None, share, "trace");
-                    }
-                    for c in [IssuerClass::WritebackAge, IssuerClass::WritebackBackground] {
-                        sc.add(c, -1.0, format!("trace: the bios came from {top}, not from a flusher"));
-                    }
-                }
+            if let Some(c) = class
+                && weight >= 0.2
+            {
+                let part = *n as f64 / hits.max(1) as f64;
+                sc.add(
+                    c,
+                    3.0 * weight * part,
+                    format!(
+                        "trace: {n} writeback_start with reason={r}; the flusher submitted {:.0} % of the bytes",
+                        100.0 * weight
+                    ),
+                );
+                let who =
+                    subs.iter().find(|(c, _)| flusher_comm(c)).map_or("kworker (flusher)", |x| x.0.as_str());
+                sc.name(c, who, None, weight, "trace");
             }
         }
     }
-    // perf call chains of the episode's seconds.
+    // perf call chains of the episode's seconds: the submitter's own chain counts fully,
+    // other threads' (another tenant fsyncing at the same time) a third.
     if w.perf {
         for (class, who) in perf.stacks_in(a - 1, b + 1) {
             let n: u64 = who.iter().map(|x| x.2).sum();
-            let (comm, tid, top) = who.first().cloned().unwrap_or_default();
+            let (comm, tid, top) = submitter
+                .as_ref()
+                .and_then(|s| who.iter().find(|x| x.0 == *s))
+                .or(who.first())
+                .cloned()
+                .unwrap_or_default();
+            let own = submitter.as_ref().is_none_or(|s| *s == comm);
             let share = if n > 0 { top as f64 / n as f64 } else { 0.0 };
             let (c, weight) = match class {
                 StackClass::Fsync | StackClass::Msync | StackClass::SyncFileRange => {
@@ -475,6 +525,7 @@ fn attribute(
                 StackClass::Journal => (IssuerClass::Journal, 2.0),
                 StackClass::Reclaim => (IssuerClass::Reclaim, 3.0),
                 StackClass::Loop => (IssuerClass::StackedReissue, 1.0),
+                StackClass::Dirtying => continue,
                 StackClass::Flusher => {
                     for c in [IssuerClass::WritebackAge, IssuerClass::WritebackBackground] {
                         sc.add(c, 1.0, format!("perf: {n} samples of {comm} in wb_workfn"));
@@ -483,6 +534,7 @@ fn attribute(
                     continue;
                 }
             };
+            let weight = if own { weight } else { weight / 3.0 };
             sc.add(c, weight, format!("perf: {n} samples in {} ({comm}{})", class.id(), tid_text(tid)));
             sc.name(c, &comm, tid, share, "perf");
         }
@@ -562,7 +614,7 @@ fn attribute(
                 mb(d.drop),
                 mb(bytes)
             );
-            sc.add(IssuerClass::DirectIo, 2.0, line.clone());
+            sc.add(IssuerClass::DirectIo, 1.0, line.clone());
             sc.add(IssuerClass::Journal, 0.5, line.clone());
             sc.add(IssuerClass::StackedReissue, 0.5, line.clone());
             for c in [
@@ -575,6 +627,71 @@ fn attribute(
             ] {
                 sc.add(c, -1.0, line.clone());
             }
+        }
+    }
+    // Pages dirtied (/proc/vmstat nr_dirtied, host-wide) around the episode: a direct write
+    // dirties none; far fewer dirtied than written means the data bypassed the page cache.
+    if let Some(d) = tl.col(&Col::Vm(crate::table::columns::VmCounter::NrDirtiedS)) {
+        let dirtied: f64 =
+            (s.saturating_sub(2)..=e).filter_map(|i| d.get(i).and_then(|c| c.get())).sum::<f64>() * 4096.0;
+        let (s0, _) = (s, e);
+        let has = (s0.saturating_sub(2)..=e).any(|i| d.get(i).and_then(|c| c.get()).is_some());
+        if has && dirtied < 0.2 * bytes {
+            let line = format!(
+                "vmstat: {:.0} MB of pages dirtied around the episode for {:.0} MB written: the data bypassed the page cache",
+                mb(dirtied),
+                mb(bytes)
+            );
+            sc.add(IssuerClass::DirectIo, 2.0, line.clone());
+            for c in [
+                IssuerClass::ApplicationFlush,
+                IssuerClass::WritebackAge,
+                IssuerClass::WritebackBackground,
+                IssuerClass::SyncOther,
+            ] {
+                sc.add(c, -1.0, line.clone());
+            }
+        } else if has && dirtied >= bytes {
+            sc.add(
+                IssuerClass::DirectIo,
+                -1.0,
+                format!(
+                    "vmstat: {:.0} MB of pages dirtied around the episode, as much as it wrote",
+                    mb(dirtied)
+                ),
+            );
+        }
+    }
+    // The submitter's own call chains over the whole capture, when the episode's seconds
+    // hold none of them (perf samples a thread a few times a second at best).
+    if w.perf
+        && let Some(sub) = &submitter
+    {
+        let classes = perf.thread_classes(sub);
+        let n = |k: StackClass| classes.get(&k).copied().unwrap_or(0);
+        let flush = n(StackClass::Fsync) + n(StackClass::Msync) + n(StackClass::SyncFileRange);
+        let in_window = perf.stacks_in(a - 1, b + 1).values().flatten().any(|x| x.0 == *sub);
+        if flush > 0 && !in_window {
+            sc.add(
+                IssuerClass::ApplicationFlush,
+                2.0,
+                format!("perf: {flush} of {sub}'s samples over the capture in fsync/msync/sync_file_range"),
+            );
+        }
+        let (dirtying, direct) = (n(StackClass::Dirtying), n(StackClass::DirectWrite));
+        if dirtying > 0 && direct == 0 {
+            let line = format!(
+                "perf: {sub} dirtied the page cache itself ({dirtying} samples in buffered writes or shared-mapping faults, none in direct writes) and submitted the bios: it wrote out its own dirty data"
+            );
+            sc.add(IssuerClass::ApplicationFlush, 1.5, line.clone());
+            sc.add(IssuerClass::DirectIo, -2.0, line.clone());
+            sc.add(IssuerClass::WriterThrottled, -1.0, line);
+        } else if direct > 0 && dirtying == 0 {
+            sc.add(
+                IssuerClass::DirectIo,
+                2.0,
+                format!("perf: {direct} of {sub}'s samples in direct writes, none dirtying the page cache"),
+            );
         }
     }
     // Flush requests: a flush per fsync (devices with a volatile write cache).
@@ -701,7 +818,7 @@ fn decide(sc: Scores, w: Witnesses) -> Attribution {
 
 /// Who dirtied (buffered classes: threads charged from `dirty_expire` before the
 /// episode to its end) or submitted (direct: the threads charged during it).
-fn writers(inp: &Inputs<'_>, issuer: &Attribution, s: usize, e: usize, bytes: f64) -> Vec<Actor> {
+pub(super) fn writers(inp: &Inputs<'_>, issuer: &Attribution, s: usize, e: usize, bytes: f64) -> Vec<Actor> {
     let buffered = issuer.class.is_none_or(IssuerClass::buffered);
     let from = if buffered {
         s.saturating_sub((inp.window.expire_s + inp.window.interval_s) as usize + 2)
@@ -794,7 +911,7 @@ mod tests {
     }
 
     #[test]
-    fn data_held_past_dirty_expire_is_writeback_by_age_and_flat_dirty_is_direct_io() {
+    fn data_held_past_dirty_expire_is_writeback_by_age_and_no_pages_dirtied_is_direct_io() {
         let dirty: Vec<f64> =
             (0..60).map(|i| if (0..30).contains(&i) { 64.0 * M } else { 1.0 * M }).collect();
         let tl = tl_with(&[("dev.vda.w_bytes_s", &device(30, 64.0)), ("mem.dirty_bytes", &dirty)]);
@@ -802,8 +919,19 @@ mod tests {
         let inp = Inputs { tl: &tl, threads: &threads, window: WritebackWindow::default(), perf: &[] };
         let col = Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS);
         assert_eq!(episodes(&inp, "vda", &col)[0].issuer.class, Some(IssuerClass::WritebackAge));
+        // Dirty flat alone is no proof (a write and its fsync within one second of meminfo
+        // sampling leave it flat too): not told apart.
         let flat = vec![1.0 * M; 60];
         let tl = tl_with(&[("dev.vda.w_bytes_s", &device(30, 64.0)), ("mem.dirty_bytes", &flat)]);
+        let inp = Inputs { tl: &tl, ..inp };
+        assert_eq!(episodes(&inp, "vda", &col)[0].issuer.class, None);
+        // With /proc/vmstat showing almost no page dirtied for 64 MB written: direct I/O.
+        let pages = vec![50.0; 60];
+        let tl = tl_with(&[
+            ("dev.vda.w_bytes_s", &device(30, 64.0)),
+            ("mem.dirty_bytes", &flat),
+            ("vm.nr_dirtied_s", &pages),
+        ]);
         let inp = Inputs { tl: &tl, ..inp };
         let e = &episodes(&inp, "vda", &col)[0];
         assert_eq!(e.issuer.class, Some(IssuerClass::DirectIo), "{:?}", e.issuer);

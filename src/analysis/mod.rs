@@ -18,6 +18,7 @@ pub mod periodicity;
 pub mod replication;
 pub mod stack;
 pub mod stats;
+pub mod submitters;
 pub mod views;
 pub mod writeback;
 
@@ -109,6 +110,8 @@ pub struct Views {
     pub event_lag: Option<replication::EventLag>,
     /// The significant write episodes of every written device, with their measured issuer.
     pub episodes: Vec<episodes::Episode>,
+    /// The large submitters of the block trace, with the period of their own bursts.
+    pub submitters: Vec<submitters::Submitter>,
 }
 
 impl Views {
@@ -138,6 +141,10 @@ impl Views {
             .and_then(|d| device::stacked_periodic(tl, ctx, d, window));
         let (flames, fsync_shares) = views::perf_views(&records.perf);
         let episodes = if one_second { episodes::of_all(tl, threads, window, records) } else { Vec::new() };
+        let perf = episodes::perf_pairs(records);
+        let inp = episodes::Inputs { tl, threads, window, perf: &perf };
+        let submitters =
+            device.as_ref().filter(|_| one_second).map(|d| submitters::of(&inp, &d.name)).unwrap_or_default();
         let own = ctx.variable("server_id").and_then(|s| s.value.trim().parse::<u32>().ok());
         Views {
             correlations: correlate::correlations(tl, write_col.as_deref()),
@@ -155,6 +162,7 @@ impl Views {
             periodicity,
             stacked_periodicity,
             episodes,
+            submitters,
         }
     }
 }

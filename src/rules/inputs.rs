@@ -414,6 +414,20 @@ impl<'a> Available<'a> {
     pub fn file(&self, i: usize) -> Option<&'a ParsedFile> {
         self.cells.file(i)
     }
+
+    /// The name of the perf script holding block tracepoints (the trace of collect.sh -T).
+    pub fn trace_file(&self) -> Option<&'a str> {
+        self.cells
+            .files
+            .iter()
+            .find(|f| crate::source::perf(f).is_some_and(|p| !p.tracepoints.is_empty()))
+            .map(|f| f.name.as_str())
+    }
+
+    /// The large submitters of the block trace, with the period of their own bursts.
+    pub fn submitters(&self) -> &'a [crate::analysis::submitters::Submitter] {
+        &self.views.submitters
+    }
 }
 
 #[cfg(test)]

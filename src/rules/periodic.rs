@@ -52,6 +52,10 @@ pub struct Inputs<'a> {
     pub mapping: Option<&'a crate::pipeline::Sourced<iosift_parsers::smaps::Mapping>>,
     /// The write episodes with their measured issuers.
     pub episodes: &'a [crate::analysis::episodes::Episode],
+    /// The trace's large submitters with the period of their own bursts.
+    pub submitters: &'a [crate::analysis::submitters::Submitter],
+    /// The trace file (for the evidence of a submitter's period).
+    pub trace_file: Option<&'a str>,
 }
 
 /// Picks the inputs.
@@ -74,11 +78,139 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
         buffered: super::buffered_burst::gather(a).ok(),
         mapping: crate::analysis::stack::written_mapping(a.mappings()),
         episodes: a.episodes(),
+        submitters: a.submitters(),
+        trace_file: a.trace_file(),
     })
 }
 
-/// Evaluates the rule.
+/// Evaluates the rule: the device's periodic bursts, unless their issuer is not one
+/// measured class and a task of the trace submits its own writes on a period (an
+/// application's timer among other tenants' writes), which is then the finding.
 pub fn check(i: &Inputs<'_>) -> Outcome {
+    let device = check_device(i);
+    let Some(sub) = i
+        .submitters
+        .iter()
+        .filter(|s| {
+            s.view.confidence.is_some_and(|c| c >= MIN_CONFIDENCE)
+                && s.view.periodic_bursts().len() >= MIN_BURSTS
+        })
+        .max_by(|a, b| a.bytes.total_cmp(&b.bytes))
+    else {
+        return device;
+    };
+    let device_measured = match &device {
+        Outcome::Fire(f) => {
+            !f.metrics.get("issuer_class").is_none_or(serde_json::Value::is_null)
+                && f.metrics.get("issuer_share").and_then(serde_json::Value::as_f64).is_some_and(|x| x >= 0.6)
+        }
+        _ => false,
+    };
+    if device_measured { device } else { submitter_finding(i, sub) }
+}
+
+/// The finding of a task that submits its writes on its own period.
+fn submitter_finding(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitter) -> Outcome {
+    let view = &sub.view;
+    let (Some(period), Some(conf)) = (view.period_s, view.confidence) else {
+        return Outcome::Pass(format!("{}'s submissions have no period", sub.comm));
+    };
+    let bursts = view.periodic_bursts();
+    let n = bursts.len();
+    let sizes: Vec<f64> = bursts.iter().map(|b| b.total).collect();
+    let med = median(&sizes).unwrap_or(0.0);
+    let eps: Vec<&crate::analysis::episodes::Episode> = sub.episodes.iter().collect();
+    let ev = super::actors::verdict(&eps);
+    let matches = i.window.matches(period);
+    let cadence = !matches && i.window.is_flusher_cadence(period);
+    let window = i.window.seconds();
+    let mut metrics = BTreeMap::new();
+    metrics.insert("period_s", num(period));
+    metrics.insert("period_confidence", num(conf));
+    metrics.insert("bursts", num(n as f64));
+    metrics.insert("burst_bytes_median", num(med));
+    metrics.insert("burst_bytes_max", opt(sizes.iter().copied().reduce(f64::max)));
+    metrics.insert("writeback_window_s", num(window));
+    metrics.insert("writeback_window_from_capture", serde_json::Value::Bool(i.window.from_capture));
+    metrics.insert("matches_writeback_window", serde_json::Value::Bool(matches));
+    metrics.insert("matches_flusher_interval", serde_json::Value::Bool(cadence));
+    metrics.insert("submitter", serde_json::Value::from(sub.comm.clone()));
+    metrics.insert(
+        "issuer",
+        serde_json::Value::String(ev.class.map_or("not measured".into(), |(c, _)| c.words().to_string())),
+    );
+    metrics.insert("issuer_class", ev.class.map_or(serde_json::Value::Null, |(c, _)| c.id().into()));
+    metrics.insert("issuer_share", ev.class.map_or(serde_json::Value::Null, |(_, s)| num(s)));
+    metrics.insert("episodes_costly", num(ev.costly as f64));
+    let evidence = i
+        .trace_file
+        .map(|f| {
+            bursts
+                .iter()
+                .take(6)
+                .map(|b| crate::model::Evidence {
+                    file: f.to_string(),
+                    lines: None,
+                    metric: format!(
+                        "block_bio_queue write bytes of {} from {}",
+                        sub.comm,
+                        crate::model::rfc3339(view_t0(sub) + b.start as i64)
+                    ),
+                    value: num(b.total),
+                    quote: None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let summary = format!(
+        "{} submitted its writes to {} in {n} bursts every {period:.1} s (confidence {conf:.2}, from its own block_bio_queue series in the trace), median {} per burst{}. {}. Cost: {}.",
+        sub.comm,
+        i.writes.device,
+        mb(med),
+        if matches {
+            format!(", near the writeback window of {window:.0} s")
+        } else if cadence {
+            format!(", near the flusher's wake-up interval ({:.0} s)", i.window.interval_s)
+        } else {
+            format!(
+                ": not the writeback window ({window:.0} s) nor the flusher's interval, a timer of its own"
+            )
+        },
+        ev.issuer_sentence(),
+        ev.harm
+    );
+    let remedies = if ev.is(&[IssuerClass::WritebackAge, IssuerClass::WritebackBackground]) {
+        vec!["Lower vm.dirty_expire_centisecs / vm.dirty_writeback_centisecs (or set vm.dirty_background_bytes) for smaller, more frequent flushes.".to_string()]
+    } else {
+        vec![format!(
+            "The bursts are {}'s own{}: flush in smaller steps as the data is written (sync_file_range / fdatasync every few MB) or spread its timer; the vm.dirty_* tunables do not change them.",
+            sub.comm,
+            if ev.is(&[IssuerClass::ApplicationFlush]) { " flushes" } else { " writes" }
+        )]
+    };
+    let first = bursts.first().map_or(0, |b| b.start);
+    let last = bursts.last().map_or(0, |b| b.end);
+    let t0 = view_t0(sub);
+    Outcome::Fire(Box::new(Finding {
+        rule: ID,
+        severity: ev.severity(Severity::Warning),
+        confidence: conf.clamp(0.0, 1.0),
+        summary,
+        window: Some(Window::epochs(t0 + first as i64, t0 + last as i64)),
+        metrics,
+        evidence,
+        remedies,
+        actors: ev.actors,
+    }))
+}
+
+/// Epoch of row 0 of a submitter's series (its episodes carry both).
+fn view_t0(sub: &crate::analysis::submitters::Submitter) -> i64 {
+    sub.episodes.first().map_or(0, |e| e.start_epoch - e.start as i64)
+}
+
+/// The device's periodic bursts.
+fn check_device(i: &Inputs<'_>) -> Outcome {
     let (view, dev, col) = (i.periodicity, i.writes.device, &i.writes.series);
     // The bursts carrying the period: flushes one writeback window apart among others
     // (`chain`), else every burst.
@@ -183,6 +315,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         }),
     );
     metrics.insert("issuer_class", ev.class.map_or(serde_json::Value::Null, |(c, _)| c.id().into()));
+    metrics.insert("issuer_share", ev.class.map_or(serde_json::Value::Null, |(_, s)| num(s)));
     metrics.insert("episodes_costly", num(ev.costly as f64));
     let mut evidence = Vec::new();
     for b in periodic.iter().take(6) {
@@ -367,6 +500,8 @@ mod tests {
             buffered: None,
             mapping: None,
             episodes,
+            submitters: &[],
+            trace_file: None,
         })
     }
 
@@ -446,6 +581,8 @@ mod tests {
                 buffered: None,
                 mapping: None,
                 episodes: &[],
+                submitters: &[],
+                trace_file: None,
             })
         };
         // 120 + 2 x 35 + 5 = 195 rows would have shown a third burst.

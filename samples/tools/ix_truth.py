@@ -17,7 +17,7 @@
 4. The contract fields of /work/notes/contract34.md: `witnesses` from the files in capture/; `half`, `writers`,
    `issuers`, `healthy`, `period_s` (when not measured here), `expect_fire` / `expect_not_fire`, title, conclusion and
    notes hand-entered in truth/extra.json from the setup (extra.json wins), never from iosift's output.
-usage: ix_truth.py CASE_DIR
+usage: ix_truth.py CASE_DIR [--extra-only]   (--extra-only: only re-apply truth/extra.json to truth.json)
 """
 import bisect
 import collections
@@ -30,11 +30,17 @@ import statistics
 import subprocess
 import sys
 
+import truthlib
 from truthlib import op
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 case = sys.argv[1].rstrip("/")
 cap, tr = case + "/capture/", case + "/truth/"
+if len(sys.argv) > 2 and sys.argv[2] == "--extra-only":  # re-apply truth/extra.json (hand-written fields) only
+    t = json.load(open(case + "/truth.json"))
+    t.update(json.load(open(tr + "extra.json")))
+    json.dump(t, open(case + "/truth.json", "w"), indent=1)
+    sys.exit(0)
 subprocess.run([sys.executable, HERE + "/matrix_truth.py", case], check=True, stdout=subprocess.DEVNULL,
                env=dict(os.environ, IX_KEEP_TRACE="1"))
 if os.path.exists(tr + "trace_summary.json"):  # derived from the trace, which stays in capture/
@@ -69,7 +75,9 @@ for line in open(tr + "events.txt"):
     p = line.split()
     if len(p) >= 2:
         events[p[0]] = float(p[1])
-c0, c1 = events["collect_start"], events["collect_end"]
+# the collectors' window (timeline.txt): an episode is "in the capture" when it lies inside it
+tl = {x.split()[0]: float(x.split()[1]) for x in open(cap + "timeline.txt") if len(x.split()) > 1 and x.split()[0].startswith("collectors_")}
+c0, c1 = tl.get("collectors_started", events["collect_start"]), tl.get("collectors_end", events["collect_end"])
 off = next(float(x.split()[1]) for x in open(cap + "timeline.txt") if x.startswith("epoch_minus_CLOCK_MONOTONIC"))
 dev = t["device"]
 devmm = t["device_majmin"]
@@ -98,13 +106,26 @@ def filefrag(path):
 
 files = filefrag(tr + "filefrag.txt")
 files.update(filefrag(tr + "filefrag-files.txt"))
-ext = sorted((a, b, os.path.basename(f)) for f, v in files.items() for a, b in v)
-ext_starts = [e[0] for e in ext]
+majmin_name = {}
+for line in op(one("*-diskstats*")):
+    p = line.split()
+    if len(p) >= 14 and p[0].isdigit():
+        majmin_name["%s,%s" % (p[0], p[1])] = p[2]
+vda_mm = next((k for k, v in majmin_name.items() if v == "vda"), "254,0")
+# per device: sorted extents (first sector, end sector, file); through a loop device, the backing file loop.img on vda
+# too (its extents after the run), whose bios are the loop worker's re-issue of the upper device's writes
+ext = {devmm: sorted((a, b, os.path.basename(f)) for f, v in files.items() for a, b in v)}
+if dev != "vda":
+    back = filefrag(tr + "filefrag-loop.img-end.txt") or filefrag(tr + "filefrag-loop.img.txt")
+    ext[vda_mm] = sorted((a, b, "loop.img") for v in back.values() for a, b in v)
+ext_starts = {d: [e[0] for e in v] for d, v in ext.items()}
 
 
-def file_of(sector):
-    i = bisect.bisect_right(ext_starts, sector) - 1
-    return ext[i][2] if i >= 0 and sector < ext[i][1] else None
+def file_of(devid, sector):
+    if devid not in ext:
+        return None
+    i = bisect.bisect_right(ext_starts[devid], sector) - 1
+    return ext[devid][i][2] if i >= 0 and sector < ext[devid][i][1] else None
 
 
 def file_group(name):
@@ -138,14 +159,9 @@ if trace_path:
                 wbs.append((ep, m.group(5), m.group(7), m.group(6), short(m.group(1))))
             elif "W" in m.group(6):
                 sec, nb = int(m.group(7)), int(m.group(8)) * 512
-                fg = file_group(file_of(sec)) if m.group(5) == devmm else None
+                fg = file_group(file_of(m.group(5), sec))
                 (bios if kind == "bio" else rqs).append((ep, m.group(1).strip(), int(m.group(3)), m.group(5), sec, nb, fg))
             break
-majmin_name = {}
-for line in op(one("*-diskstats*")):
-    p = line.split()
-    if len(p) >= 14 and p[0].isdigit():
-        majmin_name["%s,%s" % (p[0], p[1])] = p[2]
 main_group = {"fsync": "ckpt.dat", "msync": "ckpt.dat", "odirect": "ckpt.dat", "sfr": "sfr.dat", "append": None,
               "sync_other": "appender.dat", "copy": "copy.dat", "db": "binlog"}.get(work)
 
@@ -154,26 +170,32 @@ def window(a, b, group=None):
     """Trace figures of [a, b]: bios and requests of `group` (a file group, or None = every file of the workload) by comm,
     every write bio of each device by comm, writeback reasons."""
     fb, fr, db, rs = collections.Counter(), collections.Counter(), collections.defaultdict(collections.Counter), collections.Counter()
+    bk = collections.Counter()
     lo = bisect.bisect_left(bios, (a,))
     for x in bios[lo:]:
         if x[0] > b:
             break
         db[majmin_name.get(x[3], x[3])][short(x[1])] += x[5]
-        if x[6] is not None and (group is None or x[6] == group):
+        if x[6] == "loop.img":
+            bk[short(x[1])] += x[5]
+        elif x[6] is not None and (group is None or x[6] == group):
             fb[short(x[1])] += x[5]
     lo = bisect.bisect_left(rqs, (a,))
     for x in rqs[lo:]:
         if x[0] > b:
             break
-        if x[6] is not None and (group is None or x[6] == group):
+        if x[6] is not None and x[6] != "loop.img" and (group is None or x[6] == group):
             fr[short(x[1])] += x[5]
     for x in wbs:
         if a <= x[0] <= b:
             rs["%s %s" % (x[1].replace("writeback_", ""), x[2])] += 1
-    return {"files_bio_bytes": sum(fb.values()), "files_bio_bytes_by_comm": dict(fb.most_common(6)),
+    out = {"files_bio_bytes": sum(fb.values()), "files_bio_bytes_by_comm": dict(fb.most_common(6)),
             "files_rq_issue_bytes_by_comm": dict(fr.most_common(6)),
             "device_bio_bytes_by_comm": {d: dict(c.most_common(5)) for d, c in sorted(db.items())},
             "writeback_reasons": dict(rs)}
+    if dev != "vda":
+        out["backing_loop_img_bio_bytes_by_comm"] = dict(bk.most_common(4))
+    return out
 
 
 bios.sort()
@@ -185,7 +207,7 @@ def bursts_of(group, gap, comm_short=None):
     """Bursts of the bios of a file group (optionally only those submitted by one comm): runs with gaps <= gap s."""
     out = []
     for x in bios:
-        if (x[6] is None) if group is None else (x[6] != group):
+        if (x[6] is None or x[6] == "loop.img") if group is None else (x[6] != group):
             continue
         if comm_short and short(x[1]) != comm_short:
             continue
@@ -363,9 +385,18 @@ if trace_path:
                                                        for g in ("binlog", "redo_log", "system_undo", "tables")}
     wc = window(c0, c1, None)
     res["trace_whole_capture"] = {"events": dict(counts), "device_bio_bytes_by_comm": wc["device_bio_bytes_by_comm"],
+                                  "backing_loop_img_bio_bytes_by_comm": wc.get("backing_loop_img_bio_bytes_by_comm"),
                                   "files_bio_bytes_by_comm": wc["files_bio_bytes_by_comm"], "writeback_reasons": wc["writeback_reasons"]}
     res["trace_bytes_gz"] = os.path.getsize(trace_path)
 
+# perf profile (-P, on-CPU samples of the selected processes): the flush paths on the writer's stacks
+PERF_MARKS = ["do_fsync", "__x64_sys_msync", "ksys_sync_file_range", "iomap_dio_rw", "__blkdev_direct_IO", "ksys_sync",
+              "balance_dirty_pages", "wb_workfn", "submit_bio"]
+pp = one("perf-profile.script.txt*")
+if pp:
+    marks = truthlib.perf_stack_marks(pp, PERF_MARKS)
+    res["perf_profile_stack_marks"] = {c: {k: v for k, v in m.items() if v} for c, m in
+                                       sorted(marks.items(), key=lambda kv: -kv[1]["samples"])[:6]}
 res["episodes"] = episodes
 res["device_write_bursts_diskstats"] = disk_bursts(dev, 4 << 20)
 res["witnesses"] = witnesses

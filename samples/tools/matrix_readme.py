@@ -4,11 +4,12 @@
 The measured part (what ran, figures, foreign activity seen in truth/ps-snapshots.txt) is generated; the judgement
 (title, what the case varies, what a correct analysis concludes, notes) is hand-written in truth/extra.json
 ("title", "varies", "conclusion", "notes")."""
-import collections
 import json
 import os
 import re
 import sys
+
+import truthlib
 
 case = sys.argv[1].rstrip("/")
 name = os.path.basename(case)
@@ -179,18 +180,7 @@ for n in t.get("notes", []):
     w("- %s" % n)
 w("")
 w("## Foreign activity (truth/ps-snapshots.txt)")
-top = collections.Counter()
-servers = set()
-for line in open(tr + "ps-snapshots.txt"):
-    p = line.split()
-    if len(p) >= 4 and p[0].isdigit() and p[1].isdigit():
-        try:
-            if float(p[2]) >= 5:
-                top[re.sub(r"[-/:].*", "", " ".join(p[3:]))] += 1
-        except ValueError:
-            pass
-    elif len(p) >= 3 and p[1] in ("mariadbd", "mysqld") and "--defaults-file" in line:
-        servers.add(" ".join(p[2:]))
+top, servers = truthlib.ps_foreign(tr + "ps-snapshots.txt")
 mine = {str(t["writer"].get("pid")), str(t["writer"].get("mariadbd_pid"))}
 w("- Processes >= 5 %% CPU in the 10 s snapshots (count of snapshots): %s." % ", ".join("`%s` %d" % kv for kv in top.most_common(10)))
 others = sorted(s for s in servers if "iosift_mx" not in s)

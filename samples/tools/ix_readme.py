@@ -163,22 +163,7 @@ w("- diskstats of %s, seconds over 4 MB/s grouped (every writer of the device, o
     t["device"], ", ".join("%s +%ds %s" % (hms(b["start_epoch"])[:8], b["end_epoch"] - b["start_epoch"], mb(b["bytes"])) for b in db_[:12]) or "none"))
 for n in t.get("notes", []):
     w("- %s" % n)
-w("")
-w("## Foreign activity (truth/ps-snapshots.txt)")
-top, servers = truthlib.ps_foreign(tr + "ps-snapshots.txt")
-w("- Processes >= 5 %% CPU in the 10 s snapshots (count of snapshots): %s." % ", ".join("`%s` %d" % kv for kv in top.most_common(10)))
-others = sorted(s for s in servers if "iosift_mx" not in s)
-if others:
-    w("- Other helpers' MariaDB servers running during the capture (not this case's): %s." % ", ".join("`%s`" % s for s in others))
-w("- The VM is shared with the lead and other helpers (Rust builds and tests, their MariaDB captures); their writes are on vda too "
-  "and in the system-wide trace.")
-for n in t.get("foreign_notes", []):
-    w("- %s" % n)
-w("")
-w("## What a correct analysis concludes")
-w(t.get("conclusion", ""))
-w("")
-w("Expected (truth.json): fire %s; not fire %s." % (", ".join("`%s`" % x for x in t["expect_fire"]) or "nothing",
-                                                  ", ".join("`%s`" % x for x in t["expect_not_fire"])))
+L += truthlib.readme_tail(t, tr, "The VM is shared with the lead and other helpers (Rust builds and tests, their MariaDB captures); their writes are on vda too "
+      "and in the system-wide trace.")
 open(case + "/README.md", "w").write("\n".join(L) + "\n")
 print("\n".join(L))

@@ -121,3 +121,21 @@ def perf_stack_marks(path, marks):
         else:
             stack.append(line)
     return out
+
+
+def readme_tail(t, tr, shared):
+    """The last sections of a case README (matrix_readme.py, ix_readme.py): the foreign activity seen in
+    truth/ps-snapshots.txt (SHARED: the sentence on the VM's other tenants), the hand-written conclusion and the
+    expectations of truth.json."""
+    top, servers = ps_foreign(tr + "ps-snapshots.txt")
+    out = ["", "## Foreign activity (truth/ps-snapshots.txt)",
+           "- Processes >= 5 %% CPU in the 10 s snapshots (count of snapshots): %s." % ", ".join("`%s` %d" % kv for kv in top.most_common(10))]
+    others = sorted(s for s in servers if "iosift_mx" not in s)
+    if others:
+        out.append("- Other helpers' MariaDB servers running during the capture (not this case's): %s." % ", ".join("`%s`" % s for s in others))
+    out.append("- " + shared)
+    out += ["- %s" % n for n in t.get("foreign_notes", [])]
+    out += ["", "## What a correct analysis concludes", t.get("conclusion", ""), "",
+            "Expected (truth.json): fire %s; not fire %s." % (", ".join("`%s`" % x for x in t["expect_fire"]) or "nothing",
+                                                            ", ".join("`%s`" % x for x in t["expect_not_fire"]))]
+    return out

@@ -390,7 +390,7 @@ if trace_path:
     res["trace_bytes_gz"] = os.path.getsize(trace_path)
 
 # perf profile (-P, on-CPU samples of the selected processes): the flush paths on the writer's stacks
-PERF_MARKS = ["do_fsync", "__x64_sys_msync", "page_mkwrite", "ksys_sync_file_range", "iomap_dio_rw", "__blkdev_direct_IO", "ksys_sync",
+PERF_MARKS = ["do_fsync", "__x64_sys_msync", "do_page_mkwrite", "ksys_sync_file_range", "__x64_sys_sync_file_range", "iomap_dio_rw", "__blkdev_direct_IO", "ksys_sync",
               "balance_dirty_pages", "wb_workfn", "submit_bio"]
 pp = one("perf-profile.script.txt*")
 if pp:

@@ -103,8 +103,10 @@ def ps_foreign(path):
 
 
 def perf_stack_marks(path, marks):
-    """perf script of the profile -> {comm: Counter(samples=N, MARK=samples with MARK on the stack)} for every comm."""
+    """perf script of the profile -> {comm: Counter(samples=N, MARK=samples with MARK on the stack)} for every comm.
+    A mark is a whole function name: `balance_dirty_pages` does not match `balance_dirty_pages_ratelimited_flags`."""
     out = collections.defaultdict(collections.Counter)
+    rx = {m: re.compile(r"\s%s\+0x" % re.escape(m)) for m in marks}
     comm, stack = None, []
     for line in op(path):
         if line.startswith("#"):
@@ -113,7 +115,7 @@ def perf_stack_marks(path, marks):
             if comm is not None:
                 out[comm]["samples"] += 1
                 for m in marks:
-                    out[comm][m] += any(m in s for s in stack)
+                    out[comm][m] += any(rx[m].search(s) for s in stack)
             comm, stack = None, []
         elif not line.startswith("\t"):
             m = re.match(r"^\s*(.+?)\s+\d+/\d+\s", line)

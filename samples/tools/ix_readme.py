@@ -117,12 +117,13 @@ if t.get("healthy"):
 eps = [e for e in t["episodes"] if e.get("in_capture")]
 if eps and work != "sfr":
     w("")
-    w("| episode | start (UTC) | interval | bytes (workload log) | flush call | bios of the workload's files (trace, by submitter) | requests issued by | writeback reasons in the window |")
+    w("| episode | start (UTC) | interval | bytes (workload log; db/copy: trace) | flush call | bios of the workload's files (trace, by submitter) | requests issued by | writeback reasons in the window |")
     w("|---|---|---|---|---|---|---|---|")
     prev = None
     for e in eps:
         tr_ = e.get("trace", {})
-        logb = e.get("dirtied_or_written_bytes", e.get("appended_bytes_since_previous_sync", e.get("bytes_trace", e.get("jbd2_bio_bytes"))))
+        logb = next((e[k] for k in ("dirtied_or_written_bytes", "appended_bytes_since_previous_sync", "logged_bytes_since_previous_commit",
+                                     "bytes_trace") if k in e), None)
         fl = "%s %.3f s" % (e["flush_op"], e["flush_s"]) if e.get("flush_op") else ("sync %.3f s" % e["sync_s"] if "sync_s" in e else "-")
         w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             e["k"], hms(e["start_epoch"]), "-" if prev is None else "%.2f s" % (e["start_epoch"] - prev), mb(logb), fl,

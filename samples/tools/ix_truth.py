@@ -293,7 +293,7 @@ if work in ("fsync", "msync", "odirect", "sfr", "append"):
         ap = [r for r in rows if r[3] == "append"]
         cr = [r for r in rows if r[3] == "create"]
         res["writer"].update({"appends": len(ap), "append_bytes": sum(r[5] for r in ap), "files_created": len(cr),
-                              "append_interval_s_median": med(b[0] - a[0] for a, b in zip(ap, ap[1:]))})
+                              "append_interval_s_median": round(med(b[0] - a[0] for a, b in zip(ap, ap[1:])), 4)})
 elif work == "sync_other":
     ap_rows = [tuple(map(float, x.strip().split(","))) for x in op(tr + "appender.log") if x[0].isdigit()]
     hdr = open(tr + "sync_loop.log").readline().strip()
@@ -359,10 +359,14 @@ if trace_path:
                     jall[-1][2] += x[5]
                 else:
                     jall.append([x[0], x[0], x[5]])
+        prev = None
         for k, (a, b, nb) in enumerate(jall, 1):
             w = window(a - 0.1, b + 0.1, None)
+            # what the workload's log appended/created since the previous commit (the data this commit writes)
+            logb = sum(r[5] for r in rows if r[3] in ("append", "create") and (prev is None or r[0] > prev) and r[0] <= a)
             episodes.append({"k": k, "start_epoch": round(a, 3), "end_epoch": round(b, 3), "start_utc": utc(a), "in_capture": in_capture(a),
-                             "jbd2_bio_bytes": nb, "trace": w})
+                             "jbd2_bio_bytes": nb, "logged_bytes_since_previous_commit": logb, "trace": w})
+            prev = a
         st = [e["start_epoch"] for e in episodes if e["in_capture"] and e["trace"]["files_bio_bytes"] > 0]
         ivs = [round(y - x, 2) for x, y in zip(st, st[1:])]
         res["journal_commit_bursts_with_file_data"] = len(st)

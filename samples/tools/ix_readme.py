@@ -110,6 +110,9 @@ if t.get("period_s") is not None:
         t["period_s_measured_from_log"], t["intervals_s_from_log"]) if t.get("period_s_measured_from_log") is not None else ""))
 if t.get("period_s_measured_trace") is not None:
     w("- Period measured from the trace's bursts: %s s (intervals %s)." % (t["period_s_measured_trace"], t.get("journal_commit_intervals_s_trace") or t.get("intervals_s_trace")))
+if t.get("period_s_measured_diskstats") is not None:
+    w("- Period measured from the device's bursts in diskstats (1 s resolution): %s s (intervals %s)." % (
+        t["period_s_measured_diskstats"], t["device_burst_intervals_s_diskstats"]))
 if t.get("bytes_per_episode_from_log_median") is not None:
     w("- Bytes per episode from the workload's log (median): %s; episodes in the capture: %s." % (mb(t["bytes_per_episode_from_log_median"]), t.get("episodes_in_capture")))
 if t.get("healthy"):
@@ -127,7 +130,8 @@ if eps and work != "sfr":
         fl = "%s %.3f s" % (e["flush_op"], e["flush_s"]) if e.get("flush_op") else ("sync %.3f s" % e["sync_s"] if "sync_s" in e else "-")
         w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             e["k"], hms(e["start_epoch"]), "-" if prev is None else "%.2f s" % (e["start_epoch"] - prev), mb(logb), fl,
-            comms(tr_.get("files_bio_bytes_by_comm", {})) if tr_ else "no trace", comms(tr_.get("files_rq_issue_bytes_by_comm", {})) if tr_ else "-",
+            comms(tr_.get("files_bio_bytes_by_comm", {})) if tr_ else ("no trace; diskstats %s" % mb(e["device_bytes_diskstats"])
+                                                                      if "device_bytes_diskstats" in e else "no trace"), comms(tr_.get("files_rq_issue_bytes_by_comm", {})) if tr_ else "-",
             ", ".join("%s x%d" % kv for kv in tr_.get("writeback_reasons", {}).items()) or "-" if tr_ else "-"))
         prev = e["start_epoch"]
     w("")
@@ -160,8 +164,8 @@ if t.get("trace_whole_capture", {}).get("backing_loop_img_bio_bytes_by_comm"):
       "submitter, whole capture: %s (the loop worker re-issues the upper device's writes: stacked re-issue, never a dirtier)." % comms(
           t["trace_whole_capture"]["backing_loop_img_bio_bytes_by_comm"]))
 db_ = t.get("device_write_bursts_diskstats") or []
-w("- diskstats of %s, seconds over 4 MB/s grouped (every writer of the device, other tenants included): %s." % (
-    t["device"], ", ".join("%s +%ds %s" % (hms(b["start_epoch"])[:8], b["end_epoch"] - b["start_epoch"], mb(b["bytes"])) for b in db_[:12]) or "none"))
+w("- diskstats of %s, seconds over %s/s grouped (every writer of the device, other tenants included): %s." % (
+    t["device"], "%d KiB" % (t.get("device_write_bursts_diskstats_floor_bytes", 4 << 20) >> 10), ", ".join("%s +%ds %s" % (hms(b["start_epoch"])[:8], b["end_epoch"] - b["start_epoch"], mb(b["bytes"])) for b in db_[:12]) or "none"))
 for n in t.get("notes", []):
     w("- %s" % n)
 L += truthlib.readme_tail(t, tr, "The VM is shared with the lead and other helpers (Rust builds and tests, their MariaDB captures); their writes are on vda too "

@@ -402,7 +402,22 @@ if pp:
     res["perf_profile_stack_marks"] = {c: {k: v for k, v in m.items() if v} for c, m in
                                        sorted(marks.items(), key=lambda kv: -kv[1]["samples"])[:6]}
 res["episodes"] = episodes
-res["device_write_bursts_diskstats"] = disk_bursts(dev, 4 << 20)
+# the journal case writes < 1 MB per commit: its device's bursts need a lower floor
+res["device_write_bursts_diskstats_floor_bytes"] = (64 << 10) if work == "append" else (4 << 20)
+res["device_write_bursts_diskstats"] = disk_bursts(dev, res["device_write_bursts_diskstats_floor_bytes"])
+if work == "append" and not trace_path:
+    # no trace: the commits are loop0's bursts in diskstats (the fresh file system holds only the workload's files)
+    prev = None
+    for k, b in enumerate(res["device_write_bursts_diskstats"], 1):
+        a = b["start_epoch"]
+        logb = sum(r[5] for r in rows if r[3] in ("append", "create") and (prev is None or r[0] > prev) and r[0] <= a + 1)
+        episodes.append({"k": k, "start_epoch": a, "end_epoch": b["end_epoch"], "start_utc": utc(a), "in_capture": in_capture(a + 1),
+                         "device_bytes_diskstats": b["bytes"], "logged_bytes_since_previous_commit": logb})
+        prev = a + 1
+    st = [e["start_epoch"] for e in episodes if e["in_capture"]]
+    ivs = [y - x for x, y in zip(st, st[1:])]
+    res["device_burst_intervals_s_diskstats"] = ivs
+    res["period_s_measured_diskstats"] = med(ivs)
 res["witnesses"] = witnesses
 if log_period and "period_s" not in extra and work in ("fsync", "msync", "odirect", "sync_other"):
     res["period_s"] = log_period

@@ -5,7 +5,8 @@ For every case: its half (development / check, fixed here before anything was ca
 run_matrix.sh command that captures it, and the expectations that follow from the setup alone (who dirtied, who issued
 and why, the period the workload's own timer or the kernel imposes, healthy or not, which rules must / must not
 fire). Writes them into samples/CASE/truth/extra.json, merged with what is already there (the hand-written title,
-conclusion and notes added after the capture, from the workload's logs), and prints each command.
+conclusion and notes added after the capture, and any planned value corrected after the capture from the workload's logs
+and trace, which a note in extra.json states: those are kept), and prints each command.
 usage: ix_plan.py [CASE ...]   (no argument: every case)
 """
 import json
@@ -117,6 +118,10 @@ if __name__ == "__main__":
         os.makedirs(d, exist_ok=True)
         path = os.path.join(d, "extra.json")
         cur = json.load(open(path)) if os.path.exists(path) else {}
-        cur.update({"half": half, "varies": varies, **exp})
+        # a key already there is kept: the planned value, or one corrected after the capture from the workload's logs
+        # and the trace (with a note in extra.json saying so); the half never changes
+        assert cur.get("half", half) == half, name
+        for k, v in {"half": half, "varies": varies, **exp}.items():
+            cur.setdefault(k, v)
         json.dump(cur, open(path, "w"), indent=1)
         print("sh samples/tools/run_matrix.sh samples/%s %s" % (name, keys))

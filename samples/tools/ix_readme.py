@@ -150,11 +150,12 @@ if work == "db" and t.get("db_files_bio_bytes_whole_capture"):
     w("- The server's files, bios by submitter over the capture (trace, sectors in `truth/filefrag-files.txt`): %s." % "; ".join(
         "%s: %s" % (g, comms(v)) for g, v in t["db_files_bio_bytes_whole_capture"].items()))
 if work == "copy":
-    w("- dd %s in %s s (%s MB/s); Dirty while dd ran min/median/max %s kB; nr_dirty_background_threshold median %s pages; "
-      "file bytes written while dd ran %s, after it exited %s; first writeback by reason %s." % (
-          mb(wr["bytes"]), wr["duration_s"], wr["rate_MB_per_s"], t["dirty_kB_during_dd_min_median_max"],
-          t["nr_dirty_background_threshold_pages_median_during_dd"], mb(t["file_bytes_written_trace_while_dd_ran"]),
-          mb(t["file_bytes_written_trace_after_dd_exit"]), t["first_writeback_reason_epoch"]))
+    w("- dd %s in %s s (%s MB/s); Dirty while dd ran min/median/max %s kB; nr_dirty_background_threshold median %s pages; %s." % (
+        mb(wr["bytes"]), wr["duration_s"], wr["rate_MB_per_s"], t["dirty_kB_during_dd_min_median_max"],
+        t["nr_dirty_background_threshold_pages_median_during_dd"],
+        "file bytes written (trace) while dd ran %s, after it exited %s; first writeback by reason %s" % (
+            mb(t["file_bytes_written_trace_while_dd_ran"]), mb(t["file_bytes_written_trace_after_dd_exit"]), t["first_writeback_reason_epoch"])
+        if t["witnesses"]["trace"] else "no trace: the file's writeback is seen only in the device's diskstats (below)"))
 if t.get("trace_whole_capture"):
     x = t["trace_whole_capture"]
     w("- Trace, whole capture: events %s; write bios by submitter per device: %s; writeback reasons: %s." % (

@@ -42,6 +42,7 @@ usage: collect.sh [options]
   -P           perf profile: perf record -g -k CLOCK_MONOTONIC -F HZ on the selected
                processes (system-wide if none), then perf script --header -F +pid,+tid
   -T           perf trace: perf record -a -e block:block_rq_issue -e writeback:writeback_start
+               (+ -e block:block_bio_queue -e writeback:writeback_written where the kernel has them)
   -F HZ        perf sampling frequency for -P (default 99)
   -M "OPTS"    MySQL/MariaDB: client options passed to mysql/mysqladmin, e.g.
                -M "--defaults-file=/etc/mysql/debian.cnf" or -M "-uroot -S /run/mysqld/mysqld.sock"
@@ -105,6 +106,12 @@ ts() { date +"TS %s.%N %F %T"; }
 epoch() { date +%s.%N; }
 mark() { echo "$1 $(epoch) $(date -u '+%F %T')" >> "$D/timeline.txt"; }
 bg() { CHILDREN="$CHILDREN $1"; echo "$1 $2" >> "$D/collectors.pids"; }
+tracepoint_available() {  # SUBSYS:NAME: in tracefs (either mount point) or, if tracefs is not mounted, in perf list
+    for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+        [ -d "$t/events/${1%%:*}/${1#*:}" ] && return 0
+    done
+    perf list "$1" 2>/dev/null | grep -q "^ *$1 "
+}
 
 epoch_minus_mono() {
     # prefer python3 (time.time() - time.monotonic(): CLOCK_MONOTONIC exactly, what perf -k uses)
@@ -424,7 +431,16 @@ if [ "$PERF" = 1 ]; then
     echo "perf_profile target $target hz $PERF_HZ" >> "$D/timeline.txt"
 fi
 if [ "$TRACE" = 1 ]; then
-    perf record -k CLOCK_MONOTONIC -a -e block:block_rq_issue -e writeback:writeback_start \
+    # block_bio_queue runs in the submitting task's context (who issued the bio); writeback_written carries
+    # the flusher's reason= like writeback_start.  Both are optional: a kernel without them records the rest.
+    events="-e block:block_rq_issue -e writeback:writeback_start"
+    for tp in block:block_bio_queue writeback:writeback_written; do
+        if tracepoint_available "$tp"; then events="$events -e $tp"
+        else skip "perf-trace: tracepoint $tp not available on this kernel; recorded without it"; fi
+    done
+    echo "perf_trace events $events" >> "$D/timeline.txt"
+    # shellcheck disable=SC2086
+    perf record -k CLOCK_MONOTONIC -a $events \
         -o "$D/perf-trace.data" -- sleep "$DURATION" > "$D/perf-trace.record.log" 2>&1 &
     bg $! perf-trace
 fi

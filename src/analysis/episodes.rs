@@ -567,13 +567,15 @@ pub(super) fn attribute(
             sc.add(IssuerClass::DirectIo, -2.0, format!("{line}: the data was buffered"));
             sc.add(IssuerClass::StackedReissue, -0.5, line.clone());
             let expire = inp.window.expire_s;
-            if d.age_s + inp.window.interval_s + 1.0 >= expire {
+            // Much other dirty data left after the fall (other files, other tenants): the
+            // level's history says nothing of the age of what fell.
+            if d.after <= d.drop && d.age_s + inp.window.interval_s + 1.0 >= expire {
                 sc.add(
                     IssuerClass::WritebackAge,
                     2.0,
                     format!("{line}, after holding it {:.0} s (dirty_expire {expire:.0} s)", d.age_s),
                 );
-            } else {
+            } else if d.after <= d.drop {
                 let young = format!(
                     "{line} after holding it only {:.0} s, less than dirty_expire ({expire:.0} s): it did not age out",
                     d.age_s
@@ -630,8 +632,11 @@ pub(super) fn attribute(
         }
     }
     // Pages dirtied (/proc/vmstat nr_dirtied, host-wide) around the episode: a direct write
-    // dirties none; far fewer dirtied than written means the data bypassed the page cache.
-    if let Some(d) = tl.col(&Col::Vm(crate::table::columns::VmCounter::NrDirtiedS)) {
+    // dirties none; far fewer dirtied than written, while Dirty did not fall by the bytes
+    // written either, means the data bypassed the page cache. (Large folios of a shared
+    // mapping write much more than the pages dirtied count: Dirty's fall tells those apart.)
+    let fell = dirty_shape(tl, s, e).is_some_and(|d| d.drop >= 0.3 * bytes);
+    if !fell && let Some(d) = tl.col(&Col::Vm(crate::table::columns::VmCounter::NrDirtiedS)) {
         let dirtied: f64 =
             (s.saturating_sub(2)..=e).filter_map(|i| d.get(i).and_then(|c| c.get())).sum::<f64>() * 4096.0;
         let (s0, _) = (s, e);

@@ -196,8 +196,12 @@ pub fn fsync_threads(a: &super::Available<'_>) -> Vec<Actor> {
 /// The threads pidstat charged with the most bytes over the capture (kernel issuers left
 /// out), as writers.
 pub fn charged_threads(a: &super::Available<'_>) -> Vec<Actor> {
-    let mut v: Vec<(&u32, &crate::pipeline::ThreadTotal)> =
+    // The database's threads when pidstat saw any (a build next to it writes more), else any.
+    let all: Vec<(&u32, &crate::pipeline::ThreadTotal)> =
         a.threads().iter().filter(|(_, t)| t.category != "writeback" && t.bytes > 0.0).collect();
+    let db: Vec<(&u32, &crate::pipeline::ThreadTotal)> =
+        all.iter().copied().filter(|(_, t)| t.category != "other" || is_server(&t.comm)).collect();
+    let mut v = if db.is_empty() { all } else { db };
     if v.is_empty() {
         return vec![Actor::not_measured(Role::Writer, "no per-thread writes (pidstat -d)")];
     }
@@ -209,4 +213,9 @@ pub fn charged_threads(a: &super::Available<'_>) -> Vec<Actor> {
             Actor::measured(Role::Writer, &t.comm, Some(*tid), Some(t.bytes / total), "pidstat -d")
         })
         .collect()
+}
+
+/// A MySQL / MariaDB server's own comm.
+fn is_server(comm: &str) -> bool {
+    ["mysqld", "mariadbd"].iter().any(|p| comm.starts_with(p))
 }

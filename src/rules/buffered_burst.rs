@@ -400,7 +400,16 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             "Lower vm.dirty_background_bytes so background writeback starts early instead of a burst when the data ages out.".into(),
             "Measure the copy's speed including its flush (time ... && sync), not from the writer's own report.".into(),
         ],
-        actors: Default::default(),
+        actors: crate::verdict::Actors {
+            writers: vec![crate::verdict::Actor::measured(
+                crate::verdict::Role::Writer,
+                i.writer.comm,
+                Some(i.writer.tid),
+                None,
+                "pidstat -d",
+            )],
+            ..Default::default()
+        },
     }))
 }
 

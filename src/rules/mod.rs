@@ -108,8 +108,13 @@ pub fn evaluate(a: &Available<'_>) -> (Vec<Finding>, Vec<Checked>) {
     for (id, rule) in RULES {
         match rule(a) {
             Outcome::Fire(mut x) => {
-                if x.actors == crate::verdict::Actors::default() {
-                    x.actors = actors::of_window(a, &x);
+                // What the rule did not name comes from the episodes of its window.
+                let found = actors::of_window(a, &x);
+                if x.actors.writers.is_empty() {
+                    x.actors.writers = found.writers;
+                }
+                if x.actors.issuers.is_empty() {
+                    x.actors.issuers = found.issuers;
                 }
                 findings.push(*x)
             }

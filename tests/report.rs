@@ -968,3 +968,35 @@ fn overrides_and_controls_from_a_capture_are_escaped_in_pages_and_charts() {
     assert_eq!(raw_controls(&page), Vec::<char>::new());
     assert!(page.contains("cap\\u{202e}\\x07") && page.contains("thread a\\u{202e}b\\x07"), "{page}");
 }
+
+/// The Who rows come from the verdict's measured actors (issue 34): on a real capture of an
+/// application that fsyncs a 64 MiB checkpoint every 12 s among other tenants' writes, the
+/// trace's bio submitter and the page name it; without perf and trace, the page says the
+/// issuer was not measured and which witnesses were missing. Every episode is in the table.
+#[test]
+fn who_rows_are_the_verdicts_measured_actors_or_not_measured() {
+    let page = |case: &str| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(case).join("capture");
+        let b = iosift::bundle::load(&[dir], &iosift::bundle::Limits::default()).unwrap();
+        let r = iosift::analyze::analyze(&b, &iosift::pipeline::Options::default());
+        let tmp = tmpdir();
+        write_report(&r, tmp.path()).unwrap();
+        (std::fs::read_to_string(tmp.path().join("index.html")).unwrap(), r.doc.episodes.len())
+    };
+    let (html, episodes) = page("ix_ext4_appfsync_12s");
+    assert!(
+        html.contains(
+            "<dt>Who issued</dt><dd>the application's own flush (fsync / msync / sync_file_range): ckpt_fsync"
+        ),
+        "who issued, measured"
+    );
+    assert!(html.contains("<dt>Who wrote</dt><dd>ckpt_fsync [6379]"), "who wrote, from pidstat");
+    assert!(html.contains("id=\"episodes\"") && episodes >= 5, "{episodes} episodes");
+    let rows = html.split("id=\"episodes\"").nth(1).unwrap().split("</table>").next().unwrap();
+    assert_eq!(rows.matches("<tr>").count(), episodes + 1, "one row per episode");
+    let (html, _) = page("ix_xfs_loop_msync_20s_noperf");
+    assert!(
+        html.contains("<dt>Who issued</dt><dd>not measured: no perf call chains, no writeback/block trace (collect.sh -T)</dd>"),
+        "who issued, not measured"
+    );
+}

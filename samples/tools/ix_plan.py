@@ -54,6 +54,12 @@ def idle():
     return {"writers": [], "issuers": [], "healthy": True, "expect_fire": [], "expect_not_fire": ALL_RULES}
 
 
+def reclaim():
+    return {"writers": ["dd"], "issuers": [{"class": "reclaim", "comm": "kworker"}],
+            "expect_fire": [], "expect_not_fire": ["periodic_write_bursts", "mmap_large_folio_writeback", "fsync_bound_small_transactions",
+                                                   "ext4_dioread_nolock_nodelalloc", "replication_lag"]}
+
+
 # case -> (half, run_matrix.sh keys, what it varies, expectations)
 CASES = {
     "ix_ext4_appfsync_12s": ("dev", "work=fsync mib=64 period=12 secs=90",
@@ -107,6 +113,10 @@ CASES = {
     "ix_xfs_loop_db_relaxed_healthy": ("check", "work=db durable=0 threads=2 payload=2000 trace=1 secs=90 port=3406 " + LOOP_XFS,
                                        "healthy MariaDB, relaxed durability, 2 connections, ~2 kB rows / XFS on loop / full collector (+ -T)",
                                        db_healthy()),
+    # added after the 19 above were captured (the brief's optional case), planned before its own capture
+    "ix_ext4_reclaim_memcg": ("dev", "work=copy copy_mb=6000 secs=90 memcg=256",
+                              "a 6 GB buffered dd inside a 256 MiB memory cgroup (v1): its dirty pages are written by reclaim (reason=vmscan) / ext4 on vda / full collector",
+                              reclaim()),
     "ix_idle_a": ("dev", "work=idle secs=90", "idle host (no workload of ours) / full collector (system-wide -P -T)", idle()),
     "ix_idle_b_noperf": ("check", "work=idle secs=90 degrade=noperf", "idle host / collector without perf", idle()),
 }

@@ -401,6 +401,20 @@ if pp:
     marks = truthlib.perf_stack_marks(pp, PERF_MARKS)
     res["perf_profile_stack_marks"] = {c: {k: v for k, v in m.items() if v} for c, m in
                                        sorted(marks.items(), key=lambda kv: -kv[1]["samples"])[:6]}
+# the memory cgroup of the reclaim case (cgroup v1 memory.stat at the start and at the end, and the limit's failcnt)
+if os.path.exists(tr + "memcg_stat_start.txt"):
+    def memstat(path):
+        out = {}
+        for line in open(path):
+            p = line.split()
+            if len(p) == 2 and p[1].isdigit():
+                out[p[0]] = int(p[1])
+            elif len(p) == 1 and p[0].isdigit():
+                out["failcnt"] = int(p[0])
+        return out
+    first = open(tr + "memcg_stat_start.txt").readline().split()
+    res["memcg"] = {"cgroup": first[3], "limit_bytes": int(first[5]), "stat_start": memstat(tr + "memcg_stat_start.txt"),
+                    "stat_end": memstat(tr + "memcg_stat_end.txt") if os.path.exists(tr + "memcg_stat_end.txt") else None}
 res["episodes"] = episodes
 # the journal case writes < 1 MB per commit: its device's bursts need a lower floor
 res["device_write_bursts_diskstats_floor_bytes"] = (64 << 10) if work == "append" else (4 << 20)

@@ -30,6 +30,9 @@
 #                            the appender's MiB/s and the sync period
 #   threads=4                db: tiny_trx.py --threads;  trace=0: db: 1 = collect.sh -T as well
 #   mntopts=                 dev=loop: mount options of the fresh file system (e.g. commit=15,nodelalloc for ext4)
+#   memcg=0                  copy: if > 0, dd runs in a memory cgroup limited to memcg MiB (cgroup v1
+#                            /sys/fs/cgroup/memory/iosift_ix: this host's cgroup v2 has no memory controller), so that
+#                            reclaim writes its dirty pages; memory.stat before/after in truth/, the cgroup removed on exit
 # The issuer-matrix kinds and idle run the collector as a customer would: `-p PID -P -T` (default -F 99; idle and
 # nosmaps: `-n iosift_none`, i.e. no process selected and perf system-wide).
 # Every changed sysctl is recorded first (truth/sysctl_before.txt) and restored on exit; loop device, mount, servers
@@ -38,10 +41,10 @@
 set -eu
 CASE=$1; shift
 work=mmap fs=ext4 dev=vda folios=2m load=none expire=3000 dirty_bytes=0 degrade=none secs=120 prerun=0 rate=20
-copy_mb=1500 payload=0 durable=1 window=10 port=3400 slow=0 mib=64 period=12 threads=4 trace=0 mntopts=
+copy_mb=1500 payload=0 durable=1 window=10 port=3400 slow=0 mib=64 period=12 threads=4 trace=0 mntopts='' memcg=0
 for kv in "$@"; do
     case $kv in
-    work=*|fs=*|dev=*|folios=*|load=*|expire=*|dirty_bytes=*|degrade=*|secs=*|prerun=*|rate=*|copy_mb=*|payload=*|durable=*|window=*|port=*|slow=*|mib=*|period=*|threads=*|trace=*|mntopts=*)
+    work=*|fs=*|dev=*|folios=*|load=*|expire=*|dirty_bytes=*|degrade=*|secs=*|prerun=*|rate=*|copy_mb=*|payload=*|durable=*|window=*|port=*|slow=*|mib=*|period=*|threads=*|trace=*|mntopts=*|memcg=*)
         eval "${kv%%=*}=\${kv#*=}" ;;
     *) echo "run_matrix.sh: unknown key $kv" >&2; exit 2 ;;
     esac
@@ -56,7 +59,7 @@ find "$T" -maxdepth 1 -type f ! -name extra.json -delete
 ev() { echo "$1 $(date +%s.%N) $(date -u '+%F %T.%N' | cut -c1-23)" >> "$T/events.txt"; }
 : > "$T/events.txt"
 echo "sh samples/tools/run_matrix.sh samples/$(basename "$CASE") $*" > "$T/command.txt"
-{ for kv in work fs dev folios load expire dirty_bytes degrade secs prerun rate copy_mb payload durable window port slow mib period threads trace mntopts; do
+{ for kv in work fs dev folios load expire dirty_bytes degrade secs prerun rate copy_mb payload durable window port slow mib period threads trace mntopts memcg; do
     eval "echo $kv=\$$kv"; done; } > "$T/matrix.env"
 
 # ------------------------------------------------------------------ sysctls: record, restore on exit
@@ -85,6 +88,10 @@ cleanup() {
         [ -n "${MSK:-}" ] && echo "$MSK_ORIG" > "$MSK"
     fi
     rm -rf "$ROOT/db$port" "$ROOT/nobin"
+    if [ -n "${CG:-}" ] && [ -d "$CG" ]; then
+        cat "$CG/memory.stat" > "$T/memcg_stat_end.txt" 2>/dev/null; cat "$CG/memory.failcnt" >> "$T/memcg_stat_end.txt" 2>/dev/null
+        rmdir "$CG"
+    fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -181,7 +188,14 @@ copy)
     rm -f "$W/copy.dat"
     # the dd process is started now, blocked on a fifo, so that its pid can be given to collect.sh -p
     rm -f "$ROOT/go.fifo"; mkfifo "$ROOT/go.fifo"
-    sh -c "read x < '$ROOT/go.fifo'; exec dd if=/dev/zero of='$W/copy.dat' bs=10M count=$((copy_mb / 10))" 2> "$T/dd.stderr" &
+    JOIN=:
+    if [ "$memcg" -gt 0 ]; then
+        CG=/sys/fs/cgroup/memory/iosift_ix; mkdir -p "$CG"
+        echo $((memcg * 1048576)) > "$CG/memory.limit_in_bytes"
+        { echo "cgroup v1 memory $CG limit $(cat "$CG/memory.limit_in_bytes")"; cat "$CG/memory.stat"; } > "$T/memcg_stat_start.txt"
+        JOIN="echo \$\$ > $CG/cgroup.procs"
+    fi
+    sh -c "$JOIN; read x < '$ROOT/go.fifo'; exec dd if=/dev/zero of='$W/copy.dat' bs=10M count=$((copy_mb / 10))" 2> "$T/dd.stderr" &
     DDPID=$!
     echo "dd_pid $DDPID" >> "$T/events.txt" ;;
 esac

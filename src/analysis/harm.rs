@@ -14,7 +14,7 @@ use serde::Serialize;
 pub struct Harm {
     /// Mean write await (ms) during the episode.
     pub w_await_ms: Option<f64>,
-    /// Median write await (ms) outside episodes, over the capture.
+    /// Median write await (ms) of the capture's seconds that wrote.
     pub w_await_base_ms: Option<f64>,
     /// Peak aqu-sz during the episode.
     pub queue_peak: Option<f64>,
@@ -52,10 +52,12 @@ pub fn of(tl: &Timeline, device: &str, s: usize, e: usize) -> Harm {
     let mut costs: Vec<String> = Vec::new();
     let mut calm: Vec<String> = Vec::new();
     if let Some((d, all)) = values(tl, &Col::Dev(device.into(), DevMetric::WAwaitMs), s, e) {
-        let (m, base) = (mean(&d), median(&all).unwrap_or(0.0));
+        // The baseline is the await of seconds that wrote: an idle second's 0 is no latency.
+        let busy: Vec<f64> = all.into_iter().filter(|v| *v > 0.0).collect();
+        let (m, base) = (mean(&d), median(&busy).unwrap_or(0.0));
         h.w_await_ms = Some(m);
         h.w_await_base_ms = Some(base);
-        if m >= 20.0 && m >= 3.0 * base.max(1.0) {
+        if m >= 50.0 && m >= 5.0 * base.max(1.0) {
             costs.push(format!("write await {m:.0} ms against {base:.1} ms otherwise"));
         } else {
             calm.push(format!("write await {m:.1} ms (median {base:.1} ms)"));
@@ -81,7 +83,11 @@ pub fn of(tl: &Timeline, device: &str, s: usize, e: usize) -> Harm {
     if let Some((d, all)) = values(tl, &Col::Mysql(MysqlCounter::BinlogCommitsS), s, e) {
         let (m, base) = (mean(&d), median(&all).unwrap_or(0.0));
         h.commits = Some((m, base));
-        if base >= 5.0 && m <= 0.7 * base {
+        // A fall counts when the rate comes back after the episode (else the load ended).
+        let after =
+            values(tl, &Col::Mysql(MysqlCounter::BinlogCommitsS), e + 1, e + 3).map(|(a, _)| mean(&a));
+        let recovers = after.is_some_and(|a| a >= 0.7 * base);
+        if base >= 5.0 && m <= 0.7 * base && recovers {
             costs.push(format!("commits fell to {m:.0}/s from {base:.0}/s"));
         } else if base >= 5.0 {
             calm.push(format!("commits {m:.0}/s (median {base:.0}/s)"));

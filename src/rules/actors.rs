@@ -29,9 +29,10 @@ pub struct EpisodeVerdict {
 }
 
 impl EpisodeVerdict {
-    /// Warning when an episode cost something, else information.
+    /// `when_costly` when a third of the episodes (at least one) cost something, else
+    /// information: one slow second among many harmless flushes is no pattern.
     pub fn severity(&self, when_costly: Severity) -> Severity {
-        if self.costly > 0 { when_costly } else { Severity::Info }
+        if self.costly > 0 && 3 * self.costly >= self.episodes { when_costly } else { Severity::Info }
     }
 
     /// True when the measured class is one of `classes`.

@@ -450,7 +450,9 @@ fn verdict_summary(rows: &[Row], checks: &[Check]) -> String {
 /// Per issuer class of the truth: the cases where a finding measured it, and those where the
 /// page said "not measured" (the witness missing).
 fn issuer_classes(checks: &[Check]) -> String {
-    let mut by: BTreeMap<String, (Vec<String>, Vec<String>, Vec<String>)> = BTreeMap::new();
+    // class -> (measured in, not measured in, another class in)
+    type Cases = (Vec<String>, Vec<String>, Vec<String>);
+    let mut by: BTreeMap<String, Cases> = BTreeMap::new();
     for c in checks.iter().filter(|c| c.kind == Kind::Issuer) {
         let wanted: Vec<&str> = c.want.split(", ").filter_map(|w| w.split(' ').next()).collect();
         // A case whose truth names several classes is listed under the one it measured.

@@ -244,12 +244,12 @@ mysql_start() {
     mysql_threads_loop &
     bg $! mysql-threads-loop
     mysql_repl_probe
-    if [ -n "$REPL_Q$SOURCE_Q" ]; then
+    if [ -n "$REPL_Q$SOURCE_Q$HB_TABLE" ]; then
         mysql_repl_loop &
         bg $! mysql-replication-loop
     fi
 }
-REPL_Q=; SOURCE_Q=
+REPL_Q=; SOURCE_Q=; HB_TABLE=
 mysql_repl_probe() {  # which replica / source status statements this server answers
     # MariaDB: SHOW ALL SLAVES STATUS (every connection); MySQL >= 8.0.22: SHOW REPLICA STATUS; older: SHOW SLAVE STATUS.
     for q in "SHOW ALL SLAVES STATUS" "SHOW REPLICA STATUS" "SHOW SLAVE STATUS"; do
@@ -265,7 +265,13 @@ mysql_repl_probe() {  # which replica / source status statements this server ans
         break
     done
     [ -n "$SOURCE_Q" ] || skip "PREFIX-master-status: binary log disabled (not a source)"
-    log "replication status: '${REPL_Q:-none}', binary log status: '${SOURCE_Q:-none}'"
+    # pt-heartbeat's table (any schema, named heartbeat, with its ts/server_id/file/position columns): its rows carry
+    # the source's clock; read with this server's clock every interval they measure the lag from the source's side.
+    HB_TABLE=$(mysql_q "SELECT CONCAT('\`', TABLE_SCHEMA, '\`.\`', TABLE_NAME, '\`') FROM information_schema.COLUMNS
+        WHERE TABLE_NAME = 'heartbeat' AND COLUMN_NAME IN ('ts', 'server_id', 'file', 'position')
+        GROUP BY TABLE_SCHEMA, TABLE_NAME HAVING COUNT(*) = 4 ORDER BY TABLE_SCHEMA LIMIT 1" 2>/dev/null | awk 'NR==2')
+    [ -n "$HB_TABLE" ] || skip "PREFIX-heartbeat: no pt-heartbeat table (heartbeat with ts, server_id, file, position)"
+    log "replication status: '${REPL_Q:-none}', binary log status: '${SOURCE_Q:-none}', heartbeat table: '${HB_TABLE:-none}'"
 }
 mysql_repl_loop() {  # every interval, pt-stalk style: TS line, then SHOW ... STATUS\G / SHOW MASTER STATUS
     i=0
@@ -276,6 +282,10 @@ mysql_repl_loop() {  # every interval, pt-stalk style: TS line, then SHOW ... ST
         fi
         if [ -n "$SOURCE_Q" ]; then
             { echo "$t"; mysql_q "$SOURCE_Q"; } >> "$D/$PREFIX-master-status" 2>> "$D/mysql.err"
+        fi
+        if [ -n "$HB_TABLE" ]; then
+            { echo "$t"; mysql_q "SELECT UNIX_TIMESTAMP(NOW(6)) AS server_epoch, NOW(6) AS server_now,
+                UTC_TIMESTAMP(6) AS server_utc, hb.* FROM $HB_TABLE hb"; } >> "$D/$PREFIX-heartbeat" 2>> "$D/mysql.err"
         fi
         i=$((i + 1))
         sleep "$INTERVAL"

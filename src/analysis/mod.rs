@@ -13,8 +13,10 @@ pub mod correlate;
 pub mod device;
 pub mod episodes;
 pub mod harm;
+pub mod lag_witness;
 pub mod period;
 pub mod periodicity;
+pub mod replica_bound;
 pub mod replication;
 pub mod stack;
 pub mod stats;
@@ -44,6 +46,8 @@ pub struct PerfInput<'a> {
 /// The decoded binlog the timeline's commit rate came from.
 #[derive(Debug, Clone, Copy)]
 pub struct BinlogInput<'a> {
+    /// Index of the file in the bundle's order.
+    pub file: usize,
     /// Name within the bundle.
     pub name: &'a str,
     /// Base name (names the local binlog file it was decoded from).
@@ -61,6 +65,15 @@ pub struct StatusInput<'a> {
     pub status: &'a ReplicaStatus,
 }
 
+/// One pt-heartbeat rows file.
+#[derive(Debug, Clone, Copy)]
+pub struct HeartbeatInput<'a> {
+    /// Index of the file in the bundle's order.
+    pub file: usize,
+    /// Its rows.
+    pub heartbeat: &'a iosift_parsers::pt_heartbeat::Heartbeat,
+}
+
 /// The parsed records the analysis reads besides the timeline.
 #[derive(Debug, Clone, Default)]
 pub struct Records<'a> {
@@ -72,6 +85,8 @@ pub struct Records<'a> {
     pub status: Vec<StatusInput<'a>>,
     /// perf time -> epoch offset (epoch = perf time + offset), when perf was anchored.
     pub perf_offset: Option<f64>,
+    /// Every pt-heartbeat rows file, in bundle order.
+    pub heartbeat: Vec<HeartbeatInput<'a>>,
 }
 
 /// Everything the analysis derived, for the rules and the report.
@@ -114,6 +129,33 @@ pub struct Views {
     pub submitters: Vec<submitters::Submitter>,
 }
 
+/// The replica's connections with their lag witnesses and bound.
+fn replicas(
+    records: &Records<'_>,
+    ctx: &Context,
+    own: Option<u32>,
+    zone: &Zone,
+) -> Vec<replication::ReplicaView> {
+    let mut views = replication::views(&records.status);
+    let threads = replication::thread_fsync(&records.perf, &ctx.thread_map);
+    let stacks = replica_bound::stack_profile(&records.perf);
+    for v in &mut views {
+        v.witnesses = lag_witness::witnesses(
+            v,
+            own,
+            records.binlog.as_ref(),
+            &records.status,
+            &records.heartbeat,
+            zone,
+        );
+        v.bound = replica_bound::bound(v, threads, stacks);
+        v.bound.tid = v.bound.side.and_then(|s| {
+            replication::thread_tid(&ctx.thread_map, if s == replica_bound::Side::Io { "io" } else { "sql" })
+        });
+    }
+    views
+}
+
 impl Views {
     /// Runs every analysis.
     pub fn compute(
@@ -154,7 +196,7 @@ impl Views {
             fsync_sample_share: views::fsync_sample_share(&records.perf),
             dirty_throttle_samples: views::dirty_throttle_samples(&records.perf),
             binlog: views::binlog_view(records.binlog.as_ref()),
-            replicas: replication::views(&records.status),
+            replicas: replicas(records, ctx, own, zone),
             replica_threads: replication::thread_fsync(&records.perf, &ctx.thread_map),
             event_lag: replication::event_lag(own, records.binlog.as_ref(), &records.status, zone),
             device,

@@ -10,7 +10,7 @@ use crate::analysis::device::MainDevice;
 use crate::analysis::periodicity::PeriodicityView;
 use crate::analysis::replication::{EventLag, ReplicaView, ThreadFsync};
 use crate::analysis::writeback::WritebackWindow;
-use crate::analysis::{BinlogInput, PerfInput, Records, StatusInput, Views};
+use crate::analysis::{BinlogInput, HeartbeatInput, PerfInput, Records, StatusInput, Views};
 use crate::model::Evidence;
 use crate::pipeline::{Context, LineIndex, ParsedFile, Pipeline, Sourced, ThreadTotal};
 use crate::table::Timeline;
@@ -91,10 +91,13 @@ pub fn records(p: &Pipeline) -> Records<'_> {
         if let Some(status) = crate::source::replica_status(f) {
             r.status.push(StatusInput { file: i, status });
         }
+        if let Some(heartbeat) = crate::source::heartbeat(f) {
+            r.heartbeat.push(HeartbeatInput { file: i, heartbeat });
+        }
     }
     r.binlog = p.binlog.and_then(|i| {
         let f = &p.files[i];
-        crate::source::binlog(f).map(|binlog| BinlogInput { name: &f.name, base: &f.base, binlog })
+        crate::source::binlog(f).map(|binlog| BinlogInput { file: i, name: &f.name, base: &f.base, binlog })
     });
     r
 }

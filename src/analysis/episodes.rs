@@ -513,7 +513,16 @@ pub(super) fn attribute(
                 .or(who.first())
                 .cloned()
                 .unwrap_or_default();
-            let own = submitter.as_ref().is_none_or(|s| *s == comm);
+            // Without the trace's submitter, a thread's chains count fully only when pidstat
+            // charged it a third of the episode's bytes since they could have been dirtied (a
+            // redo log's constant small fsyncs are no witness of a gigabyte's flush).
+            let own = match &submitter {
+                Some(s) => *s == comm,
+                None => tid.is_some_and(|t| {
+                    let from = s.saturating_sub((inp.window.expire_s + inp.window.interval_s) as usize + 2);
+                    charged(inp, from, e).iter().any(|x| x.0 == t && x.2 >= bytes / 3.0)
+                }),
+            };
             let share = if n > 0 { top as f64 / n as f64 } else { 0.0 };
             let (c, weight) = match class {
                 StackClass::Fsync | StackClass::Msync | StackClass::SyncFileRange => {

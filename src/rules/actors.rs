@@ -76,10 +76,14 @@ pub fn verdict(episodes: &[&Episode]) -> EpisodeVerdict {
             *by_class.entry(c).or_default() += e.bytes;
         }
     }
-    let class = by_class
-        .iter()
-        .max_by(|a, b| a.1.total_cmp(b.1))
-        .map(|(c, b)| (*c, if total > 0.0 { b / total } else { 0.0 }));
+    // The class must carry half the bytes whose issuer was measured and a quarter of all.
+    let measured: f64 = by_class.values().sum();
+    let best = by_class.iter().max_by(|a, b| a.1.total_cmp(b.1)).map(|(c, b)| {
+        (*c, if total > 0.0 { b / total } else { 0.0 }, if measured > 0.0 { b / measured } else { 0.0 })
+    });
+    let class =
+        best.filter(|(_, all, of_measured)| *all >= 0.25 && *of_measured >= 0.5).map(|(c, all, _)| (c, all));
+    let best = best.map(|(c, all, _)| (c, all));
     // The issuer: the measured actor of the largest episode of the class; else the
     // largest episode's not-measured note.
     let largest = |want: Option<IssuerClass>| {
@@ -89,7 +93,16 @@ pub fn verdict(episodes: &[&Episode]) -> EpisodeVerdict {
             .max_by(|a, b| a.bytes.total_cmp(&b.bytes))
     };
     let mut issuers: Vec<Actor> = Vec::new();
-    if let Some(e) = largest(class.map(|c| c.0)) {
+    if let (None, Some((c, share))) = (class, best) {
+        issuers.push(Actor::not_measured(
+            Role::Issuer(c),
+            format!(
+                "the episodes' issuers disagree or are not told apart (best: {}, {:.0} % of their bytes)",
+                c.id(),
+                100.0 * share
+            ),
+        ));
+    } else if let Some(e) = largest(class.map(|c| c.0)) {
         let mut a = e.issuer.issuer.clone();
         if let Some((rc, why)) = &e.issuer.runner_up {
             let note = format!("runner-up {}: {why}", rc.id());

@@ -119,7 +119,12 @@ fn submitter_finding(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitte
     let n = bursts.len();
     let sizes: Vec<f64> = bursts.iter().map(|b| b.total).collect();
     let med = median(&sizes).unwrap_or(0.0);
-    let eps: Vec<&crate::analysis::episodes::Episode> = sub.episodes.iter().collect();
+    // The bursts the trace shows the submitter issuing speak for it; the others of its
+    // seconds are other tenants' writes.
+    let own: Vec<&crate::analysis::episodes::Episode> =
+        sub.episodes.iter().filter(|e| e.issuer.issuer.comm.as_deref() == Some(sub.comm.as_str())).collect();
+    let eps: Vec<&crate::analysis::episodes::Episode> =
+        if own.is_empty() { sub.episodes.iter().collect() } else { own };
     let ev = super::actors::verdict(&eps);
     let matches = i.window.matches(period);
     let cadence = !matches && i.window.is_flusher_cadence(period);

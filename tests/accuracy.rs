@@ -267,22 +267,32 @@ fn analyze_all() -> (Vec<Row>, Vec<Check>) {
         .filter(|p| p.join("truth.json").is_file())
         .collect();
     dirs.sort();
-    let mut rows = Vec::new();
-    let mut checks = Vec::new();
-    for dir in dirs {
-        let truth: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
-        let b = load(&[dir.join("capture")], &Limits::default()).expect("sample loads");
-        let r = analyze(&b, &Options::default());
-        let case = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let half = set_of(&case, &truth);
-        for (key, fire) in [("expect_fire", true), ("expect_not_fire", false)] {
-            for rule in ids(&truth, key) {
-                let actual = outcome(&r, &rule);
-                rows.push(Row { case: case.clone(), half: half.clone(), rule, fire, actual });
+    // One case per core (the cases are independent); each report is dropped once its
+    // expectations are read, and the results come back in name order.
+    use rayon::prelude::*;
+    let per_case: Vec<(Vec<Row>, Vec<Check>)> = dirs
+        .into_par_iter()
+        .map(|dir| {
+            let truth: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+            let b = load(&[dir.join("capture")], &Limits::default()).expect("sample loads");
+            let r = analyze(&b, &Options::default());
+            let case = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let half = set_of(&case, &truth);
+            let mut rows = Vec::new();
+            for (key, fire) in [("expect_fire", true), ("expect_not_fire", false)] {
+                for rule in ids(&truth, key) {
+                    let actual = outcome(&r, &rule);
+                    rows.push(Row { case: case.clone(), half: half.clone(), rule, fire, actual });
+                }
             }
-        }
-        checks.extend(verdict_checks(&case, &half, &truth, &r));
+            (rows, verdict_checks(&case, &half, &truth, &r))
+        })
+        .collect();
+    let (mut rows, mut checks) = (Vec::new(), Vec::new());
+    for (r, c) in per_case {
+        rows.extend(r);
+        checks.extend(c);
     }
     (rows, checks)
 }

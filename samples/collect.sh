@@ -42,6 +42,7 @@ usage: collect.sh [options]
   -P           perf profile: perf record -g -k CLOCK_MONOTONIC -F HZ on the selected
                processes (system-wide if none), then perf script --header -F +pid,+tid
   -T           perf trace: perf record -a -e block:block_rq_issue -e writeback:writeback_start
+               (+ -e block:block_bio_queue -e writeback:writeback_written where the kernel has them)
   -F HZ        perf sampling frequency for -P (default 99)
   -M "OPTS"    MySQL/MariaDB: client options passed to mysql/mysqladmin, e.g.
                -M "--defaults-file=/etc/mysql/debian.cnf" or -M "-uroot -S /run/mysqld/mysqld.sock"
@@ -105,6 +106,12 @@ ts() { date +"TS %s.%N %F %T"; }
 epoch() { date +%s.%N; }
 mark() { echo "$1 $(epoch) $(date -u '+%F %T')" >> "$D/timeline.txt"; }
 bg() { CHILDREN="$CHILDREN $1"; echo "$1 $2" >> "$D/collectors.pids"; }
+tracepoint_available() {  # SUBSYS:NAME: in tracefs (either mount point) or, if tracefs is not mounted, in perf list
+    for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+        [ -d "$t/events/${1%%:*}/${1#*:}" ] && return 0
+    done
+    perf list "$1" 2>/dev/null | grep -q "^ *$1 "
+}
 
 epoch_minus_mono() {
     # prefer python3 (time.time() - time.monotonic(): CLOCK_MONOTONIC exactly, what perf -k uses)
@@ -237,12 +244,12 @@ mysql_start() {
     mysql_threads_loop &
     bg $! mysql-threads-loop
     mysql_repl_probe
-    if [ -n "$REPL_Q$SOURCE_Q" ]; then
+    if [ -n "$REPL_Q$SOURCE_Q$HB_TABLE" ]; then
         mysql_repl_loop &
         bg $! mysql-replication-loop
     fi
 }
-REPL_Q=; SOURCE_Q=
+REPL_Q=; SOURCE_Q=; HB_TABLE=
 mysql_repl_probe() {  # which replica / source status statements this server answers
     # MariaDB: SHOW ALL SLAVES STATUS (every connection); MySQL >= 8.0.22: SHOW REPLICA STATUS; older: SHOW SLAVE STATUS.
     for q in "SHOW ALL SLAVES STATUS" "SHOW REPLICA STATUS" "SHOW SLAVE STATUS"; do
@@ -258,7 +265,13 @@ mysql_repl_probe() {  # which replica / source status statements this server ans
         break
     done
     [ -n "$SOURCE_Q" ] || skip "PREFIX-master-status: binary log disabled (not a source)"
-    log "replication status: '${REPL_Q:-none}', binary log status: '${SOURCE_Q:-none}'"
+    # pt-heartbeat's table (any schema, named heartbeat, with its ts/server_id/file/position columns): its rows carry
+    # the source's clock; read with this server's clock every interval they measure the lag from the source's side.
+    HB_TABLE=$(mysql_q "SELECT CONCAT('\`', TABLE_SCHEMA, '\`.\`', TABLE_NAME, '\`') FROM information_schema.COLUMNS
+        WHERE TABLE_NAME = 'heartbeat' AND COLUMN_NAME IN ('ts', 'server_id', 'file', 'position')
+        GROUP BY TABLE_SCHEMA, TABLE_NAME HAVING COUNT(*) = 4 ORDER BY TABLE_SCHEMA LIMIT 1" 2>/dev/null | awk 'NR==2')
+    [ -n "$HB_TABLE" ] || skip "PREFIX-heartbeat: no pt-heartbeat table (heartbeat with ts, server_id, file, position)"
+    log "replication status: '${REPL_Q:-none}', binary log status: '${SOURCE_Q:-none}', heartbeat table: '${HB_TABLE:-none}'"
 }
 mysql_repl_loop() {  # every interval, pt-stalk style: TS line, then SHOW ... STATUS\G / SHOW MASTER STATUS
     i=0
@@ -269,6 +282,10 @@ mysql_repl_loop() {  # every interval, pt-stalk style: TS line, then SHOW ... ST
         fi
         if [ -n "$SOURCE_Q" ]; then
             { echo "$t"; mysql_q "$SOURCE_Q"; } >> "$D/$PREFIX-master-status" 2>> "$D/mysql.err"
+        fi
+        if [ -n "$HB_TABLE" ]; then
+            { echo "$t"; mysql_q "SELECT UNIX_TIMESTAMP(NOW(6)) AS server_epoch, NOW(6) AS server_now,
+                UTC_TIMESTAMP(6) AS server_utc, hb.* FROM $HB_TABLE hb"; } >> "$D/$PREFIX-heartbeat" 2>> "$D/mysql.err"
         fi
         i=$((i + 1))
         sleep "$INTERVAL"
@@ -424,7 +441,16 @@ if [ "$PERF" = 1 ]; then
     echo "perf_profile target $target hz $PERF_HZ" >> "$D/timeline.txt"
 fi
 if [ "$TRACE" = 1 ]; then
-    perf record -k CLOCK_MONOTONIC -a -e block:block_rq_issue -e writeback:writeback_start \
+    # block_bio_queue runs in the submitting task's context (who issued the bio); writeback_written carries
+    # the flusher's reason= like writeback_start.  Both are optional: a kernel without them records the rest.
+    events="-e block:block_rq_issue -e writeback:writeback_start"
+    for tp in block:block_bio_queue writeback:writeback_written; do
+        if tracepoint_available "$tp"; then events="$events -e $tp"
+        else skip "perf-trace: tracepoint $tp not available on this kernel; recorded without it"; fi
+    done
+    echo "perf_trace events $events" >> "$D/timeline.txt"
+    # shellcheck disable=SC2086
+    perf record -k CLOCK_MONOTONIC -a $events \
         -o "$D/perf-trace.data" -- sleep "$DURATION" > "$D/perf-trace.record.log" 2>&1 &
     bg $! perf-trace
 fi

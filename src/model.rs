@@ -22,6 +22,9 @@ pub struct FindingsDoc {
     pub findings: Vec<Finding>,
     /// Rules that passed or were skipped.
     pub checked: Vec<Checked>,
+    /// Every significant write episode of each written device, with its measured issuer,
+    /// writers and cost (whether or not a finding explains it).
+    pub episodes: Vec<crate::analysis::episodes::Episode>,
 }
 
 /// The bundle and its inputs.

@@ -582,3 +582,130 @@ fn releasing_the_series_records_changes_nothing_the_analysis_reads() {
     let records = |p: &iosift::pipeline::Pipeline| p.files.iter().map(|f| f.records).sum::<usize>();
     assert_eq!(records(&all), records(&lean));
 }
+
+// ---------------------------------------------------------------- issue 34: replication lag measured, not read
+
+/// The truth's lag at `epoch`, from the source's own positions (when the source was at the position the
+/// replica's SQL thread had executed: `truth/primary_positions.txt`), extrapolated along its slope past its last
+/// reading.
+fn true_lag_at(truth: &serde_json::Value, epoch: f64) -> f64 {
+    let x = ["source_positions", "sql_thread_executed"];
+    let at = |k: &str| truth_f64(truth, &[x[0], x[1], k]);
+    at("lag_last_s") + at("lag_slope_s_per_s") * (epoch - at("last_epoch"))
+}
+
+/// A remedy that relaxes the replica's durability.
+fn relaxes_durability(r: &str) -> bool {
+    [
+        "sync_binlog=0",
+        "sync_relay_log=0",
+        "innodb_flush_log_at_trx_commit=2",
+        "innodb_flush_log_at_trx_commit (2",
+    ]
+    .iter()
+    .any(|k| r.contains(k))
+}
+
+/// Lag within this of the truth at the end of the witness's readings (the witnesses' own uncertainty is
+/// 1 s; the positions truth interpolates between 1 s snapshots).
+const LAG_TOLERANCE_S: f64 = 3.0;
+/// Growth within this of the truth's (s per s).
+const GROWTH_TOLERANCE: f64 = 0.05;
+
+/// One `rx_*` case: the rule fires with the lag of the truth, measured by `witness`, bound as the truth says,
+/// with its typed bound actor; returns the finding's report for more checks.
+fn replication_case(name: &str, witness: &str) -> Report {
+    let truth = sample_truth(name);
+    let r = run(sample(name));
+    let f = fired(&r, "replication_lag").unwrap_or_else(|| panic!("{name}: replication_lag fires"));
+    assert_eq!(f.metrics["lag_witness"], witness, "{name}: {}", f.summary);
+    let end = metric(f, "lag_end_s");
+    let want = true_lag_at(&truth, metric(f, "lag_end_epoch"));
+    assert!((end - want).abs() <= LAG_TOLERANCE_S, "{name}: lag {end} s at the end vs the truth's {want} s");
+    let g = metric(f, "lag_growth_s_per_s");
+    let tg = truth_f64(&truth, &["source_positions", "sql_thread_executed", "lag_slope_s_per_s"]);
+    assert!((g - tg).abs() <= GROWTH_TOLERANCE, "{name}: growth {g} vs the truth's {tg}");
+    let hb = truth_f64(&truth, &["heartbeat", "lag_slope_s_per_s"]);
+    assert!((g - hb).abs() <= GROWTH_TOLERANCE, "{name}: growth {g} vs heartbeat.py's {hb}");
+    assert_eq!(f.metrics["bound_by"], truth["expect_bound_by"], "{name}: {}", f.summary);
+    assert_eq!(f.metrics["bound_class"], truth["expect_bound_class"], "{name}: {}", f.summary);
+    let bound = &f.actors.bound[0];
+    let thread =
+        if truth["expect_bound_by"] == "io_thread" { "replica IO thread" } else { "replica SQL thread" };
+    assert_eq!((bound.comm.as_deref(), bound.measured), (Some(thread), true), "{name}");
+    assert!(bound.tid.is_some() && bound.note.as_deref().is_some_and(|n| !n.is_empty()), "{name}: {bound:?}");
+    assert!(!f.remedies.iter().any(|m| relaxes_durability(m)), "{name}: {:?}", f.remedies);
+    // The witness's first and last readings are quoted.
+    assert!(f.evidence.iter().any(|e| e.metric == format!("lag by {witness} (last reading)")), "{name}");
+    r
+}
+
+/// Issue 34, dev: a replica bound by an 800 kbit link. Seconds_Behind_Master reads 0 in most readings; the
+/// source's commit times in the replica's own binlog measure the lag, the IO thread waits on the source or the
+/// link, and a pt-heartbeat table whose row never moves is not taken for a lag.
+#[test]
+fn sample_rx_link_800kbit() {
+    let r = replication_case("rx_link_800kbit", "binlog_events");
+    let f = fired(&r, "replication_lag").unwrap();
+    let truth = sample_truth("rx_link_800kbit");
+    let zeros = truth_f64(&truth, &["status_series", "zero_readings"]);
+    assert!(metric(f, "sbm_zero_while_behind_readings") >= 0.7 * zeros, "{}", f.summary);
+    assert!(f.summary.contains("Seconds_Behind_Master read 0"), "{}", f.summary);
+    assert!(f.summary.contains("pt-heartbeat --update is not running"), "{}", f.summary);
+    assert!(f.metrics["heartbeat_lag_end_s"].is_null());
+    assert!(f.remedies[0].contains("Do not relax"), "{:?}", f.remedies);
+}
+
+/// Issue 34, check: the same at 1600 kbit with pt-heartbeat running on the source.
+#[test]
+fn sample_rx_link_1600kbit_heartbeat() {
+    let r = replication_case("rx_link_1600kbit_heartbeat", "pt_heartbeat");
+    let f = fired(&r, "replication_lag").unwrap();
+    assert!(f.summary.contains("Seconds_Behind_Master read 0"), "{}", f.summary);
+}
+
+/// Issue 34, dev: the replica's SQL thread scans a table without a key for every replicated UPDATE.
+#[test]
+fn sample_rx_sql_cpu_bound() {
+    let r = replication_case("rx_sql_cpu_bound", "binlog_events");
+    let f = fired(&r, "replication_lag").unwrap();
+    assert!(metric(f, "sql_row_search_share") >= 0.5, "{}", f.summary);
+    assert!(f.remedies[0].contains("primary key"), "{:?}", f.remedies);
+}
+
+/// Issue 34, check: a variant of the same with pt-heartbeat.
+#[test]
+fn sample_rx_sql_cpu_bound_heartbeat() {
+    replication_case("rx_sql_cpu_bound_heartbeat", "pt_heartbeat");
+}
+
+/// Issue 34: the replication samples of issue 15 keep their outcome and the side their truth names.
+#[test]
+fn replication_samples_keep_their_bound() {
+    for name in ["replica_io_bound", "replica_sql_bound", "replica_keeps_up"] {
+        let truth = sample_truth(name);
+        let r = run(sample(name));
+        let Some(f) = fired(&r, "replication_lag") else {
+            assert!(
+                truth["expect_not_fire"].as_array().unwrap().iter().any(|x| x == "replication_lag"),
+                "{name}"
+            );
+            continue;
+        };
+        assert_eq!(f.metrics["bound_by"], truth["expect_bound_by"], "{name}: {}", f.summary);
+        if let Some(class) = truth.get("expect_bound_class") {
+            assert_eq!(&f.metrics["bound_class"], class, "{name}: {}", f.summary);
+        }
+        assert!(f.actors.bound[0].measured, "{name}");
+        if truth.get("expect_bound_class").is_some_and(|c| c == "io_thread_writes") {
+            // The IO thread's own flushes are the story: it is the issuer, measured by perf.
+            let i = &f.actors.issuers[0];
+            assert_eq!(
+                (i.comm.as_deref(), i.source, i.tid),
+                (Some("mariadbd"), "perf", f.actors.bound[0].tid),
+                "{name}"
+            );
+            assert_eq!(i.issuer_class().map(|c| c.id()), Some("application_flush"), "{name}");
+        }
+    }
+}

@@ -14,6 +14,7 @@ use iosift::model::*;
 use iosift::report::{BatchRow, terminal_summary, write_batch_index, write_report};
 use iosift::table::timeline::Series;
 use iosift::table::{Cell, Timeline};
+use iosift::verdict::{Actor, Actors, IssuerClass, Role};
 use iosift_parsers::{DiagKind, Diagnostic};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -150,7 +151,21 @@ fn report() -> Report {
                 quote: Some("vda  0.00 14123.00 0.00 153600.00 <peak> & co".into()),
             }],
             remedies: vec!["Lower vm.dirty_expire_centisecs to spread writeback".into()],
-            actors: Default::default(),
+            actors: Actors {
+                writers: vec![Actor::measured(
+                    Role::Writer,
+                    "mstore-0",
+                    Some(4242),
+                    Some(0.97),
+                    "pidstat -d",
+                )],
+                issuers: vec![Actor::unnamed(
+                    Role::Issuer(IssuerClass::WritebackAge),
+                    "meminfo",
+                    "the thread is not named: no writeback/block trace (collect.sh -T)",
+                )],
+                bound: vec![],
+            },
         },
         Finding {
             rule: "mmap_large_folio_writeback",
@@ -167,7 +182,7 @@ fn report() -> Report {
                 quote: None,
             }],
             remedies: vec!["madvise(MADV_RANDOM) on the mapping".into(), "lower read_ahead_kb".into()],
-            actors: Default::default(),
+            actors: Actors::default(),
         },
     ];
     let doc = FindingsDoc {
@@ -206,6 +221,7 @@ fn report() -> Report {
                 missing: vec![],
             },
         ],
+        episodes: vec![],
     };
     let periodicity = PeriodicityView {
         series: "dev.vda.w_bytes_s".into(),
@@ -836,9 +852,14 @@ fn sample_page_tells_the_story() {
     let html = std::fs::read_to_string(tmp.path().join("index.html")).unwrap();
     let pos = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing"));
     // Story first: the finding, its window in words, who was in fsync, its key chart.
-    assert!(pos("Fsync bound small transactions") < pos("id=\"system\""));
+    assert!(pos("Commits bound by fsync of small transactions") < pos("id=\"system\""));
     assert!(html.contains("2026-11-29 21:10:22 to 21:10:39 UTC, host local time is UTC (18 s)"));
-    assert!(html.contains("in fsync (perf): mariadbd [23183]"), "who issued");
+    assert!(
+        html.contains("the application&#39;s own flush (fsync / msync / sync_file_range): mariadbd [23183]")
+            || html
+                .contains("the application's own flush (fsync / msync / sync_file_range): mariadbd [23183]"),
+        "who issued, from the verdict's actors"
+    );
     assert!(html.contains("id=\"key-0-mysql-status\""), "the fsync finding's key chart is the MySQL status");
     // System box: kernel, sync_binlog with its source line, the mount options.
     assert!(html.contains("6.18.44-fc-v669 <span class=\"src\">system-info.txt:8</span>"));
@@ -947,4 +968,36 @@ fn overrides_and_controls_from_a_capture_are_escaped_in_pages_and_charts() {
     let page = std::fs::read_to_string(b.join("index.html")).unwrap();
     assert_eq!(raw_controls(&page), Vec::<char>::new());
     assert!(page.contains("cap\\u{202e}\\x07") && page.contains("thread a\\u{202e}b\\x07"), "{page}");
+}
+
+/// The Who rows come from the verdict's measured actors (issue 34): on a real capture of an
+/// application that fsyncs a 64 MiB checkpoint every 12 s among other tenants' writes, the
+/// trace's bio submitter and the page name it; without perf and trace, the page says the
+/// issuer was not measured and which witnesses were missing. Every episode is in the table.
+#[test]
+fn who_rows_are_the_verdicts_measured_actors_or_not_measured() {
+    let page = |case: &str| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(case).join("capture");
+        let b = iosift::bundle::load(&[dir], &iosift::bundle::Limits::default()).unwrap();
+        let r = iosift::analyze::analyze(&b, &iosift::pipeline::Options::default());
+        let tmp = tmpdir();
+        write_report(&r, tmp.path()).unwrap();
+        (std::fs::read_to_string(tmp.path().join("index.html")).unwrap(), r.doc.episodes.len())
+    };
+    let (html, episodes) = page("ix_ext4_appfsync_12s");
+    assert!(
+        html.contains(
+            "<dt>Who issued</dt><dd>the application's own flush (fsync / msync / sync_file_range): ckpt_fsync"
+        ),
+        "who issued, measured"
+    );
+    assert!(html.contains("<dt>Who wrote</dt><dd>ckpt_fsync [6379]"), "who wrote, from pidstat");
+    assert!(html.contains("id=\"episodes\"") && episodes >= 5, "{episodes} episodes");
+    let rows = html.split("id=\"episodes\"").nth(1).unwrap().split("</table>").next().unwrap();
+    assert_eq!(rows.matches("<tr>").count(), episodes + 1, "one row per episode");
+    let (html, _) = page("ix_xfs_loop_msync_20s_noperf");
+    assert!(
+        html.contains("<dt>Who issued</dt><dd>not measured: no perf call chains, no writeback/block trace (collect.sh -T)</dd>"),
+        "who issued, not measured"
+    );
 }

@@ -44,6 +44,7 @@ pub mod proc_meminfo;
 pub mod proc_pressure;
 pub mod proc_vmstat;
 pub mod ps;
+pub mod pt_heartbeat;
 pub mod sa_binary;
 pub mod sadf;
 pub mod sar;

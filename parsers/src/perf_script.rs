@@ -78,6 +78,9 @@ pub struct PerfScript {
     pub tracepoints: Vec<TraceSecond>,
     /// `writeback:*` tracepoints per (second, event, reason).
     pub writeback: Vec<WritebackSecond>,
+    /// On-CPU samples per second, thread and [`StackClass`] (the outermost classified
+    /// frame of the call chain): who was flushing, writing back, throttled, ... when.
+    pub stack_seconds: Vec<StackSecond>,
     /// Per perf-clock second: samples whose stack is in an fsync-like path plus
     /// `syscalls:sys_enter_fsync`/`fdatasync` tracepoints.
     pub fsync_per_sec: BTreeMap<i64, u64>,
@@ -197,6 +200,112 @@ pub struct WritebackSecond {
     pub count: u64,
     /// Sum of `nr_pages=`.
     pub nr_pages: u64,
+}
+
+/// Why a sample's thread was doing I/O work, read from its call chain: the
+/// outermost frame that names a reason (the syscall or kernel thread), so an
+/// `fsync` that waits on a jbd2 commit is an fsync, a flusher's `wb_workfn` above
+/// `do_writepages` is the flusher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StackClass {
+    /// `do_fsync`, `__x64_sys_fsync`, `__x64_sys_fdatasync`.
+    Fsync,
+    /// `__x64_sys_msync`, `__do_sys_msync`.
+    Msync,
+    /// `ksys_sync_file_range`, `__x64_sys_sync_file_range`.
+    SyncFileRange,
+    /// `ksys_sync`, `__x64_sys_syncfs`, `sync_filesystem`.
+    Sync,
+    /// `wb_workfn`, `wb_writeback`: the kernel flusher.
+    Flusher,
+    /// `balance_dirty_pages`: a writer held at the dirty limit.
+    Throttle,
+    /// `ext4_dio_write_iter`, `xfs_file_dio_write_aligned`, `blkdev_direct_write`.
+    DirectWrite,
+    /// `jbd2_journal_commit_transaction`, `xlog_cil_push_work`, `xfsaild`.
+    Journal,
+    /// `shrink_folio_list`, `pageout`, `kswapd`.
+    Reclaim,
+    /// `loop_process_work`, `lo_rw_aio`: a loop device's worker.
+    Loop,
+    /// `generic_perform_write`, `do_page_mkwrite`: the thread dirties the page cache
+    /// (a buffered write or a store to a shared mapping). The weakest class: any other
+    /// classified frame of the chain wins over it.
+    Dirtying,
+}
+
+impl StackClass {
+    /// The class of one frame symbol (offset included or not), if it names one.
+    ///
+    /// `ffffffff81a0c2e1 wb_workfn+0x2d1 ([kernel.kallsyms])` -> `Flusher`.
+    pub fn of_symbol(sym: &str) -> Option<StackClass> {
+        let f = sym.split_once("+0x").map_or(sym, |(f, _)| f);
+        Some(match f {
+            "do_fsync"
+            | "__x64_sys_fsync"
+            | "__x64_sys_fdatasync"
+            | "__arm64_sys_fsync"
+            | "__arm64_sys_fdatasync" => StackClass::Fsync,
+            "__x64_sys_msync" | "__do_sys_msync" | "__arm64_sys_msync" => StackClass::Msync,
+            "ksys_sync_file_range" | "__x64_sys_sync_file_range" | "__arm64_sys_sync_file_range" => {
+                StackClass::SyncFileRange
+            }
+            "ksys_sync" | "__x64_sys_sync" | "__x64_sys_syncfs" | "__arm64_sys_sync"
+            | "__arm64_sys_syncfs" => StackClass::Sync,
+            "wb_workfn" | "wb_writeback" | "wb_do_writeback" => StackClass::Flusher,
+            "balance_dirty_pages" => StackClass::Throttle,
+            "ext4_dio_write_iter"
+            | "xfs_file_dio_write_aligned"
+            | "xfs_file_dio_write_unaligned"
+            | "xfs_file_dio_write"
+            | "blkdev_direct_write"
+            | "btrfs_direct_write" => StackClass::DirectWrite,
+            "jbd2_journal_commit_transaction"
+            | "kjournald2"
+            | "xlog_cil_push_work"
+            | "xfsaild"
+            | "xlog_ioend_work" => StackClass::Journal,
+            "shrink_folio_list" | "shrink_page_list" | "pageout" | "kswapd" => StackClass::Reclaim,
+            "loop_process_work" | "loop_workfn" | "lo_rw_aio" | "lo_write_simple" => StackClass::Loop,
+            "generic_perform_write"
+            | "iomap_file_buffered_write"
+            | "do_page_mkwrite"
+            | "fault_dirty_shared_page" => StackClass::Dirtying,
+            _ => return None,
+        })
+    }
+
+    /// A short stable name (`fsync`, `flusher`, ...).
+    pub fn id(self) -> &'static str {
+        match self {
+            StackClass::Fsync => "fsync",
+            StackClass::Msync => "msync",
+            StackClass::SyncFileRange => "sync_file_range",
+            StackClass::Sync => "sync",
+            StackClass::Flusher => "flusher",
+            StackClass::Throttle => "balance_dirty_pages",
+            StackClass::DirectWrite => "direct_write",
+            StackClass::Journal => "journal",
+            StackClass::Reclaim => "reclaim",
+            StackClass::Loop => "loop",
+            StackClass::Dirtying => "dirtying",
+        }
+    }
+}
+
+/// Samples of one thread in one perf-clock second whose chain has one [`StackClass`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackSecond {
+    /// Floor of the perf time stamp.
+    pub sec: i64,
+    /// The class of the chain.
+    pub class: StackClass,
+    /// The thread's comm.
+    pub comm: String,
+    /// The thread id.
+    pub tid: Option<u32>,
+    /// Samples.
+    pub samples: u64,
 }
 
 /// Options of the folding, like `inferno-collapse-perf --pid` / `--tid`.
@@ -541,6 +650,8 @@ struct Current {
     weight: u64,
     fold: bool,
     fsync: bool,
+    /// The outermost classified frame so far (frames come leaf first).
+    class: Option<StackClass>,
     frames: usize,
     /// Frames came on their own lines (a call chain, not an inline ip).
     chain: bool,
@@ -563,6 +674,8 @@ pub struct Collector {
     threads: HashMap<(Option<u32>, Option<u32>), Vec<ThreadStat>>,
     tp: BTreeMap<(i64, String, String, String), (u64, u64)>,
     wb: BTreeMap<(i64, String, String), (u64, u64)>,
+    /// Samples per (second, class, comm, tid).
+    classes: BTreeMap<(i64, StackClass, String, Option<u32>), u64>,
     in_preamble: bool,
     seen_sample: bool,
     lines: usize,
@@ -733,6 +846,7 @@ impl Collector {
         c.weight = if h.time.is_some() { h.period.unwrap_or(1) } else { 1 };
         c.fold = fold;
         c.fsync = false;
+        c.class = None;
         c.frames = 0;
         c.chain = false;
         c.buf.clear();
@@ -794,6 +908,11 @@ impl Collector {
         if !c.fsync && is_fsync_symbol(raw) {
             c.fsync = true;
         }
+        if let Some(k) = StackClass::of_symbol(raw)
+            && (k != StackClass::Dirtying || c.class.is_none())
+        {
+            c.class = Some(k);
+        }
         if !c.fold {
             return true;
         }
@@ -844,6 +963,10 @@ impl Collector {
             }
         };
         st.samples += 1;
+        if let (Some(k), Some(t)) = (c.class, c.ts) {
+            let e = self.classes.entry((t.floor() as i64, k, c.comm.clone(), c.tid)).or_insert(0);
+            *e = e.saturating_add(1);
+        }
         if c.fsync {
             st.fsync_samples += 1;
             if let Some(t) = c.ts {
@@ -902,6 +1025,11 @@ impl Collector {
                 rwbs,
             })
             .collect();
+        out.stack_seconds = self
+            .classes
+            .into_iter()
+            .map(|((sec, class, comm, tid), samples)| StackSecond { sec, class, comm, tid, samples })
+            .collect();
         out.writeback = self
             .wb
             .into_iter()
@@ -925,7 +1053,8 @@ impl Collector {
 }
 
 /// `254,0 WS 262144 () 37076480 + 512 0x2,0,4 [dd]` (issue),
-/// `254,0 WS () 170885432 + 128 0x2,0,4 [0]` (complete) -> (rwbs, bytes).
+/// `254,0 WS () 170885432 + 128 0x2,0,4 [0]` (complete),
+/// `254,0 W 9965072 + 8 [ckpt_fsync]` (bio_queue: a sector, no bytes field) -> (rwbs, bytes).
 fn block_payload(p: &str) -> (&str, u64) {
     let mut it = p.split_whitespace();
     let dev = it.next().unwrap_or("");
@@ -936,9 +1065,14 @@ fn block_payload(p: &str) -> (&str, u64) {
     let mut bytes = None;
     let mut sectors = None;
     let mut prev_plus = false;
+    let mut first: Option<u64> = None;
     for (n, w) in it.enumerate() {
         if n == 0 && is_digits(w) {
-            bytes = w.parse::<u64>().ok();
+            first = w.parse::<u64>().ok();
+        }
+        // The first number is the bytes field unless a `+` follows it (then it is the sector).
+        if n == 1 && w != "+" {
+            bytes = first;
         }
         if prev_plus {
             sectors = w.parse::<u64>().ok();
@@ -1091,6 +1225,53 @@ mod tests {
         })
     }
 
+    /// A real fsync stack (MariaDB on ext4 without a journal, `samples/mx_ext4_db_340b_durable`):
+    /// the outermost reason is `do_fsync`, under which the thread waits on a buffer write.
+    const FSYNC_SAMPLE: &str = "mariadbd 22844/23660  2359.545200:   20408163 cpu-clock:ppp: 
+	ffffffff813a4413 finish_task_switch.isra.0+0x93 ([kernel.kallsyms])
+	ffffffff821fb70f io_schedule+0x3f ([kernel.kallsyms])
+	ffffffff81720951 __sync_dirty_buffer+0xa1 ([kernel.kallsyms])
+	ffffffff817acd56 ext4_sync_file+0x226 ([kernel.kallsyms])
+	ffffffff81711bbb do_fsync+0x3b ([kernel.kallsyms])
+	ffffffff81711c13 __x64_sys_fdatasync+0x13 ([kernel.kallsyms])
+
+";
+
+    #[test]
+    fn stack_classes_take_the_outermost_reason_per_thread_and_second() {
+        let flusher = "kworker/u8:2-fl   311/311   2360.100000:   20408163 cpu-clock:ppp: 
+	ffffffff81790c2e ext4_writepages+0x2e ([kernel.kallsyms])
+	ffffffff816a0d11 do_writepages+0xd1 ([kernel.kallsyms])
+	ffffffff81770a3e writeback_sb_inodes+0x1fe ([kernel.kallsyms])
+	ffffffff81771223 wb_writeback+0x193 ([kernel.kallsyms])
+	ffffffff817726e1 wb_workfn+0x2d1 ([kernel.kallsyms])
+
+";
+        let text = format!("{FSYNC_SAMPLE}{FSYNC_SAMPLE}{flusher}");
+        let p = parse_with(text.as_bytes(), CollapseOptions::default()).value;
+        let got: Vec<(i64, StackClass, &str, Option<u32>, u64)> =
+            p.stack_seconds.iter().map(|s| (s.sec, s.class, s.comm.as_str(), s.tid, s.samples)).collect();
+        assert_eq!(
+            got,
+            [
+                (2359, StackClass::Fsync, "mariadbd", Some(23660), 2),
+                (2360, StackClass::Flusher, "kworker/u8:2-fl", Some(311), 1)
+            ]
+        );
+        assert_eq!(StackClass::of_symbol("balance_dirty_pages+0x3a1"), Some(StackClass::Throttle));
+        assert_eq!(StackClass::of_symbol("ext4_sync_file+0x226"), None);
+        // A writer throttled inside its buffered write is throttled, not merely dirtying.
+        let held = "dd 9/9 10.5: 1 cpu-clock:ppp: 
+	ffffffff81 io_schedule_timeout+0x1 ([kernel.kallsyms])
+	ffffffff82 balance_dirty_pages+0x3a1 ([kernel.kallsyms])
+	ffffffff83 generic_perform_write+0x10 ([kernel.kallsyms])
+	ffffffff84 vfs_write+0x10 ([kernel.kallsyms])
+
+";
+        let p = parse_with(held.as_bytes(), CollapseOptions::default()).value;
+        assert_eq!(p.stack_seconds[0].class, StackClass::Throttle);
+    }
+
     #[test]
     fn header_forms() {
         let h = hdr("perf   977/977   [000] 7628263.042515: cycles:").unwrap();
@@ -1148,6 +1329,8 @@ mod tests {
         assert_eq!(block_payload("254,0 WS 262144 () 37076480 + 512 0x2,0,4 [dd]"), ("WS", 262144));
         assert_eq!(block_payload("254,0 WS () 170885432 + 128 0x2,0,4 [0]"), ("WS", 65536));
         assert_eq!(block_payload("8,0 W 0 () 123 + 8 [kworker/u8:3]"), ("W", 4096));
+        // block_bio_queue prints the sector where rq_issue prints bytes (a real line of samples/ix_ext4_appfsync_12s).
+        assert_eq!(block_payload("254,0 W 9965072 + 8 [perf-exec]"), ("W", 4096));
     }
 
     #[test]

@@ -92,6 +92,7 @@ formats! {
     MysqlThreads => mysql_threads,
     MysqladminExt => mysqladmin_ext,
     MysqlReplicaStatus => mysql_replica_status,
+    PtHeartbeat => pt_heartbeat,
     Uname => uname,
     Mounts => mounts,
     Sysctl => sysctl,

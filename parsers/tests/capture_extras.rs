@@ -132,7 +132,16 @@ fn every_capture_file_is_recognised_and_extras_parse_cleanly() {
                         d.format.id,
                         d.parsed.diagnostics
                     );
-                    assert!(d.parsed.value.summary().records() > 0, "{}: no records", p.display());
+                    // A table the tool printed empty (only its `#` header: perf report of a
+                    // process that was off-CPU the whole capture, samples/ix_idle_a) has none.
+                    let printed_rows = String::from_utf8_lossy(&data)
+                        .lines()
+                        .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+                    assert!(
+                        d.parsed.value.summary().records() > 0 || !printed_rows,
+                        "{}: no records",
+                        p.display()
+                    );
                 }
             }
             None if allowed_unrecognised(p) => {}

@@ -4,11 +4,12 @@
 The measured part (what ran, figures, foreign activity seen in truth/ps-snapshots.txt) is generated; the judgement
 (title, what the case varies, what a correct analysis concludes, notes) is hand-written in truth/extra.json
 ("title", "varies", "conclusion", "notes")."""
-import collections
 import json
 import os
 import re
 import sys
+
+import truthlib
 
 case = sys.argv[1].rstrip("/")
 name = os.path.basename(case)
@@ -177,34 +178,7 @@ else:
     w("- perf (-F 49, on-CPU): %s mariadbd samples, %s with fsync/fdatasync on the stack." % (t["perf_mariadbd_samples"], t["perf_samples_in_fsync_share"]))
 for n in t.get("notes", []):
     w("- %s" % n)
-w("")
-w("## Foreign activity (truth/ps-snapshots.txt)")
-top = collections.Counter()
-servers = set()
-for line in open(tr + "ps-snapshots.txt"):
-    p = line.split()
-    if len(p) >= 4 and p[0].isdigit() and p[1].isdigit():
-        try:
-            if float(p[2]) >= 5:
-                top[re.sub(r"[-/:].*", "", " ".join(p[3:]))] += 1
-        except ValueError:
-            pass
-    elif len(p) >= 3 and p[1] in ("mariadbd", "mysqld") and "--defaults-file" in line:
-        servers.add(" ".join(p[2:]))
-mine = {str(t["writer"].get("pid")), str(t["writer"].get("mariadbd_pid"))}
-w("- Processes >= 5 %% CPU in the 10 s snapshots (count of snapshots): %s." % ", ".join("`%s` %d" % kv for kv in top.most_common(10)))
-others = sorted(s for s in servers if "iosift_mx" not in s)
-if others:
-    w("- Other helpers' MariaDB servers running during the capture (not this case's): %s." % ", ".join("`%s`" % s for s in others))
-w("- The VM is shared: other agents compile Rust (cargo/rustc/rust-lld, test binaries) and other helpers run MariaDB captures; their "
-  "writes are on vda too (see `diskstats_whole_capture` in truth.json for the device totals).")
-for n in t.get("foreign_notes", []):
-    w("- %s" % n)
-w("")
-w("## What a correct analysis concludes")
-w(t.get("conclusion", ""))
-w("")
-w("Expected (truth.json): fire %s; not fire %s." % (", ".join("`%s`" % x for x in t["expect_fire"]) or "nothing",
-                                                  ", ".join("`%s`" % x for x in t["expect_not_fire"])))
+L += truthlib.readme_tail(t, tr, "The VM is shared: other agents compile Rust (cargo/rustc/rust-lld, test binaries) and other helpers run MariaDB captures; their "
+      "writes are on vda too (see `diskstats_whole_capture` in truth.json for the device totals).")
 open(case + "/README.md", "w").write("\n".join(L) + "\n")
 print("\n".join(L))

@@ -199,7 +199,8 @@ if trace:
                "reasons": dict(reasons), "first_reason": first_reason,
                "dev_w": {str(k): v for k, v in dev_w.items()}, "dev_comm": dict(dev_comm)}, open(summary_path, "w"))
     size = os.path.getsize(trace)
-    if size > 2_500_000:
+    # IX_KEEP_TRACE=1 (tools/ix_truth.py, the issuer matrix): the trace is the issuer's witness and stays
+    if size > 2_500_000 and not os.environ.get("IX_KEEP_TRACE"):
         os.remove(trace)
         trace_note = ("perf-trace.script.txt.gz (%d bytes, collect.sh -T) removed from capture/ for size after deriving "
                       "truth/trace_summary.json from it" % size)

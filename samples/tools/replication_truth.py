@@ -6,7 +6,10 @@ Reads, for the case in CASE_DIR:
   truth/primary_status_{before,after}.txt         the primary's Binlog_commits / Binlog_group_commits deltas
   truth/settings_before.txt, truth/binlog_after.txt  primary and replica binlog positions before / after
   truth/heartbeat.csv                             the independent lag measurement (heartbeat.py)
-  capture/*-slave-status, *-master-status, *-mysqladmin(.gz), iostat-x-t.txt, binlog-*-decoded.txt.gz, timeline.txt
+  truth/primary_positions.txt                     the primary's own SHOW MASTER STATUS every second (when recorded):
+                                                  when the source was at the positions the replica's threads report
+  capture/*-slave-status, *-master-status, *-mysqladmin (.gz or not), iostat-x-t.txt, binlog-*-decoded.txt.gz,
+          timeline.txt
 and writes CASE_DIR/truth.json. EXTRA_JSON holds the hand-entered fields (expectations, configuration notes).
 The status-series slope is the least-squares slope of Seconds_Behind_Master over the readings > 0: MariaDB prints 0
 whenever its SQL thread has caught up with its IO thread, however far the IO thread is behind the source.
@@ -54,7 +57,7 @@ def status_pairs(path):
 series = []
 cur = None
 ts = None
-for line in opener(one("*-slave-status")):
+for line in opener(one("*-slave-status*")):
     line = line.rstrip("\n")
     if line.startswith("TS "):
         ts = float(line.split()[1])
@@ -88,7 +91,7 @@ def rate(key_file, key_pos):
 
 backlog = lambda r: num(r, "Read_Master_Log_Pos") - num(r, "Exec_Master_Log_Pos") if r["Master_Log_File"] == r["Relay_Master_Log_File"] else None
 status = {
-    "file": os.path.basename(one("*-slave-status")),
+    "file": os.path.basename(one("*-slave-status*")),
     "readings": len(series),
     "seconds_behind_first": readings[0][1] if readings else None,
     "seconds_behind_last": readings[-1][1] if readings else None,
@@ -118,10 +121,55 @@ for line in list(open(os.path.join(tru, "heartbeat.csv")))[1:]:
         hb.append((e, lag))
 heartbeat = {
     "valid_readings": len(hb),
+    "first_epoch": round(hb[0][0], 3) if hb else None,
+    "last_epoch": round(hb[-1][0], 3) if hb else None,
     "lag_first_s": round(hb[0][1], 3) if hb else None,
     "lag_last_s": round(hb[-1][1], 3) if hb else None,
     "lag_slope_s_per_s": round(slope([(e - hb[0][0], l) for e, l in hb]) or 0.0, 4) if hb else None,
 }
+
+# ---- the source's positions: how far behind the source the IO thread (Read_Master_Log_Pos) and the SQL thread
+# (Exec_Master_Log_Pos) were at each status reading, from when the primary itself was at those positions
+source_positions = None
+pp = os.path.join(tru, "primary_positions.txt")
+if os.path.exists(pp):
+    at = []
+    for line in open(pp):
+        f = line.split()
+        if len(f) == 3:
+            at.append((float(f[0]), f[1], int(f[2])))
+
+    def source_time(file, pos):
+        """Epoch when the primary's binlog reached FILE:POS (interpolated between its snapshots)."""
+        prev = None
+        for e, f, p in at:
+            if f == file and p >= pos:
+                if prev is None or prev[1] != file or p == prev[2]:
+                    return e
+                return prev[0] + (e - prev[0]) * (pos - prev[2]) / (p - prev[2])
+            prev = (e, f, p)
+        return None
+
+    io, ex = [], []
+    for r in series:
+        if r.get("ts") is None:
+            continue
+        t = source_time(r.get("Master_Log_File"), num(r, "Read_Master_Log_Pos") or 0)
+        if t is not None:
+            io.append((r["ts"], r["ts"] - t))
+        t = source_time(r.get("Relay_Master_Log_File"), num(r, "Exec_Master_Log_Pos") or 0)
+        if t is not None:
+            ex.append((r["ts"], r["ts"] - t))
+
+    def summary(pts):
+        if not pts:
+            return None
+        return {"readings": len(pts), "first_epoch": round(pts[0][0], 3), "last_epoch": round(pts[-1][0], 3),
+                "lag_first_s": round(pts[0][1], 3), "lag_last_s": round(pts[-1][1], 3),
+                "lag_max_s": round(max(l for _, l in pts), 3),
+                "lag_slope_s_per_s": round(slope([(e - pts[0][0], l) for e, l in pts]) or 0.0, 4)}
+
+    source_positions = {"snapshots": len(at), "io_thread_received": summary(io), "sql_thread_executed": summary(ex)}
 
 # ---- the clients (primary) and the primary's counters
 trx = json.load(open(os.path.join(tru, "tiny_trx.json")))
@@ -156,7 +204,7 @@ for line in opener(adm):
     m = re.match(r"\|\s*Binlog_commits\s*\|\s*(\d+)\s*\|", line)
     if m:
         commits.append(int(m.group(1)))
-src = [l.rstrip("\n") for l in opener(one("*-master-status"))]
+src = [l.rstrip("\n") for l in opener(one("*-master-status*"))]
 pos = []
 t = None
 for l in src:
@@ -213,9 +261,10 @@ iostat = {"seconds": len(fs), "vda_f_s_mean": round(sum(fs) / len(fs), 1) if fs 
           "vda_f_s_median": fs[len(fs) // 2] if fs else None}
 
 truth = {"case": name, "load_on_primary": load, "primary": primary, "status_series": status, "heartbeat": heartbeat,
+         "source_positions": source_positions,
          "replica": replica, "replica_binlog_window": binlog, "iostat_during_load": iostat}
 truth.update(extra)
 with open(os.path.join(case_dir, "truth.json"), "w") as f:
     json.dump(truth, f, indent=1)
     f.write("\n")
-print(json.dumps({k: truth[k] for k in ("status_series", "heartbeat", "replica")}, indent=1))
+print(json.dumps({k: truth[k] for k in ("status_series", "heartbeat", "source_positions", "replica")}, indent=1))

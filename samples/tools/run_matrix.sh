@@ -3,6 +3,11 @@
 #
 # Keys (default first):
 #   work=mmap|copy|db        workload: tools/mmap_store (2 threads) | buffered dd copy | MariaDB + tools/tiny_trx.py
+#        |fsync|msync|sfr|odirect|append   the issuer matrix (samples/ix_*, issue 34): tools/periodic_writer MODE with
+#                            mib= and period= (see periodic_writer.c; append = small buffered appends + a file a second)
+#        |sync_other         tools/buffered_appender.py at mib= MiB/s (comm `appender`) + tools/sync_loop.sh: `sync`
+#                            every period= s
+#        |idle               no workload: the collector alone (system-wide, -n iosift_none -P -T)
 #   fs=ext4|xfs              file system holding the workload's file (xfs needs dev=loop)
 #   dev=vda|loop             vda: the root ext4 on /dev/vda (plain disk); loop: a fresh file system on
 #                            `losetup --direct-io=on` over /var/tmp/iosift_mx/loop.img (a file on vda)
@@ -21,16 +26,25 @@
 #   port=3400                db: TCP port of the private MariaDB (127.0.0.1, 3400-3409)
 #   slow=0                   dev=loop: 1 = max_sectors_kb=4 on the loop device (every request 4 KiB: a slow device,
 #                            tens of MB/s, slower than a buffered writer)
+#   mib=64 period=12         issuer matrix: periodic_writer SIZE (MiB per episode; sfr: MiB/s) and PERIOD_S; sync_other:
+#                            the appender's MiB/s and the sync period
+#   threads=4                db: tiny_trx.py --threads;  trace=0: db: 1 = collect.sh -T as well
+#   mntopts=                 dev=loop: mount options of the fresh file system (e.g. commit=15,nodelalloc for ext4)
+#   memcg=0                  copy: if > 0, dd runs in a memory cgroup limited to memcg MiB (cgroup v1
+#                            /sys/fs/cgroup/memory/iosift_ix: this host's cgroup v2 has no memory controller), so that
+#                            reclaim writes its dirty pages; memory.stat before/after in truth/, the cgroup removed on exit
+# The issuer-matrix kinds and idle run the collector as a customer would: `-p PID -P -T` (default -F 99; idle and
+# nosmaps: `-n iosift_none`, i.e. no process selected and perf system-wide).
 # Every changed sysctl is recorded first (truth/sysctl_before.txt) and restored on exit; loop device, mount, servers
 # (by pid) and temporary files are removed on exit.  The tarball is unpacked into CASE_DIR/capture (files > 200 KB
 # gzip'd); the workload's own logs go to CASE_DIR/truth.  Ground truth: tools/matrix_truth.py CASE_DIR.
 set -eu
 CASE=$1; shift
 work=mmap fs=ext4 dev=vda folios=2m load=none expire=3000 dirty_bytes=0 degrade=none secs=120 prerun=0 rate=20
-copy_mb=1500 payload=0 durable=1 window=10 port=3400 slow=0
+copy_mb=1500 payload=0 durable=1 window=10 port=3400 slow=0 mib=64 period=12 threads=4 trace=0 mntopts='' memcg=0
 for kv in "$@"; do
     case $kv in
-    work=*|fs=*|dev=*|folios=*|load=*|expire=*|dirty_bytes=*|degrade=*|secs=*|prerun=*|rate=*|copy_mb=*|payload=*|durable=*|window=*|port=*|slow=*)
+    work=*|fs=*|dev=*|folios=*|load=*|expire=*|dirty_bytes=*|degrade=*|secs=*|prerun=*|rate=*|copy_mb=*|payload=*|durable=*|window=*|port=*|slow=*|mib=*|period=*|threads=*|trace=*|mntopts=*|memcg=*)
         eval "${kv%%=*}=\${kv#*=}" ;;
     *) echo "run_matrix.sh: unknown key $kv" >&2; exit 2 ;;
     esac
@@ -45,7 +59,7 @@ find "$T" -maxdepth 1 -type f ! -name extra.json -delete
 ev() { echo "$1 $(date +%s.%N) $(date -u '+%F %T.%N' | cut -c1-23)" >> "$T/events.txt"; }
 : > "$T/events.txt"
 echo "sh samples/tools/run_matrix.sh samples/$(basename "$CASE") $*" > "$T/command.txt"
-{ for kv in work fs dev folios load expire dirty_bytes degrade secs prerun rate copy_mb payload durable window port slow; do
+{ for kv in work fs dev folios load expire dirty_bytes degrade secs prerun rate copy_mb payload durable window port slow mib period threads trace mntopts memcg; do
     eval "echo $kv=\$$kv"; done; } > "$T/matrix.env"
 
 # ------------------------------------------------------------------ sysctls: record, restore on exit
@@ -66,12 +80,18 @@ cleanup() {
     if [ "$(orig dirty_background_bytes)" != 0 ]; then orig dirty_background_bytes > /proc/sys/vm/dirty_background_bytes
     else orig dirty_background_ratio > /proc/sys/vm/dirty_background_ratio; fi
     for k in $SYS; do echo "vm.$k=$(cat /proc/sys/vm/$k)"; done > "$T/sysctl_after.txt"
-    rm -f "$ROOT/ddirect.dat" "$ROOT/gcache.dat" "$ROOT/copy.dat" "$ROOT/appender.dat" "$ROOT/capture.tar.gz"
+    rm -f "$ROOT/ddirect.dat" "$ROOT/gcache.dat" "$ROOT/copy.dat" "$ROOT/appender.dat" "$ROOT/capture.tar.gz" \
+        "$ROOT/ckpt.dat" "$ROOT/sfr.dat"
+    rm -rf "$ROOT/appenddir"
     if [ -n "$LOOPDEV" ]; then
         umount "$ROOT/mnt" 2>/dev/null; losetup -d "$LOOPDEV" 2>/dev/null; rm -f "$ROOT/loop.img"
         [ -n "${MSK:-}" ] && echo "$MSK_ORIG" > "$MSK"
     fi
     rm -rf "$ROOT/db$port" "$ROOT/nobin"
+    if [ -n "${CG:-}" ] && [ -d "$CG" ]; then
+        cat "$CG/memory.stat" > "$T/memcg_stat_end.txt" 2>/dev/null; cat "$CG/memory.failcnt" >> "$T/memcg_stat_end.txt" 2>/dev/null
+        rmdir "$CG"
+    fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -86,7 +106,8 @@ if [ "$dev" = loop ]; then
     MSK=/sys/block/${LOOPDEV#/dev/}/queue/max_sectors_kb; MSK_ORIG=$(cat "$MSK")
     if [ "$slow" = 1 ]; then echo 4 > "$MSK"; elif [ "$MSK_ORIG" -lt 1280 ]; then echo 1280 > "$MSK"; fi
     echo "max_sectors_kb of ${LOOPDEV#/dev/}: before $MSK_ORIG, during $(cat "$MSK")" >> "$T/losetup-queue.txt"
-    mkdir -p "$ROOT/mnt"; mount "$LOOPDEV" "$ROOT/mnt"
+    mkdir -p "$ROOT/mnt"
+    if [ -n "$mntopts" ]; then mount -o "$mntopts" "$LOOPDEV" "$ROOT/mnt"; else mount "$LOOPDEV" "$ROOT/mnt"; fi
     W=$ROOT/mnt
     filefrag -v "$ROOT/loop.img" > "$T/filefrag-loop.img.txt"
     { losetup -l; echo; cat /sys/block/"${LOOPDEV#/dev/}"/loop/dio 2>/dev/null; } > "$T/losetup.txt"
@@ -160,11 +181,21 @@ db)
     q "SHOW MASTER STATUS" > "$T/binlog_before.txt"
     cp "$CNF" "$T/my.cnf"
     echo "mariadbd_pid $MDPID" >> "$T/events.txt" ;;
+fsync|msync|sfr|odirect|append)
+    cc -O2 -o "$ROOT/periodic_writer" "$HERE/periodic_writer.c"
+    case $work in sfr) F=$W/sfr.dat ;; append) F=$W/appenddir; mkdir -p "$F" ;; *) F=$W/ckpt.dat ;; esac ;;
 copy)
     rm -f "$W/copy.dat"
     # the dd process is started now, blocked on a fifo, so that its pid can be given to collect.sh -p
     rm -f "$ROOT/go.fifo"; mkfifo "$ROOT/go.fifo"
-    sh -c "read x < '$ROOT/go.fifo'; exec dd if=/dev/zero of='$W/copy.dat' bs=10M count=$((copy_mb / 10))" 2> "$T/dd.stderr" &
+    JOIN=:
+    if [ "$memcg" -gt 0 ]; then
+        CG=/sys/fs/cgroup/memory/iosift_ix; mkdir -p "$CG"
+        echo $((memcg * 1048576)) > "$CG/memory.limit_in_bytes"
+        { echo "cgroup v1 memory $CG limit $(cat "$CG/memory.limit_in_bytes")"; cat "$CG/memory.stat"; } > "$T/memcg_stat_start.txt"
+        JOIN="echo \$\$ > $CG/cgroup.procs"
+    fi
+    sh -c "$JOIN; read x < '$ROOT/go.fifo'; exec dd if=/dev/zero of='$W/copy.dat' bs=10M count=$((copy_mb / 10))" 2> "$T/dd.stderr" &
     DDPID=$!
     echo "dd_pid $DDPID" >> "$T/events.txt" ;;
 esac
@@ -196,6 +227,27 @@ mmap)
     if [ "$degrade" = nosmaps ]; then collect -n iosift_none -T; else collect -p "$MP" -S 30 -P -T; fi
     wait "$MP" || true
     { echo "after workload $(date +%s.%N)"; "$ROOT/folio_probe" "$F"; } >> "$T/folios.txt" ;;
+fsync|msync|sfr|odirect|append)
+    "$ROOT/periodic_writer" "$work" "$F" "$mib" "$period" $((secs + prerun + 10)) "$T/periodic_writer.csv" \
+        > "$T/periodic_writer.stdout" 2>&1 &
+    WP=$!; PIDS_TO_STOP="$PIDS_TO_STOP $WP"; ev periodic_writer_start; echo "periodic_writer_pid $WP" >> "$T/events.txt"
+    sleep $((2 + prerun))
+    if [ "$degrade" = nosmaps ]; then collect -n iosift_none -P -T; else collect -p "$WP" -P -T; fi
+    wait "$WP" || true
+    # after the capture: where the file's blocks are (for attributing requests by sector)
+    if [ -d "$F" ]; then filefrag -v "$F"/* > "$T/filefrag-files.txt" 2>&1 || true
+    else filefrag -v "$F" > "$T/filefrag.txt" 2>&1 || true; fi ;;
+sync_other)
+    python3 "$HERE/buffered_appender.py" "$W/appender.dat" "$mib" $((secs + prerun + 10)) "$T/appender.log" appender &
+    AP=$!; PIDS_TO_STOP="$PIDS_TO_STOP $AP"; ev appender_start; echo "appender_pid $AP" >> "$T/events.txt"
+    sh "$HERE/sync_loop.sh" "$period" $((secs + prerun + 10)) "$T/sync_loop.log" &
+    SP=$!; PIDS_TO_STOP="$PIDS_TO_STOP $SP"; ev sync_loop_start; echo "sync_loop_pid $SP" >> "$T/events.txt"
+    sleep $((2 + prerun))
+    if [ "$degrade" = nosmaps ]; then collect -n iosift_none -P -T; else collect -p "$AP,$SP" -P -T; fi
+    wait "$AP" || true; wait "$SP" || true
+    filefrag -v "$W/appender.dat" > "$T/filefrag.txt" 2>&1 || true ;;
+idle)
+    collect -n iosift_none -P -T ;;
 copy)
     PP="-p $DDPID"; [ "$degrade" = nosmaps ] && PP="-n iosift_none"
     # shellcheck disable=SC2086
@@ -214,17 +266,21 @@ copy)
     filefrag -v "$W/copy.dat" > "$T/filefrag.txt" 2>&1 || true ;;
 db)
     PP="-p $MDPID"; [ "$degrade" = nosmaps ] && PP="-n iosift_none"
+    [ "$trace" = 1 ] && PP="$PP -T"
     # shellcheck disable=SC2086
     collect $PP -P -F 49 -M "--defaults-file=$CNF" -W "$window" &
     CP=$!; PIDS_TO_STOP="$PIDS_TO_STOP $CP"
     sleep 5
     ev load_start
-    /usr/bin/python3 "$HERE/tiny_trx.py" --socket "$D/mariadb.sock" --threads 4 --duration $((secs - 15)) --payload "$payload" \
+    /usr/bin/python3 "$HERE/tiny_trx.py" --socket "$D/mariadb.sock" --threads "$threads" --duration $((secs - 15)) --payload "$payload" \
         --out "$T/tiny_trx" > "$T/tiny_trx.stdout" 2>&1
     ev load_end
     wait "$CP" || true
     q "SHOW MASTER STATUS" > "$T/binlog_after.txt"
-    q "SHOW GLOBAL STATUS WHERE Variable_name IN ('Binlog_commits','Binlog_group_commits','Innodb_data_fsyncs','Innodb_os_log_written','Com_commit')" > "$T/status_after.txt" ;;
+    q "SHOW GLOBAL STATUS WHERE Variable_name IN ('Binlog_commits','Binlog_group_commits','Innodb_data_fsyncs','Innodb_os_log_written','Com_commit')" > "$T/status_after.txt"
+    # where the server's files are (binlog, redo log, system and table spaces), for attributing requests by sector
+    filefrag -v "$D"/binlog/mariadb-bin.[0-9]* "$D"/data/ib_logfile0 "$D"/data/ibdata1 "$D"/data/undo* "$D"/data/bench/*.ibd \
+        > "$T/filefrag-files.txt" 2>&1 || true ;;
 esac
 ev workload_done
 # the backing file's extents after the run (the ones the loop device wrote), for attributing vda requests to it
@@ -232,5 +288,5 @@ ev workload_done
 rm -rf "$CASE/capture"; mkdir -p "$CASE/capture"
 tar -C "$CASE/capture" --strip-components=1 -xzf "$ROOT/capture.tar.gz"
 sh "$HERE/gz_big.sh" "$CASE/capture"
-for f in "$T"/mmap_store.stores.csv "$T"/*.log; do [ -f "$f" ] && [ "$(stat -c %s "$f")" -gt 204800 ] && gzip -9f "$f"; done
+for f in "$T"/mmap_store.stores.csv "$T"/periodic_writer.csv "$T"/*.log; do [ -f "$f" ] && [ "$(stat -c %s "$f")" -gt 204800 ] && gzip -9f "$f"; done
 ls -la "$CASE/capture"

@@ -1,7 +1,7 @@
 """truthlib.py - parsing shared by the ground-truth scripts of the MariaDB samples (mariadb_truth.py, matrix_truth.py).
 
 These read the workload-side files of a capture as independent measurements: the mysqladmin counter blocks, the decoded
-binlog window and the perf profile's stacks."""
+binlog window and the perf profile's stacks; and the sample builder's own process snapshots (foreign activity)."""
 import collections
 import gzip
 import re
@@ -83,3 +83,61 @@ def perf_fsync_share(path, comm="mariadbd"):
         else:
             stack.append(line)
     return samples, fs
+
+
+def ps_foreign(path):
+    """truth/ps-snapshots.txt (`ps -eLo pid,tid,pcpu,comm` every 10 s) -> (Counter of commands seen at >= 5 % CPU, by
+    number of snapshots; set of MariaDB/MySQL server command lines seen)."""
+    top, servers = collections.Counter(), set()
+    for line in open(path):
+        p = line.split()
+        if len(p) >= 4 and p[0].isdigit() and p[1].isdigit():
+            try:
+                if float(p[2]) >= 5:
+                    top[re.sub(r"[-/:].*", "", " ".join(p[3:]))] += 1
+            except ValueError:
+                pass
+        elif len(p) >= 3 and p[1] in ("mariadbd", "mysqld") and "--defaults-file" in line:
+            servers.add(" ".join(p[2:]))
+    return top, servers
+
+
+def perf_stack_marks(path, marks):
+    """perf script of the profile -> {comm: Counter(samples=N, MARK=samples with MARK on the stack)} for every comm.
+    A mark is a whole function name: `balance_dirty_pages` does not match `balance_dirty_pages_ratelimited_flags`."""
+    out = collections.defaultdict(collections.Counter)
+    rx = {m: re.compile(r"\s%s\+0x" % re.escape(m)) for m in marks}
+    comm, stack = None, []
+    for line in op(path):
+        if line.startswith("#"):
+            continue
+        if not line.strip():
+            if comm is not None:
+                out[comm]["samples"] += 1
+                for m in marks:
+                    out[comm][m] += any(rx[m].search(s) for s in stack)
+            comm, stack = None, []
+        elif not line.startswith("\t"):
+            m = re.match(r"^\s*(.+?)\s+\d+/\d+\s", line)
+            comm = m.group(1) if m else None
+        else:
+            stack.append(line)
+    return out
+
+
+def readme_tail(t, tr, shared):
+    """The last sections of a case README (matrix_readme.py, ix_readme.py): the foreign activity seen in
+    truth/ps-snapshots.txt (SHARED: the sentence on the VM's other tenants), the hand-written conclusion and the
+    expectations of truth.json."""
+    top, servers = ps_foreign(tr + "ps-snapshots.txt")
+    out = ["", "## Foreign activity (truth/ps-snapshots.txt)",
+           "- Processes >= 5 %% CPU in the 10 s snapshots (count of snapshots): %s." % ", ".join("`%s` %d" % kv for kv in top.most_common(10))]
+    others = sorted(s for s in servers if "iosift_mx" not in s)
+    if others:
+        out.append("- Other helpers' MariaDB servers running during the capture (not this case's): %s." % ", ".join("`%s`" % s for s in others))
+    out.append("- " + shared)
+    out += ["- %s" % n for n in t.get("foreign_notes", [])]
+    out += ["", "## What a correct analysis concludes", t.get("conclusion", ""), "",
+            "Expected (truth.json): fire %s; not fire %s." % (", ".join("`%s`" % x for x in t["expect_fire"]) or "nothing",
+                                                            ", ".join("`%s`" % x for x in t["expect_not_fire"]))]
+    return out

@@ -11,11 +11,16 @@ pub mod buffered;
 pub mod bursts;
 pub mod correlate;
 pub mod device;
+pub mod episodes;
+pub mod harm;
+pub mod lag_witness;
 pub mod period;
 pub mod periodicity;
+pub mod replica_bound;
 pub mod replication;
 pub mod stack;
 pub mod stats;
+pub mod submitters;
 pub mod views;
 pub mod writeback;
 
@@ -41,6 +46,8 @@ pub struct PerfInput<'a> {
 /// The decoded binlog the timeline's commit rate came from.
 #[derive(Debug, Clone, Copy)]
 pub struct BinlogInput<'a> {
+    /// Index of the file in the bundle's order.
+    pub file: usize,
     /// Name within the bundle.
     pub name: &'a str,
     /// Base name (names the local binlog file it was decoded from).
@@ -58,6 +65,15 @@ pub struct StatusInput<'a> {
     pub status: &'a ReplicaStatus,
 }
 
+/// One pt-heartbeat rows file.
+#[derive(Debug, Clone, Copy)]
+pub struct HeartbeatInput<'a> {
+    /// Index of the file in the bundle's order.
+    pub file: usize,
+    /// Its rows.
+    pub heartbeat: &'a iosift_parsers::pt_heartbeat::Heartbeat,
+}
+
 /// The parsed records the analysis reads besides the timeline.
 #[derive(Debug, Clone, Default)]
 pub struct Records<'a> {
@@ -67,6 +83,10 @@ pub struct Records<'a> {
     pub binlog: Option<BinlogInput<'a>>,
     /// Every replica status file, in bundle order.
     pub status: Vec<StatusInput<'a>>,
+    /// perf time -> epoch offset (epoch = perf time + offset), when perf was anchored.
+    pub perf_offset: Option<f64>,
+    /// Every pt-heartbeat rows file, in bundle order.
+    pub heartbeat: Vec<HeartbeatInput<'a>>,
 }
 
 /// Everything the analysis derived, for the rules and the report.
@@ -103,6 +123,37 @@ pub struct Views {
     pub replica_threads: Option<replication::ThreadFsync>,
     /// How late the replica wrote the source's transactions.
     pub event_lag: Option<replication::EventLag>,
+    /// The significant write episodes of every written device, with their measured issuer.
+    pub episodes: Vec<episodes::Episode>,
+    /// The large submitters of the block trace, with the period of their own bursts.
+    pub submitters: Vec<submitters::Submitter>,
+}
+
+/// The replica's connections with their lag witnesses and bound.
+fn replicas(
+    records: &Records<'_>,
+    ctx: &Context,
+    own: Option<u32>,
+    zone: &Zone,
+) -> Vec<replication::ReplicaView> {
+    let mut views = replication::views(&records.status);
+    let threads = replication::thread_fsync(&records.perf, &ctx.thread_map);
+    let stacks = replica_bound::stack_profile(&records.perf);
+    for v in &mut views {
+        v.witnesses = lag_witness::witnesses(
+            v,
+            own,
+            records.binlog.as_ref(),
+            &records.status,
+            &records.heartbeat,
+            zone,
+        );
+        v.bound = replica_bound::bound(v, threads, stacks);
+        v.bound.tid = v.bound.side.and_then(|s| {
+            replication::thread_tid(&ctx.thread_map, if s == replica_bound::Side::Io { "io" } else { "sql" })
+        });
+    }
+    views
 }
 
 impl Views {
@@ -123,16 +174,28 @@ impl Views {
         // Bursts and periods are found second by second: not in the wider rows of a capture
         // of days sampled coarsely (its rules that read them are skipped and say why).
         let one_second = tl.bin() == 1;
-        let periodicity = device.as_ref().filter(|_| one_second).map(|d| {
-            let tunables = writeback::Tunables::for_device(window, &ctx.mounts, &d.name);
-            periodicity::periodicity(tl, &d.writes.name(), &tunables)
-        });
+        // The kernel intervals a period found on the main device is tested against.
+        let tunables = device.as_ref().map(|d| writeback::Tunables::for_device(window, &ctx.mounts, &d.name));
+        let periodicity = device
+            .as_ref()
+            .zip(tunables.as_ref())
+            .filter(|_| one_second)
+            .map(|(d, t)| periodicity::periodicity(tl, &d.writes.name(), t));
         let stacked_periodicity = device
             .as_ref()
             .filter(|_| one_second)
             .filter(|_| !periodicity.as_ref().is_some_and(|p| p.is_writeback(window)))
             .and_then(|d| device::stacked_periodic(tl, ctx, d, window));
         let (flames, fsync_shares) = views::perf_views(&records.perf);
+        let episodes = if one_second { episodes::of_all(tl, threads, window, records) } else { Vec::new() };
+        let perf = episodes::perf_pairs(records);
+        let inp = episodes::Inputs { tl, threads, window, perf: &perf };
+        let submitters = device
+            .as_ref()
+            .zip(tunables.as_ref())
+            .filter(|_| one_second)
+            .map(|(d, t)| submitters::of(&inp, &d.name, t))
+            .unwrap_or_default();
         let own = ctx.variable("server_id").and_then(|s| s.value.trim().parse::<u32>().ok());
         Views {
             correlations: correlate::correlations(tl, write_col.as_deref()),
@@ -142,13 +205,15 @@ impl Views {
             fsync_sample_share: views::fsync_sample_share(&records.perf),
             dirty_throttle_samples: views::dirty_throttle_samples(&records.perf),
             binlog: views::binlog_view(records.binlog.as_ref()),
-            replicas: replication::views(&records.status),
+            replicas: replicas(records, ctx, own, zone),
             replica_threads: replication::thread_fsync(&records.perf, &ctx.thread_map),
             event_lag: replication::event_lag(own, records.binlog.as_ref(), &records.status, zone),
             device,
             window,
             periodicity,
             stacked_periodicity,
+            episodes,
+            submitters,
         }
     }
 }

@@ -138,6 +138,8 @@ pub struct Event {
     pub onset: f64,
     /// Its bytes (above the baseline): heavier episodes weigh more in the choice.
     pub mass: f64,
+    /// How long it lasts, seconds: a beat of a period lasts at most half of it.
+    pub len: f64,
 }
 
 /// A period carried by some (or all) of a train of events.
@@ -329,11 +331,17 @@ fn distinctness(ev: &[Event], members: &[usize]) -> f64 {
 
 /// The chain of events one period `t` apart from `start`: at each step the heaviest event of
 /// the chain's size class ([`SIZE_CLASS`]) within `tol` of the next beat, else of the one
-/// after (up to [`MAX_SKIP`] skipped).
+/// after (up to [`MAX_SKIP`] skipped); an event lasting more than half of `t` is none (a
+/// writer busy most of the period writes steadily, it does not burst on it).
 /// Returns the members and the beats skipped between them.
 fn chain_from(ev: &[Event], start: usize, t: f64, tol: f64) -> (Vec<usize>, usize) {
+    // A burst lasting more than half the period leaves no quiet between beats: no beat.
+    let short = |j: usize| ev[j].len <= t / 2.0;
     let mut members = vec![start];
     let mut skipped = 0;
+    if !short(start) {
+        return (members, skipped);
+    }
     let (mut lo, mut hi) = (ev[start].mass, ev[start].mass);
     loop {
         let last = *members.last().unwrap();
@@ -343,7 +351,7 @@ fn chain_from(ev: &[Event], start: usize, t: f64, tol: f64) -> (Vec<usize>, usiz
             (last + 1..ev.len())
                 .take_while(|&j| ev[j].onset <= beat + tol)
                 .filter(|&j| (ev[j].onset - beat).abs() <= tol)
-                .filter(|&j| lo.min(ev[j].mass) >= SIZE_CLASS * hi.max(ev[j].mass))
+                .filter(|&j| short(j) && lo.min(ev[j].mass) >= SIZE_CLASS * hi.max(ev[j].mass))
                 .max_by(|&a, &b| ev[a].mass.total_cmp(&ev[b].mass))
                 .map(|j| (j, k - 1))
         });
@@ -415,7 +423,7 @@ mod tests {
 
     /// Events at `onsets`, each of `mass`.
     fn events(onsets: &[f64], mass: f64) -> Vec<Event> {
-        onsets.iter().map(|&onset| Event { onset, mass }).collect()
+        onsets.iter().map(|&onset| Event { onset, mass, len: 1.0 }).collect()
     }
 
     fn any(_: &[usize]) -> bool {
@@ -478,7 +486,7 @@ mod tests {
             (90.0, 76.0), (95.0, 49.0), (101.0, 52.0), (115.0, 57.0), (122.0, 82.0), (127.0, 45.0),
             (132.0, 43.0), (137.0, 49.0),
         ];
-        let ev: Vec<Event> = bursts.iter().map(|&(onset, mass)| Event { onset, mass }).collect();
+        let ev: Vec<Event> = bursts.iter().map(|&(onset, mass)| Event { onset, mass, len: 1.0 }).collect();
         let t = train_period(&ev, 140.0, &any).unwrap();
         assert_eq!(t.members.iter().map(|&m| ev[m].onset).collect::<Vec<_>>(), [27.0, 59.0, 90.0, 122.0]);
         assert_eq!(t.period.period_s, 32.0);
@@ -525,5 +533,18 @@ mod tests {
         let acf = autocorrelation(&s, 60);
         let p = acf_period(&acf, 3).unwrap();
         assert!((p.period_s - 15.5).abs() <= 0.3, "{p:?}");
+    }
+
+    /// A burst lasting more than half the period is no beat of it (a copy's writeback passes
+    /// of 1, 17, 1 and 2 s starting 20, 22 and 24 s apart: the long one breaks the chain).
+    #[test]
+    fn a_beat_leaves_quiet_after_it() {
+        let mut ev = events(&[14.0, 34.0, 56.0, 80.0], 90.0);
+        ev[1].len = 17.0;
+        let t = train_period(&ev, 93.0, &any);
+        assert!(t.as_ref().is_none_or(|t| t.members.len() < 4), "{t:?}");
+        ev[1].len = 11.0;
+        let t = train_period(&ev, 93.0, &any).unwrap();
+        assert_eq!((t.members.len(), t.period.period_s), (4, 22.0));
     }
 }

@@ -272,7 +272,7 @@ fn train(
                         .unwrap_or(b.start)
                 }
             };
-            Event { onset: at as f64, mass }
+            Event { onset: at as f64, mass, len: (b.end + 1 - at) as f64 }
         })
         .collect();
     // Two bursts stand out as a period only when they are alike and the only such pair.

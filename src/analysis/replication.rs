@@ -1,7 +1,9 @@
 //! A replica's own view of its replication, from the `SHOW SLAVE STATUS`
 //! series (`mysql_replica_status`) on the replica's clock: the lag, how fast
 //! the IO thread receives and the SQL thread executes the source's binlog,
-//! the relay log backlog, and which thread the perf samples catch in fsync.
+//! the relay log backlog, what the threads' states say they wait on, and which
+//! thread the perf samples catch in fsync. The lag's other witnesses are in
+//! [`super::lag_witness`], the side that bounds it in [`super::replica_bound`].
 
 use super::{BinlogInput, PerfInput, StatusInput};
 use crate::clock::Zone;
@@ -13,7 +15,7 @@ use std::collections::BTreeMap;
 pub const NEAR_BYTES: u64 = 4096;
 
 /// One connection's series.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ReplicaView {
     /// Index of the status file (in the bundle's file order).
     pub file: usize,
@@ -42,6 +44,55 @@ pub struct ReplicaView {
     pub source: Option<String>,
     /// `Master_Server_Id`.
     pub source_server_id: Option<u64>,
+    /// Every `Seconds_Behind_Master` reading as printed: (epoch, seconds, input line).
+    pub sbm_raw: Vec<(f64, f64, usize)>,
+    /// What the threads' states say, over the readings.
+    pub states: StateShares,
+    /// The lag from every witness of the capture (filled by [`super::Views::compute`]).
+    pub witnesses: super::lag_witness::Witnesses,
+    /// The side that bounds it (filled by [`super::Views::compute`]).
+    pub bound: super::replica_bound::BoundView,
+}
+
+/// Shares of the readings whose thread states say where the threads wait (`None` without states).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StateShares {
+    /// Readings with a `Slave_IO_State`.
+    pub io_readings: usize,
+    /// `Slave_IO_State: Waiting for master to send event` (MySQL 8: `source`): the IO thread waits on the
+    /// source or the link.
+    pub io_waiting: Option<f64>,
+    /// `Queueing master event to the relay log`: the IO thread writes what it received.
+    pub io_queueing: Option<f64>,
+    /// Readings with a `Slave_SQL_Running_State`.
+    pub sql_readings: usize,
+    /// `Slave has read all relay log; waiting for more updates`: the SQL thread idles.
+    pub sql_idle: Option<f64>,
+    /// `Update_rows_log_event::find_row()` and the like (MariaDB): the SQL thread looks rows up.
+    pub sql_find_row: Option<f64>,
+}
+
+impl StateShares {
+    /// The shares over a connection's readings.
+    pub fn of(rows: &[&Connection]) -> StateShares {
+        let io: Vec<&str> = rows.iter().filter_map(|c| c.io_state.as_deref()).collect();
+        let sql: Vec<&str> = rows.iter().filter_map(|c| c.sql_state.as_deref()).collect();
+        let share = |v: &[&str], f: &dyn Fn(&str) -> bool| {
+            (!v.is_empty()).then(|| v.iter().filter(|s| f(s)).count() as f64 / v.len() as f64)
+        };
+        StateShares {
+            io_readings: io.len(),
+            // `Waiting for master to send event` / `Waiting for source to send event`
+            io_waiting: share(&io, &|s| s.starts_with("Waiting for") && s.ends_with("to send event")),
+            // `Queueing master event to the relay log` / `Queueing source event to the relay log`
+            io_queueing: share(&io, &|s| s.starts_with("Queueing")),
+            sql_readings: sql.len(),
+            // `Slave has read all relay log; waiting for more updates` / `Replica has read all relay log; ...`
+            sql_idle: share(&sql, &|s| s.contains("read all relay log")),
+            // `Update_rows_log_event::find_row()`, `Delete_rows_log_event::find_row()`
+            sql_find_row: share(&sql, &|s| s.contains("find_row")),
+        }
+    }
 }
 
 impl ReplicaView {
@@ -135,6 +186,13 @@ fn view(file: usize, s: &ReplicaStatus, name: &str) -> ReplicaView {
             Some(c.source_port.map_or(h.to_string(), |p| format!("{h}:{p}")))
         }),
         source_server_id: last.and_then(|c| c.source_server_id),
+        sbm_raw: with_lag
+            .iter()
+            .filter_map(|c| Some((c.ts?.epoch, c.seconds_behind? as f64, c.line)))
+            .collect(),
+        states: StateShares::of(&rows),
+        witnesses: Default::default(),
+        bound: Default::default(),
     }
 }
 
@@ -161,6 +219,34 @@ pub struct ThreadFsync {
     pub sql_samples: u64,
     /// SQL/applier samples in fsync paths.
     pub sql_fsync: u64,
+    /// The samples one thread on a CPU all the time would have: frequency x sampled seconds, when the perf
+    /// header gives the frequency (`{ sample_period, sample_freq } = 49` with `freq = 1`, or `-F 49`).
+    pub full_cpu_samples: Option<f64>,
+}
+
+impl ThreadFsync {
+    /// Share of the time the SQL thread was on a CPU (its samples over [`ThreadFsync::full_cpu_samples`]).
+    pub fn sql_on_cpu(&self) -> Option<f64> {
+        self.full_cpu_samples.filter(|&f| f > 0.0).map(|f| (self.sql_samples as f64 / f).min(1.0))
+    }
+}
+
+/// The sampling frequency of a perf script from its header: the event line's
+/// `{ sample_period, sample_freq } = 49` (with `freq = 1`), else `-F 49` / `--freq=49` of the command line.
+pub fn perf_hz(p: &iosift_parsers::perf_script::PerfScript) -> Option<f64> {
+    let from_event = p.header.events.iter().find_map(|e| {
+        let rest = e.split_once("sample_freq } = ")?.1;
+        e.contains("freq = 1").then_some(())?;
+        rest.split(|c: char| !c.is_ascii_digit()).next()?.parse::<f64>().ok()
+    });
+    let from_cmd = || {
+        let words: Vec<&str> = p.header.cmdline.as_deref()?.split_whitespace().collect();
+        words.iter().enumerate().find_map(|(i, w)| match *w {
+            "-F" | "--freq" => words.get(i + 1)?.parse::<f64>().ok(),
+            w => w.strip_prefix("--freq=")?.parse::<f64>().ok(),
+        })
+    };
+    from_event.or_else(from_cmd).filter(|&hz| hz > 0.0 && hz <= 100_000.0)
 }
 
 /// Which replication thread a performance_schema thread name is.
@@ -173,12 +259,21 @@ pub fn role(name: &str) -> Option<&'static str> {
     }
 }
 
+/// The OS thread id of the first replication thread of `r` (`io` / `sql`) in the thread map.
+pub fn thread_tid(thread_map: &BTreeMap<u32, String>, r: &str) -> Option<u32> {
+    thread_map.iter().find(|(_, n)| role(n) == Some(r)).map(|(t, _)| *t)
+}
+
 /// Per-thread fsync evidence of the replication threads, when perf and the thread map
 /// (OS thread id -> performance_schema name) are in the capture.
 pub fn thread_fsync(perf: &[PerfInput<'_>], thread_map: &BTreeMap<u32, String>) -> Option<ThreadFsync> {
     let mut out = ThreadFsync::default();
     let mut any = false;
+    let mut full = 0.0;
     for f in perf {
+        if let (Some(hz), Some(a), Some(b)) = (perf_hz(f.script), f.script.first_ts, f.script.last_ts) {
+            full += hz * (b - a).max(0.0);
+        }
         for t in &f.script.threads {
             let Some(r) = t.tid.and_then(|tid| thread_map.get(&tid)).and_then(|n| role(n)) else {
                 continue;
@@ -193,6 +288,7 @@ pub fn thread_fsync(perf: &[PerfInput<'_>], thread_map: &BTreeMap<u32, String>) 
             }
         }
     }
+    out.full_cpu_samples = (full > 0.0).then_some(full);
     any.then_some(out)
 }
 
@@ -209,15 +305,27 @@ pub struct EventLag {
     pub max_s: f64,
 }
 
-/// [`EventLag`] of the chosen binlog, when it is this server's (`server_id` = `own`) binlog with
-/// replicated events and the capture has the server's `SHOW MASTER STATUS` series over the same file.
-/// Header times without `SET TIMESTAMP` are local times of `zone`.
-pub fn event_lag(
+/// One replicated transaction of the replica's binlog, timed on both clocks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedEvent {
+    /// When the replica wrote it (epoch, interpolated in its `SHOW MASTER STATUS` series).
+    pub written: f64,
+    /// When the source committed it: `SET TIMESTAMP`, or the event header's time (whole seconds).
+    pub source: f64,
+    /// 1-based line of its first event in the decoded binlog.
+    pub line: u32,
+}
+
+/// The replicated transactions of the chosen binlog, when it is this server's (`server_id` = `own`)
+/// binlog and the capture has the server's `SHOW MASTER STATUS` series over the same file: those of
+/// `source` (a server id), or of any other server. Header times without `SET TIMESTAMP` are local times of `zone`.
+pub fn timed_events(
     own: Option<u32>,
+    source: Option<u64>,
     binlog: Option<&BinlogInput<'_>>,
     status: &[StatusInput<'_>],
     zone: &Zone,
-) -> Option<EventLag> {
+) -> Option<Vec<TimedEvent>> {
     let own = own?;
     let bl = binlog?;
     let (b, base) = (bl.binlog, bl.base);
@@ -231,12 +339,12 @@ pub fn event_lag(
     if series.len() < 2 {
         return None;
     }
-    let mut lags: Vec<f64> = Vec::new();
+    let mut out = Vec::new();
     for t in &b.transactions {
         // `SET TIMESTAMP` when there is one, else the header's time in the capture's zone.
         let src = t.epoch.map(|e| e as f64).or_else(|| t.local.map(|n| zone.local_to_epoch(n)));
         let (Some(id), Some(src)) = (t.server_id, src) else { continue };
-        if id == own {
+        if id == own || source.is_some_and(|s| s != u64::from(id)) {
             continue;
         }
         // The first snapshot at or past the event's end: it was written between that one and the one before.
@@ -245,11 +353,20 @@ pub fn event_lag(
         };
         let ((t0, p0), (t1, p1)) = (series[k - 1], series[k]);
         let frac = if p1 > p0 { (t.end_pos.saturating_sub(p0)) as f64 / (p1 - p0) as f64 } else { 1.0 };
-        lags.push(t0 + frac * (t1 - t0) - src);
+        out.push(TimedEvent { written: t0 + frac * (t1 - t0), source: src, line: t.start_line });
     }
-    if lags.is_empty() {
-        return None;
-    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// [`EventLag`] of the chosen binlog's replicated transactions ([`timed_events`] of any other server).
+pub fn event_lag(
+    own: Option<u32>,
+    binlog: Option<&BinlogInput<'_>>,
+    status: &[StatusInput<'_>],
+    zone: &Zone,
+) -> Option<EventLag> {
+    let mut lags: Vec<f64> =
+        timed_events(own, None, binlog, status, zone)?.iter().map(|e| e.written - e.source).collect();
     lags.sort_by(f64::total_cmp);
     Some(EventLag {
         transactions: lags.len(),

@@ -1342,13 +1342,13 @@ pub fn periodogram(report: &Report) -> Option<Spec> {
 }
 
 /// A replica's lag (its own `SHOW SLAVE STATUS` series) over the source-binlog bytes its IO thread
-/// received and its SQL thread executed per second, titled with the thread that bounds it.
+/// received and its SQL thread executed per second, titled with the thread a verdict measured
+/// as bounding it.
 pub fn replication(report: &Report) -> Option<Spec> {
     let t = &report.timeline;
     let lag = column(t, &Col::Repl(None, ReplMetric::SecondsBehindS))?;
-    let finding = report.doc.findings.iter().find(|f| f.rule == "replication_lag");
-    let bound = finding.and_then(|f| f.metrics.get("bound_by")).and_then(|v| v.as_str());
-    let growth = finding.and_then(|f| f.metrics.get("lag_growth_s_per_s")).and_then(|v| v.as_f64());
+    // The thread a verdict measured as bounding the lag (a finding's typed actors).
+    let bound = report.doc.findings.iter().flat_map(|f| &f.actors.bound).find(|a| a.measured);
     let mut panels = vec![TimePanel {
         y_desc: "seconds behind".into(),
         lines: vec![line(t, lag, "Seconds_Behind_Master", 1.0, ALERT, 2)],
@@ -1367,14 +1367,9 @@ pub fn replication(report: &Report) -> Option<Spec> {
     if !rates.is_empty() {
         panels.push(TimePanel { y_desc: "KiB/s".into(), lines: rates, ..Default::default() });
     }
-    let title = match (bound, growth) {
-        (Some("io_thread"), Some(g)) => {
-            format!("Replication: lag grows {g:.2} s per s, bound by the IO thread")
-        }
-        (Some("sql_thread"), Some(g)) => {
-            format!("Replication: lag grows {g:.2} s per s, bound by the SQL thread")
-        }
-        _ => "Replication: lag, received and executed bytes per second".into(),
+    let title = match bound.and_then(|a| a.comm.as_deref()) {
+        Some(who) => format!("Replication: lag, received and executed bytes per second; bound by {who}"),
+        None => "Replication: lag, received and executed bytes per second".into(),
     };
     let h = if panels.len() == 2 { 480 } else { HEIGHT };
     Some(Spec {

@@ -118,13 +118,14 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
                     "times below are shown in " (report.display.label) " (--display-tz utc|host|ZONE)"
                 }
                 nav {
-                    a href="#verdict" { "What happened" } a href="#system" { "System" } a href="#evidence" { "Evidence" }
+                    a href="#verdict" { "What happened" } a href="#episodes" { "Episodes" } a href="#system" { "System" } a href="#evidence" { "Evidence" }
                     a href="#checked" { "Checked" } a href="#timeline" { "Timeline" }
                     a href="#sources" { "Write sources" } a href="#periodicity" { "Periodicity" }
                     a href="#correlation" { "Correlation" } a href="#perf" { "perf" } a href="#binlog" { "Binlog" }
                     a href="#state" { "State" } a href="#inventory" { "Inventory" }
                 }
                 (super::story::verdict(report, charts))
+                (super::episodes::section(report))
                 (super::story::system_box(&report.system))
                 (evidence(report))
                 (checked(report))

@@ -17,6 +17,7 @@
 
 mod batch;
 pub mod charts;
+mod episodes;
 pub mod flame;
 mod fmt;
 mod hidpi;

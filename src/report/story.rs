@@ -1,15 +1,16 @@
 //! The top of the page: per finding, in plain words, what happened, when
 //! (host local time and UTC), who wrote and who issued the I/O, how sure the
 //! rule is and what to change, with the finding's key chart beside it; then
-//! the system box. Every finding is rendered the same generic way (a new rule
-//! id needs nothing here); only the choice of its key chart looks at the words
-//! of the rule id and falls back to the device writes.
+//! the system box. Every finding is rendered the same generic way: the Who
+//! rows from its verdict's typed actors, the title and key chart from its
+//! rule's declaration (a new rule needs nothing here).
 
 use super::charts::Chart;
-use super::fmt::{bytes_h, full};
+use super::fmt::full;
 use super::html::{ranked, sev_word};
 use crate::model::{Finding, Report};
 use crate::system::{Fact, SystemBox};
+use crate::verdict::Actor;
 use maud::{Markup, html};
 
 /// Name prefixes of physical disks (always listed in the system box).
@@ -63,24 +64,12 @@ fn epoch(rfc3339: &str) -> Option<i64> {
     chrono::DateTime::parse_from_rfc3339(rfc3339).ok().map(|d| d.timestamp())
 }
 
-/// The chart that shows a finding best: chosen by the words of its rule id, else
-/// the device writes, else the first time chart.
+/// The chart that shows a finding best: the first of its rule's declared key charts
+/// ([`crate::verdict::RuleSpec`]) the report drew, else the device writes, else the first
+/// time chart.
 pub fn key_chart<'a>(f: &Finding, charts: &'a [Chart]) -> Option<&'a Chart> {
     let by = |n: &str| charts.iter().find(|c| c.name == n && c.time.is_some());
-    let r = f.rule;
-    let wanted: &[&str] = if r.contains("replication") || r.contains("replica") {
-        &["replication"]
-    } else if r.contains("fsync") || r.contains("commit") || r.contains("transaction") {
-        &["mysql-status", "binlog-rate", "latency-queue"]
-    } else if r.contains("saturation") || r.contains("latency") || r.contains("queue") {
-        &["latency-queue"]
-    } else if r.contains("dirty") || r.contains("throttle") || r.contains("buffered") {
-        &["dirty-writeback", "write-sources"]
-    } else if r.contains("cpu") {
-        &["cpu-usage"]
-    } else {
-        &[]
-    };
+    let wanted = crate::rules::spec(f.rule).map_or(&[][..], |s| s.key_charts);
     wanted
         .iter()
         .find_map(|n| by(n))
@@ -88,60 +77,53 @@ pub fn key_chart<'a>(f: &Finding, charts: &'a [Chart]) -> Option<&'a Chart> {
         .or_else(|| charts.iter().find(|c| c.time.is_some()))
 }
 
-/// Who dirtied the pages (pidstat's attribution).
-fn who_wrote(report: &Report) -> String {
-    let ws = &report.write_sources;
-    let total: f64 = ws.iter().map(|w| w.total_bytes).filter(|v| v.is_finite()).sum();
-    let Some(top) = ws.iter().max_by(|a, b| a.total_bytes.total_cmp(&b.total_bytes)) else {
-        return "not in the capture (no per-thread write data, pidstat -d)".into();
+/// One actor in words: `mstore-0 [4242], 97 % (pidstat -d)`, or its "not measured" note.
+fn actor(a: &Actor) -> String {
+    let mut s = match &a.comm {
+        Some(c) => c.clone(),
+        None if !a.measured => return a.note.clone().unwrap_or_else(|| "not measured".into()),
+        None => String::new(),
     };
-    if total <= 0.0 {
-        return "no thread was charged with writes (pidstat -d)".into();
+    if let Some(t) = a.tid {
+        s.push_str(&format!(" [{t}]"));
     }
-    let who = if top.category == "other" {
-        "threads outside iosift's categories".to_string()
-    } else {
-        format!("{} threads", top.category)
-    };
-    let mut s = format!(
-        "{who}: {:.0} % of the {} charged by pidstat -d",
-        100.0 * top.total_bytes / total,
-        bytes_h(total)
-    );
-    if let Some((name, tid, b)) = top.top_threads.first() {
-        s.push_str(&format!("; most by {name} [{tid}] ({})", bytes_h(*b)));
+    if let Some(x) = a.share.filter(|x| *x < 0.995) {
+        s.push_str(&format!(", {:.0} %", 100.0 * x));
+    }
+    if !a.source.is_empty() {
+        s.push_str(&format!(" ({})", a.source));
+    }
+    if let Some(n) = &a.note {
+        s.push_str(if s.is_empty() { "" } else { "; " });
+        s.push_str(n);
     }
     s
 }
 
-/// Who issued the writes or waited on them: text metrics of the finding that name a
-/// thread, else the threads perf saw in fsync.
-fn who_issued(f: &Finding, report: &Report) -> String {
-    let named: Vec<String> = f
-        .metrics
+/// Who dirtied or submitted the data: the verdict's writers.
+fn who_wrote(f: &Finding) -> String {
+    if f.actors.writers.is_empty() {
+        return "not part of this finding".into();
+    }
+    f.actors.writers.iter().map(actor).collect::<Vec<_>>().join("; ")
+}
+
+/// Who issued the block writes and why, and the thread that bounds: the verdict's issuers and bound.
+fn who_issued(f: &Finding) -> String {
+    let mut out: Vec<String> = f
+        .actors
+        .issuers
         .iter()
-        .filter(|(k, v)| {
-            v.is_string()
-                && (k.split('_').any(|w| ["thread", "issuer", "writer", "process", "comm"].contains(&w))
-                    || **k == "bound_by")
+        .map(|a| match a.issuer_class() {
+            Some(c) if a.measured => format!("{}: {}", c.words(), actor(a)),
+            _ => actor(a),
         })
-        .map(|(k, v)| format!("{}: {}", words(k), v.as_str().unwrap_or_default()))
         .collect();
-    if !named.is_empty() {
-        return named.join("; ");
+    out.extend(f.actors.bound.iter().map(|a| format!("bound by {}", actor(a))));
+    if out.is_empty() {
+        return "not part of this finding".into();
     }
-    let total: u64 = report.fsync_shares.iter().map(|s| s.fsync_samples).sum();
-    match report.fsync_shares.iter().filter(|s| s.fsync_samples > 0).max_by_key(|s| s.fsync_samples) {
-        Some(top) if total > 0 => format!(
-            "in fsync (perf): {}{} with {:.0} % of the fsync samples",
-            top.comm,
-            top.tid.map(|t| format!(" [{t}]")).unwrap_or_default(),
-            100.0 * top.fsync_samples as f64 / total as f64
-        ),
-        _ => {
-            "not determined: the capture has no perf samples in fsync and the finding names no thread".into()
-        }
-    }
+    out.join("; ")
 }
 
 /// The window in host local time and UTC, with its length.
@@ -206,12 +188,12 @@ fn story(f: &Finding, report: &Report, charts: &[Chart], i: usize) -> Markup {
     html! {
         div class={ "finding story " (sev) } {
             div {
-                h3 { span class={ "sev " (sev) } { (sev) } " " (title_of(f.rule)) " " span.rid { (f.rule) } }
+                h3 { span class={ "sev " (sev) } { (sev) } " " (crate::rules::spec(f.rule).map_or_else(|| title_of(f.rule), |s| s.title.to_string())) " " span.rid { (f.rule) } }
                 p.summary { (f.summary) }
                 dl {
                     dt { "When" } dd { (when(f, report)) }
-                    dt { "Who wrote" } dd { (who_wrote(report)) }
-                    dt { "Who issued" } dd { (who_issued(f, report)) }
+                    dt { "Who wrote" } dd { (who_wrote(f)) }
+                    dt { "Who issued" } dd { (who_issued(f)) }
                     dt { "How sure" } dd { (sure(f.confidence)) }
                     dt { "What to change" } dd {
                         @if f.remedies.is_empty() { "the rule suggests no change" } @else {

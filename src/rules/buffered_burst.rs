@@ -25,6 +25,13 @@ use std::collections::BTreeMap;
 /// Rule id.
 pub const ID: &str = "buffered_write_burst";
 
+/// The rule's declaration to the report: title and key charts.
+pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+    id: ID,
+    title: "Buffered write burst",
+    key_charts: &["dirty-writeback", "write-sources"],
+};
+
 /// The page cache must have held at least this share of the write at once: most of it.
 /// When writeback keeps pace with a writer (or the dirty limit holds it), the dirty pool
 /// stays at a threshold whatever the volume, and the share held falls with the volume.
@@ -393,7 +400,16 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             "Lower vm.dirty_background_bytes so background writeback starts early instead of a burst when the data ages out.".into(),
             "Measure the copy's speed including its flush (time ... && sync), not from the writer's own report.".into(),
         ],
-        actors: Default::default(),
+        actors: crate::verdict::Actors {
+            writers: vec![crate::verdict::Actor::measured(
+                crate::verdict::Role::Writer,
+                i.writer.comm,
+                Some(i.writer.tid),
+                None,
+                "pidstat -d",
+            )],
+            ..Default::default()
+        },
     }))
 }
 

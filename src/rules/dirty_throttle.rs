@@ -28,6 +28,13 @@ use std::collections::BTreeMap;
 /// Rule id.
 pub const ID: &str = "buffered_writer_dirty_throttle";
 
+/// The rule's declaration to the report: title and key charts.
+pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+    id: ID,
+    title: "Buffered writer held at the dirty limit",
+    key_charts: &["dirty-writeback", "write-sources"],
+};
+
 /// Dirty + Writeback must be at or above the freerun ceiling in at least this share of the
 /// writer's seconds: most of them (the kernel pauses a dirtier only there).
 pub const MIN_ABOVE_SHARE: f64 = 0.5;
@@ -328,7 +335,26 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             "The copy is bound by the device: a faster device (or fewer other writers on it) speeds it up; larger dirty limits only delay the same writes.".into(),
             "If the writer must not stall other dirtiers, write it with O_DIRECT or sync it in steps, so it does not fill the shared dirty pool.".into(),
         ],
-        actors: Default::default(),
+        // The writer is its own issuer: held at the ceiling, it writes at the device's pace
+        // (the gate and the rates above are the witnesses).
+        actors: crate::verdict::Actors {
+            writers: vec![crate::verdict::Actor::measured(
+                crate::verdict::Role::Writer,
+                i.writer.comm,
+                Some(i.writer.tid),
+                None,
+                "pidstat -d",
+            )],
+            issuers: vec![crate::verdict::Actor::measured(
+                crate::verdict::Role::Issuer(crate::verdict::IssuerClass::WriterThrottled),
+                i.writer.comm,
+                Some(i.writer.tid),
+                None,
+                "meminfo",
+            )
+            .with_note("Dirty + Writeback held at the freerun ceiling while it wrote at the device's pace")],
+            bound: vec![],
+        },
     }))
 }
 

@@ -16,6 +16,13 @@ use crate::table::columns::{BinlogMetric, Col, DevMetric, DsMetric, MysqlCounter
 /// Rule id.
 pub const ID: &str = "fsync_bound_small_transactions";
 
+/// The rule's declaration to the report: title and key charts.
+pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+    id: ID,
+    title: "Commits bound by fsync of small transactions",
+    key_charts: &["mysql-status", "binlog-rate", "latency-queue"],
+};
+
 /// A second with at least this many commits is in the load window.
 pub const ACTIVE_TRX_S: f64 = 10.0;
 /// The load window must have at least this many seconds.

@@ -10,7 +10,7 @@ use crate::analysis::device::MainDevice;
 use crate::analysis::periodicity::PeriodicityView;
 use crate::analysis::replication::{EventLag, ReplicaView, ThreadFsync};
 use crate::analysis::writeback::WritebackWindow;
-use crate::analysis::{BinlogInput, PerfInput, Records, StatusInput, Views};
+use crate::analysis::{BinlogInput, HeartbeatInput, PerfInput, Records, StatusInput, Views};
 use crate::model::Evidence;
 use crate::pipeline::{Context, LineIndex, ParsedFile, Pipeline, Sourced, ThreadTotal};
 use crate::table::Timeline;
@@ -83,7 +83,7 @@ impl fmt::Display for Missing {
 /// The typed records of a pipeline the analysis reads (perf scripts, the chosen binlog,
 /// replica status series), through the source adapters.
 pub fn records(p: &Pipeline) -> Records<'_> {
-    let mut r = Records::default();
+    let mut r = Records { perf_offset: p.perf_offset.map(|o| o.0), ..Records::default() };
     for (i, f) in p.files.iter().enumerate() {
         if let Some(script) = crate::source::perf(f) {
             r.perf.push(PerfInput { name: &f.name, base: &f.base, script });
@@ -91,10 +91,13 @@ pub fn records(p: &Pipeline) -> Records<'_> {
         if let Some(status) = crate::source::replica_status(f) {
             r.status.push(StatusInput { file: i, status });
         }
+        if let Some(heartbeat) = crate::source::heartbeat(f) {
+            r.heartbeat.push(HeartbeatInput { file: i, heartbeat });
+        }
     }
     r.binlog = p.binlog.and_then(|i| {
         let f = &p.files[i];
-        crate::source::binlog(f).map(|binlog| BinlogInput { name: &f.name, base: &f.base, binlog })
+        crate::source::binlog(f).map(|binlog| BinlogInput { file: i, name: &f.name, base: &f.base, binlog })
     });
     r
 }
@@ -335,6 +338,16 @@ impl<'a> Available<'a> {
         ))
     }
 
+    /// perf samples in fsync per thread.
+    pub fn fsync_shares(&self) -> &'a [crate::analysis::views::FsyncShare] {
+        &self.views.fsync_shares
+    }
+
+    /// The write episodes of every written device, with their measured issuers.
+    pub fn episodes(&self) -> &'a [crate::analysis::episodes::Episode] {
+        &self.views.episodes
+    }
+
     /// The writeback tunables.
     pub fn window(&self) -> WritebackWindow {
         self.views.window
@@ -403,6 +416,20 @@ impl<'a> Available<'a> {
     /// Input file `i` (bundle order).
     pub fn file(&self, i: usize) -> Option<&'a ParsedFile> {
         self.cells.file(i)
+    }
+
+    /// The name of the perf script holding block tracepoints (the trace of collect.sh -T).
+    pub fn trace_file(&self) -> Option<&'a str> {
+        self.cells
+            .files
+            .iter()
+            .find(|f| crate::source::perf(f).is_some_and(|p| !p.tracepoints.is_empty()))
+            .map(|f| f.name.as_str())
+    }
+
+    /// The large submitters of the block trace, with the period of their own bursts.
+    pub fn submitters(&self) -> &'a [crate::analysis::submitters::Submitter] {
+        &self.views.submitters
     }
 }
 

@@ -22,12 +22,18 @@ use std::collections::BTreeMap;
 /// Rule id.
 pub const ID: &str = "mmap_large_folio_writeback";
 
+/// The rule's declaration to the report: title and key charts.
+pub const SPEC: crate::verdict::RuleSpec =
+    crate::verdict::RuleSpec { id: ID, title: "Large-folio writeback of an mmap'd file", key_charts: &[] };
+
 /// Fewer bursts than this are not a repeated writeback.
 pub const MIN_BURSTS: usize = 2;
 /// System-wide folio counters count only with this many bursts ...
 pub const PERIODIC_BURSTS: usize = 3;
-/// ... and a period of this confidence.
+/// ... and a period of this confidence, carried by bursts holding this share of the bursts' bytes.
 pub const PERIODIC_CONFIDENCE: f64 = 0.5;
+/// See [`PERIODIC_CONFIDENCE`].
+pub const PERIODIC_SHARE: f64 = 0.5;
 /// Write requests in the bursts at least this large (bytes) are whole folios.
 pub const BIG_REQUEST_BYTES: f64 = 128.0 * 1024.0;
 
@@ -176,7 +182,12 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     // (meminfo FilePmdMapped, thp_file_mapped) also count other processes'
     // mappings (binaries, libraries), so alone they need periodic bursts at the
     // writeback window too (expiry-driven writeback is what dirty mmap pages get).
-    let periodic = view.bursts.len() >= PERIODIC_BURSTS
+    // The periodic bursts must also carry most of the bytes: a period of a few bursts among a
+    // copy's larger writeback is not what a mapped file's expiry writes.
+    let periodic_bytes: f64 = view.periodic_bursts().iter().map(|b| b.total).sum();
+    let all_bytes: f64 = view.bursts.iter().map(|b| b.total).sum();
+    let periodic = view.periodic_bursts().len() >= PERIODIC_BURSTS
+        && periodic_bytes >= PERIODIC_SHARE * all_bytes
         && view.confidence.unwrap_or(0.0) >= PERIODIC_CONFIDENCE
         && view.period_s.is_some_and(|p| i.window.matches(p));
     let folio = match (file_map, smaps_pmd) {

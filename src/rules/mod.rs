@@ -13,6 +13,7 @@
 //! (`rule!(file, one_second)` when the rule reads second-by-second shapes: bursts, flush
 //! lags, holds; it is then skipped on a timeline of wider rows, where a row is a mean).
 
+pub mod actors;
 pub mod buffered_burst;
 pub mod dirty_throttle;
 pub mod evidence;
@@ -83,13 +84,40 @@ pub const RULES: [(&str, Eval); 8] = [
     rule!(dirty_throttle, one_second),
 ];
 
+/// Every rule's declaration to the report, in [`RULES`] order.
+pub const SPECS: [crate::verdict::RuleSpec; 8] = [
+    periodic::SPEC,
+    mmap::SPEC,
+    ext4::SPEC,
+    fsync::SPEC,
+    saturation::SPEC,
+    replication::SPEC,
+    buffered_burst::SPEC,
+    dirty_throttle::SPEC,
+];
+
+/// The declaration of rule `id`.
+pub fn spec(id: &str) -> Option<crate::verdict::RuleSpec> {
+    SPECS.iter().find(|s| s.id == id).copied()
+}
+
 /// Runs every rule: the findings, and the rules that passed or were skipped.
 pub fn evaluate(a: &Available<'_>) -> (Vec<Finding>, Vec<Checked>) {
     let mut findings = Vec::new();
     let mut checked = Vec::new();
     for (id, rule) in RULES {
         match rule(a) {
-            Outcome::Fire(x) => findings.push(*x),
+            Outcome::Fire(mut x) => {
+                // What the rule did not name comes from the episodes of its window.
+                let found = actors::of_window(a, &x);
+                if x.actors.writers.is_empty() {
+                    x.actors.writers = found.writers;
+                }
+                if x.actors.issuers.is_empty() {
+                    x.actors.issuers = found.issuers;
+                }
+                findings.push(*x)
+            }
             Outcome::Pass(reason) => {
                 checked.push(Checked { rule: id, outcome: "passed", reason: Some(reason), missing: vec![] })
             }
@@ -126,6 +154,8 @@ mod tests {
                 dirty_throttle::ID
             ]
         );
+        let specs: Vec<&str> = SPECS.iter().map(|s| s.id).collect();
+        assert_eq!(specs, ids);
         let mut unique = ids.clone();
         unique.sort();
         unique.dedup();

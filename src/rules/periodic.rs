@@ -11,10 +11,15 @@ use crate::model::{Finding, Severity, Window};
 use crate::pipeline::ThreadTotal;
 use crate::table::Cell;
 use crate::table::columns::{Col, MemMetric};
+use crate::verdict::IssuerClass;
 use std::collections::BTreeMap;
 
 /// Rule id.
 pub const ID: &str = "periodic_write_bursts";
+
+/// The rule's declaration to the report: title and key charts.
+pub const SPEC: crate::verdict::RuleSpec =
+    crate::verdict::RuleSpec { id: ID, title: "Periodic write bursts", key_charts: &[] };
 
 /// Fewer bursts than this are no series.
 pub const MIN_BURSTS: usize = 3;
@@ -45,6 +50,12 @@ pub struct Inputs<'a> {
     /// The shared writable file mapping of a captured process (smaps): its writer
     /// dirtied the file when pidstat is missing.
     pub mapping: Option<&'a crate::pipeline::Sourced<iosift_parsers::smaps::Mapping>>,
+    /// The write episodes with their measured issuers.
+    pub episodes: &'a [crate::analysis::episodes::Episode],
+    /// The trace's large submitters with the period of their own bursts.
+    pub submitters: &'a [crate::analysis::submitters::Submitter],
+    /// The trace file (for the evidence of a submitter's period).
+    pub trace_file: Option<&'a str>,
 }
 
 /// Picks the inputs.
@@ -66,11 +77,145 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
         dirty: a.series(&Col::Mem(MemMetric::DirtyBytes)),
         buffered: super::buffered_burst::gather(a).ok(),
         mapping: crate::analysis::stack::written_mapping(a.mappings()),
+        episodes: a.episodes(),
+        submitters: a.submitters(),
+        trace_file: a.trace_file(),
     })
 }
 
-/// Evaluates the rule.
+/// Evaluates the rule: the device's periodic bursts, unless their issuer is not one
+/// measured class and a task of the trace submits its own writes on a period (an
+/// application's timer among other tenants' writes), which is then the finding.
 pub fn check(i: &Inputs<'_>) -> Outcome {
+    let device = check_device(i);
+    let Some(sub) = i
+        .submitters
+        .iter()
+        .filter(|s| {
+            s.view.confidence.is_some_and(|c| c >= MIN_CONFIDENCE)
+                && s.view.periodic_bursts().len() >= MIN_BURSTS
+        })
+        .max_by(|a, b| a.bytes.total_cmp(&b.bytes))
+    else {
+        return device;
+    };
+    let device_measured = match &device {
+        Outcome::Fire(f) => {
+            !f.metrics.get("issuer_class").is_none_or(serde_json::Value::is_null)
+                && f.metrics.get("issuer_share").and_then(serde_json::Value::as_f64).is_some_and(|x| x >= 0.6)
+        }
+        _ => false,
+    };
+    if device_measured { device } else { submitter_finding(i, sub) }
+}
+
+/// The finding of a task that submits its writes on its own period.
+fn submitter_finding(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitter) -> Outcome {
+    let view = &sub.view;
+    let (Some(period), Some(conf)) = (view.period_s, view.confidence) else {
+        return Outcome::Pass(format!("{}'s submissions have no period", sub.comm));
+    };
+    let bursts = view.periodic_bursts();
+    let n = bursts.len();
+    let sizes: Vec<f64> = bursts.iter().map(|b| b.total).collect();
+    let med = median(&sizes).unwrap_or(0.0);
+    // The bursts the trace shows the submitter issuing speak for it; the others of its
+    // seconds are other tenants' writes.
+    let own: Vec<&crate::analysis::episodes::Episode> =
+        sub.episodes.iter().filter(|e| e.issuer.issuer.comm.as_deref() == Some(sub.comm.as_str())).collect();
+    let eps: Vec<&crate::analysis::episodes::Episode> =
+        if own.is_empty() { sub.episodes.iter().collect() } else { own };
+    let ev = super::actors::verdict(&eps);
+    let matches = i.window.matches(period);
+    let cadence = !matches && i.window.is_flusher_cadence(period);
+    let window = i.window.seconds();
+    let mut metrics = BTreeMap::new();
+    metrics.insert("period_s", num(period));
+    metrics.insert("period_confidence", num(conf));
+    metrics.insert("bursts", num(n as f64));
+    metrics.insert("burst_bytes_median", num(med));
+    metrics.insert("burst_bytes_max", opt(sizes.iter().copied().reduce(f64::max)));
+    metrics.insert("writeback_window_s", num(window));
+    metrics.insert("writeback_window_from_capture", serde_json::Value::Bool(i.window.from_capture));
+    metrics.insert("matches_writeback_window", serde_json::Value::Bool(matches));
+    metrics.insert("matches_flusher_interval", serde_json::Value::Bool(cadence));
+    metrics.insert("submitter", serde_json::Value::from(sub.comm.clone()));
+    metrics.insert(
+        "issuer",
+        serde_json::Value::String(ev.class.map_or("not measured".into(), |(c, _)| c.words().to_string())),
+    );
+    metrics.insert("issuer_class", ev.class.map_or(serde_json::Value::Null, |(c, _)| c.id().into()));
+    metrics.insert("issuer_share", ev.class.map_or(serde_json::Value::Null, |(_, s)| num(s)));
+    metrics.insert("episodes_costly", num(ev.costly as f64));
+    let evidence = i
+        .trace_file
+        .map(|f| {
+            bursts
+                .iter()
+                .take(6)
+                .map(|b| crate::model::Evidence {
+                    file: f.to_string(),
+                    lines: None,
+                    metric: format!(
+                        "block_bio_queue write bytes of {} from {}",
+                        sub.comm,
+                        crate::model::rfc3339(view_t0(sub) + b.start as i64)
+                    ),
+                    value: num(b.total),
+                    quote: None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let summary = format!(
+        "{} submitted its writes to {} in {n} bursts every {period:.1} s (confidence {conf:.2}, from its own block_bio_queue series in the trace), median {} per burst{}. {}. Cost: {}.",
+        sub.comm,
+        i.writes.device,
+        mb(med),
+        if matches {
+            format!(", near the writeback window of {window:.0} s")
+        } else if cadence {
+            format!(", near the flusher's wake-up interval ({:.0} s)", i.window.interval_s)
+        } else {
+            format!(
+                ": not the writeback window ({window:.0} s) nor the flusher's interval, a timer of its own"
+            )
+        },
+        ev.issuer_sentence(),
+        ev.harm
+    );
+    let remedies = if ev.is(&[IssuerClass::WritebackAge, IssuerClass::WritebackBackground]) {
+        vec!["Lower vm.dirty_expire_centisecs / vm.dirty_writeback_centisecs (or set vm.dirty_background_bytes) for smaller, more frequent flushes.".to_string()]
+    } else {
+        vec![format!(
+            "The bursts are {}'s own{}: flush in smaller steps as the data is written (sync_file_range / fdatasync every few MB) or spread its timer; the vm.dirty_* tunables do not change them.",
+            sub.comm,
+            if ev.is(&[IssuerClass::ApplicationFlush]) { " flushes" } else { " writes" }
+        )]
+    };
+    let first = bursts.first().map_or(0, |b| b.start);
+    let last = bursts.last().map_or(0, |b| b.end);
+    let t0 = view_t0(sub);
+    Outcome::Fire(Box::new(Finding {
+        rule: ID,
+        severity: ev.severity(Severity::Warning),
+        confidence: conf.clamp(0.0, 1.0),
+        summary,
+        window: Some(Window::epochs(t0 + first as i64, t0 + last as i64)),
+        metrics,
+        evidence,
+        remedies,
+        actors: ev.actors,
+    }))
+}
+
+/// Epoch of row 0 of a submitter's series (its episodes carry both).
+fn view_t0(sub: &crate::analysis::submitters::Submitter) -> i64 {
+    sub.episodes.first().map_or(0, |e| e.start_epoch - e.start as i64)
+}
+
+/// The device's periodic bursts.
+fn check_device(i: &Inputs<'_>) -> Outcome {
     let (view, dev, col) = (i.periodicity, i.writes.device, &i.writes.series);
     // The bursts carrying the period: those one period apart among others (`chain`), else
     // every burst.
@@ -165,16 +310,19 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     if !elsewhere.is_empty() {
         metrics.insert("writers_elsewhere", serde_json::Value::from(elsewhere.clone()));
     }
+    // Who issued the bursts is measured per episode, never assumed from the period.
+    let ev = super::actors::verdict(&super::actors::overlapping(i.episodes, dev, first, last));
+    let writeback = [IssuerClass::WritebackAge, IssuerClass::WritebackBackground];
     metrics.insert(
         "issuer",
-        serde_json::Value::String(if matches {
-            "kernel flusher (periodic writeback)".into()
-        } else if cadence {
-            "kernel flusher (its wake-ups)".into()
-        } else {
-            "unknown".into()
+        serde_json::Value::String(match ev.class {
+            Some((c, _)) => c.words().to_string(),
+            None => "not measured".into(),
         }),
     );
+    metrics.insert("issuer_class", ev.class.map_or(serde_json::Value::Null, |(c, _)| c.id().into()));
+    metrics.insert("issuer_share", ev.class.map_or(serde_json::Value::Null, |(_, s)| num(s)));
+    metrics.insert("episodes_costly", num(ev.costly as f64));
     let mut evidence = Vec::new();
     for b in periodic.iter().take(6) {
         evidence.push(col.evidence(b.peak, "wkB/s", b.peak_value / 1024.0));
@@ -237,16 +385,9 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         } else {
             format!("pages dirtied steadily by {}", dirtiers.join(", "))
         },
-        if matches || cadence {
-            if flusher {
-                ", written by the kernel flusher threads"
-            } else {
-                ", written back by the kernel flusher"
-            }
-        } else {
-            ""
-        },
-    ) + &buffered.map_or(String::new(), |(_, why)| format!(" {why}."))
+        if ev.is(&writeback) && flusher { ", written by the kernel flusher threads" } else { "" },
+    ) + &format!(" {}. Cost: {}.", ev.issuer_sentence(), ev.harm)
+        + &buffered.map_or(String::new(), |(_, why)| format!(" {why}."))
         + &if elsewhere.is_empty() {
             String::new()
         } else {
@@ -256,23 +397,43 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
                 if dirty_growth > 0.0 { " plus the growth of dirty memory" } else { "" }
             )
         };
-    let mut remedies = vec![
-        "Lower vm.dirty_expire_centisecs / vm.dirty_writeback_centisecs (or set vm.dirty_background_bytes) for smaller, more frequent flushes.".to_string(),
-        "Have the application flush its own dirty data (msync/fdatasync in small steps) instead of leaving it to periodic writeback.".to_string(),
-    ];
-    if !matches && !cadence {
+    let mut remedies = if ev.is(&[IssuerClass::ApplicationFlush]) {
+        vec![format!(
+            "The bursts are the application's own flushes{} every {period:.0} s: flush in smaller steps as the data is written (sync_file_range / fdatasync every few MB) or spread its timer; the vm.dirty_* tunables do not change them.",
+            ev.actors
+                .issuers
+                .first()
+                .and_then(|a| a.comm.as_ref())
+                .map(|c| format!(" ({c})"))
+                .unwrap_or_default()
+        )]
+    } else if ev.is(&[IssuerClass::DirectIo, IssuerClass::Journal, IssuerClass::SyncOther]) {
+        vec![format!(
+            "The bursts are {}: the vm.dirty_* tunables do not change them; look at the issuer's own schedule.",
+            ev.class.map_or("", |(c, _)| c.words())
+        )]
+    } else {
+        vec![
+            "Lower vm.dirty_expire_centisecs / vm.dirty_writeback_centisecs (or set vm.dirty_background_bytes) for smaller, more frequent flushes.".to_string(),
+            "Have the application flush its own dirty data (msync/fdatasync in small steps) instead of leaving it to periodic writeback.".to_string(),
+        ]
+    };
+    if ev.class.is_none() {
+        remedies.push("The issuer was not measured: capture with samples/collect.sh -P -T (perf call chains and the writeback/block trace) to tell the flusher from an application's flush.".into());
+    }
+    if !matches && !cadence && !ev.is(&[IssuerClass::ApplicationFlush]) {
         remedies.push("The period does not match the writeback tunables: look for an application timer (checkpoint, flush interval) with this period.".into());
     }
     Outcome::Fire(Box::new(Finding {
         rule: ID,
-        severity: Severity::Warning,
+        severity: ev.severity(Severity::Warning),
         confidence: (conf * if known { 1.0 } else { 0.9 }).clamp(0.0, 1.0),
         summary,
         window: Some(Window::epochs(col.epoch(first), col.epoch(last))),
         metrics,
         evidence,
         remedies,
-        actors: Default::default(),
+        actors: ev.actors,
     }))
 }
 
@@ -281,9 +442,12 @@ mod tests {
     use super::*;
     use crate::analysis::Views;
     use crate::analysis::device::MainDevice;
+    use crate::analysis::episodes::{Attribution, Episode};
+    use crate::analysis::harm::Harm;
     use crate::rules::testkit::{burst, fired, passed, series, skipped, thread, vals, view};
     use crate::table::Timeline;
     use crate::table::columns::DevMetric;
+    use crate::verdict::{Actor, Role};
 
     const MB: f64 = 1024.0 * 1024.0;
 
@@ -292,6 +456,44 @@ mod tests {
     }
 
     fn run(v: &PeriodicityView, window: WritebackWindow, threads: &BTreeMap<u32, ThreadTotal>) -> Outcome {
+        run_with(v, window, threads, &[])
+    }
+
+    /// One episode per burst of `bursts(n)`, measured as `class` and issued by `comm`.
+    fn measured(n: usize, class: IssuerClass, comm: &str, costly: bool) -> Vec<Episode> {
+        bursts(n)
+            .iter()
+            .map(|b| Episode {
+                device: "vda".into(),
+                start: b.start,
+                end: b.end,
+                start_epoch: 0,
+                end_epoch: 0,
+                bytes: b.total,
+                peak: b.peak_value,
+                issuer: Attribution {
+                    class: Some(class),
+                    score: 3.0,
+                    issuer: Actor::measured(Role::Issuer(class), comm, Some(77), Some(1.0), "perf"),
+                    evidence: vec![],
+                    runner_up: None,
+                },
+                writers: vec![Actor::measured(Role::Writer, comm, Some(77), Some(1.0), "pidstat -d")],
+                harm: Harm {
+                    costly,
+                    words: if costly { "write await 80 ms".into() } else { "no measured cost".into() },
+                    ..Harm::default()
+                },
+            })
+            .collect()
+    }
+
+    fn run_with(
+        v: &PeriodicityView,
+        window: WritebackWindow,
+        threads: &BTreeMap<u32, ThreadTotal>,
+        episodes: &[Episode],
+    ) -> Outcome {
         // 5 MB/s for 200 s: the device wrote 1 GB.
         let w = vals(&[5e6; 200]);
         let d = vals(&[5.0 * MB; 200]);
@@ -303,7 +505,33 @@ mod tests {
             dirty: Some(series("mem.dirty_bytes", &d)),
             buffered: None,
             mapping: None,
+            episodes,
+            submitters: &[],
+            trace_file: None,
         })
+    }
+
+    #[test]
+    fn the_issuer_and_the_remedy_follow_the_measured_episodes_not_the_period() {
+        let none = BTreeMap::new();
+        // 12 s bursts of an application's fsync: the application's remedy, no vm.dirty_*,
+        // information when the episodes cost nothing.
+        let app = measured(3, IssuerClass::ApplicationFlush, "ckpt_fsync", false);
+        let f =
+            fired(run_with(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &none, &app));
+        assert_eq!(f.metrics["issuer_class"], "application_flush");
+        assert_eq!(f.severity, Severity::Info);
+        assert!(f.remedies[0].contains("application's own flushes (ckpt_fsync)"), "{:?}", f.remedies);
+        assert!(!f.remedies.iter().any(|r| r.contains("vm.dirty_expire")), "{:?}", f.remedies);
+        assert_eq!(f.actors.issuers[0].comm.as_deref(), Some("ckpt_fsync"));
+        assert_eq!(f.actors.writers[0].comm.as_deref(), Some("ckpt_fsync"));
+        // Writeback measured and costly: the tunables' remedy, a warning.
+        let wb = measured(3, IssuerClass::WritebackAge, "kworker/u8:1", true);
+        let f =
+            fired(run_with(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &none, &wb));
+        assert_eq!(f.severity, Severity::Warning);
+        assert!(f.remedies[0].contains("vm.dirty_expire"), "{:?}", f.remedies);
+        assert!(f.summary.contains("Cost: write await 80 ms."), "{}", f.summary);
     }
 
     #[test]
@@ -358,6 +586,9 @@ mod tests {
                 dirty: Some(series("mem.dirty_bytes", &d[..len])),
                 buffered: None,
                 mapping: None,
+                episodes: &[],
+                submitters: &[],
+                trace_file: None,
             })
         };
         // 120 + 2 x 35 + 5 = 195 rows would have shown a third burst.
@@ -376,11 +607,9 @@ mod tests {
         for (p, m) in [(44.0, true), (44.1, false), (26.0, true), (25.9, false)] {
             let f = at(p);
             assert_eq!(f.metrics["matches_writeback_window"], m, "period {p}");
-            assert_eq!(
-                f.metrics["issuer"],
-                if m { "kernel flusher (periodic writeback)" } else { "unknown" }
-            );
-            assert_eq!(f.remedies.len(), if m { 2 } else { 3 });
+            // The period matching the tunables does not name the issuer: no episode measured it.
+            assert_eq!(f.metrics["issuer"], "not measured");
+            assert_eq!(f.remedies.len(), if m { 3 } else { 4 });
         }
         assert_eq!(at(35.0).confidence, 0.9, "tunables from the capture");
     }
@@ -393,7 +622,20 @@ mod tests {
                 .collect();
         let f = fired(run(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &threads));
         assert!(f.summary.contains("pages dirtied steadily by writer (tid 42, 300.0 MB)"), "{}", f.summary);
-        assert!(f.summary.ends_with(", written by the kernel flusher threads."), "{}", f.summary);
+        // Unmeasured, the flusher is not claimed; measured, it is.
+        assert!(!f.summary.contains("written by the kernel flusher"), "{}", f.summary);
+        let wb = measured(3, IssuerClass::WritebackAge, "kworker/u8:1", false);
+        let f = fired(run_with(
+            &view(bursts(3), Some(35.0), Some(0.9)),
+            WritebackWindow::default(),
+            &threads,
+            &wb,
+        ));
+        assert!(
+            f.summary.contains(", written by the kernel flusher threads. Issued by periodic writeback"),
+            "{}",
+            f.summary
+        );
     }
 
     /// A thread that dirtied more than the device wrote (plus the growth of dirty memory)

@@ -1,25 +1,41 @@
 //! `replication_lag` (case 3's symptom): a replica falls behind during the
-//! capture. The lag and its growth come from the replica's own `SHOW SLAVE
-//! STATUS` series; the bound thread from the positions: `io_thread` when the
-//! SQL thread executes all the IO thread receives (seed 003: the receiver
-//! starved by a flush per event or transaction), `sql_thread` when the relay
-//! log backlog grows (a single applier slower than the source).
+//! capture. The lag is measured from every witness the capture holds
+//! ([`crate::analysis::lag_witness`]: pt-heartbeat rows, the source's times in
+//! the replica's binlog, `Seconds_Behind_Master`), told from the best of them,
+//! and where `Seconds_Behind_Master` read 0 while the source's side measured
+//! the replica behind, the finding says so: it counts the SQL thread only.
+//! The bound thread and its class come from the replica's rates, thread states
+//! and perf stacks ([`crate::analysis::replica_bound`]): `io_thread` when the
+//! SQL thread executes all the IO thread receives (waiting on the source or the
+//! link, or on its own flushes: seed 003), `sql_thread` when the relay log
+//! backlog grows (row lookups on a CPU, or commits). The remedy follows the
+//! class: relaxing durability only where the replica's own flushes bound it.
 
 use super::Outcome;
 use super::evidence::{ctx_evidence, line_evidence, num, opt};
 use super::inputs::{Available, Missing};
+use crate::analysis::lag_witness::{LagSeries, Witness, Witnesses};
+use crate::analysis::replica_bound::{BoundClass, IO_FSYNC_SHARE, Side};
 use crate::analysis::replication::{EventLag, ReplicaView, ThreadFsync};
 use crate::model::{Evidence, Finding, Severity, Window};
 use crate::pipeline::{ParsedFile, Sourced};
+use crate::verdict::{Actor, Actors, IssuerClass, Role};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// Rule id.
 pub const ID: &str = "replication_lag";
+
+/// The rule's declaration to the report: title and key charts.
+pub const SPEC: crate::verdict::RuleSpec =
+    crate::verdict::RuleSpec { id: ID, title: "Replication lag", key_charts: &["replication"] };
 
 /// Lag growth below this (s per s) is noise of 1 s readings.
 pub const MIN_GROWTH: f64 = 0.05;
 /// The lag must grow by at least this many seconds over the capture.
 pub const MIN_RISE_S: f64 = 5.0;
+/// A `Seconds_Behind_Master` reading of 0 contradicts a source-side witness measuring at least this lag.
+pub const SBM_CONTRADICTED_S: f64 = 5.0;
 
 /// The replica's settings reported, each under the first of its names the capture has.
 const SETTINGS: [&[&str]; 5] = [
@@ -33,10 +49,12 @@ const SETTINGS: [&[&str]; 5] = [
 /// What the rule reads.
 #[derive(Debug, Clone)]
 pub struct Inputs<'a> {
-    /// The replica's connections (not empty).
+    /// The replica's connections (not empty), with their lag witnesses and bound.
     pub replicas: &'a [ReplicaView],
     /// The status file the connections were read from (for quotes).
     pub status_file: Option<&'a ParsedFile>,
+    /// The files the witnesses' readings are in (for quotes), by bundle index.
+    pub files: BTreeMap<usize, &'a ParsedFile>,
     /// perf samples of the replication threads.
     pub threads: Option<ThreadFsync>,
     /// How late the replica wrote the source's transactions.
@@ -53,9 +71,15 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     }
     let settings =
         SETTINGS.iter().filter_map(|names| names.iter().find_map(|n| Some((*n, a.variable(n)?)))).collect();
+    let files = replicas
+        .iter()
+        .flat_map(|v| v.witnesses.series.iter().map(|s| s.file))
+        .filter_map(|i| Some((i, a.file(i)?)))
+        .collect();
     Ok(Inputs {
         replicas,
         status_file: a.file(replicas[0].file),
+        files,
         threads: a.replica_threads(),
         event_lag: a.event_lag(),
         settings,
@@ -77,41 +101,179 @@ fn quote_row(pf: &ParsedFile, line: usize, metric: &str, value: f64) -> Evidence
     line_evidence(pf, line, metric, value)
 }
 
+/// The status series' span of a connection, seconds.
+fn status_span(v: &ReplicaView) -> f64 {
+    match (v.sbm_raw.first(), v.sbm_raw.last()) {
+        (Some(a), Some(b)) => b.0 - a.0,
+        _ => 0.0,
+    }
+}
+
+/// The series a connection's lag is told from, with its growth.
+fn judged(v: &ReplicaView) -> Option<(&LagSeries, f64)> {
+    let best = v.witnesses.best(status_span(v))?;
+    Some((best, best.growth()?))
+}
+
+/// The remedies of a bound class.
+fn remedies(class: BoundClass) -> Vec<String> {
+    let sql_parallel = "Parallel replication: MariaDB slave_parallel_threads=N with slave_parallel_mode=optimistic; MySQL replica_parallel_workers=N with replica_parallel_type=LOGICAL_CLOCK (and binlog_transaction_dependency_tracking=WRITESET on the source).";
+    let row_lookups = "Look for tables without a primary key under binlog_format=ROW (every row event scans the table) and for long transactions on the source.";
+    match class {
+        BoundClass::LinkOrSource => vec![
+            "The IO thread waits for the source to send events: the link or the source's binlog dump bounds the replica, not its disk. Do not relax the replica's durability (sync_binlog, innodb_flush_log_at_trx_commit, sync_relay_log): its flushes are not the bottleneck.".into(),
+            "Measure the link between the hosts (iperf3, or the source port's traffic with tc -s / ss -ti on the source) and what shapes it (a WAN, a VPN, a rate limit, a busy NIC).".into(),
+            "Send less: compress the stream (MariaDB slave_compressed_protocol=1; MySQL 8.0.18+ SOURCE_COMPRESSION_ALGORITHMS='zstd'), binlog_row_image=MINIMAL on the source; move the replica nearer to the source.".into(),
+            "If the link is fast, look at the source: its binlog dump thread (SHOW PROCESSLIST 'Binlog Dump'), its CPU and its binlog reads.".into(),
+        ],
+        BoundClass::IoThreadWrites | BoundClass::IoThread => vec![
+            "The IO thread pays a flush per received event or transaction: on the replica set sync_relay_log=0 (or 10000) and sync_master_info=10000, and relax sync_binlog (0) and innodb_flush_log_at_trx_commit (2 or 0) where the replica can be rebuilt; the received rate then rises to what the network and disk can stream.".into(),
+            "MySQL 5.7/8.0 with master_info_repository/relay_log_info_repository=TABLE commits to InnoDB per received transaction: relaxed innodb_flush_log_at_trx_commit lifts that too.".into(),
+            "Test the network (mysqlbinlog --read-from-remote-server, scp) only after the flushes: seed 003 saw ~100 kB/s on a link that streams hundreds of MB/s.".into(),
+            "Or batch the source's tiny transactions into larger ones.".into(),
+        ],
+        BoundClass::SqlApplyCpu => vec![
+            row_lookups.replace("Look for", "The SQL thread spends its time looking rows up: look for"),
+            sql_parallel.into(),
+            "Its durability is not what bounds it: relaxing sync_binlog / innodb_flush_log_at_trx_commit will not help.".into(),
+        ],
+        _ => vec![
+            sql_parallel.into(),
+            "Relax the replica's durability (sync_binlog=0, innodb_flush_log_at_trx_commit=2) if it still flushes per transaction.".into(),
+            row_lookups.into(),
+        ],
+    }
+}
+
+/// Evidence of a witness reading.
+fn reading(i: &Inputs<'_>, s: &LagSeries, first: bool) -> Option<Evidence> {
+    let p = if first { s.first()? } else { s.last()? };
+    let pf = i.files.get(&s.file)?;
+    let which = if first { "first reading" } else { "last reading" };
+    Some(line_evidence(pf, p.line, &format!("lag by {} ({which})", s.witness.id()), p.lag_s))
+}
+
+/// The bound thread as a typed actor, or "not measured" with what is missing.
+fn bound_actor(v: &ReplicaView) -> Actor {
+    let b = &v.bound;
+    match b.side {
+        Some(side) => Actor {
+            class: Role::Bound,
+            comm: Some(side.thread().to_string()),
+            tid: b.tid,
+            share: None,
+            source: b.source,
+            measured: true,
+            note: Some(match &b.missing {
+                None => format!("{}: {}", b.class.id(), b.why),
+                Some(m) => format!("{}: {} (what it waits on not measured: {m})", b.class.id(), b.why),
+            }),
+        },
+        None => {
+            Actor::not_measured(Role::Bound, b.missing.clone().unwrap_or_else(|| "no thread states".into()))
+        }
+    }
+}
+
+/// When Seconds_Behind_Master is the only witness: what it cannot see, and its positive readings between zeros.
+fn sbm_only_caveat(v: &ReplicaView) -> String {
+    if v.witnesses.series.iter().any(|s| s.witness != Witness::SecondsBehind) {
+        return String::new();
+    }
+    let positive: Vec<f64> = v.sbm_raw.iter().map(|r| r.1).filter(|&x| x > 0.0).collect();
+    let zeros = v.sbm_raw.len() - positive.len();
+    let top = positive.iter().copied().fold(0.0, f64::max);
+    let spikes = if zeros > 0 && positive.len() >= 3 && top >= MIN_RISE_S {
+        format!(
+            " {} of its readings were positive, up to {top:.0} s, between {zeros} readings of 0.",
+            positive.len()
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "; Seconds_Behind_Master is the only witness and sees the SQL thread only: a lag of the IO thread (a slow link or source) is not measured (pt-heartbeat rows or the replica's decoded binlog would measure it).{spikes}"
+    )
+}
+
+/// The issuer of the bound side's writes when they are its story: the IO thread's flushes (`io_thread_writes`
+/// with its perf samples in fsync paths), under the comm the kernel gives MariaDB's and MySQL's threads. The
+/// other classes name no issuer of their own (the window's write episodes may).
+fn issuers(v: &ReplicaView, threads: Option<ThreadFsync>) -> Vec<Actor> {
+    let share = threads.filter(|t| t.io_samples > 0).map(|t| t.io_fsync as f64 / t.io_samples as f64);
+    match (v.bound.class, share) {
+        (BoundClass::IoThreadWrites, Some(s)) if s >= IO_FSYNC_SHARE => vec![
+            Actor::measured(Role::Issuer(IssuerClass::ApplicationFlush), "mariadbd", v.bound.tid, Some(s), "perf")
+                .with_note(
+                    "the replica IO thread: its share of perf samples in fsync paths, a flush per received event (relay log, master info)",
+                ),
+        ],
+        _ => Vec::new(),
+    }
+}
+
 /// Evaluates the rule.
 pub fn check(i: &Inputs<'_>) -> Outcome {
     let views = i.replicas;
-    // The connection falling behind fastest.
-    let Some(v) = views
-        .iter()
-        .filter(|v| v.slope.is_some())
-        .max_by(|a, b| a.slope.unwrap_or(0.0).total_cmp(&b.slope.unwrap_or(0.0)))
+    // The connection falling behind fastest, by its best witness.
+    let Some((v, best, growth)) =
+        views.iter().filter_map(|v| judged(v).map(|(s, g)| (v, s, g))).max_by(|a, b| a.2.total_cmp(&b.2))
     else {
         return Outcome::Pass(format!(
             "fewer than 5 lag readings (Seconds_Behind_Master) in {} connection(s)",
             views.len()
         ));
     };
-    let growth = v.slope.unwrap_or(0.0);
-    let (start, end) = (v.lag.first().map_or(0.0, |x| x.1), v.lag.last().map_or(0.0, |x| x.1));
+    let (start, end) = (best.first().map_or(0.0, |x| x.lag_s), best.last().map_or(0.0, |x| x.lag_s));
     let conn = if v.name.is_empty() { String::new() } else { format!(" (connection '{}')", v.name) };
+    let by = if best.witness == Witness::SecondsBehind {
+        String::new()
+    } else {
+        format!(" ({})", best.witness.words())
+    };
     if growth < MIN_GROWTH || end - start < MIN_RISE_S {
         return Outcome::Pass(format!(
-            "the replica keeps up{conn}: lag {start:.0} s -> {end:.0} s, {growth:+.3} s per s over {} readings",
-            v.lag.len()
+            "the replica keeps up{conn}: lag {start:.0} s -> {end:.0} s, {growth:+.3} s per s over {} readings{by}{}",
+            best.points.len(),
+            sbm_only_caveat(v)
         ));
     }
-    let io_bound = v.io_bound();
-    let bound_by = match io_bound {
-        Some(true) => "io_thread",
-        Some(false) => "sql_thread",
-        None => "unknown",
+    let b = &v.bound;
+    let bound_by = b.side.map_or("unknown", Side::id);
+    let w = &v.witnesses;
+    let sbm = w.get(Witness::SecondsBehind);
+    let (sbm_behind, sbm_zeros, sbm_worst) = if best.witness == Witness::SecondsBehind {
+        (0, 0, None)
+    } else {
+        Witnesses::sbm_zero_while_behind(v, best, SBM_CONTRADICTED_S)
     };
+    let series_end = |x: Witness| w.get(x).and_then(|s| s.last()).map(|p| p.lag_s);
+    let series_growth = |x: Witness| w.get(x).and_then(LagSeries::growth);
     let (threads, event_lag) = (i.threads, i.event_lag);
-    let mut metrics = std::collections::BTreeMap::new();
+    let mut metrics = BTreeMap::new();
     metrics.insert("lag_start_s", num(start));
     metrics.insert("lag_end_s", num(end));
     metrics.insert("lag_growth_s_per_s", num(growth));
+    metrics.insert("lag_max_s", opt(best.max_s()));
+    metrics.insert("lag_end_epoch", opt(best.last().map(|p| p.epoch)));
+    metrics.insert("lag_witness", Value::String(best.witness.id().into()));
+    metrics.insert("lag_uncertainty_s", num(best.uncertainty_s));
     metrics.insert("bound_by", Value::String(bound_by.into()));
+    metrics.insert("bound_class", Value::String(b.class.id().into()));
+    metrics.insert("sbm_start_s", opt(sbm.and_then(|s| s.first()).map(|p| p.lag_s)));
+    metrics.insert("sbm_end_s", opt(series_end(Witness::SecondsBehind)));
+    metrics.insert("sbm_growth_s_per_s", opt(series_growth(Witness::SecondsBehind)));
+    metrics.insert("sbm_zero_while_behind_readings", num(sbm_behind as f64));
+    metrics.insert("heartbeat_lag_end_s", opt(series_end(Witness::Heartbeat)));
+    metrics.insert("heartbeat_growth_s_per_s", opt(series_growth(Witness::Heartbeat)));
+    metrics.insert("binlog_event_lag_end_s", opt(series_end(Witness::BinlogEvents)));
+    metrics.insert("binlog_event_growth_s_per_s", opt(series_growth(Witness::BinlogEvents)));
+    metrics.insert("io_waiting_share", opt(v.states.io_waiting));
+    metrics.insert("io_queueing_share", opt(v.states.io_queueing));
+    metrics.insert("sql_idle_share", opt(v.states.sql_idle));
+    metrics.insert("sql_row_search_share", opt(b.stacks.and_then(|p| p.row_search_share())));
+    metrics.insert("sql_commit_share", opt(b.stacks.and_then(|p| p.commit_share())));
+    metrics.insert("sql_on_cpu_share", opt(threads.and_then(|t| t.sql_on_cpu())));
     metrics.insert("received_bytes_per_s", opt(v.received_bytes_s));
     metrics.insert("executed_bytes_per_s", opt(v.executed_bytes_s));
     metrics.insert("relay_log_space_start_bytes", opt(v.relay_log_space.0.map(|x| x as f64)));
@@ -119,7 +281,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     metrics.insert("backlog_start_bytes", opt(v.backlog.0.map(|x| x as f64)));
     metrics.insert("backlog_end_bytes", opt(v.backlog.1.map(|x| x as f64)));
     metrics.insert("sql_caught_up_share", num(v.sql_caught_up_share));
-    metrics.insert("lag_readings", num(v.lag.len() as f64));
+    metrics.insert("lag_readings", num(best.points.len() as f64));
     metrics.insert("zero_readings_dropped", num(v.zeros_dropped as f64));
     metrics.insert("binlog_event_lag_median_s", opt(event_lag.map(|e| e.median_s)));
     metrics.insert("binlog_event_lag_max_s", opt(event_lag.map(|e| e.max_s)));
@@ -141,7 +303,6 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             metrics.insert(key, val.parse::<f64>().map_or(Value::String(val.clone()), num));
         }
     }
-    let kb = |x: Option<f64>| x.map_or("?".to_string(), |b| format!("{:.0} kB/s", b / 1e3));
     let set_text = if settings.is_empty() {
         "settings not in the capture".to_string()
     } else {
@@ -163,53 +324,62 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             )
         })
         .unwrap_or_default();
-    let why = match bound_by {
-        "io_thread" => format!(
-            "the SQL thread executes all the IO thread receives ({} vs {} received; it was within 4 kB of the IO thread in {:.0} % of the readings): the IO thread is the bottleneck",
-            kb(v.executed_bytes_s),
-            kb(v.received_bytes_s),
-            v.sql_caught_up_share * 100.0
+    let sbm_text = match sbm_worst {
+        Some(worst) if sbm_behind > 0 => format!(
+            " Seconds_Behind_Master read 0 in {sbm_behind} of its readings (of {sbm_zeros} zeros) while the source's side measured the replica up to {worst:.0} s behind: it counts the SQL thread only, which had executed all the IO thread had received.",
         ),
-        "sql_thread" => format!(
-            "the relay log backlog grows: {} received but only {} executed (backlog {} -> {} bytes): the SQL thread is the bottleneck",
-            kb(v.received_bytes_s),
-            kb(v.executed_bytes_s),
-            v.backlog.0.map_or("?".into(), |b| b.to_string()),
-            v.backlog.1.map_or("?".into(), |b| b.to_string())
-        ),
-        _ => "the read and executed positions are not in the series: the bound thread is unknown".into(),
+        _ => String::new(),
     };
-    let remedies: Vec<String> = match bound_by {
-        "io_thread" => vec![
-            "The IO thread pays a flush per received event or transaction: on the replica set sync_relay_log=0 (or 10000) and sync_master_info=10000, and relax sync_binlog (0) and innodb_flush_log_at_trx_commit (2 or 0) where the replica can be rebuilt; the received rate then rises to what the network and disk can stream.".into(),
-            "MySQL 5.7/8.0 with master_info_repository/relay_log_info_repository=TABLE commits to InnoDB per received transaction: relaxed innodb_flush_log_at_trx_commit lifts that too.".into(),
-            "Test the network (mysqlbinlog --read-from-remote-server, scp) only after the flushes: seed 003 saw ~100 kB/s on a link that streams hundreds of MB/s.".into(),
-            "Or batch the source's tiny transactions into larger ones.".into(),
-        ],
-        _ => vec![
-            "Parallel replication: MariaDB slave_parallel_threads=N with slave_parallel_mode=optimistic; MySQL replica_parallel_workers=N with replica_parallel_type=LOGICAL_CLOCK (and binlog_transaction_dependency_tracking=WRITESET on the source).".into(),
-            "Relax the replica's durability (sync_binlog=0, innodb_flush_log_at_trx_commit=2) if it still flushes per transaction.".into(),
-            "Look for tables without a primary key under binlog_format=ROW (every row event scans the table) and for long transactions on the source.".into(),
-        ],
+    let others: Vec<String> = w
+        .series
+        .iter()
+        .filter(|s| s.witness != best.witness)
+        .filter_map(|s| {
+            let (last, end) = (s.last()?, best.last()?.epoch);
+            let gap = end - last.epoch;
+            let when = if gap > 5.0 { format!(" ({gap:.0} s before the end)") } else { String::new() };
+            Some(format!("{} {:.0} s at its last reading{when}", s.witness.id(), last.lag_s))
+        })
+        .chain(w.rejected.iter().map(|(x, why)| format!("{} not used: {why}", x.id())))
+        .collect();
+    let others_text =
+        if others.is_empty() { String::new() } else { format!(" Other witnesses: {}.", others.join("; ")) };
+    let bound_text = match b.side {
+        Some(side) => format!(
+            "bound by the {} ({}): {}{}",
+            side.thread(),
+            b.class.id(),
+            b.why,
+            b.missing.as_ref().map(|m| format!(" (not told apart: {m})")).unwrap_or_default()
+        ),
+        None => format!(
+            "the bound thread is unknown ({})",
+            b.missing.as_deref().unwrap_or("the read and executed positions are not in the series")
+        ),
     };
     let mut evidence = Vec::new();
-    if let (Some(a), Some(b), Some(pf)) = (v.lag.first(), v.lag.last(), i.status_file) {
+    if let (Some(a), Some(z), Some(pf)) = (v.lag.first(), v.lag.last(), i.status_file) {
         evidence.push(quote_row(pf, a.2, "Seconds_Behind_Master (first reading)", a.1));
-        evidence.push(quote_row(pf, b.2, "Seconds_Behind_Master (last reading)", b.1));
+        evidence.push(quote_row(pf, z.2, "Seconds_Behind_Master (last reading)", z.1));
+    }
+    if best.witness != Witness::SecondsBehind {
+        evidence.extend([reading(i, best, true), reading(i, best, false)].into_iter().flatten());
     }
     for (k, s) in &i.settings {
         evidence.push(ctx_evidence(s, k));
     }
-    let window = (v.lag.first().zip(v.lag.last()))
-        .map(|(a, b)| Window::epochs(a.0.floor() as i64, b.0.floor() as i64));
+    let window = (best.first().zip(best.last()))
+        .map(|(a, z)| Window::epochs(a.epoch.floor() as i64, z.epoch.floor() as i64));
     Outcome::Fire(Box::new(Finding {
         rule: ID,
         severity: Severity::Warning,
-        confidence: if io_bound.is_some() { 0.85 } else { 0.6 },
+        confidence: if b.side.is_some() { 0.85 } else { 0.6 },
         summary: format!(
-            "The replica falls behind{conn}: lag {start:.0} s -> {end:.0} s ({growth:.2} s per s, least squares over {} readings{}); {why}. Replica: {set_text}{thread_text}{event_text}.",
-            v.lag.len(),
-            if v.zeros_dropped > 0 {
+            "The replica falls behind{conn}: lag {start:.0} s -> {end:.0} s ({growth:.2} s per s, least squares over {} readings of {}, +-{:.1} s{}); {bound_text}.{sbm_text}{others_text} Replica: {set_text}{thread_text}{event_text}.",
+            best.points.len(),
+            best.witness.words(),
+            best.uncertainty_s,
+            if v.zeros_dropped > 0 && best.witness == Witness::SecondsBehind {
                 format!(
                     ", {} readings of 0 printed while the SQL thread was within 4 kB of the IO thread left out",
                     v.zeros_dropped
@@ -221,8 +391,9 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         window,
         metrics,
         evidence,
-        remedies,
-        actors: Default::default(),
+        remedies: remedies(b.class),
+        // The writers (and the issuer, when not the IO thread's flushes) come from the window's write episodes.
+        actors: Actors { bound: vec![bound_actor(v)], issuers: issuers(v, threads), writers: Vec::new() },
     }))
 }
 
@@ -230,6 +401,8 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
 mod tests {
     use super::*;
     use crate::analysis::Views;
+    use crate::analysis::lag_witness::{LagPoint, sbm_series};
+    use crate::analysis::replica_bound::bound;
     use crate::rules::testkit::{T0, file, fired, passed, skipped, sourced};
     use crate::table::Timeline;
 
@@ -244,16 +417,22 @@ mod tests {
         file("slave-status.txt", &text)
     }
 
-    /// A connection whose lag rises from `start` by `rise` s over 10 readings, growing `slope` s per s.
+    /// A connection whose lag rises from `start` by `rise` s over 10 readings, growing `slope` s per s
+    /// (4 readings without a slope).
     fn replica(start: f64, rise: f64, slope: Option<f64>) -> ReplicaView {
+        let (n, dt) = match slope {
+            Some(g) if g > 0.0 => (10, rise / 9.0 / g),
+            _ => (4, 1.0),
+        };
+        let lag: Vec<(f64, f64, usize)> = (0..n)
+            .map(|k| (T0 as f64 + k as f64 * dt, start + rise * k as f64 / (n - 1) as f64, 1 + 3 * k))
+            .collect();
         ReplicaView {
             file: 0,
             name: String::new(),
-            lag: (0..10)
-                .map(|k| ((T0 + k) as f64, start + rise * k as f64 / 9.0, 1 + 3 * k as usize))
-                .collect(),
+            lag: lag.clone(),
             zeros_dropped: 0,
-            readings: 10,
+            readings: n,
             slope,
             received_bytes_s: Some(100e3),
             executed_bytes_s: Some(99e3),
@@ -262,23 +441,50 @@ mod tests {
             sql_caught_up_share: 0.9,
             source: Some("10.0.0.1:3306".into()),
             source_server_id: Some(1),
+            sbm_raw: lag,
+            states: Default::default(),
+            witnesses: Default::default(),
+            bound: Default::default(),
         }
     }
 
+    /// The views as the analysis leaves them: the Seconds_Behind_Master witness added, the bound measured.
     fn run(
         views: &[ReplicaView],
         f: &ParsedFile,
         settings: Vec<(&'static str, &Sourced<String>)>,
     ) -> Outcome {
-        check(&Inputs { replicas: views, status_file: Some(f), threads: None, event_lag: None, settings })
+        let views: Vec<ReplicaView> = views
+            .iter()
+            .cloned()
+            .map(|mut v| {
+                if v.witnesses.get(Witness::SecondsBehind).is_none() {
+                    v.witnesses.series.extend(sbm_series(&v));
+                }
+                v.bound = bound(&v, None, None);
+                v
+            })
+            .collect();
+        let files = BTreeMap::from([(0, f)]);
+        check(&Inputs {
+            replicas: &views,
+            status_file: Some(f),
+            files,
+            threads: None,
+            event_lag: None,
+            settings,
+        })
     }
 
     #[test]
     fn a_growing_lag_fires_and_quotes_the_lag_lines() {
         let f = status(10);
         let relay = sourced("1".to_string());
-        let out =
-            fired(run(&[replica(3.0, MIN_RISE_S, Some(MIN_GROWTH))], &f, vec![("sync_relay_log", &relay)]));
+        let out = fired(run(
+            &[replica(3.0, MIN_RISE_S, Some(MIN_GROWTH * 1.0001))],
+            &f,
+            vec![("sync_relay_log", &relay)],
+        ));
         assert_eq!((out.rule, out.confidence), (ID, 0.85));
         assert_eq!(out.metrics["bound_by"], "io_thread");
         assert_eq!(out.metrics["sync_relay_log"], 1.0);
@@ -292,17 +498,94 @@ mod tests {
             ("ctx.txt", "sync_relay_log")
         );
         assert!(out.summary.contains("Replica: sync_relay_log=1."), "{}", out.summary);
+        // The IO side without thread states: the thread is named, what it waits on is not.
+        assert_eq!(out.metrics["bound_class"], "io_thread");
+        let a = &out.actors.bound[0];
+        assert_eq!((a.comm.as_deref(), a.measured), (Some("replica IO thread"), true));
+        assert!(a.note.as_deref().unwrap().contains("not measured: Slave_IO_State"), "{:?}", a.note);
+    }
+
+    /// A replica whose source-side witness grows while Seconds_Behind_Master reads 0 (`rx_link_800kbit`'s
+    /// shape): the heartbeat is told, the zeros are called out, and the link gets no durability remedy.
+    #[test]
+    fn a_source_side_witness_overrules_zeros_and_the_link_keeps_durability() {
+        let f = status(10);
+        let mut v = replica(0.0, 0.0, None);
+        v.lag = (0..10).map(|k| ((T0 + 10 * k) as f64, 0.0, 1 + 3 * k as usize)).collect();
+        v.sbm_raw = v.lag.clone();
+        v.executed_bytes_s = Some(100e3);
+        v.states.io_readings = 10;
+        v.states.io_waiting = Some(0.9);
+        v.states.sql_idle = Some(0.8);
+        let points = (0..10)
+            .map(|k| LagPoint {
+                epoch: T0 as f64 + k as f64 * 10.0,
+                lag_s: 0.9 * k as f64 * 10.0,
+                line: 2 + k,
+            })
+            .collect();
+        v.witnesses.series.push(LagSeries {
+            witness: Witness::Heartbeat,
+            file: 0,
+            points,
+            uncertainty_s: 1.0,
+            how: String::new(),
+        });
+        let out = fired(run(&[v.clone()], &f, vec![]));
+        assert_eq!(out.metrics["lag_witness"], "pt_heartbeat");
+        assert_eq!(
+            (out.metrics["lag_end_s"].as_f64(), out.metrics["lag_growth_s_per_s"].as_f64()),
+            (Some(81.0), Some(0.9))
+        );
+        assert_eq!(out.metrics["sbm_end_s"], 0.0);
+        assert_eq!(out.metrics["bound_class"], "link_or_source");
+        // 9 of the 10 zeros were read while the heartbeat measured 5 s or more (9 s to 81 s).
+        assert_eq!(out.metrics["sbm_zero_while_behind_readings"], 9.0);
+        assert!(out.summary.contains("Seconds_Behind_Master read 0 in 9 of its readings"), "{}", out.summary);
+        assert!(out.remedies[0].contains("Do not relax"));
+        assert!(
+            !out.remedies.iter().any(|r| r.contains("sync_relay_log=0") || r.contains("=2")),
+            "{:?}",
+            out.remedies
+        );
+        assert_eq!(out.actors.bound[0].comm.as_deref(), Some("replica IO thread"));
+        // The heartbeat's first and last readings are quoted after the status lines.
+        assert_eq!(out.evidence[2].metric, "lag by pt_heartbeat (first reading)");
+        // Without the heartbeat, Seconds_Behind_Master alone: the replica seems to keep up.
+        v.witnesses.series.clear();
+        let why = passed(run(&[v], &f, vec![]));
+        assert!(why.starts_with("the replica keeps up: lag 0 s -> 0 s"), "{why}");
+        assert!(why.contains("a lag of the IO thread (a slow link or source) is not measured"), "{why}");
     }
 
     #[test]
     fn growth_and_rise_edges() {
         let f = status(10);
         let r = passed(run(&[replica(3.0, MIN_RISE_S, Some(MIN_GROWTH - 0.001))], &f, vec![]));
-        assert_eq!(r, "the replica keeps up: lag 3 s -> 8 s, +0.049 s per s over 10 readings");
+        assert!(
+            r.starts_with("the replica keeps up: lag 3 s -> 8 s, +0.049 s per s over 10 readings; "),
+            "{r}"
+        );
         passed(run(&[replica(3.0, MIN_RISE_S - 0.01, Some(1.0))], &f, vec![]));
         assert_eq!(
             passed(run(&[replica(3.0, 50.0, None)], &f, vec![])),
             "fewer than 5 lag readings (Seconds_Behind_Master) in 1 connection(s)"
+        );
+    }
+
+    /// Seconds_Behind_Master alone, mostly 0 with rising readings between (`rx_link_800kbit` without its binlog):
+    /// the rule cannot measure the IO side and says so, with the positive readings.
+    #[test]
+    fn zeros_with_rising_readings_between_are_named_when_sbm_is_alone() {
+        let f = status(10);
+        let mut v = replica(0.0, 0.0, None);
+        let lag = |k: usize| if k % 3 == 2 { 10.0 * k as f64 } else { 0.0 };
+        v.lag = (0..10).map(|k| ((T0 + 10 * k as i64) as f64, lag(k), 1 + 3 * k)).collect();
+        v.sbm_raw = v.lag.clone();
+        let why = passed(run(&[v], &f, vec![]));
+        assert!(
+            why.ends_with("3 of its readings were positive, up to 80 s, between 7 readings of 0."),
+            "{why}"
         );
     }
 
@@ -314,6 +597,8 @@ mod tests {
         sql.executed_bytes_s = Some(10e3);
         let out = fired(run(&[replica(3.0, 6.0, Some(0.6)), sql], &f, vec![]));
         assert_eq!(out.metrics["bound_by"], "sql_thread");
+        assert_eq!(out.metrics["bound_class"], "sql_thread");
+        assert!(out.actors.bound[0].note.as_deref().unwrap().contains("no perf stacks"));
         assert!(
             out.summary.starts_with("The replica falls behind (connection 'b'): lag 0 s -> 40 s"),
             "{}",

@@ -12,6 +12,10 @@ use crate::table::columns::{Col, DevMetric};
 /// Rule id.
 pub const ID: &str = "device_saturation";
 
+/// The rule's declaration to the report: title and key charts.
+pub const SPEC: crate::verdict::RuleSpec =
+    crate::verdict::RuleSpec { id: ID, title: "Device saturation", key_charts: &["latency-queue"] };
+
 /// A second at or above this `%util` is saturated.
 pub const BUSY_PCT: f64 = 90.0;
 /// The rule fires with at least this many saturated seconds.

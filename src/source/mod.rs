@@ -226,6 +226,10 @@ pub trait Adapter<'d> {
     fn replica_status(&self) -> Option<&'d iosift_parsers::mysql_replica_status::ReplicaStatus> {
         None
     }
+    /// pt-heartbeat rows read every interval.
+    fn heartbeat(&self) -> Option<&'d iosift_parsers::pt_heartbeat::Heartbeat> {
+        None
+    }
     /// The iostat reports (perf alignment matches against them).
     fn iostat(&self) -> Option<&'d iosift_parsers::iostat::Iostat> {
         None
@@ -280,6 +284,7 @@ pub fn of(d: &Data) -> Box<dyn Adapter<'_> + '_> {
         Data::Mysqlbinlog(x) => Box::new(mysql::Binlog(x)),
         Data::MysqladminExt(x) => Box::new(mysql::Mysqladmin(x)),
         Data::MysqlReplicaStatus(x) => Box::new(mysql::ReplicaStatus(x)),
+        Data::PtHeartbeat(x) => Box::new(mysql::Heartbeat(x)),
         Data::MysqlVariables(x) => Box::new(mysql::Variables(x)),
         Data::MysqlThreads(x) => Box::new(mysql::Threads(x)),
         Data::MysqlOptionFile(x) => Box::new(mysql::OptionFile(x)),
@@ -389,6 +394,11 @@ pub fn replica_status(f: &ParsedFile) -> Option<&iosift_parsers::mysql_replica_s
     f.data.as_ref().and_then(|d| of(d).replica_status())
 }
 
+/// The pt-heartbeat rows of a file, if it is one.
+pub fn heartbeat(f: &ParsedFile) -> Option<&iosift_parsers::pt_heartbeat::Heartbeat> {
+    f.data.as_ref().and_then(|d| of(d).heartbeat())
+}
+
 /// The iostat reports of a file, if it is an iostat.
 pub fn iostat(f: &ParsedFile) -> Option<&iosift_parsers::iostat::Iostat> {
     f.data.as_ref().and_then(|d| of(d).iostat())
@@ -408,7 +418,11 @@ pub fn state(f: &ParsedFile) -> Option<State<'_>> {
 /// and state views do; every other source is read only through the timeline, so `analyze`
 /// drops its records once it is filled ([`crate::pipeline::fill::fill_releasing`]).
 pub fn read_after_fill(f: &ParsedFile) -> bool {
-    perf(f).is_some() || binlog(f).is_some() || replica_status(f).is_some() || state(f).is_some()
+    perf(f).is_some()
+        || binlog(f).is_some()
+        || replica_status(f).is_some()
+        || heartbeat(f).is_some()
+        || state(f).is_some()
 }
 
 /// The epoch of a stamp: the simple forms (epoch, zoned), else a local date-time or a

@@ -238,6 +238,15 @@ impl<'d> Adapter<'d> for ReplicaStatus<'d> {
     }
 }
 
+/// pt-heartbeat rows read every interval (the rules read them; nothing on the timeline).
+pub struct Heartbeat<'d>(pub &'d iosift_parsers::pt_heartbeat::Heartbeat);
+
+impl<'d> Adapter<'d> for Heartbeat<'d> {
+    fn heartbeat(&self) -> Option<&'d iosift_parsers::pt_heartbeat::Heartbeat> {
+        Some(self.0)
+    }
+}
+
 /// `SHOW GLOBAL VARIABLES`.
 pub struct Variables<'d>(pub &'d iosift_parsers::mysql_variables::Variables);
 

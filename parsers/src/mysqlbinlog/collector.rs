@@ -445,6 +445,7 @@ impl Collector {
                     len: 0,
                 },
                 group: GroupCommit::None,
+                commit_us: None,
                 kind: TrxKind::Other,
                 complete: false,
             },
@@ -509,6 +510,10 @@ impl Collector {
                 field(tail, b"sequence_number=").and_then(leading_i64),
             );
             o.declared_len = field(tail, b"transaction_length=").and_then(digits_u64);
+            // MySQL 8: original_committed_timestamp=1746691576420070	immediate_commit_timestamp=1746691576420070
+            o.trx.commit_us = field(tail, b"original_committed_timestamp=")
+                .and_then(leading_i64)
+                .zip(field(tail, b"immediate_commit_timestamp=").and_then(leading_i64));
         }
         self.cur = Some(o);
     }

@@ -142,6 +142,11 @@ pub struct Transaction {
     /// How it joins a group commit (read with [`Transaction::commit_id`],
     /// [`Transaction::last_committed`], [`Transaction::sequence_number`]).
     pub group: GroupCommit,
+    /// MySQL 8's `original_committed_timestamp` and `immediate_commit_timestamp` of its GTID event
+    /// (microseconds since the epoch): when the originating source committed it and when the server
+    /// whose binlog this is did (on a replica, the difference is the replication lag of the transaction).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit_us: Option<(i64, i64)>,
     /// What it did.
     pub kind: TrxKind,
     /// It ended with `COMMIT`/`Xid` (false: cut by the end of the file or another GTID).

@@ -134,3 +134,19 @@ fn group_commit_values_read_back_as_printed() {
     let c = t(GroupCommit::MariaDb(91162));
     assert_eq!((c.commit_id(), c.last_committed()), (Some(91162), None));
 }
+
+/// MySQL 8 on a replica: the GTID event carries the source's commit time and the replica's own. Constructed in the
+/// format of the real 8.0 line of the module doc (no replica binlog of MySQL 8 in the corpus): committed on the
+/// replica 2.5 s after the source.
+#[test]
+fn mysql8_commit_timestamps_of_a_replica() {
+    let t = "# at 157\n\
+#250508 17:06:18 server id 1  end_log_pos 236 CRC32 0xf5fa7824 \tGTID\tlast_committed=0\tsequence_number=1\trbr_only=yes\toriginal_committed_timestamp=1746691576420070\timmediate_commit_timestamp=1746691578920070\ttransaction_length=301\n\
+# at 458\n\
+#250508 17:06:18 server id 1  end_log_pos 489 CRC32 0x5ab245b8 \tXid = 12\n\
+COMMIT/*!*/;\n";
+    let b = parse(t).value;
+    assert_eq!(b.transactions[0].commit_us, Some((1746691576420070, 1746691578920070)));
+    // MariaDB prints no such fields.
+    assert_eq!(parse(MARIADB_VV).value.transactions[0].commit_us, None);
+}

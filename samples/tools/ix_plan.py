@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""ix_plan.py [CASE ...] - the issuer matrix (samples/ix_*, issue 34) as planned, before any capture or analysis.
+
+For every case: its half (development / check, fixed here before anything was captured or analysed), the
+run_matrix.sh command that captures it, and the expectations that follow from the setup alone (who dirtied, who issued
+and why, the period the workload's own timer or the kernel imposes, healthy or not, which rules must / must not
+fire). Writes them into samples/CASE/truth/extra.json, merged with what is already there (the hand-written title,
+conclusion and notes added after the capture, and any planned value corrected after the capture from the workload's logs
+and trace, which a note in extra.json states: those are kept), and prints each command.
+usage: ix_plan.py [CASE ...]   (no argument: every case)
+"""
+import json
+import os
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+NOT_PERIODIC_RULES = ["mmap_large_folio_writeback", "buffered_writer_dirty_throttle", "ext4_dioread_nolock_nodelalloc",
+                      "fsync_bound_small_transactions"]
+ALL_RULES = ["periodic_write_bursts", "mmap_large_folio_writeback", "fsync_bound_small_transactions", "buffered_write_burst",
+             "buffered_writer_dirty_throttle", "ext4_dioread_nolock_nodelalloc", "replication_lag", "device_saturation"]
+LOOP_XFS = "fs=xfs dev=loop"
+LOOP_EXT4 = "fs=ext4 dev=loop"
+
+
+def periodic(comm, cls, period, extra_not=()):
+    return {"writers": [comm], "issuers": [{"class": cls, "comm": comm if cls != "journal" else "jbd2"}], "period_s": period,
+            "expect_fire": ["periodic_write_bursts"], "expect_not_fire": NOT_PERIODIC_RULES + list(extra_not)}
+
+
+def sfr(comm):
+    return {"writers": [comm], "issuers": [{"class": "application_flush", "comm": comm}], "expect_fire": [],
+            "expect_not_fire": ["periodic_write_bursts"] + NOT_PERIODIC_RULES}
+
+
+def copy():
+    return {"writers": ["dd"], "issuers": [{"class": "writeback_background", "comm": "kworker"}], "expect_fire": ["buffered_write_burst"],
+            "expect_not_fire": ["periodic_write_bursts"] + NOT_PERIODIC_RULES}
+
+
+def sync_other(period):
+    return {"writers": ["appender"], "issuers": [{"class": "sync_other", "comm": "sync"}], "period_s": period,
+            "expect_fire": ["periodic_write_bursts"], "expect_not_fire": NOT_PERIODIC_RULES}
+
+
+def db_healthy():
+    return {"writers": ["mariadbd"], "issuers": [{"class": "writeback_age", "comm": "kworker"}], "healthy": True,
+            "expect_fire": ["periodic_write_bursts"],
+            "expect_not_fire": ["fsync_bound_small_transactions", "mmap_large_folio_writeback", "buffered_write_burst",
+                                "buffered_writer_dirty_throttle", "ext4_dioread_nolock_nodelalloc", "replication_lag",
+                                "device_saturation"]}
+
+
+def idle():
+    return {"writers": [], "issuers": [], "healthy": True, "expect_fire": [], "expect_not_fire": ALL_RULES}
+
+
+def reclaim():
+    return {"writers": ["dd"], "issuers": [{"class": "reclaim", "comm": "kworker"}],
+            "expect_fire": [], "expect_not_fire": ["periodic_write_bursts", "mmap_large_folio_writeback", "fsync_bound_small_transactions",
+                                                   "ext4_dioread_nolock_nodelalloc", "replication_lag"]}
+
+
+# case -> (half, run_matrix.sh keys, what it varies, expectations)
+CASES = {
+    "ix_ext4_appfsync_12s": ("dev", "work=fsync mib=64 period=12 secs=90",
+                             "application fsync timer (write 64 MiB in place + fsync every 12 s) / ext4 on vda / full collector",
+                             periodic("ckpt_fsync", "application_flush", 12.0)),
+    "ix_xfs_loop_appfsync_9s": ("check", "work=fsync mib=48 period=9 secs=90 " + LOOP_XFS,
+                                "application fsync timer (48 MiB every 9 s) / XFS on loop / full collector",
+                                periodic("ckpt_fsync", "application_flush", 9.0)),
+    "ix_ext4_appfsync_15s_noperf": ("check", "work=fsync mib=64 period=15 secs=90 degrade=noperf",
+                                    "application fsync timer (64 MiB every 15 s) / ext4 on vda / collector without perf",
+                                    periodic("ckpt_fsync", "application_flush", 15.0)),
+    "ix_ext4_msync_10s": ("dev", "work=msync mib=32 period=10 secs=90",
+                          "periodic msync(MS_SYNC) of a 32 MiB MAP_SHARED file, every page dirtied, every 10 s / ext4 on vda / full collector",
+                          periodic("ckpt_msync", "application_flush", 10.0)),
+    "ix_xfs_loop_msync_20s_noperf": ("check", "work=msync mib=48 period=20 secs=90 degrade=noperf " + LOOP_XFS,
+                                     "periodic msync(MS_SYNC) of a 48 MiB mapping every 20 s / XFS on loop / collector without perf",
+                                     periodic("ckpt_msync", "application_flush", 20.0)),
+    "ix_xfs_loop_sfr_steps": ("dev", "work=sfr mib=20 secs=90 " + LOOP_XFS,
+                              "buffered append at 20 MiB/s with sync_file_range(WRITE) on every 8 MiB step / XFS on loop / full collector",
+                              sfr("sfr_steps")),
+    "ix_ext4_sfr_steps_noperf": ("check", "work=sfr mib=30 secs=90 degrade=noperf",
+                                 "buffered append at 30 MiB/s with sync_file_range(WRITE) every 8 MiB / ext4 on vda / collector without perf",
+                                 sfr("sfr_steps")),
+    "ix_ext4_odirect_20s": ("dev", "work=odirect mib=128 period=20 secs=90",
+                            "periodic O_DIRECT writes (128 MiB in 1 MiB writes every 20 s, no fsync) / ext4 on vda / full collector",
+                            periodic("odirect_ckpt", "direct_io", 20.0, ["buffered_write_burst"])),
+    "ix_xfs_loop_odirect_14s_nosysstat": ("check", "work=odirect mib=96 period=14 secs=90 degrade=nosysstat " + LOOP_XFS,
+                                          "periodic O_DIRECT writes (96 MiB every 14 s) / XFS on loop / collector without sysstat",
+                                          periodic("odirect_ckpt", "direct_io", 14.0, ["buffered_write_burst"])),
+    "ix_ext4_loop_journal_commit15": ("dev", "work=append secs=90 mntopts=commit=15,nodelalloc " + LOOP_EXT4,
+                                      "ext4 journal commits every 15 s (mount commit=15,nodelalloc: jbd2 writes the ordered data) of small buffered appends + a file a second / ext4 on loop / full collector",
+                                      periodic("small_append", "journal", 15.0, ["buffered_write_burst"])),
+    "ix_ext4_loop_journal_commit7_noperf": ("check", "work=append secs=90 degrade=noperf mntopts=commit=7,nodelalloc " + LOOP_EXT4,
+                                            "ext4 journal commits every 7 s (commit=7,nodelalloc) / ext4 on loop / collector without perf",
+                                            periodic("small_append", "journal", 7.0, ["buffered_write_burst"])),
+    "ix_ext4_copy3g_background": ("dev", "work=copy copy_mb=3000 secs=90",
+                                  "a 3 GB buffered dd (bs=10M, no sync), default sysctls: background writeback writes it as it goes / ext4 on vda / full collector",
+                                  copy()),
+    "ix_xfs_loop_copy3g_background_noperf": ("check", "work=copy copy_mb=3000 secs=90 degrade=noperf " + LOOP_XFS,
+                                             "a 3 GB buffered dd, default sysctls / XFS on loop / collector without perf",
+                                             copy()),
+    "ix_ext4_sync_other_20s": ("dev", "work=sync_other mib=5 period=20 secs=90",
+                               "a 5 MiB/s buffered appender and another process running `sync` every 20 s / ext4 on vda / full collector",
+                               sync_other(20.0)),
+    "ix_xfs_loop_sync_other_25s_noperf": ("check", "work=sync_other mib=5 period=25 secs=90 degrade=noperf " + LOOP_XFS,
+                                          "a 5 MiB/s buffered appender and `sync` every 25 s / XFS on loop / collector without perf",
+                                          sync_other(25.0)),
+    "ix_ext4_db_relaxed_healthy": ("dev", "work=db durable=0 threads=2 payload=0 trace=1 secs=90 port=3405",
+                                   "healthy MariaDB: sync_binlog=0, innodb_flush_log_at_trx_commit=2, 2 connections of tiny transactions / ext4 on vda / full collector (+ -T)",
+                                   db_healthy()),
+    "ix_xfs_loop_db_relaxed_healthy": ("check", "work=db durable=0 threads=2 payload=2000 trace=1 secs=90 port=3406 " + LOOP_XFS,
+                                       "healthy MariaDB, relaxed durability, 2 connections, ~2 kB rows / XFS on loop / full collector (+ -T)",
+                                       db_healthy()),
+    # added after the 19 above were captured (the brief's optional case), planned before its own capture
+    "ix_ext4_reclaim_memcg": ("dev", "work=copy copy_mb=6000 secs=90 memcg=256",
+                              "a 6 GB buffered dd inside a 256 MiB memory cgroup (v1): its dirty pages are written by reclaim (reason=vmscan) / ext4 on vda / full collector",
+                              reclaim()),
+    "ix_idle_a": ("dev", "work=idle secs=90", "idle host (no workload of ours) / full collector (system-wide -P -T)", idle()),
+    "ix_idle_b_noperf": ("check", "work=idle secs=90 degrade=noperf", "idle host / collector without perf", idle()),
+}
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or CASES:
+        half, keys, varies, exp = CASES[name]
+        d = os.path.join(ROOT, name, "truth")
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "extra.json")
+        cur = json.load(open(path)) if os.path.exists(path) else {}
+        # a key already there is kept: the planned value, or one corrected after the capture from the workload's logs
+        # and the trace (with a note in extra.json saying so); the half never changes
+        assert cur.get("half", half) == half, name
+        for k, v in {"half": half, "varies": varies, **exp}.items():
+            cur.setdefault(k, v)
+        json.dump(cur, open(path, "w"), indent=1)
+        print("sh samples/tools/run_matrix.sh samples/%s %s" % (name, keys))

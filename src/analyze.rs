@@ -44,7 +44,13 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
     let p = pipeline::run_with(bundle, opts, pipeline::Keep::ReadAfterFill);
     let records = rules::inputs::records(&p);
     let views = Views::compute(&p.timeline, &p.ctx, &p.threads, &p.zone, &records);
-    let (mut findings, checked) = rules::evaluate(&rules::Available::new(&p, &records, &views));
+    // Files of several captures: no rule runs, a finding would mix their evidence.
+    let mixed = p.captures.len() > 1;
+    let (mut findings, checked) = if mixed {
+        (Vec::new(), Vec::new())
+    } else {
+        rules::evaluate(&rules::Available::new(&p, &records, &views))
+    };
     findings.sort_by(|a, b| {
         b.severity.cmp(&a.severity).then(b.confidence.total_cmp(&a.confidence)).then(a.rule.cmp(b.rule))
     });
@@ -57,7 +63,15 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         bundle: BundleInfo {
             name: bundle.name.clone(),
             inputs: inventory(&p),
-            problems: bundle.problems.clone(),
+            problems: bundle
+                .problems
+                .iter()
+                .cloned()
+                .chain(mixed.then(|| crate::bundle::Problem {
+                    name: bundle.name.clone(),
+                    message: crate::pipeline::captures::refusal(&p.captures, &bundle.name, None),
+                }))
+                .collect(),
         },
         clock: ClockInfo {
             timezone: p.zone.name.clone(),
@@ -77,6 +91,7 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
     let display = display_zone(&p, &opts.display_tz);
     let host = display_zone(&p, &crate::pipeline::DisplayTz::Host);
     let window_error = p.window_error.clone();
+    let captures = p.captures.clone();
     Report {
         doc,
         // Moved, not copied: the timeline is the largest thing the report holds.
@@ -94,6 +109,7 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         host,
         window_error,
         system,
+        captures,
     }
 }
 

@@ -231,7 +231,9 @@ fn one_with_deadline(
     }
 }
 
-/// Analyzes one bundle path; a folder holding several pt-stalk samples gives one row per sample.
+/// Analyzes one bundle path; a folder holding several pt-stalk samples gives one row per
+/// sample, and one holding the files of several captures ([`crate::pipeline::captures`]) one
+/// row per capture.
 fn one(
     path: &Path,
     dir_name: &str,
@@ -240,66 +242,104 @@ fn one(
     limits: &Limits,
     taken: &Taken,
 ) -> Vec<BatchRow> {
-    let empty = |dir_name: String| empty_row(path, dir_name);
     let b = match bundle::load(&[path.to_path_buf()], limits) {
         Ok(b) => b,
         Err(e) => {
-            let mut row = empty(dir_name.to_string());
+            let mut row = empty_row(path, dir_name.to_string());
             row.error = Some(e.to_string());
             return vec![row];
         }
     };
     let parts = bundle::split_pt_stalk(b);
     let several = parts.len() > 1;
-    parts
-        .into_iter()
-        .map(|b| {
-            let name = if several {
-                let base =
-                    sanitize_file_name(&format!("{dir_name}-{}", b.name.rsplit('-').next().unwrap_or("")));
-                let mut taken = taken.lock().unwrap_or_else(|e| e.into_inner());
-                let mut n = base.clone();
-                let mut k = 2;
-                while taken.contains(&n) {
-                    n = format!("{base}-{k}");
-                    k += 1;
+    let mut rows = Vec::new();
+    for b in parts {
+        let name = if several {
+            unique(taken, &format!("{dir_name}-{}", b.name.rsplit('-').next().unwrap_or("")))
+        } else {
+            dir_name.to_string()
+        };
+        let report = crate::analyze::analyze(&b, opts);
+        if report.captures.len() < 2 {
+            rows.push(row(path, name, report, out));
+            continue;
+        }
+        // Captures that do not belong together: each on its own (each may hold pt-stalk
+        // samples of its own).
+        for (c, cb) in report.captures.iter().zip(crate::pipeline::captures::split(&b, &report.captures)) {
+            let samples = bundle::split_pt_stalk(cb);
+            let several = samples.len() > 1;
+            for sb in samples {
+                let mut cname = format!("{name}-{}", capture_dir_name(&c.name));
+                if several {
+                    cname = format!("{cname}-{}", sb.name.rsplit('-').next().unwrap_or(""));
                 }
-                taken.push(n.clone());
-                n
-            } else {
-                dir_name.to_string()
-            };
-            let mut row = empty(name.clone());
-            let report = crate::analyze::analyze(&b, opts);
-            if let Some(e) = report
-                .window_error
-                .clone()
-                .or_else(|| crate::analyze::nothing_readable(&report, &path.display().to_string()))
-            {
-                row.inputs = report.doc.bundle.inputs.len();
-                row.problems = report.doc.bundle.problems.clone();
-                row.error = Some(e);
-                return row;
+                let sub = crate::analyze::analyze(&sb, opts);
+                let mut r = row(path, unique(taken, &cname), sub, out);
+                r.bundle = format!("{} ({})", path.display(), c.name);
+                rows.push(r);
             }
-            row.inputs = report.doc.bundle.inputs.len();
-            row.problems = report.doc.bundle.problems.clone();
-            row.findings = report.doc.findings.len();
-            if let Some(f) = report.doc.findings.first() {
-                row.top_rule = Some(f.rule.to_string());
-                row.severity = Some(format!("{:?}", f.severity).to_lowercase());
-                row.summary = Some(f.summary.clone());
-            }
-            row.period_s = report
-                .periodicity
-                .as_ref()
-                .and_then(|p| p.period_s)
-                .filter(|_| report.doc.findings.iter().any(|f| f.rule == "periodic_write_bursts"));
-            if let Err(e) = crate::output::write_all_into(&report, &out.join(&name)) {
-                row.error = Some(format!("writing the report failed: {e:#}"));
-            } else if let Err(e) = crate::output::write_dataset_part(&report, &out.join("dataset"), &name) {
-                row.error = Some(format!("writing the dataset failed: {e:#}"));
-            }
-            row
+        }
+    }
+    rows
+}
+
+/// A folder name for a capture of a bundle: its folder's last part that says something
+/// (`incident/a/capture` -> `a`), else its whole name.
+fn capture_dir_name(name: &str) -> String {
+    let parts: Vec<&str> = name.split(['/', '!']).filter(|p| !p.is_empty()).collect();
+    let telling =
+        parts.iter().rev().find(|p| !bundle::GENERIC_NAMES.contains(&p.to_ascii_lowercase().as_str()));
+    sanitize_file_name(telling.copied().unwrap_or(name))
+}
+
+/// `base`, made safe and unique among the batch's folder names (`base-2`, ...), and taken.
+fn unique(taken: &Taken, base: &str) -> String {
+    let base = sanitize_file_name(base);
+    let mut taken = taken.lock().unwrap_or_else(|e| e.into_inner());
+    let mut n = base.clone();
+    let mut k = 2;
+    while taken.contains(&n) {
+        n = format!("{base}-{k}");
+        k += 1;
+    }
+    taken.push(n.clone());
+    n
+}
+
+/// The overview's row of one analyzed bundle, its report written into `out/<name>`.
+fn row(path: &Path, name: String, report: crate::model::Report, out: &Path) -> BatchRow {
+    let mut row = empty_row(path, name.clone());
+    row.inputs = report.doc.bundle.inputs.len();
+    row.problems = report.doc.bundle.problems.clone();
+    if let Some(e) = report
+        .window_error
+        .clone()
+        .or_else(|| crate::analyze::nothing_readable(&report, &path.display().to_string()))
+        .or_else(|| {
+            (report.captures.len() > 1).then(|| {
+                crate::pipeline::captures::refusal(&report.captures, &path.display().to_string(), None)
+            })
         })
-        .collect()
+    {
+        row.error = Some(e);
+        return row;
+    }
+    row.findings = report.doc.findings.len();
+    if let Some(f) = report.doc.findings.first() {
+        row.top_rule = Some(f.rule.to_string());
+        row.severity = Some(format!("{:?}", f.severity).to_lowercase());
+        row.summary = Some(f.summary.clone());
+    }
+    row.period_s = report
+        .periodicity
+        .as_ref()
+        .and_then(|p| p.period_s)
+        .filter(|_| report.doc.findings.iter().any(|f| f.rule == "periodic_write_bursts"));
+    if let Err(e) = crate::output::write_all_into(&report, &out.join(&name)) {
+        row.error = Some(format!("writing the report failed: {e:#}"));
+    } else if let Err(e) = crate::output::write_dataset_part(&report, &out.join("dataset"), &name) {
+        row.error = Some(format!("writing the dataset failed: {e:#}"));
+    }
+    row
 }

@@ -228,6 +228,16 @@ struct Verbosity {
 }
 
 /// The paths as the user gave them, for messages.
+/// The refusal of an input holding several captures ([`iosift::pipeline::captures::refusal`]),
+/// their folders named under the folder given.
+fn mixed(report: &iosift::model::Report, paths: &[PathBuf]) -> String {
+    let root = match paths {
+        [one] if one.is_dir() => Some(one.display().to_string()),
+        _ => None,
+    };
+    iosift::pipeline::captures::refusal(&report.captures, &given(paths), root.as_deref())
+}
+
 fn given(paths: &[PathBuf]) -> String {
     paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
 }
@@ -284,6 +294,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let report = iosift::analyze::analyze(&bundle, &opts);
             if let Some(e) = &report.window_error {
                 return Err(usage(e.clone()));
+            }
+            if report.captures.len() > 1 {
+                return Err(usage(mixed(&report, &paths)));
             }
             if let Some(e) = iosift::analyze::nothing_readable(&report, &given(&paths)) {
                 anyhow::bail!("{e}; no report written");
@@ -407,6 +420,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let report = iosift::analyze::analyze(&bundle, &opts);
                 if let Some(e) = &report.window_error {
                     return Err(usage(e.clone()));
+                }
+                if report.captures.len() > 1 {
+                    return Err(usage(
+                        mixed(&report, std::slice::from_ref(p)).replace("no report", "no diff"),
+                    ));
                 }
                 if let Some(e) = iosift::analyze::nothing_readable(&report, &p.display().to_string()) {
                     anyhow::bail!("{e}; no diff written");

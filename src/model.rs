@@ -209,6 +209,10 @@ pub struct Report {
     pub host: crate::clock::DisplayZone,
     /// Why `--from`/`--to` could not be applied; the CLI reports it as a usage error.
     pub window_error: Option<String>,
+    /// The captures the input holds ([`crate::pipeline::captures`]): one, unless its files
+    /// do not belong together; then no rule ran and the CLI refuses the input
+    /// ([`crate::pipeline::captures::refusal`]) or `batch` analyzes each capture.
+    pub captures: Vec<crate::pipeline::captures::Capture>,
     /// The host and database settings at a glance (the report's system box).
     pub system: crate::system::SystemBox,
 }

@@ -162,3 +162,46 @@ fn a_bundle_with_a_run_of_nuls_does_not_abort_the_batch() {
         "line of 300000000 bytes, longer than the 16777216 bytes a line may have: skipped"
     );
 }
+
+/// Issue 34: a folder holding three incidents' captures (`incidents/<case>/capture`) is one
+/// bundle of the batch; it is analyzed capture by capture, one row each named after its
+/// case, with every file of that capture and the findings it has alone.
+#[test]
+fn a_bundle_of_several_captures_gives_a_row_per_capture() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("in");
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let cases = ["mx_ext4_db_340b_durable", "mmap_large_folio", "replica_io_bound"];
+    for c in cases {
+        copy_dir(&sample.join(c).join("capture"), &src.join("incidents").join(c).join("capture"));
+    }
+    let out = tmp.path().join("out");
+    let rows = iosift::batch::run_with(
+        std::slice::from_ref(&src),
+        &out,
+        1,
+        &Options::default(),
+        &Limits::default(),
+        true,
+    )
+    .unwrap();
+    let mut names: Vec<&str> = rows.iter().map(|r| r.dir_name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["incidents-mmap_large_folio", "incidents-mx_ext4_db_340b_durable", "incidents-replica_io_bound"]
+    );
+    for c in cases {
+        let row = rows.iter().find(|r| r.dir_name == format!("incidents-{c}")).unwrap();
+        assert!(row.error.is_none(), "{row:?}");
+        let alone = iosift::analyze::analyze(
+            &load(&[sample.join(c).join("capture")], &Limits::default()).unwrap(),
+            &Options::default(),
+        );
+        assert_eq!(row.inputs, alone.doc.bundle.inputs.len(), "{c}");
+        assert_eq!(row.findings, alone.doc.findings.len(), "{c}");
+        assert_eq!(row.top_rule.as_deref(), alone.doc.findings.first().map(|f| f.rule), "{c}");
+        assert!(row.bundle.ends_with(&format!("incidents ({c}/capture)")), "{}", row.bundle);
+        assert!(out.join(&row.dir_name).join("findings.json").is_file());
+    }
+}

@@ -344,3 +344,119 @@ fn tar_zst_is_read_in_place_within_the_limit() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Copies the files of folder `from` into `to` (created).
+fn copy_files(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// `incidents/<case>/capture` for each case, copied from the samples.
+fn incidents(root: &Path, cases: &[&str]) -> PathBuf {
+    let inc = root.join("incidents");
+    for c in cases {
+        copy_files(&sample(&format!("{c}/capture")), &inc.join(c).join("capture"));
+    }
+    inc
+}
+
+/// The names of the files of a sample's capture folder.
+fn files_of(case: &str) -> usize {
+    std::fs::read_dir(sample(&format!("{case}/capture"))).unwrap().count()
+}
+
+/// Issue 34: a folder holding three incidents' captures (the same host, `vm`, on 2026-11-29
+/// 21:05 and 2026-12-01 19:24 and 19:45) gave one report stitched from the three (its
+/// CRITICAL mmap_large_folio_writeback next to the others' fsync findings, on one timeline of
+/// two days). Now the analysis finds the three captures and makes no finding from them
+/// together, and `iosift analyze` refuses the folder naming each one and `iosift batch`.
+#[test]
+fn captures_that_do_not_belong_together_are_refused_with_their_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = ["mx_ext4_db_340b_durable", "mmap_large_folio", "replica_io_bound"];
+    let inc = incidents(tmp.path(), &cases);
+    let b = load(std::slice::from_ref(&inc), &Limits::default()).unwrap();
+    let r = iosift::analyze::analyze(&b, &iosift::pipeline::Options::default());
+    // In time order, each with every file of its folder and nothing else.
+    let names: Vec<&str> = r.captures.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["mmap_large_folio/capture", "replica_io_bound/capture", "mx_ext4_db_340b_durable/capture"]
+    );
+    for c in &r.captures {
+        let case = c.name.trim_end_matches("/capture");
+        assert_eq!(c.files.len(), files_of(case), "{}", c.name);
+        assert!(c.files.iter().all(|&i| b.files[i].name.starts_with(&c.name)), "{}", c.name);
+        assert_eq!(c.host.as_deref(), Some("vm"));
+    }
+    // replica_io_bound's sampled seconds: 19:23:58 (mysqladmin, the pt-stalk prefix) to 19:25:15.
+    assert_eq!(r.captures[1].span.map(|s| (s.0 as i64, s.1 as i64)), Some((1_796_153_038, 1_796_153_115)));
+    assert!(r.doc.findings.is_empty() && r.doc.checked.is_empty());
+    let problem = r.doc.bundle.problems.iter().map(|p| p.message.as_str()).collect::<String>();
+    assert!(problem.contains("holds 3 captures that do not belong together (times apart)"), "{problem}");
+    let out = tmp.path().join("out");
+    let (code, err) = run_bounded(&["analyze", inc.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    for case in cases {
+        let named = format!("{}/{case}/capture (host vm, 2026-1", inc.display());
+        assert!(err.contains(&named), "{named} not in {err}");
+    }
+    assert!(
+        err.contains(&format!("iosift batch {}", inc.display())) && err.contains("no report written"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+/// Two captures of one host 20 minutes apart are two; two hosts' captures of the same
+/// seconds are two; one capture whose files sit in two folders (and start and stop a
+/// second or two apart) is one, with the findings it has alone.
+#[test]
+fn captures_are_told_apart_by_time_and_host_not_by_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = iosift::pipeline::Options::default();
+    let analyze =
+        |p: &Path| iosift::analyze::analyze(&load(&[p.to_path_buf()], &Limits::default()).unwrap(), &opts);
+    let inc = incidents(&tmp.path().join("t"), &["replica_io_bound", "mx_ext4_db_340b_durable"]);
+    let r = analyze(&inc);
+    assert_eq!(r.captures.len(), 2);
+    assert!(r.captures.iter().all(|c| c.host.as_deref() == Some("vm")));
+    // The same copy twice, the second written on host db-02 (its banners and uname renamed).
+    let two = tmp.path().join("h");
+    let case = "mx_xfs_loop_copy_noperf";
+    copy_files(&sample(&format!("{case}/capture")), &two.join("vm"));
+    copy_files(&sample(&format!("{case}/capture")), &two.join("db02"));
+    for f in ["iostat-x-t.txt", "pidstat-d-t-h.txt", "system-info.txt", "uname-a.txt"] {
+        let p = two.join("db02").join(f);
+        let text = std::fs::read_to_string(&p)
+            .unwrap()
+            .replace("(vm)", "(db-02)")
+            .replace("Linux vm ", "Linux db-02 ");
+        std::fs::write(&p, text).unwrap();
+    }
+    let r = analyze(&two);
+    let hosts: Vec<Option<&str>> = r.captures.iter().map(|c| c.host.as_deref()).collect();
+    assert_eq!(hosts.len(), 2, "{:?}", r.captures);
+    assert!(hosts.contains(&Some("vm")) && hosts.contains(&Some("db-02")), "{hosts:?}");
+    assert!(r.captures.iter().all(|c| c.files.len() == files_of(case)));
+    let problem = r.doc.bundle.problems.iter().map(|p| p.message.as_str()).collect::<String>();
+    assert!(problem.contains("(other hosts or times apart)"), "{problem}");
+    // One capture in two folders: sysstat's files moved into a subfolder.
+    let one = tmp.path().join("one").join("replica_io_bound");
+    copy_files(&sample("replica_io_bound/capture"), &one);
+    std::fs::create_dir(one.join("sysstat")).unwrap();
+    for f in ["iostat-x-t.txt", "pidstat-d-t-h.txt"] {
+        std::fs::rename(one.join(f), one.join("sysstat").join(f)).unwrap();
+    }
+    let r = analyze(&one);
+    assert_eq!(r.captures.len(), 1);
+    let alone = analyze(&sample("replica_io_bound/capture"));
+    let rules = |r: &iosift::model::Report| r.doc.findings.iter().map(|f| f.rule).collect::<Vec<_>>();
+    assert_eq!(rules(&r), rules(&alone));
+    assert!(!rules(&r).is_empty());
+}

@@ -319,6 +319,7 @@ fn report() -> Report {
         state: Vec::new(),
         display: Default::default(),
         window_error: None,
+        captures: Vec::new(),
         system: Default::default(),
         host: Default::default(),
     }

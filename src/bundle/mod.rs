@@ -139,7 +139,7 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Result<Bundle, BundleError> {
 }
 
 /// Folder names that say nothing about the capture: the parent folder names it.
-const GENERIC_NAMES: &[&str] = &["capture", "captures", "data", "bundle", "collected", "output"];
+pub const GENERIC_NAMES: &[&str] = &["capture", "captures", "data", "bundle", "collected", "output"];
 
 /// A bundle's name from its paths: the directory or archive name, sanitised
 /// (`case/capture` is named `case`).
@@ -195,12 +195,24 @@ pub fn pt_stalk_prefix_of(f: &InputFile) -> Option<String> {
 
 /// Splits a bundle holding several pt-stalk samples (different prefixes) into
 /// one bundle per sample; files without a prefix go with every sample. A
-/// bundle with zero or one prefix is returned as it is.
+/// bundle with zero or one prefix is returned as it is, and so is one whose
+/// folders each hold one prefix: pt-stalk writes its samples into one folder,
+/// so a folder per prefix is a folder per capture (`incidents/a/capture`,
+/// `incidents/b/capture`), which the analysis tells apart by host and time
+/// ([`crate::pipeline::captures`]).
 pub fn split_pt_stalk(b: Bundle) -> Vec<Bundle> {
     let mut prefixes: Vec<String> = b.files.iter().filter_map(pt_stalk_prefix_of).collect();
     prefixes.sort();
     prefixes.dedup();
-    if prefixes.len() < 2 {
+    let mut by_folder: std::collections::BTreeMap<&str, std::collections::BTreeSet<String>> =
+        Default::default();
+    for f in &b.files {
+        if let Some(p) = pt_stalk_prefix_of(f) {
+            by_folder.entry(f.name.rfind(['/', '!']).map_or("", |i| &f.name[..i])).or_default().insert(p);
+        }
+    }
+    let folder_each = by_folder.len() > 1 && by_folder.values().all(|p| p.len() == 1);
+    if prefixes.len() < 2 || folder_each {
         return vec![b];
     }
     prefixes
@@ -250,6 +262,18 @@ mod tests {
         assert_eq!(parts[0].name, "cap-2026_11_29_19_37_19");
         assert_eq!(parts[0].files.len(), 2);
         assert_eq!(parts[1].files.len(), 3);
+        // A folder per prefix: captures of their own, left whole for the analysis to part.
+        let b = Bundle {
+            name: "incidents".into(),
+            files: vec![
+                f("a/capture/2026_11_29_21_05_20-meminfo"),
+                f("a/capture/iostat-x-t.txt"),
+                f("b/capture/2026_12_01_19_45_47-meminfo"),
+                f("b/capture/iostat-x-t.txt"),
+            ],
+            problems: vec![],
+        };
+        assert_eq!(split_pt_stalk(b).len(), 1);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! decide the time zone, anchor every source on one UTC clock, fill the 1 s
 //! timeline, then hand it to the analysis and the rules.
 
+pub mod captures;
 pub mod dayfirst;
 pub mod fill;
 pub mod lines;
@@ -94,6 +95,9 @@ pub struct Pipeline {
     pub perf_offset: Option<(f64, Anchoring)>,
     /// Why `--from`/`--to` could not be applied (reversed, empty or outside the capture).
     pub window_error: Option<String>,
+    /// The captures the input holds: one, unless its files do not belong together
+    /// ([`captures::of`]).
+    pub captures: Vec<captures::Capture>,
 }
 
 /// Parsed files with their clocks: what `inspect` needs, without the timeline.
@@ -229,6 +233,7 @@ pub fn run_with(bundle: &Bundle, opts: &Options, keep: Keep) -> Pipeline {
     let mut filler = fill::Filler::new(&files, &zone, &ctx);
     let clocks = filler.anchor_all();
     clock_warnings.append(&mut filler.warnings);
+    let captures = captures::of(&files, &clocks, &filler.excluded);
     let (start, end) = clocks
         .iter()
         .zip(&filler.excluded)
@@ -314,6 +319,7 @@ pub fn run_with(bundle: &Bundle, opts: &Options, keep: Keep) -> Pipeline {
         binlog,
         perf_offset,
         window_error,
+        captures,
     }
 }
 

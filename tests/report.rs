@@ -870,8 +870,11 @@ fn sample_page_tells_the_story() {
     for s in ["Statement types", "Write_rows", "Largest transactions", "Per minute", "256 B to &lt; 512 B"] {
         assert!(html.contains(s), "{s} missing");
     }
-    // Captions from the data: one burst is no period.
-    assert!(html.contains("(1 burst, no period)"));
+    // Captions from the data: bursts over the device's busy floor with a weak period (5 s at
+    // 0.23) are no period, and no single threshold is drawn for them.
+    assert!(html.contains("(4 bursts, no confident period)"));
+    assert!(html.contains("No period stands out: the likeliest, every 5.0 s, has confidence 0.23"));
+    assert!(html.contains("so no single threshold is drawn"));
     assert!(!html.contains("Bursts repeat every"));
 }
 

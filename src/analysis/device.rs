@@ -86,7 +86,7 @@ pub fn resolve_main(tl: &Timeline, ctx: &Context) -> Option<MainDevice> {
 }
 
 /// The device stacked on `main` (a loop device on its disk, a dm or md device over it) whose
-/// writes carry the writeback period, with their periodicity: used when `main` was chosen for
+/// writes carry a period (whatever it matches), with their periodicity: used when `main` was chosen for
 /// its bytes alone (`most written`: no written file or datadir names the device) and its own
 /// writes, the stacked device's mixed with every other writer of the disk, show none. The
 /// stacked device must write at least [`STACKED_MIN_SHARE`] of `main`'s bytes.
@@ -112,7 +112,9 @@ pub fn stacked_periodic(
             let (writes, _) = stack::write_series(tl, &d)?;
             let tunables = super::writeback::Tunables::for_device(window, &ctx.mounts, &d);
             let view = super::periodicity::periodicity(tl, &writes.name(), &tunables);
-            view.is_writeback(window).then(|| {
+            // Any period, not only the writeback window's: an application's timer on the
+            // stacked device is hidden in the disk's mixed writes just the same.
+            view.is_periodic().then(|| {
                 let why = format!("stacked on {} (the most written device), its writes periodic", main.name);
                 (MainDevice { name: d.clone(), writes, why, stack: Some(r) }, view)
             })

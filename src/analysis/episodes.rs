@@ -266,7 +266,10 @@ pub fn of_all(
 /// The significant write episodes of `device` (its write bytes/s column `col`).
 pub fn episodes(inp: &Inputs<'_>, device: &str, col: &Col) -> Vec<Episode> {
     let Some(series) = inp.tl.col(col) else { return Vec::new() };
-    let scan = bursts::detect(series, 6.0, 3.0, 2.0 * 1024.0 * 1024.0);
+    let strict = bursts::detect(series, 6.0, 3.0, 2.0 * 1024.0 * 1024.0);
+    // A device writing a busy floor (a database's tens of MB/s): its flushes stand out of
+    // the floor, not three times over it.
+    let scan = bursts::over_busy_floor(series, &strict, 2.0 * 1024.0 * 1024.0).unwrap_or(strict);
     let mut found: Vec<&bursts::Burst> = scan.bursts.iter().filter(|b| b.total >= MIN_BYTES).collect();
     found.sort_by(|a, b| b.total.total_cmp(&a.total));
     found.truncate(MAX_EPISODES);

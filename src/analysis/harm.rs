@@ -9,6 +9,12 @@ use crate::table::Timeline;
 use crate::table::columns::{Col, DevMetric, MysqlCounter, PsiKind, PsiResource, VmstatField};
 use serde::Serialize;
 
+/// More tasks blocked on I/O (vmstat `b`) than the capture's median by this many is a cost.
+pub const BLOCKED_RISE: f64 = 3.0;
+/// A PSI io some peak of this many percent, and this many points above the capture's
+/// median, is a cost.
+pub const PSI_COST_PCT: f64 = 20.0;
+
 /// The cost of one episode; each figure is None when its witness is missing.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Harm {
@@ -22,6 +28,9 @@ pub struct Harm {
     pub blocked_peak: Option<(f64, f64)>,
     /// Peak PSI io some % during the episode.
     pub psi_io_some_peak: Option<f64>,
+    /// Median PSI io some % over the capture: a database that fsyncs every commit stalls
+    /// on I/O all the time, which is its baseline, not the episode's cost.
+    pub psi_io_some_base: Option<f64>,
     /// Commits per second during the episode against the capture's median.
     pub commits: Option<(f64, f64)>,
     /// True when one of the figures shows a cost.
@@ -69,15 +78,21 @@ pub fn of(tl: &Timeline, device: &str, s: usize, e: usize) -> Harm {
     if let Some((d, all)) = values(tl, &Col::Vmstat(VmstatField::B), s, e) {
         let (p, base) = (peak(&d), median(&all).unwrap_or(0.0));
         h.blocked_peak = Some((p, base));
-        if p >= base + 2.0 {
+        // One or two more blocked tasks for a second is what any build or fsync does now
+        // and then; three more is a queue the episode made.
+        if p >= base + BLOCKED_RISE {
             costs.push(format!("{p:.0} tasks blocked on I/O (vmstat b; median {base:.0})"));
         }
     }
-    if let Some((d, _)) = values(tl, &Col::Psi(PsiResource::Io, PsiKind::SomePct), s, e) {
-        let p = peak(&d);
+    if let Some((d, all)) = values(tl, &Col::Psi(PsiResource::Io, PsiKind::SomePct), s, e) {
+        let (p, base) = (peak(&d), median(&all).unwrap_or(0.0));
         h.psi_io_some_peak = Some(p);
-        if p >= 20.0 {
-            costs.push(format!("tasks stalled on I/O {p:.0} % of a second (PSI io some)"));
+        h.psi_io_some_base = Some(base);
+        if p >= PSI_COST_PCT && p >= base + PSI_COST_PCT {
+            costs
+                .push(format!("tasks stalled on I/O {p:.0} % of a second (PSI io some; median {base:.0} %)"));
+        } else {
+            calm.push(format!("PSI io some {p:.0} % (median {base:.0} %)"));
         }
     }
     if let Some((d, all)) = values(tl, &Col::Mysql(MysqlCounter::BinlogCommitsS), s, e) {

@@ -184,7 +184,7 @@ impl Views {
         let stacked_periodicity = device
             .as_ref()
             .filter(|_| one_second)
-            .filter(|_| !periodicity.as_ref().is_some_and(|p| p.is_writeback(window)))
+            .filter(|_| !periodicity.as_ref().is_some_and(|p| p.is_periodic()))
             .and_then(|d| device::stacked_periodic(tl, ctx, d, window));
         let (flames, fsync_shares) = views::perf_views(&records.perf);
         let episodes = if one_second { episodes::of_all(tl, threads, window, records) } else { Vec::new() };

@@ -167,6 +167,12 @@ const MAX_EVENTS: usize = 300;
 /// The lightest member of a chain holds at least this share of the heaviest's bytes: the
 /// flushes of one source are of one size class.
 pub const SIZE_CLASS: f64 = 0.15;
+/// How much the share of the bytes a chain holds weighs against its confidence: the chain
+/// chosen has the highest `share ^ HELD_WEIGHT x confidence`. A regular train of a file's
+/// flushes among a flusher's smaller, gappy wake-ups is the period, though the wake-ups
+/// hold more of the bytes; between a period and its multiples (alike in confidence) the
+/// share decides.
+const HELD_WEIGHT: f64 = 0.25;
 /// Candidate periods come from the spacing of each event to its next this many.
 const CANDIDATE_SPAN: usize = 8;
 
@@ -197,7 +203,7 @@ pub fn beat_tolerance(period_s: f64) -> f64 {
 /// skipped beats divided by their number) is the candidate's within half a
 /// [`beat_tolerance`] (a loose candidate cannot chain bursts of another spacing by skipping
 /// beats), a chain of two spans at most half the series and leaves none of its beats empty,
-/// and `valid` accepts it (its members' indices). The period is that median spacing.
+/// holds at least half of the bytes, and `valid` accepts it (its members' indices). The period is that median spacing.
 pub fn train_period(events: &[Event], len: f64, valid: &dyn Fn(&[usize]) -> bool) -> Option<Train> {
     if events.len() < 2 {
         return None;
@@ -256,7 +262,11 @@ pub fn train_period(events: &[Event], len: f64, valid: &dyn Fn(&[usize]) -> bool
                 continue;
             }
             let held: f64 = members.iter().map(|&m| weight(&ev[m])).sum();
-            let score = held * confidence(&ev, &members, missing, t);
+            // Two events among more are a period only when they hold most of the bytes.
+            if members.len() == 2 && held < 0.5 {
+                continue;
+            }
+            let score = held.powf(HELD_WEIGHT) * confidence(&ev, &members, missing, t);
             let better = best.as_ref().is_none_or(|(s, m, miss, _)| {
                 score > *s + 1e-9
                     || ((score - *s).abs() <= 1e-9 && (missing, members.len()) < (*miss, m.len()))
@@ -319,14 +329,15 @@ fn spacing(ev: &[Event], members: &[usize], t: f64) -> Option<f64> {
 }
 
 /// How distinct a chain's members are from the other events between its first and last:
-/// 1 when all of those are lighter than the lightest member, else half of lightest / heaviest
-/// (a chain picked among events as heavy as its own is no more a period than theirs).
+/// each of them at least as heavy as its lightest member cancels one member (1 when all the
+/// others are lighter, 0 when as many as its members are that heavy). A chain picked among
+/// events as heavy as its own is no more a period than theirs; one foreign flush among six
+/// beats of a timer leaves it 5/6.
 fn distinctness(ev: &[Event], members: &[usize]) -> f64 {
     let (Some(&first), Some(&last)) = (members.first(), members.last()) else { return 0.0 };
     let lightest = members.iter().map(|&m| ev[m].mass).fold(f64::INFINITY, f64::min);
-    let heaviest_other =
-        (first..=last).filter(|k| !members.contains(k)).map(|k| ev[k].mass).fold(0.0_f64, f64::max);
-    if heaviest_other < lightest { 1.0 } else { 0.5 * (lightest / heaviest_other).max(0.0) }
+    let heavier = (first..=last).filter(|k| !members.contains(k) && ev[*k].mass >= lightest).count();
+    (1.0 - heavier as f64 / members.len() as f64).max(0.0)
 }
 
 /// The chain of events one period `t` apart from `start`: at each step the heaviest event of
@@ -491,9 +502,18 @@ mod tests {
         assert_eq!(t.members.iter().map(|&m| ev[m].onset).collect::<Vec<_>>(), [27.0, 59.0, 90.0, 122.0]);
         assert_eq!(t.period.period_s, 32.0);
         assert!(t.period.confidence > 0.8);
-        // A 100 MB burst at 70 s: the heavy ones are no longer distinct.
+        // A 100 MB burst at 70 s (another writer's flush): one of four members cancelled,
+        // the period stands at three quarters of its confidence.
         let mut with = ev.clone();
         with[5].mass = 100.0;
+        let t = train_period(&with, 140.0, &any).unwrap();
+        assert_eq!(t.period.period_s, 32.0);
+        let four = 0.6 + 0.4 * 2.0 / 3.0;
+        assert!((t.period.confidence - 0.75 * four).abs() < 1e-9, "{t:?}");
+        // As many as heavy between them as the train has members: no period of theirs.
+        for k in [1, 4, 9] {
+            with[k].mass = 100.0;
+        }
         let t = train_period(&with, 140.0, &any).unwrap();
         assert_ne!(t.period.period_s, 32.0);
     }

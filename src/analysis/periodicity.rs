@@ -25,7 +25,8 @@ pub struct PeriodicityView {
     pub series: String,
     /// Bursts found on it (merged into episodes when the period was found on those).
     pub bursts: Vec<Burst>,
-    /// Burst threshold used.
+    /// Burst threshold used; NaN when the bursts were found over the series' local floor
+    /// ([`crate::analysis::bursts::detect_over_floor`]), which has one per second.
     pub threshold: f64,
     /// Detected period, seconds.
     pub period_s: Option<f64>,
@@ -67,6 +68,12 @@ impl PeriodicityView {
     /// confidence of 0.5 or more.
     pub fn is_writeback(&self, window: WritebackWindow) -> bool {
         matches!((self.period_s, self.confidence), (Some(p), Some(c)) if window.matches(p) && c >= 0.5)
+    }
+
+    /// True when a period was found with the confidence the rules act on (0.5), whatever
+    /// it matches.
+    pub fn is_periodic(&self) -> bool {
+        matches!((self.period_s, self.confidence), (Some(_), Some(c)) if c >= 0.5)
     }
 
     /// True when the period found matches kernel interval `m` (first or as well).
@@ -135,28 +142,44 @@ pub fn periodicity(tl: &Timeline, col: &str, tunables: &Tunables) -> Periodicity
     let dirty = tl.col(&Col::Mem(MemMetric::DirtyBytes));
     let max_lag = (series.len() / 2).min(600);
     let acf = period::autocorrelation(series, max_lag);
-    // Up to four readings of the bursts: merged into episodes where their gaps break (when
-    // that merges any) or as detected, each starting where it starts or where its bytes
-    // begin. The period is the most confident reading's; on a tie the first in this order
-    // (a flush begins where its first wake-up writes).
-    let raw = dominant(scan.bursts.clone());
-    let merged = dominant(merge_at_break(&scan.bursts));
+    // A device that writes steadily (a database's floor of tens of MB/s) hides a flush of
+    // twice its floor under the five-fold test; when that test finds too few bursts for a
+    // period, the seconds standing out of their local floor are read too
+    // ([`bursts::over_busy_floor`]).
+    let floor = bursts::over_busy_floor(series, &scan, 4.0 * 1024.0 * 1024.0);
+    let scans: Vec<bursts::BurstScan> = std::iter::once(scan).chain(floor).collect();
+    // Up to four readings of each scan's bursts: merged into episodes where their gaps
+    // break (when that merges any) or as detected, each starting where it starts or where
+    // its bytes begin. The period is the most confident reading's; on a tie the first in
+    // this order (a flush begins where its first wake-up writes).
     let mut sets = Vec::new();
-    if !same_spans(&merged, &raw) {
-        sets.push((merged, "flush episodes (bursts at a break in their gaps merged)"));
+    for (k, scan) in scans.iter().enumerate() {
+        let raw = dominant(scan.bursts.clone());
+        let merged = dominant(merge_at_break(&scan.bursts));
+        if !same_spans(&merged, &raw) {
+            sets.push((merged, "flush episodes (bursts at a break in their gaps merged)", k));
+        }
+        let how = if k == 0 { "burst-intervals" } else { "burst-intervals over a busy floor" };
+        sets.push((raw, how, k));
     }
-    sets.push((raw, "burst-intervals"));
     let mut best: Option<(usize, Train)> = None;
-    for (k, (set, how)) in sets.iter().enumerate() {
+    for (k, (set, how, scan)) in sets.iter().enumerate() {
         for onset in [Onset::Start, Onset::Mass] {
-            let Some(t) = train(set, series, scan.baseline, dirty, onset) else { continue };
+            let Some(t) = train(set, series, &scans[*scan], dirty, onset) else { continue };
+            // Over a busy floor, a pair is no period: the floor's own swings make pairs.
+            if *scan > 0 && t.members.len() < 3 {
+                continue;
+            }
             if best.as_ref().is_none_or(|(_, b)| t.period.confidence > b.period.confidence + 1e-9) {
                 best = Some((k, Train { period: Period { method: how, ..t.period }, ..t }));
             }
         }
     }
-    let (k, chosen) = best.map_or((sets.len() - 1, None), |(k, t)| (k, Some(t)));
-    let bursts = sets.swap_remove(k).0;
+    // Without a period, the strict scan's last reading (its bursts as detected).
+    let fallback = sets.iter().rposition(|s| s.2 == 0).unwrap_or(0);
+    let (k, chosen) = best.map_or((fallback, None), |(k, t)| (k, Some(t)));
+    let (bursts, _, scan_k) = sets.swap_remove(k);
+    let scan = &scans[scan_k];
     let (period, chain, phase) = match chosen {
         Some(t) => {
             let chain = if t.members.len() < bursts.len() { t.members.clone() } else { Vec::new() };
@@ -180,7 +203,8 @@ pub fn periodicity(tl: &Timeline, col: &str, tunables: &Tunables) -> Periodicity
     PeriodicityView {
         series: col.to_string(),
         bursts,
-        threshold: scan.threshold,
+        // Bursts found over a local floor have a threshold per second, none to draw.
+        threshold: if scan.floors.is_empty() { scan.threshold } else { f64::NAN },
         period_s: period.as_ref().map(|c| c.period_s),
         confidence: period.as_ref().map(|c| c.confidence),
         phase_s: phase,
@@ -244,18 +268,19 @@ fn same_spans(a: &[Burst], b: &[Burst]) -> bool {
 }
 
 /// The train of `bursts` (time order) and its period ([`period::train_period`]): each burst
-/// starts at its `onset` and weighs its bytes above the baseline. Two bursts make a period
+/// starts at its `onset` and weighs its bytes above the floor (the baseline, or the local floor of a scan over one). Two bursts make a period
 /// only when they are of one size class ([`PAIR_SIZE_RATIO`]), each drains dirty memory when
 /// the capture has it, and no burst between them is as large; else the spacing of all the
 /// bursts when there are three or more ([`period::onset_period`]).
 fn train(
     bursts: &[Burst],
     series: &[Cell],
-    baseline: f64,
+    scan: &bursts::BurstScan,
     dirty: Option<&[Cell]>,
     onset: Onset,
 ) -> Option<Train> {
-    let above = |r: usize| series.get(r).and_then(Cell::get).map_or(0.0, |v| (v - baseline).max(0.0));
+    let baseline = scan.baseline;
+    let above = |r: usize| series.get(r).and_then(Cell::get).map_or(0.0, |v| (v - scan.floor(r)).max(0.0));
     let events: Vec<Event> = bursts
         .iter()
         .map(|b| {

@@ -911,18 +911,26 @@ pub fn device_writes(report: &Report) -> Option<Spec> {
         let n = p.bursts.len();
         if n > 0 {
             caption.push_str(&format!(" Shaded: {} found on {}", plural(n, "burst"), p.series));
-            if on_this {
+            if on_this && guide.is_some() {
                 caption.push_str(", red dots mark their peaks, the grey line is the burst threshold");
+            } else if on_this {
+                caption.push_str(", red dots mark their peaks; each second was measured against its own local floor (the median of the 15 s around it), so no single threshold is drawn");
             }
             caption.push('.');
         } else {
             caption.push_str(" No burst rose above the threshold.");
         }
         match (p.period_s, p.confidence) {
-            (Some(ps), c) if n >= 2 => {
+            (Some(ps), c) if n >= 2 && p.is_periodic() => {
                 let c = c.map(|c| format!(", confidence {:.2}", c)).unwrap_or_default();
                 title.push_str(&format!(" (period {ps:.1} s{c}, {n} bursts)"));
                 caption.push_str(&format!(" Bursts repeat every {ps:.1} s{c}."));
+            }
+            (Some(ps), Some(c)) if n >= 2 => {
+                title.push_str(&format!(" ({}, no confident period)", plural(n, "burst")));
+                caption.push_str(&format!(
+                    " No period stands out: the likeliest, every {ps:.1} s, has confidence {c:.2} (0.50 is needed)."
+                ));
             }
             _ if n > 0 => {
                 title.push_str(&format!(" ({}, no period)", plural(n, "burst")));

@@ -62,6 +62,8 @@ pub struct Inputs<'a> {
     pub thread_writes: BTreeMap<u32, &'a [Cell]>,
     /// The writeback tunables (dirty mmap pages are written when they expire).
     pub window: WritebackWindow,
+    /// The write episodes with their measured cost: the severity follows them.
+    pub episodes: &'a [crate::analysis::episodes::Episode],
 }
 
 /// Picks the inputs.
@@ -85,6 +87,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
         kernel: a.kernel(),
         threads: a.threads(),
         thread_writes,
+        episodes: a.episodes(),
     })
 }
 
@@ -244,6 +247,14 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             if thp_rate > 0.0 || file_map.is_some() { "" } else { ", thp_file_mapped not rising" },
         ));
     }
+    // System-wide counters count every process's mappings (a build's binaries too): they
+    // point at the written file only when the bursts' write requests are whole folios.
+    if folio == Strength::Medium && request != Strength::Supporting {
+        return Outcome::Pass(format!(
+            "system-wide FilePmdMapped {} kB and thp_file_mapped rising, but no smaps of the writer and the bursts' writes average {req_text} per request: nothing ties the large folios to the written file",
+            meminfo_pmd.unwrap_or(0)
+        ));
+    }
     // Amplification: pidstat charges a whole folio when a store dirties it; the
     // folio size is the common step of the writer's kB_wr/s values.
     let sizes: Vec<f64> = view.bursts.iter().map(|b| b.total).collect();
@@ -370,9 +381,31 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         + if folio == Strength::Strong { 0.15 } else { 0.05 }
         + if amp == Strength::Strong { 0.1 } else { 0.0 }
         + if request == Strength::Supporting { 0.05 } else { 0.0 };
+    // Severity from what the periodic bursts cost: critical when a third of their episodes
+    // (other writers' episodes between them left out) cost latency, blocked tasks or
+    // commits; a warning when none did but the amplification is measured (the device writes
+    // hundreds of times what the stores changed); else information.
+    let mut eps: Vec<&crate::analysis::episodes::Episode> = Vec::new();
+    for b in view.periodic_bursts() {
+        for e in super::actors::overlapping(i.episodes, i.writes.device, b.start, b.end) {
+            if !eps.iter().any(|x| std::ptr::eq(*x, e)) {
+                eps.push(e);
+            }
+        }
+    }
+    let ev = super::actors::verdict(&eps);
+    metrics.insert("episodes_costly", num(ev.costly as f64));
+    metrics.insert("episodes", num(ev.episodes as f64));
+    let summary = if ev.episodes > 0 { format!("{summary} Cost: {}.", ev.harm) } else { summary };
+    let severity = match ev.severity(Severity::Critical) {
+        Severity::Critical => Severity::Critical,
+        _ if amp == Strength::Strong => Severity::Warning,
+        _ if ev.episodes == 0 => Severity::Warning,
+        s => s,
+    };
     Outcome::Fire(Box::new(Finding {
         rule: ID,
-        severity: Severity::Critical,
+        severity,
         confidence: (confidence.min(0.95) * 100.0).round() / 100.0,
         summary,
         window: None,
@@ -392,8 +425,11 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
 mod tests {
     use super::*;
     use crate::analysis::Views;
-    use crate::rules::testkit::{burst, fired, mount, passed, series, skipped, sourced, thread, vals, view};
+    use crate::rules::testkit::{
+        burst, episode, fired, mount, passed, series, skipped, sourced, thread, vals, view,
+    };
     use crate::table::Timeline;
+    use crate::verdict::IssuerClass;
 
     const MB: f64 = 1024.0 * 1024.0;
 
@@ -419,6 +455,8 @@ mod tests {
         thp: Option<Vec<Cell>>,
         mounts: Vec<Sourced<Mount>>,
         kernel: Option<Sourced<String>>,
+        /// The bursts' episodes: None for none, else whether they cost something.
+        costly: Option<bool>,
     }
 
     impl Case {
@@ -433,17 +471,30 @@ mod tests {
                 thp: None,
                 mounts: vec![mount("/dev/vda", "/data", "xfs", "rw,relatime")],
                 kernel: Some(sourced("6.1.0-13-amd64".to_string())),
+                costly: None,
             }
         }
 
         fn run(&self) -> Outcome {
+            self.run_with(true)
+        }
+
+        /// As [`Case::run`] without pidstat's per-thread charges (no amplification).
+        fn run_without_charges(&self) -> Outcome {
+            self.run_with(false)
+        }
+
+        fn run_with(&self, charges: bool) -> Outcome {
             let w = vals(&[1.0; 120]);
             let req = self.request.map(|r| vals(&[r; 120]));
-            let v = view(
-                (0..self.bursts).map(|k| burst(5 + 30 * k, 90.0 * MB, 300.0 * MB)).collect(),
-                Some(30.0),
-                Some(self.confidence),
-            );
+            let bursts: Vec<_> = (0..self.bursts).map(|k| burst(5 + 30 * k, 90.0 * MB, 300.0 * MB)).collect();
+            let episodes: Vec<_> = self
+                .costly
+                .map(|c| {
+                    bursts.iter().map(|b| episode(b, IssuerClass::WritebackAge, "kworker/u8:1", c)).collect()
+                })
+                .unwrap_or_default();
+            let v = view(bursts, Some(30.0), Some(self.confidence));
             // pidstat charges whole 2 MB folios to the writer.
             let tw = vals(&[2048.0 * 1024.0, 4096.0 * 1024.0, 2048.0 * 1024.0, 6144.0 * 1024.0]);
             let threads: BTreeMap<u32, ThreadTotal> =
@@ -458,8 +509,13 @@ mod tests {
                 mounts: &self.mounts,
                 kernel: self.kernel.as_ref(),
                 threads: &threads,
-                thread_writes: [(42, tw.as_slice())].into_iter().collect(),
+                thread_writes: if charges {
+                    [(42, tw.as_slice())].into_iter().collect()
+                } else {
+                    BTreeMap::new()
+                },
                 window: WritebackWindow::from_centisecs(Some(2500.0), Some(500.0)),
+                episodes: &episodes,
             })
         }
     }
@@ -482,6 +538,33 @@ mod tests {
             [("ctx.txt", Some([3, 3])), ("ctx.txt", Some([3, 3])), ("ctx.txt", Some([12, 12]))]
         );
         assert_eq!(f.evidence[2].quote.as_deref(), Some("rw-s /data/table.ibd"));
+    }
+
+    /// Issue 34: amplified writeback is critical when its episodes cost something, else
+    /// information (a host's builds mapped with large folios, nobody waiting).
+    #[test]
+    fn severity_follows_the_episodes_cost() {
+        let mut c = Case::large_folios();
+        // No episode measured: no cost known, a warning.
+        let f = fired(c.run());
+        assert_eq!(
+            (f.severity, f.metrics["evidence_amplification"].as_str()),
+            (Severity::Warning, Some("strong"))
+        );
+        c.costly = Some(true);
+        let f = fired(c.run());
+        assert_eq!((f.severity, f.metrics["episodes_costly"].as_f64()), (Severity::Critical, Some(3.0)));
+        assert!(f.summary.ends_with("Cost: write await 80 ms."), "{}", f.summary);
+        // Nobody waited, but the device wrote hundreds of times what the stores changed.
+        c.costly = Some(false);
+        let f = fired(c.run());
+        assert_eq!((f.severity, f.metrics["episodes_costly"].as_f64()), (Severity::Warning, Some(0.0)));
+        // Nobody waited and the amplification is not measured (no pidstat folio steps).
+        c.request = None;
+        c.mappings = vec![mapping(2048)];
+        let f = fired(c.run_without_charges());
+        assert_eq!(f.metrics["evidence_amplification"].as_str(), Some("not measured"));
+        assert_eq!(f.severity, Severity::Info);
     }
 
     #[test]
@@ -547,6 +630,10 @@ mod tests {
         assert_eq!((c.bursts, c.confidence), (PERIODIC_BURSTS, 0.9));
         c.confidence = PERIODIC_CONFIDENCE;
         fired(c.run());
+        // Issue 34: without whole-folio write requests nothing ties them to the written file.
+        c.request = Some(64.0 * 1024.0);
+        assert!(passed(c.run()).contains("nothing ties the large folios to the written file"));
+        c.request = Some(512.0 * 1024.0);
         c.confidence = PERIODIC_CONFIDENCE - 0.01;
         passed(c.run());
         c.confidence = 0.9;

@@ -14,6 +14,9 @@ use crate::table::columns::{Col, MemMetric};
 use crate::verdict::IssuerClass;
 use std::collections::BTreeMap;
 
+/// The bursts one period apart must hold this share of all the bursts' bytes.
+pub const MIN_PERIODIC_SHARE: f64 = 0.25;
+
 /// Rule id.
 pub const ID: &str = "periodic_write_bursts";
 
@@ -239,6 +242,16 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     {
         return Outcome::Pass(format!("{why}, not a periodic source"));
     }
+    // A period carried by a small share of the bursts' bytes (a few small bursts one period
+    // apart beside a copy's gigabytes) is not what the device's bursts do.
+    let all: f64 = view.bursts.iter().map(|b| b.total).sum();
+    let held: f64 = periodic.iter().map(|b| b.total).sum();
+    if all > 0.0 && held < MIN_PERIODIC_SHARE * all {
+        return Outcome::Pass(format!(
+            "{n} write bursts on {dev} one period of {period:.1} s apart hold {:.0} % of the bursts' bytes: not the device's pattern",
+            100.0 * held / all
+        ));
+    }
     if (n < MIN_BURSTS && !two_at_window) || conf < MIN_CONFIDENCE {
         return Outcome::Pass(format!(
             "{n} write bursts on {dev}; period {period:.1} s with confidence {conf:.2}: not periodic enough"
@@ -300,7 +313,8 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     metrics.insert("bursts", num(n as f64));
     metrics.insert("burst_bytes_median", num(med));
     metrics.insert("burst_bytes_max", opt(sizes.iter().copied().reduce(f64::max)));
-    metrics.insert("baseline_bytes_s", num(view.threshold.min(f64::MAX)));
+    // None when the bursts were found over the device's local floor (no one threshold).
+    metrics.insert("baseline_bytes_s", opt(view.threshold.is_finite().then_some(view.threshold)));
     metrics.insert("writeback_window_s", num(window));
     metrics.insert("writeback_window_from_capture", serde_json::Value::Bool(known));
     metrics.insert("matches_writeback_window", serde_json::Value::Bool(matches));
@@ -442,12 +456,10 @@ mod tests {
     use super::*;
     use crate::analysis::Views;
     use crate::analysis::device::MainDevice;
-    use crate::analysis::episodes::{Attribution, Episode};
-    use crate::analysis::harm::Harm;
+    use crate::analysis::episodes::Episode;
     use crate::rules::testkit::{burst, fired, passed, series, skipped, thread, vals, view};
     use crate::table::Timeline;
     use crate::table::columns::DevMetric;
-    use crate::verdict::{Actor, Role};
 
     const MB: f64 = 1024.0 * 1024.0;
 
@@ -461,31 +473,7 @@ mod tests {
 
     /// One episode per burst of `bursts(n)`, measured as `class` and issued by `comm`.
     fn measured(n: usize, class: IssuerClass, comm: &str, costly: bool) -> Vec<Episode> {
-        bursts(n)
-            .iter()
-            .map(|b| Episode {
-                device: "vda".into(),
-                start: b.start,
-                end: b.end,
-                start_epoch: 0,
-                end_epoch: 0,
-                bytes: b.total,
-                peak: b.peak_value,
-                issuer: Attribution {
-                    class: Some(class),
-                    score: 3.0,
-                    issuer: Actor::measured(Role::Issuer(class), comm, Some(77), Some(1.0), "perf"),
-                    evidence: vec![],
-                    runner_up: None,
-                },
-                writers: vec![Actor::measured(Role::Writer, comm, Some(77), Some(1.0), "pidstat -d")],
-                harm: Harm {
-                    costly,
-                    words: if costly { "write await 80 ms".into() } else { "no measured cost".into() },
-                    ..Harm::default()
-                },
-            })
-            .collect()
+        bursts(n).iter().map(|b| crate::rules::testkit::episode(b, class, comm, costly)).collect()
     }
 
     fn run_with(

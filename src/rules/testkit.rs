@@ -23,6 +23,39 @@ pub fn series<'a>(name: &'a str, values: &'a [Cell]) -> Series<'a> {
     Series::new(name, values, "test.txt", T0, Cells::none())
 }
 
+/// The episode of burst `b` on vda, its issuer `class` measured in `comm` (also its
+/// writer), costly or not.
+pub fn episode(
+    b: &Burst,
+    class: crate::verdict::IssuerClass,
+    comm: &str,
+    costly: bool,
+) -> crate::analysis::episodes::Episode {
+    use crate::verdict::{Actor, Role};
+    crate::analysis::episodes::Episode {
+        device: "vda".into(),
+        start: b.start,
+        end: b.end,
+        start_epoch: 0,
+        end_epoch: 0,
+        bytes: b.total,
+        peak: b.peak_value,
+        issuer: crate::analysis::episodes::Attribution {
+            class: Some(class),
+            score: 3.0,
+            issuer: Actor::measured(Role::Issuer(class), comm, Some(77), Some(1.0), "perf"),
+            evidence: vec![],
+            runner_up: None,
+        },
+        writers: vec![Actor::measured(Role::Writer, comm, Some(77), Some(1.0), "pidstat -d")],
+        harm: crate::analysis::harm::Harm {
+            costly,
+            words: if costly { "write await 80 ms".into() } else { "no measured cost".into() },
+            ..Default::default()
+        },
+    }
+}
+
 /// A one-second burst at `at`.
 pub fn burst(at: usize, peak_value: f64, total: f64) -> Burst {
     Burst { start: at, end: at, peak: at, peak_value, total }

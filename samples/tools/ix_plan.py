@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ix_plan.py [CASE ...] - the issuer matrix (samples/ix_*, issue 34) as planned, before any capture or analysis.
 
-For every case: its half (development / check, fixed here before anything was captured or analysed), the
+For every case: its half (development / check, fixed here before anything was captured or analysed; "held" for the
+held-out set samples/ixh_*, captured after the analysis changes and never tuned on), the
 run_matrix.sh command that captures it, and the expectations that follow from the setup alone (who dirtied, who issued
 and why, the period the workload's own timer or the kernel imposes, healthy or not, which rules must / must not
 fire). Writes them into samples/CASE/truth/extra.json, merged with what is already there (the hand-written title,
@@ -119,7 +120,36 @@ CASES = {
                               reclaim()),
     "ix_idle_a": ("dev", "work=idle secs=90", "idle host (no workload of ours) / full collector (system-wide -P -T)", idle()),
     "ix_idle_b_noperf": ("check", "work=idle secs=90 degrade=noperf", "idle host / collector without perf", idle()),
+    # The held-out set (half "held": captured after the analysis changes of issue 34, never tuned on), planned here
+    # before any of its captures, by a helper who does not run iosift on them.
+    "ixh_xfs_loop_appfsync_11s": ("held", "work=fsync mib=40 period=11 secs=90 " + LOOP_XFS,
+                                  "application fsync timer (write 40 MiB in place + fsync every 11 s) / XFS on loop / full collector",
+                                  periodic("ckpt_fsync", "application_flush", 11.0)),
+    "ixh_ext4_appfsync_18s_nosysstat": ("held", "work=fsync mib=80 period=18 secs=100 degrade=nosysstat",
+                                        "application fsync timer (80 MiB every 18 s) / ext4 on vda / collector without sysstat",
+                                        periodic("ckpt_fsync", "application_flush", 18.0)),
+    "ixh_ext4_msync_13s_noperf": ("held", "work=msync mib=40 period=13 secs=90 degrade=noperf",
+                                  "periodic msync(MS_SYNC) of a 40 MiB MAP_SHARED file, every page dirtied, every 13 s / ext4 on vda / collector without perf",
+                                  periodic("ckpt_msync", "application_flush", 13.0)),
+    "ixh_xfs_loop_odirect_16s": ("held", "work=odirect mib=80 period=16 secs=90 " + LOOP_XFS,
+                                 "periodic O_DIRECT writes (80 MiB in 1 MiB writes every 16 s, no fsync) / XFS on loop / full collector",
+                                 periodic("odirect_ckpt", "direct_io", 16.0, ["buffered_write_burst"])),
+    "ixh_ext4_sync_other_16s": ("held", "work=sync_other mib=6 period=16 secs=90",
+                                "a 6 MiB/s buffered appender and another process running `sync` every 16 s / ext4 on vda / full collector",
+                                sync_other(16.0)),
+    "ixh_xfs_loop_sync_other_22s": ("held", "work=sync_other mib=4 period=22 secs=90 " + LOOP_XFS,
+                                    "a 4 MiB/s buffered appender and `sync` every 22 s / XFS on loop / full collector",
+                                    sync_other(22.0)),
+    "ixh_ext4_db_relaxed_healthy_4t": ("held", "work=db durable=0 threads=4 payload=500 trace=1 secs=90 port=3407",
+                                       "healthy MariaDB: sync_binlog=0, innodb_flush_log_at_trx_commit=2, 4 connections of tiny transactions with ~500-byte rows / ext4 on vda / full collector (+ -T)",
+                                       db_healthy()),
+    "ixh_ext4_copy2g_background_noperf": ("held", "work=copy copy_mb=2000 secs=90 degrade=noperf",
+                                          "a 2 GB buffered dd (bs=10M, no sync), default sysctls: background writeback writes it as it goes / ext4 on vda / collector without perf",
+                                          copy()),
+    "ixh_idle_c": ("held", "work=idle secs=90", "idle host (no workload of ours) / full collector (system-wide -P -T)", idle()),
 }
+HALVES = ("dev", "check", "held")  # held: the held-out set (ixh_*), captured after the analysis changes, never tuned on
+assert all(v[0] in HALVES for v in CASES.values())
 
 if __name__ == "__main__":
     for name in sys.argv[1:] or CASES:

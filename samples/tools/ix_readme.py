@@ -43,7 +43,9 @@ def du(path):
 
 w("# %s - REAL capture (issuer matrix, issue 34): %s" % (name, t.get("title", "")))
 w("")
-w("Half: **%s** (fixed in `tools/ix_plan.py` before anything was captured or analysed). Varies: %s." % (t.get("half", "?"), t.get("varies", "")))
+HALF_NOTE = {"held": "held out: captured after the analysis changes of issue 34, never tuned on; "}
+w("Half: **%s** (%sfixed in `tools/ix_plan.py` before anything was captured or analysed). Varies: %s." % (
+    t.get("half", "?"), HALF_NOTE.get(t.get("half"), ""), t.get("varies", "")))
 w("")
 w("## What ran (%s, host `vm`, kernel %s, see ../README.md)" % (t.get("capture_date_utc", ""), t["kernel"]))
 w("`%s` (driver: `tools/run_matrix.sh`, documented in `tools/README.md`), i.e.:" % cmd)

@@ -370,6 +370,23 @@ fn dirty_shape(tl: &Timeline, s: usize, e: usize) -> Option<DirtyShape> {
     Some(DirtyShape { drop, age_s: (s - rise) as f64, before, after, pinned, level, at_ceiling })
 }
 
+/// True when Dirty + Writeback (what the kernel weighs against its thresholds) reached half
+/// the background threshold around rows `s..=e`: background writeback may then take pages
+/// within a second of their dirtying. False when the threshold is not in the capture.
+fn near_background(tl: &Timeline, s: usize, e: usize) -> bool {
+    let (Some(d), Some(l)) =
+        (tl.col(&Col::Mem(MemMetric::DirtyBytes)), tl.col(&Col::Mem(MemMetric::DirtyBackgroundLimitBytes)))
+    else {
+        return false;
+    };
+    let wb = tl.col(&Col::Mem(MemMetric::WritebackBytes));
+    (s.saturating_sub(2)..=e + 1).any(|i| {
+        let v = d.get(i).and_then(|c| c.get()).unwrap_or(0.0)
+            + wb.and_then(|w| w.get(i)).and_then(|c| c.get()).unwrap_or(0.0);
+        l.get(i).and_then(|c| c.get()).is_some_and(|lim| lim > 0.0 && v >= 0.5 * lim)
+    })
+}
+
 /// Scores of the classes for one episode, with the evidence of each.
 #[derive(Debug, Default)]
 struct Scores {
@@ -551,6 +568,11 @@ pub(super) fn attribute(
             sc.name(c, &comm, tid, share, "perf");
         }
     }
+    // nr_dirtied (host-wide pages dirtied) around the episode: the better witness of whether
+    // the data went through the page cache; Dirty's samples can miss a sub-second cycle.
+    let has_dirtied = tl
+        .col(&Col::Vm(crate::table::columns::VmCounter::NrDirtiedS))
+        .is_some_and(|d| (s.saturating_sub(2)..=e + 1).any(|i| d.get(i).and_then(|c| c.get()).is_some()));
     // Dirty: did the data sit in the page cache, how long, near which threshold.
     if let Some(d) = dirty_shape(tl, s, e) {
         let secs = (e - s + 1) as f64;
@@ -622,13 +644,15 @@ pub(super) fn attribute(
                     ),
                 );
             }
-        } else if bytes >= 4.0 * d.drop.max(1.0) && !cached {
+        } else if bytes >= 4.0 * d.drop.max(1.0) && !cached && !has_dirtied {
+            // Only without nr_dirtied: a write and its flush inside one meminfo sample leave
+            // Dirty where it was too, so this is half a witness.
             let line = format!(
-                "meminfo: Dirty moved {:.1} MB while the device wrote {:.0} MB: the data did not come from the page cache",
+                "meminfo: Dirty moved {:.1} MB while the device wrote {:.0} MB: the data did not sit in the page cache for a sample (bypassed it, or was flushed within the second it was written)",
                 mb(d.drop),
                 mb(bytes)
             );
-            sc.add(IssuerClass::DirectIo, 1.0, line.clone());
+            sc.add(IssuerClass::DirectIo, 0.5, line.clone());
             sc.add(IssuerClass::Journal, 0.5, line.clone());
             sc.add(IssuerClass::StackedReissue, 0.5, line.clone());
             for c in [
@@ -639,7 +663,7 @@ pub(super) fn attribute(
                 IssuerClass::SyncOther,
                 IssuerClass::Reclaim,
             ] {
-                sc.add(c, -1.0, line.clone());
+                sc.add(c, -0.5, line.clone());
             }
         }
     }
@@ -647,12 +671,16 @@ pub(super) fn attribute(
     // dirties none; far fewer dirtied than written, while Dirty did not fall by the bytes
     // written either, means the data bypassed the page cache. (Large folios of a shared
     // mapping write much more than the pages dirtied count: Dirty's fall tells those apart.)
-    let fell = dirty_shape(tl, s, e).is_some_and(|d| d.drop >= 0.3 * bytes);
+    let shape = dirty_shape(tl, s, e);
+    let mut flushed_at_once = false;
+    let fell = shape.as_ref().is_some_and(|d| d.drop >= 0.3 * bytes);
     if !fell && let Some(d) = tl.col(&Col::Vm(crate::table::columns::VmCounter::NrDirtiedS)) {
+        // Two seconds before to one after: the counter's snapshots and iostat's reports of
+        // the same second are stamped up to a second apart.
+        let window = s.saturating_sub(2)..=(e + 1).min(d.len().saturating_sub(1));
         let dirtied: f64 =
-            (s.saturating_sub(2)..=e).filter_map(|i| d.get(i).and_then(|c| c.get())).sum::<f64>() * 4096.0;
-        let (s0, _) = (s, e);
-        let has = (s0.saturating_sub(2)..=e).any(|i| d.get(i).and_then(|c| c.get()).is_some());
+            window.clone().filter_map(|i| d.get(i).and_then(|c| c.get())).sum::<f64>() * 4096.0;
+        let has = window.clone().any(|i| d.get(i).and_then(|c| c.get()).is_some());
         if has && dirtied < 0.2 * bytes {
             let line = format!(
                 "vmstat: {:.0} MB of pages dirtied around the episode for {:.0} MB written: the data bypassed the page cache",
@@ -668,7 +696,7 @@ pub(super) fn attribute(
             ] {
                 sc.add(c, -1.0, line.clone());
             }
-        } else if has && dirtied >= bytes {
+        } else if has && dirtied >= 0.5 * bytes {
             sc.add(
                 IssuerClass::DirectIo,
                 -1.0,
@@ -677,6 +705,26 @@ pub(super) fn attribute(
                     mb(dirtied)
                 ),
             );
+            // Dirtied and written within the same seconds while Dirty never held it (a
+            // meminfo sample would have): its writer flushed it at once. Writeback takes
+            // pages that aged or piled up, never ones a second old.
+            // Dirty holding less than half a second of what the device wrote.
+            let secs = (e - s + 1) as f64;
+            // And Dirty far from the background threshold: there, background writeback takes
+            // pages within a second of their dirtying too.
+            if shape.as_ref().is_some_and(|d| {
+                d.level < 0.5 * bytes / secs && !d.pinned && d.at_ceiling.is_none_or(|c| c < 0.5)
+            }) && !near_background(tl, s, e)
+            {
+                flushed_at_once = true;
+                let line = format!(
+                    "vmstat + meminfo: {:.0} MB dirtied in the episode's seconds and written at once, never held in Dirty: flushed by its writer",
+                    mb(dirtied)
+                );
+                sc.add(IssuerClass::ApplicationFlush, 1.5, line.clone());
+                sc.add(IssuerClass::WritebackAge, -1.5, line.clone());
+                sc.add(IssuerClass::WritebackBackground, -1.0, line);
+            }
         }
     }
     // The submitter's own call chains over the whole capture, when the episode's seconds
@@ -734,8 +782,20 @@ pub(super) fn attribute(
         let line = format!("pidstat: {comm} [{tid}] was charged {:.0} MB during the episode", mb(charged));
         sc.add(IssuerClass::DirectIo, 1.0, line.clone());
         sc.name(IssuerClass::DirectIo, &comm, Some(tid), (charged / bytes).min(1.0), "pidstat -d");
-        sc.add(IssuerClass::WriterThrottled, 0.5, line);
+        sc.add(IssuerClass::WriterThrottled, 0.5, line.clone());
         sc.name(IssuerClass::WriterThrottled, &comm, Some(tid), (charged / bytes).min(1.0), "pidstat -d");
+        // pidstat charges a buffered write when the page is dirtied: the thread that dirtied
+        // the data flushed at once is who flushed it.
+        if flushed_at_once {
+            sc.add(IssuerClass::ApplicationFlush, 0.5, line.clone());
+            sc.name(
+                IssuerClass::ApplicationFlush,
+                &comm,
+                Some(tid),
+                (charged / bytes).min(1.0),
+                "pidstat -d",
+            );
+        }
     }
     decide(sc, w)
 }

@@ -421,7 +421,13 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
                 .map(|c| format!(" ({c})"))
                 .unwrap_or_default()
         )]
-    } else if ev.is(&[IssuerClass::DirectIo, IssuerClass::Journal, IssuerClass::SyncOther]) {
+    } else if ev.is(&[IssuerClass::Journal]) {
+        let commit =
+            view.journal_commit_s.map_or(String::new(), |(c, _)| format!(" (commit every {c:.0} s)"));
+        vec![format!(
+            "The bursts are the file system's journal commits{commit}: the vm.dirty_* tunables do not change them. With ext4 data=journal the data itself goes through the journal (written twice); data=ordered, the default, journals only metadata; a longer commit= makes fewer, larger commits."
+        )]
+    } else if ev.is(&[IssuerClass::DirectIo, IssuerClass::SyncOther]) {
         vec![format!(
             "The bursts are {}: the vm.dirty_* tunables do not change them; look at the issuer's own schedule.",
             ev.class.map_or("", |(c, _)| c.words())
@@ -435,7 +441,7 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     if ev.class.is_none() {
         remedies.push("The issuer was not measured: capture with samples/collect.sh -P -T (perf call chains and the writeback/block trace) to tell the flusher from an application's flush.".into());
     }
-    if !matches && !cadence && !ev.is(&[IssuerClass::ApplicationFlush]) {
+    if !matches && !cadence && !ev.is(&[IssuerClass::ApplicationFlush, IssuerClass::Journal]) {
         remedies.push("The period does not match the writeback tunables: look for an application timer (checkpoint, flush interval) with this period.".into());
     }
     Outcome::Fire(Box::new(Finding {
@@ -520,6 +526,15 @@ mod tests {
         assert_eq!(f.severity, Severity::Warning);
         assert!(f.remedies[0].contains("vm.dirty_expire"), "{:?}", f.remedies);
         assert!(f.summary.contains("Cost: write await 80 ms."), "{}", f.summary);
+        // Journal commits (jbd2 measured) at a period that is not writeback's: the journal's
+        // remedy, no vm.dirty_*, no "application timer".
+        let jbd = measured(3, IssuerClass::Journal, "jbd2/loop0-8", false);
+        let mut v = view(bursts(3), Some(10.0), Some(0.9));
+        v.journal_commit_s = Some((10.0, true));
+        let f = fired(run_with(&v, WritebackWindow::default(), &none, &jbd));
+        assert_eq!(f.metrics["issuer_class"], "journal");
+        assert!(f.remedies[0].contains("journal commits (commit every 10 s)"), "{:?}", f.remedies);
+        assert!(!f.remedies.iter().any(|r| r.contains("vm.dirty_expire") || r.contains("application timer")));
     }
 
     #[test]

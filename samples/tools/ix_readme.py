@@ -147,6 +147,9 @@ if work == "sfr":
         s = t["sfr_trace"]
         w("- The file's bios (trace), whole capture: %s; submitted during the sync_file_range calls: %s; writeback reasons: %s." % (
             comms(s["file_bio_bytes_whole_capture_by_comm"]), comms(s["file_bio_bytes_during_sfr_calls_by_comm"]), s["writeback_reasons_whole_capture"]))
+if work == "appender" and any("jbd2_bio_bytes" in e for e in eps):
+    w("- jbd2's write bios on %s per commit (trace; with data=journal they go into the journal, outside the file's extents): %s." % (
+        t["device"], ", ".join(mb(e["jbd2_bio_bytes"]) for e in eps)))
 if work == "append":
     w("- The workload's log: %d appends (%s), %d files created; append interval median %s s." % (
         wr["appends"], mb(wr["append_bytes"]), wr["files_created"], wr["append_interval_s_median"]))

@@ -53,8 +53,8 @@ if t["device"] == "vda":
     w("- Storage: the root ext4 on `/dev/vda` (plain virtio disk, no journal). Mount: `%s`." % " ".join(t["mount"] or []))
 else:
     w("- Storage: a fresh %s on `/dev/%s`: `fallocate -l 6G /var/tmp/iosift_mx/loop.img; losetup --direct-io=on --find --show loop.img; "
-      "mkfs.%s`, mounted%s on `/var/tmp/iosift_mx/mnt` (backing file on vda's ext4). Mount: `%s`." % (
-          t["fs"], t["device"], t["fs"], " with `-o %s`" % env["mntopts"] if env.get("mntopts") else "", " ".join(t["mount"] or [])))
+      "mkfs.%s%s`, mounted%s on `/var/tmp/iosift_mx/mnt` (backing file on vda's ext4). Mount: `%s`." % (
+          t["fs"], t["device"], t["fs"], " -J size=%s" % env["jsize"] if env.get("jsize", "0") != "0" else "", " with `-o %s`" % env["mntopts"] if env.get("mntopts") else "", " ".join(t["mount"] or [])))
 sd = t["sysctl_during"]
 w("- Tunables during the run (`truth/sysctl_during.txt`): `dirty_expire_centisecs=%s`, `dirty_writeback_centisecs=%s`, `dirty_bytes=%s`, "
   "`dirty_background_bytes=%s`, `dirty_ratio=%s`, `dirty_background_ratio=%s` (the defaults of this host; restored afterwards, "
@@ -77,6 +77,10 @@ elif work == "sync_other":
       "`sync` every %g s on an absolute schedule, each sync's start/end epochs and pid logged." % (
           "/var/tmp/iosift_mx/mnt" if t["device"] != "vda" else "/var/tmp/iosift_mx", env["mib"], wr["pid"], env["mib"], env["period"],
           sl["pid"], sl["period_design_s"]))
+elif work == "appender":
+    w("- Workload: `python3 tools/buffered_appender.py %s/appender.dat %s ... truth/appender.log appender` (PID **%d**, "
+      "comm **`appender`**): %s MiB/s in four buffered `write()`s a second, never fsync, no sync; %d writes, %s logged; started 2 s before "
+      "the collector." % ("/var/tmp/iosift_mx/mnt" if t["device"] != "vda" else "/var/tmp/iosift_mx", env["mib"], wr["pid"], env["mib"], wr["writes_logged"], mb(wr["bytes"])))
 elif work == "copy":
     w("- Workload: `%s` (buffered, no sync), PID **%d**, released 5 s after the collector started: %s -> %s UTC; dd's report: `%s`." % (
         wr["command"], wr["pid"], wr["start_utc"], wr["exit_utc"], wr["report"]))
@@ -143,6 +147,9 @@ if work == "sfr":
         s = t["sfr_trace"]
         w("- The file's bios (trace), whole capture: %s; submitted during the sync_file_range calls: %s; writeback reasons: %s." % (
             comms(s["file_bio_bytes_whole_capture_by_comm"]), comms(s["file_bio_bytes_during_sfr_calls_by_comm"]), s["writeback_reasons_whole_capture"]))
+if work == "appender" and any("jbd2_bio_bytes" in e for e in eps):
+    w("- jbd2's write bios on %s per commit (trace; with data=journal they go into the journal, outside the file's extents): %s." % (
+        t["device"], ", ".join(mb(e["jbd2_bio_bytes"]) for e in eps)))
 if work == "append":
     w("- The workload's log: %d appends (%s), %d files created; append interval median %s s." % (
         wr["appends"], mb(wr["append_bytes"]), wr["files_created"], wr["append_interval_s_median"]))

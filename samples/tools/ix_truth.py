@@ -163,7 +163,7 @@ if trace_path:
                 (bios if kind == "bio" else rqs).append((ep, m.group(1).strip(), int(m.group(3)), m.group(5), sec, nb, fg))
             break
 main_group = {"fsync": "ckpt.dat", "msync": "ckpt.dat", "odirect": "ckpt.dat", "sfr": "sfr.dat", "append": None,
-              "sync_other": "appender.dat", "copy": "copy.dat", "db": "binlog"}.get(work)
+              "sync_other": "appender.dat", "appender": "appender.dat", "copy": "copy.dat", "db": "binlog"}.get(work)
 
 
 def window(a, b, group=None):
@@ -294,12 +294,15 @@ if work in ("fsync", "msync", "odirect", "sfr", "append"):
         cr = [r for r in rows if r[3] == "create"]
         res["writer"].update({"appends": len(ap), "append_bytes": sum(r[5] for r in ap), "files_created": len(cr),
                               "append_interval_s_median": round(med(b[0] - a[0] for a, b in zip(ap, ap[1:])), 4)})
-elif work == "sync_other":
+elif work in ("sync_other", "appender"):
     ap_rows = [tuple(map(float, x.strip().split(","))) for x in op(tr + "appender.log") if x[0].isdigit()]
-    hdr = open(tr + "sync_loop.log").readline().strip()
-    syncs = [x.strip().split(",") for x in open(tr + "sync_loop.log") if x[0].isdigit()]
     res["writer"] = {"program": "tools/buffered_appender.py (comm appender)", "pid": int(events["appender_pid"]),
                      "MiB_per_s": float(env["mib"]), "writes_logged": len(ap_rows), "bytes": int(ap_rows[-1][2]) if ap_rows else 0}
+    # the workload's own log is what it is; matrix_truth's generic "foreign appender" entry does not apply here
+    t.pop("foreign_buffered_appender", None)
+if work == "sync_other":
+    hdr = open(tr + "sync_loop.log").readline().strip()
+    syncs = [x.strip().split(",") for x in open(tr + "sync_loop.log") if x[0].isdigit()]
     res["sync_loop"] = {"program": "tools/sync_loop.sh", "pid": int(events["sync_loop_pid"]), "log_header": hdr,
                         "period_design_s": float(env["period"]), "syncs_logged": len(syncs)}
     prev = None
@@ -309,8 +312,9 @@ elif work == "sync_other":
         episodes.append({"k": int(k), "start_epoch": round(a, 3), "end_epoch": round(b, 3), "start_utc": utc(a), "in_capture": in_capture(a),
                          "sync_pid": int(sp), "sync_s": round(b - a, 3), "appended_bytes_since_previous_sync": int(dirt)})
         prev = a
-    # the workload's own log is what it is; matrix_truth's generic "foreign appender" entry does not apply here
-    t.pop("foreign_buffered_appender", None)
+# the journal cases (no timer of their own): what the workload's log wrote, (epoch, bytes), for the data of each commit
+logged = ([(r[0], r[5]) for r in rows if r[3] in ("append", "create")] if work == "append" else
+          [(r[0], r[1]) for r in ap_rows] if work == "appender" else [])
 
 if episodes and work != "sfr":
     st = [e["start_epoch"] for e in episodes if e["in_capture"]]
@@ -348,8 +352,10 @@ if trace_path:
             if x[6] == main_group and c0 <= x[0] <= c1 and not any(a <= x[0] <= b for a, b in wins):
                 outside[short(x[1])] += x[5]
         res["file_bio_bytes_outside_episodes_by_comm"] = dict(outside)
-    if work == "append":
-        # the journal case: bursts of jbd2's bios on the loop device (the commits), each with the files' data submitted in it
+    if work in ("append", "appender"):
+        # the journal cases: bursts of jbd2's bios on the loop device (the commits), each with the files' data submitted in
+        # it (append: data=ordered, jbd2 writes the files' data in place; appender: data=journal, jbd2 writes it into the
+        # journal, outside the file's extents, and the flusher checkpoints it in place later)
         jb = bursts_of(None, 2.0)
         jall = []
         for x in bios:
@@ -363,11 +369,13 @@ if trace_path:
         for k, (a, b, nb) in enumerate(jall, 1):
             w = window(a - 0.1, b + 0.1, None)
             # what the workload's log appended/created since the previous commit (the data this commit writes)
-            logb = sum(r[5] for r in rows if r[3] in ("append", "create") and (prev is None or r[0] > prev) and r[0] <= a)
+            logb = sum(n for ep, n in logged if (prev is None or ep > prev) and ep <= a)
             episodes.append({"k": k, "start_epoch": round(a, 3), "end_epoch": round(b, 3), "start_utc": utc(a), "in_capture": in_capture(a),
-                             "jbd2_bio_bytes": nb, "logged_bytes_since_previous_commit": logb, "trace": w})
+                             "jbd2_bio_bytes": nb, "logged_bytes_since_previous_commit": int(logb), "trace": w})
             prev = a
-        st = [e["start_epoch"] for e in episodes if e["in_capture"] and e["trace"]["files_bio_bytes"] > 0]
+        # a commit that wrote the workload's data: append, its files' bios inside; appender, >= 1 MiB of jbd2 bios
+        st = [e["start_epoch"] for e in episodes if e["in_capture"] and (
+            e["trace"]["files_bio_bytes"] > 0 if work == "append" else e["jbd2_bio_bytes"] >= (1 << 20))]
         ivs = [round(y - x, 2) for x, y in zip(st, st[1:])]
         res["journal_commit_bursts_with_file_data"] = len(st)
         res["journal_commit_intervals_s_trace"] = ivs
@@ -419,14 +427,14 @@ res["episodes"] = episodes
 # the journal case writes < 1 MB per commit: its device's bursts need a lower floor
 res["device_write_bursts_diskstats_floor_bytes"] = (64 << 10) if work == "append" else (4 << 20)
 res["device_write_bursts_diskstats"] = disk_bursts(dev, res["device_write_bursts_diskstats_floor_bytes"])
-if work == "append" and not trace_path:
+if work in ("append", "appender") and not trace_path:
     # no trace: the commits are loop0's bursts in diskstats (the fresh file system holds only the workload's files)
     prev = None
     for k, b in enumerate(res["device_write_bursts_diskstats"], 1):
         a = b["start_epoch"]
-        logb = sum(r[5] for r in rows if r[3] in ("append", "create") and (prev is None or r[0] > prev) and r[0] <= a + 1)
+        logb = sum(n for ep, n in logged if (prev is None or ep > prev) and ep <= a + 1)
         episodes.append({"k": k, "start_epoch": a, "end_epoch": b["end_epoch"], "start_utc": utc(a), "in_capture": in_capture(a + 1),
-                         "device_bytes_diskstats": b["bytes"], "logged_bytes_since_previous_commit": logb})
+                         "device_bytes_diskstats": b["bytes"], "logged_bytes_since_previous_commit": int(logb)})
         prev = a + 1
     st = [e["start_epoch"] for e in episodes if e["in_capture"]]
     ivs = [y - x for x, y in zip(st, st[1:])]

@@ -7,6 +7,8 @@
 #                            mib= and period= (see periodic_writer.c; append = small buffered appends + a file a second)
 #        |sync_other         tools/buffered_appender.py at mib= MiB/s (comm `appender`) + tools/sync_loop.sh: `sync`
 #                            every period= s
+#        |appender           tools/buffered_appender.py alone at mib= MiB/s (comm `appender`), never fsync, no sync: with
+#                            dev=loop mntopts=data=journal,commit=N the ext4 journal (jbd2) writes its data at every commit
 #        |idle               no workload: the collector alone (system-wide, -n iosift_none -P -T)
 #   fs=ext4|xfs              file system holding the workload's file (xfs needs dev=loop)
 #   dev=vda|loop             vda: the root ext4 on /dev/vda (plain disk); loop: a fresh file system on
@@ -30,6 +32,9 @@
 #                            the appender's MiB/s and the sync period
 #   threads=4                db: tiny_trx.py --threads;  trace=0: db: 1 = collect.sh -T as well
 #   mntopts=                 dev=loop: mount options of the fresh file system (e.g. commit=15,nodelalloc for ext4)
+#   jsize=0                  dev=loop fs=ext4: if > 0, mkfs.ext4 -J size=jsize (journal MiB; the default for 6 GiB is 64 MiB,
+#                            whose transactions are capped at a quarter of it, 16 MiB: data=journal at 8 MiB/s would commit
+#                            on size every ~2 s instead of on the commit= timer)
 #   memcg=0                  copy: if > 0, dd runs in a memory cgroup limited to memcg MiB (cgroup v1
 #                            /sys/fs/cgroup/memory/iosift_ix: this host's cgroup v2 has no memory controller), so that
 #                            reclaim writes its dirty pages; memory.stat before/after in truth/, the cgroup removed on exit
@@ -41,10 +46,10 @@
 set -eu
 CASE=$1; shift
 work=mmap fs=ext4 dev=vda folios=2m load=none expire=3000 dirty_bytes=0 degrade=none secs=120 prerun=0 rate=20
-copy_mb=1500 payload=0 durable=1 window=10 port=3400 slow=0 mib=64 period=12 threads=4 trace=0 mntopts='' memcg=0
+copy_mb=1500 payload=0 durable=1 window=10 port=3400 slow=0 mib=64 period=12 threads=4 trace=0 mntopts='' memcg=0 jsize=0
 for kv in "$@"; do
     case $kv in
-    work=*|fs=*|dev=*|folios=*|load=*|expire=*|dirty_bytes=*|degrade=*|secs=*|prerun=*|rate=*|copy_mb=*|payload=*|durable=*|window=*|port=*|slow=*|mib=*|period=*|threads=*|trace=*|mntopts=*|memcg=*)
+    work=*|fs=*|dev=*|folios=*|load=*|expire=*|dirty_bytes=*|degrade=*|secs=*|prerun=*|rate=*|copy_mb=*|payload=*|durable=*|window=*|port=*|slow=*|mib=*|period=*|threads=*|trace=*|mntopts=*|memcg=*|jsize=*)
         eval "${kv%%=*}=\${kv#*=}" ;;
     *) echo "run_matrix.sh: unknown key $kv" >&2; exit 2 ;;
     esac
@@ -59,7 +64,7 @@ find "$T" -maxdepth 1 -type f ! -name extra.json -delete
 ev() { echo "$1 $(date +%s.%N) $(date -u '+%F %T.%N' | cut -c1-23)" >> "$T/events.txt"; }
 : > "$T/events.txt"
 echo "sh samples/tools/run_matrix.sh samples/$(basename "$CASE") $*" > "$T/command.txt"
-{ for kv in work fs dev folios load expire dirty_bytes degrade secs prerun rate copy_mb payload durable window port slow mib period threads trace mntopts memcg; do
+{ for kv in work fs dev folios load expire dirty_bytes degrade secs prerun rate copy_mb payload durable window port slow mib period threads trace mntopts memcg jsize; do
     eval "echo $kv=\$$kv"; done; } > "$T/matrix.env"
 
 # ------------------------------------------------------------------ sysctls: record, restore on exit
@@ -101,7 +106,8 @@ if [ "$dev" = loop ]; then
     rm -f "$ROOT/loop.img"; fallocate -l 6G "$ROOT/loop.img"
     LOOPDEV=$(losetup --direct-io=on --find --show "$ROOT/loop.img")
     # no discard at mkfs: a discard through the loop device punches holes in loop.img (its extents would change)
-    if [ "$fs" = xfs ]; then mkfs.xfs -q -f -K "$LOOPDEV"; else mkfs.ext4 -q -F -E nodiscard "$LOOPDEV"; fi
+    if [ "$fs" = xfs ]; then mkfs.xfs -q -f -K "$LOOPDEV"; elif [ "$jsize" -gt 0 ]; then mkfs.ext4 -q -F -E nodiscard -J size="$jsize" "$LOOPDEV"
+    else mkfs.ext4 -q -F -E nodiscard "$LOOPDEV"; fi
     # the queue limit outlives losetup -d (loopN is reused): record it, set it, restore it on exit
     MSK=/sys/block/${LOOPDEV#/dev/}/queue/max_sectors_kb; MSK_ORIG=$(cat "$MSK")
     if [ "$slow" = 1 ]; then echo 4 > "$MSK"; elif [ "$MSK_ORIG" -lt 1280 ]; then echo 1280 > "$MSK"; fi
@@ -111,6 +117,7 @@ if [ "$dev" = loop ]; then
     W=$ROOT/mnt
     filefrag -v "$ROOT/loop.img" > "$T/filefrag-loop.img.txt"
     { losetup -l; echo; cat /sys/block/"${LOOPDEV#/dev/}"/loop/dio 2>/dev/null; } > "$T/losetup.txt"
+    [ "$fs" = ext4 ] && { dumpe2fs -h "$LOOPDEV" > "$T/dumpe2fs-h.txt" 2>/dev/null || true; }
 else
     W=$ROOT
 fi
@@ -246,6 +253,13 @@ sync_other)
     if [ "$degrade" = nosmaps ]; then collect -n iosift_none -P -T; else collect -p "$AP,$SP" -P -T; fi
     wait "$AP" || true; wait "$SP" || true
     filefrag -v "$W/appender.dat" > "$T/filefrag.txt" 2>&1 || true ;;
+appender)
+    python3 "$HERE/buffered_appender.py" "$W/appender.dat" "$mib" $((secs + prerun + 10)) "$T/appender.log" appender &
+    AP=$!; PIDS_TO_STOP="$PIDS_TO_STOP $AP"; ev appender_start; echo "appender_pid $AP" >> "$T/events.txt"
+    sleep $((2 + prerun))
+    if [ "$degrade" = nosmaps ]; then collect -n iosift_none -P -T; else collect -p "$AP" -P -T; fi
+    wait "$AP" || true
+    filefrag -v "$W/appender.dat" > "$T/filefrag.txt" 2>&1 || true ;;
 idle)
     collect -n iosift_none -P -T ;;
 copy)
@@ -283,6 +297,8 @@ db)
         > "$T/filefrag-files.txt" 2>&1 || true ;;
 esac
 ev workload_done
+# ext4 on loop: jbd2's own statistics of the run's transactions (commit interval, blocks per transaction), ground truth
+if [ -n "$LOOPDEV" ] && [ "$fs" = ext4 ]; then cat /proc/fs/jbd2/"${LOOPDEV#/dev/}"-8/info > "$T/jbd2-info.txt" 2>&1 || true; fi
 # the backing file's extents after the run (the ones the loop device wrote), for attributing vda requests to it
 [ -n "$LOOPDEV" ] && filefrag -v "$ROOT/loop.img" > "$T/filefrag-loop.img-end.txt"
 rm -rf "$CASE/capture"; mkdir -p "$CASE/capture"

@@ -461,6 +461,27 @@ pub(super) fn attribute(
                 100.0 * share,
                 mb(*n as f64)
             );
+            // The journal's threads submitting a good part of the bytes beside the flusher
+            // (ext4 data=journal: jbd2 writes the data into the journal at each commit while
+            // the flusher writes it in place): the journal issued them.
+            let journal = subs
+                .iter()
+                .filter(|(c, _)| journal_comm(c))
+                .max_by_key(|x| x.1)
+                .filter(|(c, n)| *n as f64 >= 0.4 * total as f64 && c != top);
+            if let Some((jc, jn)) = journal {
+                let jshare = *jn as f64 / total as f64;
+                sc.add(
+                    IssuerClass::Journal,
+                    3.0,
+                    format!(
+                        "trace: {jc} submitted {:.0} % of the {via} write bytes ({:.0} MB)",
+                        100.0 * jshare,
+                        mb(*jn as f64)
+                    ),
+                );
+                sc.name(IssuerClass::Journal, jc, None, jshare, "trace");
+            }
             if flusher_comm(top) || share < 0.4 {
                 // The flusher's bios (or no submitter dominates): the reasons say why.
             } else if journal_comm(top) {

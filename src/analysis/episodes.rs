@@ -331,7 +331,9 @@ fn dirty_shape(tl: &Timeline, s: usize, e: usize) -> Option<DirtyShape> {
     let at = |i: usize| d.get(i).and_then(|c| c.get());
     let before = (s.saturating_sub(3)..s).filter_map(at).fold(f64::NAN, f64::max);
     let before = if before.is_nan() { at(s)? } else { before };
-    let after = (s..=(e + 1).min(d.len().saturating_sub(1))).filter_map(at).fold(f64::INFINITY, f64::min);
+    // Up to two seconds after: meminfo's snapshots are stamped up to a second or two after
+    // iostat's report of the writes that emptied Dirty.
+    let after = (s..=(e + 2).min(d.len().saturating_sub(1))).filter_map(at).fold(f64::INFINITY, f64::min);
     if !after.is_finite() {
         return None;
     }
@@ -452,7 +454,11 @@ pub(super) fn attribute(
         let total: u64 = subs.iter().filter(|(c, _)| !loop_comm(c)).map(|x| x.1).sum();
         let flusher_bytes: u64 = subs.iter().filter(|(c, _)| flusher_comm(c)).map(|x| x.1).sum();
         let flusher_share = if total > 0 { flusher_bytes as f64 / total as f64 } else { 0.0 };
-        if let Some((top, n)) = subs.iter().find(|(c, _)| !loop_comm(c))
+        // The top submitter other than the flusher (whose share the reasons below weigh): an
+        // application or journal thread submitting a good part of the bytes beside the flusher
+        // (O_DIRECT writes split with a kworker, ext4 data=journal's jbd2 next to the in-place
+        // writeback) is heard too.
+        if let Some((top, n)) = subs.iter().find(|(c, _)| !loop_comm(c) && !flusher_comm(c))
             && total > 0
         {
             let share = *n as f64 / total as f64;
@@ -461,29 +467,8 @@ pub(super) fn attribute(
                 100.0 * share,
                 mb(*n as f64)
             );
-            // The journal's threads submitting a good part of the bytes beside the flusher
-            // (ext4 data=journal: jbd2 writes the data into the journal at each commit while
-            // the flusher writes it in place): the journal issued them.
-            let journal = subs
-                .iter()
-                .filter(|(c, _)| journal_comm(c))
-                .max_by_key(|x| x.1)
-                .filter(|(c, n)| *n as f64 >= 0.4 * total as f64 && c != top);
-            if let Some((jc, jn)) = journal {
-                let jshare = *jn as f64 / total as f64;
-                sc.add(
-                    IssuerClass::Journal,
-                    3.0,
-                    format!(
-                        "trace: {jc} submitted {:.0} % of the {via} write bytes ({:.0} MB)",
-                        100.0 * jshare,
-                        mb(*jn as f64)
-                    ),
-                );
-                sc.name(IssuerClass::Journal, jc, None, jshare, "trace");
-            }
-            if flusher_comm(top) || share < 0.4 {
-                // The flusher's bios (or no submitter dominates): the reasons say why.
+            if share < 0.4 {
+                // No submitter besides the flusher dominates: the reasons say why.
             } else if journal_comm(top) {
                 sc.add(IssuerClass::Journal, 3.0, line);
                 sc.name(IssuerClass::Journal, top, None, share, "trace");
@@ -504,6 +489,7 @@ pub(super) fn attribute(
             }
         } else if let Some((top, n)) = subs.first()
             && loop_comm(top)
+            && subs.iter().all(|(c, _)| loop_comm(c))
         {
             sc.add(
                 IssuerClass::StackedReissue,
@@ -622,15 +608,18 @@ pub(super) fn attribute(
             sc.add(IssuerClass::DirectIo, -2.0, format!("{line}: the data was buffered"));
             sc.add(IssuerClass::StackedReissue, -0.5, line.clone());
             let expire = inp.window.expire_s;
-            // Much other dirty data left after the fall (other files, other tenants): the
-            // level's history says nothing of the age of what fell.
-            if d.after <= d.drop && d.age_s + inp.window.interval_s + 1.0 >= expire {
+            // Much other dirty data left after the fall (other files, other tenants, the rest
+            // of a file the flusher writes by inode): the level's history says nothing of the
+            // age of what fell. Its age is read only when Dirty fell to a floor of at most half
+            // the fall.
+            let clean_floor = d.after <= 0.5 * d.drop;
+            if clean_floor && d.age_s + inp.window.interval_s + 1.0 >= expire {
                 sc.add(
                     IssuerClass::WritebackAge,
                     2.0,
                     format!("{line}, after holding it {:.0} s (dirty_expire {expire:.0} s)", d.age_s),
                 );
-            } else if d.after <= d.drop {
+            } else if clean_floor {
                 let young = format!(
                     "{line} after holding it only {:.0} s, less than dirty_expire ({expire:.0} s): it did not age out",
                     d.age_s

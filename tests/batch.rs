@@ -7,16 +7,6 @@ use iosift::bundle::{Limits, load};
 use iosift::pipeline::Options;
 use std::path::{Path, PathBuf};
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 #[test]
 fn batch_over_shared_bundles_is_deterministic() {
     let bundles = common::support::path("bundles");
@@ -27,8 +17,8 @@ fn batch_over_shared_bundles_is_deterministic() {
     let tmp = tempfile::tempdir().unwrap();
     // Two bundles are enough to check rows and determinism without re-running everything.
     let src = tmp.path().join("in");
-    copy_dir(&bundles.join("s1_mmap_writeback"), &src.join("s1"));
-    copy_dir(&bundles.join("s4_locale_variants"), &src.join("s4"));
+    common::copy_files(&bundles.join("s1_mmap_writeback"), &src.join("s1"));
+    common::copy_files(&bundles.join("s4_locale_variants"), &src.join("s4"));
     std::fs::write(src.join("broken.tar.gz"), b"\x1f\x8b\x08garbage").unwrap();
     let out1 = tmp.path().join("out1");
     let rows =
@@ -68,7 +58,7 @@ fn planted_hostile_files_do_not_hide_the_good_findings() {
     let src = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/mmap_large_folio/capture"));
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("b");
-    copy_dir(&src, &dir);
+    common::copy_files(&src, &dir);
     // Binary garbage, a NUL-filled file, a cut iostat, an iostat-looking file with absurd numbers,
     // invalid UTF-8 and a thread named like markup.
     std::fs::write(
@@ -100,8 +90,8 @@ fn a_bundle_past_its_deadline_is_a_failed_row_and_the_batch_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("in");
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
-    copy_dir(&sample.join("replica_sql_bound/capture"), &src.join("replica"));
-    copy_dir(&sample.join("mmap_periodic_4k/capture"), &src.join("mmap"));
+    common::copy_files(&sample.join("replica_sql_bound/capture"), &src.join("replica"));
+    common::copy_files(&sample.join("mmap_periodic_4k/capture"), &src.join("mmap"));
     let out = tmp.path().join("out");
     let started = std::time::Instant::now();
     // No analysis of a real capture finishes in a millisecond.
@@ -173,7 +163,7 @@ fn a_bundle_of_several_captures_gives_a_row_per_capture() {
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
     let cases = ["mx_ext4_db_340b_durable", "mmap_large_folio", "replica_io_bound"];
     for c in cases {
-        copy_dir(&sample.join(c).join("capture"), &src.join("incidents").join(c).join("capture"));
+        common::copy_files(&sample.join(c).join("capture"), &src.join("incidents").join(c).join("capture"));
     }
     let out = tmp.path().join("out");
     let rows = iosift::batch::run_with(

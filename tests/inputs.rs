@@ -345,22 +345,11 @@ fn tar_zst_is_read_in_place_within_the_limit() {
     }
 }
 
-/// Copies the files of folder `from` into `to` (created).
-fn copy_files(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 /// `incidents/<case>/capture` for each case, copied from the samples.
 fn incidents(root: &Path, cases: &[&str]) -> PathBuf {
     let inc = root.join("incidents");
     for c in cases {
-        copy_files(&sample(&format!("{c}/capture")), &inc.join(c).join("capture"));
+        common::copy_files(&sample(&format!("{c}/capture")), &inc.join(c).join("capture"));
     }
     inc
 }
@@ -429,8 +418,8 @@ fn captures_are_told_apart_by_time_and_host_not_by_folders() {
     // The same copy twice, the second written on host db-02 (its banners and uname renamed).
     let two = tmp.path().join("h");
     let case = "mx_xfs_loop_copy_noperf";
-    copy_files(&sample(&format!("{case}/capture")), &two.join("vm"));
-    copy_files(&sample(&format!("{case}/capture")), &two.join("db02"));
+    common::copy_files(&sample(&format!("{case}/capture")), &two.join("vm"));
+    common::copy_files(&sample(&format!("{case}/capture")), &two.join("db02"));
     for f in ["iostat-x-t.txt", "pidstat-d-t-h.txt", "system-info.txt", "uname-a.txt"] {
         let p = two.join("db02").join(f);
         let text = std::fs::read_to_string(&p)
@@ -448,7 +437,7 @@ fn captures_are_told_apart_by_time_and_host_not_by_folders() {
     assert!(problem.contains("(other hosts or times apart)"), "{problem}");
     // One capture in two folders: sysstat's files moved into a subfolder.
     let one = tmp.path().join("one").join("replica_io_bound");
-    copy_files(&sample("replica_io_bound/capture"), &one);
+    common::copy_files(&sample("replica_io_bound/capture"), &one);
     std::fs::create_dir(one.join("sysstat")).unwrap();
     for f in ["iostat-x-t.txt", "pidstat-d-t-h.txt"] {
         std::fs::rename(one.join(f), one.join("sysstat").join(f)).unwrap();

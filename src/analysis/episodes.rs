@@ -575,14 +575,18 @@ pub(super) fn attribute(
             sc.name(c, &comm, tid, share, "perf");
         }
     }
-    // nr_dirtied (host-wide pages dirtied) around the episode: the better witness of whether
-    // the data went through the page cache; Dirty's samples can miss a sub-second cycle.
-    let has_dirtied = tl
-        .col(&Col::Vm(crate::table::columns::VmCounter::NrDirtiedS))
-        .is_some_and(|d| (s.saturating_sub(2)..=e + 1).any(|i| d.get(i).and_then(|c| c.get()).is_some()));
+    // nr_dirtied (host-wide pages dirtied) around the episode, from two seconds before to one
+    // after (the counter's snapshots and iostat's reports of the same second are stamped up
+    // to a second apart): the better witness of whether the data went through the page
+    // cache; Dirty's samples can miss a sub-second cycle.
+    let nr_dirtied = tl.col(&Col::Vm(crate::table::columns::VmCounter::NrDirtiedS));
+    let around = s.saturating_sub(2)..=e + 1;
+    let has_dirtied =
+        nr_dirtied.is_some_and(|d| around.clone().any(|i| d.get(i).and_then(|c| c.get()).is_some()));
+    let shape = dirty_shape(tl, s, e);
+    let secs = (e - s + 1) as f64;
     // Dirty: did the data sit in the page cache, how long, near which threshold.
-    if let Some(d) = dirty_shape(tl, s, e) {
-        let secs = (e - s + 1) as f64;
+    if let Some(d) = &shape {
         // Dirty holding a second or more of what the device wrote: the data can come from the page cache.
         let cached = d.level >= bytes / secs;
         if let Some(share) = d.at_ceiling
@@ -681,17 +685,12 @@ pub(super) fn attribute(
     // dirties none; far fewer dirtied than written, while Dirty did not fall by the bytes
     // written either, means the data bypassed the page cache. (Large folios of a shared
     // mapping write much more than the pages dirtied count: Dirty's fall tells those apart.)
-    let shape = dirty_shape(tl, s, e);
     let mut flushed_at_once = false;
     let fell = shape.as_ref().is_some_and(|d| d.drop >= 0.3 * bytes);
-    if !fell && let Some(d) = tl.col(&Col::Vm(crate::table::columns::VmCounter::NrDirtiedS)) {
-        // Two seconds before to one after: the counter's snapshots and iostat's reports of
-        // the same second are stamped up to a second apart.
-        let window = s.saturating_sub(2)..=(e + 1).min(d.len().saturating_sub(1));
+    if !fell && let Some(d) = nr_dirtied {
         let dirtied: f64 =
-            window.clone().filter_map(|i| d.get(i).and_then(|c| c.get())).sum::<f64>() * 4096.0;
-        let has = window.clone().any(|i| d.get(i).and_then(|c| c.get()).is_some());
-        if has && dirtied < 0.2 * bytes {
+            around.clone().filter_map(|i| d.get(i).and_then(|c| c.get())).sum::<f64>() * 4096.0;
+        if has_dirtied && dirtied < 0.2 * bytes {
             let line = format!(
                 "vmstat: {:.0} MB of pages dirtied around the episode for {:.0} MB written: the data bypassed the page cache",
                 mb(dirtied),
@@ -706,7 +705,7 @@ pub(super) fn attribute(
             ] {
                 sc.add(c, -1.0, line.clone());
             }
-        } else if has && dirtied >= 0.5 * bytes {
+        } else if has_dirtied && dirtied >= 0.5 * bytes {
             sc.add(
                 IssuerClass::DirectIo,
                 -1.0,
@@ -715,13 +714,11 @@ pub(super) fn attribute(
                     mb(dirtied)
                 ),
             );
-            // Dirtied and written within the same seconds while Dirty never held it (a
-            // meminfo sample would have): its writer flushed it at once. Writeback takes
-            // pages that aged or piled up, never ones a second old.
-            // Dirty holding less than half a second of what the device wrote.
-            let secs = (e - s + 1) as f64;
-            // And Dirty far from the background threshold: there, background writeback takes
-            // pages within a second of their dirtying too.
+            // Dirtied and written within the same seconds while Dirty never held it (less
+            // than half a second of what the device wrote; a meminfo sample would have): its
+            // writer flushed it at once. Writeback takes pages that aged or piled up, never
+            // ones a second old; and Dirty must be far from the background threshold, where
+            // background writeback takes pages within a second of their dirtying too.
             if shape.as_ref().is_some_and(|d| {
                 d.level < 0.5 * bytes / secs && !d.pinned && d.at_ceiling.is_none_or(|c| c < 0.5)
             }) && !near_background(tl, s, e)

@@ -89,6 +89,13 @@ impl PeriodicityView {
             self.chain.iter().filter_map(|&i| self.bursts.get(i)).collect()
         }
     }
+
+    /// The share of the bursts' bytes the [`Self::periodic_bursts`] hold (1 without bytes).
+    pub fn periodic_share(&self) -> f64 {
+        let all: f64 = self.bursts.iter().map(|b| b.total).sum();
+        let held: f64 = self.periodic_bursts().iter().map(|b| b.total).sum();
+        if all > 0.0 { held / all } else { 1.0 }
+    }
 }
 
 /// The kernel intervals the period matches, for the report: "the writeback window (35 s)",

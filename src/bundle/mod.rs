@@ -186,6 +186,12 @@ pub fn sanitize_file_name(raw: &str) -> String {
     if s.is_empty() { "unnamed".to_string() } else { s }
 }
 
+/// The folder of a file inside the bundle (`case/capture/iostat.txt` -> `case/capture`,
+/// `a.tgz!x/y.txt` -> `a.tgz!x`); empty at the top.
+pub fn folder_of(name: &str) -> &str {
+    name.rfind(['/', '!']).map_or("", |i| &name[..i])
+}
+
 /// The pt-stalk sample prefix of a file (`2026_11_29_19_37_19` of
 /// `2026_11_29_19_37_19-meminfo`).
 pub fn pt_stalk_prefix_of(f: &InputFile) -> Option<String> {
@@ -208,7 +214,7 @@ pub fn split_pt_stalk(b: Bundle) -> Vec<Bundle> {
         Default::default();
     for f in &b.files {
         if let Some(p) = pt_stalk_prefix_of(f) {
-            by_folder.entry(f.name.rfind(['/', '!']).map_or("", |i| &f.name[..i])).or_default().insert(p);
+            by_folder.entry(folder_of(&f.name)).or_default().insert(p);
         }
     }
     let folder_each = by_folder.len() > 1 && by_folder.values().all(|p| p.len() == 1);

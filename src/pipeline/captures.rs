@@ -24,6 +24,7 @@
 //! or with every capture when their folder has none.
 
 use super::{FileClock, ParsedFile};
+use crate::bundle::folder_of;
 use crate::clock::Anchoring;
 use iosift_parsers::registry::Data;
 use std::collections::BTreeMap;
@@ -87,6 +88,11 @@ struct Group {
 }
 
 impl Group {
+    /// Its first sampled instant; untimed groups sort last.
+    fn start(&self) -> f64 {
+        self.span.map_or(f64::INFINITY, |s| s.0)
+    }
+
     fn of(files: Vec<usize>, ev: &[Evidence]) -> Group {
         let mut g = Group { files: Vec::new(), host: None, span: None };
         for i in files {
@@ -151,7 +157,7 @@ pub fn of(files: &[ParsedFile], clocks: &[Option<FileClock>], excluded: &[bool])
         .collect();
     let mut folders: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, f) in files.iter().enumerate() {
-        folders.entry(folder(&f.name)).or_default().push(i);
+        folders.entry(folder_of(&f.name).to_string()).or_default().push(i);
     }
     // Each folder's files in captures of their own, and the files that say nothing.
     let mut parts: Vec<(String, Group)> = Vec::new();
@@ -213,10 +219,7 @@ pub fn of(files: &[ParsedFile], clocks: &[Option<FileClock>], excluded: &[bool])
             out[k].files.push(i);
         }
     }
-    out.sort_by(|a, b| {
-        let start = |g: &Group| g.span.map_or(f64::INFINITY, |s| s.0);
-        start(a).total_cmp(&start(b))
-    });
+    out.sort_by(|a, b| a.start().total_cmp(&b.start()));
     out.into_iter()
         .map(|mut g| {
             g.files.sort_unstable();
@@ -234,7 +237,7 @@ impl Capture {
             self.host.clone_from(&g.host);
             self.span = g.span;
         }
-        let dirs: Vec<String> = self.files.iter().map(|&i| folder(&files[i].name)).collect();
+        let dirs: Vec<String> = self.files.iter().map(|&i| folder_of(&files[i].name).to_string()).collect();
         let common =
             dirs.iter().skip(1).fold(dirs.first().cloned().unwrap_or_default(), |acc, d| common_dir(&acc, d));
         self.name = if !common.is_empty() {
@@ -279,10 +282,7 @@ impl Capture {
 /// The groups left when `groups` are merged wherever they [`Group::fits`] within `gap`:
 /// in time order, each joins the first group it fits.
 fn grouped(mut groups: Vec<Group>, gap: f64) -> Vec<Group> {
-    groups.sort_by(|a, b| {
-        let start = |g: &Group| g.span.map_or(f64::INFINITY, |s| s.0);
-        start(a).total_cmp(&start(b))
-    });
+    groups.sort_by(|a, b| a.start().total_cmp(&b.start()));
     let mut out: Vec<Group> = Vec::new();
     for g in groups {
         match out.iter_mut().find(|o| o.fits(&g, gap)) {
@@ -301,12 +301,6 @@ fn grouped(mut groups: Vec<Group>, gap: f64) -> Vec<Group> {
         }
     }
     out
-}
-
-/// The folder of a file inside the bundle (`case/capture/iostat.txt` -> `case/capture`,
-/// `a.tgz!x/y.txt` -> `a.tgz!x`); empty at the top.
-fn folder(name: &str) -> String {
-    name.rfind(['/', '!']).map_or(String::new(), |i| name[..i].to_string())
 }
 
 /// The longest folder both are in.
@@ -546,9 +540,9 @@ mod tests {
 
     #[test]
     fn folders_and_their_common_part() {
-        assert_eq!(folder("a/b/c.txt"), "a/b");
-        assert_eq!(folder("x.tgz!in/c.txt"), "x.tgz!in");
-        assert_eq!(folder("c.txt"), "");
+        assert_eq!(folder_of("a/b/c.txt"), "a/b");
+        assert_eq!(folder_of("x.tgz!in/c.txt"), "x.tgz!in");
+        assert_eq!(folder_of("c.txt"), "");
         assert_eq!(common_dir("a/b/c", "a/b/d"), "a/b");
         assert_eq!(common_dir("a/bc", "a/b"), "a");
         assert_eq!(common_dir("x", "y"), "");

@@ -914,7 +914,10 @@ pub fn device_writes(report: &Report) -> Option<Spec> {
             if on_this && guide.is_some() {
                 caption.push_str(", red dots mark their peaks, the grey line is the burst threshold");
             } else if on_this {
-                caption.push_str(", red dots mark their peaks; each second was measured against its own local floor (the median of the 15 s around it), so no single threshold is drawn");
+                caption.push_str(&format!(
+                    ", red dots mark their peaks; each second was measured against its own local floor (the median of the {} s around it), so no single threshold is drawn",
+                    crate::analysis::bursts::FLOOR_WINDOW
+                ));
             }
             caption.push('.');
         } else {

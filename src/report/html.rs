@@ -305,7 +305,7 @@ fn periodicity(report: &Report, charts: &[Chart]) -> Markup {
                     tr { th { "period" } td { (p.period_s.map(|v| format!("{v:.1} s")).unwrap_or_else(|| "none found".into())) } }
                     tr { th { "confidence" } td { (p.confidence.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into())) } }
                     tr { th { "matches" } td { (crate::analysis::periodicity::match_text(p)) } }
-                    tr { th { "bursts" } td { (p.bursts.len()) (if !p.threshold.is_finite() { " over the local floor (the median of the 15 s around each second)".to_string() } else if bytes { format!(" above {}/s", bytes_h(p.threshold)) } else { format!(" above {}", num(p.threshold)) }) } }
+                    tr { th { "bursts" } td { (p.bursts.len()) (if !p.threshold.is_finite() { format!(" over the local floor (the median of the {} s around each second)", crate::analysis::bursts::FLOOR_WINDOW) } else if bytes { format!(" above {}/s", bytes_h(p.threshold)) } else { format!(" above {}", num(p.threshold)) }) } }
                     tr { th { "writeback window" } td { @match p.writeback_window_s {
                         Some((w, true)) => { (format!("{w:.0} s (dirty_expire + dirty_writeback, from the capture)")) }
                         Some((w, false)) => { (format!("{w:.0} s (kernel defaults; the capture has no vm.dirty_* values)")) }

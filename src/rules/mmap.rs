@@ -187,10 +187,8 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     // writeback window too (expiry-driven writeback is what dirty mmap pages get).
     // The periodic bursts must also carry most of the bytes: a period of a few bursts among a
     // copy's larger writeback is not what a mapped file's expiry writes.
-    let periodic_bytes: f64 = view.periodic_bursts().iter().map(|b| b.total).sum();
-    let all_bytes: f64 = view.bursts.iter().map(|b| b.total).sum();
     let periodic = view.periodic_bursts().len() >= PERIODIC_BURSTS
-        && periodic_bytes >= PERIODIC_SHARE * all_bytes
+        && view.periodic_share() >= PERIODIC_SHARE
         && view.confidence.unwrap_or(0.0) >= PERIODIC_CONFIDENCE
         && view.period_s.is_some_and(|p| i.window.matches(p));
     let folio = match (file_map, smaps_pmd) {

@@ -244,12 +244,11 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     }
     // A period carried by a small share of the bursts' bytes (a few small bursts one period
     // apart beside a copy's gigabytes) is not what the device's bursts do.
-    let all: f64 = view.bursts.iter().map(|b| b.total).sum();
-    let held: f64 = periodic.iter().map(|b| b.total).sum();
-    if all > 0.0 && held < MIN_PERIODIC_SHARE * all {
+    let share = view.periodic_share();
+    if share < MIN_PERIODIC_SHARE {
         return Outcome::Pass(format!(
             "{n} write bursts on {dev} one period of {period:.1} s apart hold {:.0} % of the bursts' bytes: not the device's pattern",
-            100.0 * held / all
+            100.0 * share
         ));
     }
     if (n < MIN_BURSTS && !two_at_window) || conf < MIN_CONFIDENCE {

@@ -170,6 +170,9 @@ impl ThreadStat {
     }
 }
 
+/// (second, event, comm, rwbs, device) of a [`TraceSecond`] while they are counted.
+type TraceKey = (i64, String, String, String, Option<(u32, u32)>);
+
 /// Tracepoint hits in one perf-clock second.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TraceSecond {
@@ -185,6 +188,8 @@ pub struct TraceSecond {
     pub bytes: u64,
     /// The `rwbs` flags of block tracepoints (`W`, `WS`, `RA`, ...); empty for others.
     pub rwbs: String,
+    /// The device (major, minor) of block tracepoints (`254,0 W ...`); None for others.
+    pub dev: Option<(u32, u32)>,
 }
 
 /// `writeback:*` tracepoint hits in one perf-clock second.
@@ -672,7 +677,7 @@ pub struct Collector {
     key: String,
     stacks: HashMap<String, u64>,
     threads: HashMap<(Option<u32>, Option<u32>), Vec<ThreadStat>>,
-    tp: BTreeMap<(i64, String, String, String), (u64, u64)>,
+    tp: BTreeMap<TraceKey, (u64, u64)>,
     wb: BTreeMap<(i64, String, String), (u64, u64)>,
     /// Samples per (second, class, comm, tid).
     classes: BTreeMap<(i64, StackClass, String, Option<u32>), u64>,
@@ -885,9 +890,12 @@ impl Collector {
             e.0 = e.0.saturating_add(1);
             e.1 = e.1.saturating_add(pages);
         }
-        let (rwbs, bytes) = if event.starts_with("block:") { block_payload(h.rest) } else { ("", 0) };
-        let e =
-            self.tp.entry((sec, event.to_string(), h.comm.to_string(), rwbs.to_string())).or_insert((0, 0));
+        let (rwbs, bytes, dev) =
+            if event.starts_with("block:") { block_payload(h.rest) } else { ("", 0, None) };
+        let e = self
+            .tp
+            .entry((sec, event.to_string(), h.comm.to_string(), rwbs.to_string(), dev))
+            .or_insert((0, 0));
         e.0 = e.0.saturating_add(1);
         e.1 = e.1.saturating_add(bytes);
     }
@@ -1016,13 +1024,14 @@ impl Collector {
         out.tracepoints = self
             .tp
             .into_iter()
-            .map(|((sec, event, comm, rwbs), (count, bytes))| TraceSecond {
+            .map(|((sec, event, comm, rwbs, dev), (count, bytes))| TraceSecond {
                 sec,
                 event,
                 comm,
                 count,
                 bytes,
                 rwbs,
+                dev,
             })
             .collect();
         out.stack_seconds = self
@@ -1054,13 +1063,15 @@ impl Collector {
 
 /// `254,0 WS 262144 () 37076480 + 512 0x2,0,4 [dd]` (issue),
 /// `254,0 WS () 170885432 + 128 0x2,0,4 [0]` (complete),
-/// `254,0 W 9965072 + 8 [ckpt_fsync]` (bio_queue: a sector, no bytes field) -> (rwbs, bytes).
-fn block_payload(p: &str) -> (&str, u64) {
+/// `254,0 W 9965072 + 8 [ckpt_fsync]` (bio_queue: a sector, no bytes field) -> (rwbs, bytes,
+/// device).
+fn block_payload(p: &str) -> (&str, u64, Option<(u32, u32)>) {
     let mut it = p.split_whitespace();
     let dev = it.next().unwrap_or("");
-    if !dev.contains(',') {
-        return ("", 0);
-    }
+    let Some((major, minor)) = dev.split_once(',') else {
+        return ("", 0, None);
+    };
+    let dev = major.parse().ok().zip(minor.parse().ok());
     let rwbs = it.next().unwrap_or("");
     let mut bytes = None;
     let mut sectors = None;
@@ -1081,7 +1092,7 @@ fn block_payload(p: &str) -> (&str, u64) {
         prev_plus = w == "+";
     }
     let b = bytes.filter(|&b| b > 0).or_else(|| sectors.map(|s| s.saturating_mul(512))).unwrap_or(0);
-    (rwbs, b)
+    (rwbs, b, dev)
 }
 
 impl Summary for Box<PerfScript> {
@@ -1326,11 +1337,17 @@ mod tests {
         o.clear();
         push_func(&mut o, "Ljava/util/zip/Inflater;::inflateBytes", Some("/tmp/perf-1.map"), true, false);
         assert_eq!(o, "java/util/zip/Inflater:::inflateBytes");
-        assert_eq!(block_payload("254,0 WS 262144 () 37076480 + 512 0x2,0,4 [dd]"), ("WS", 262144));
-        assert_eq!(block_payload("254,0 WS () 170885432 + 128 0x2,0,4 [0]"), ("WS", 65536));
-        assert_eq!(block_payload("8,0 W 0 () 123 + 8 [kworker/u8:3]"), ("W", 4096));
+        assert_eq!(
+            block_payload("254,0 WS 262144 () 37076480 + 512 0x2,0,4 [dd]"),
+            ("WS", 262144, Some((254, 0)))
+        );
+        assert_eq!(block_payload("254,0 WS () 170885432 + 128 0x2,0,4 [0]"), ("WS", 65536, Some((254, 0))));
+        assert_eq!(block_payload("8,0 W 0 () 123 + 8 [kworker/u8:3]"), ("W", 4096, Some((8, 0))));
         // block_bio_queue prints the sector where rq_issue prints bytes (a real line of samples/ix_ext4_appfsync_12s).
-        assert_eq!(block_payload("254,0 W 9965072 + 8 [perf-exec]"), ("W", 4096));
+        assert_eq!(block_payload("254,0 W 9965072 + 8 [perf-exec]"), ("W", 4096, Some((254, 0))));
+        // A real line of samples/ix_ext4_loop_journal_commit15: jbd2 submitting to loop0.
+        assert_eq!(block_payload("7,0 WS 268416 + 840 [jbd2/loop0-8]"), ("WS", 430080, Some((7, 0))));
+        assert_eq!(block_payload("not a device"), ("", 0, None));
     }
 
     #[test]

@@ -88,8 +88,10 @@ pub fn resolve_main(tl: &Timeline, ctx: &Context) -> Option<MainDevice> {
 /// The device stacked on `main` (a loop device on its disk, a dm or md device over it) whose
 /// writes carry a period (whatever it matches), with their periodicity: used when `main` was chosen for
 /// its bytes alone (`most written`: no written file or datadir names the device) and its own
-/// writes, the stacked device's mixed with every other writer of the disk, show none. The
-/// stacked device must write at least [`STACKED_MIN_SHARE`] of `main`'s bytes.
+/// writes, the stacked device's mixed with every other writer of the disk, show none.
+/// However little the stacked device writes beside the disk's other tenants, its bursts are
+/// read against its own scale ([`stacked_burst_floor`]): a file system set up on its own
+/// device is the workload's, and its journal's commits of a few hundred kB are its bursts.
 pub fn stacked_periodic(
     tl: &Timeline,
     ctx: &Context,
@@ -99,11 +101,9 @@ pub fn stacked_periodic(
     if main.why != MOST_WRITTEN {
         return None;
     }
-    let lower = stack::total_written(tl, &main.name);
     stack::devices(tl)
         .into_iter()
         .filter(|d| *d != main.name && stack::kind(ctx, d).is_stacked())
-        .filter(|d| stack::total_written(tl, d) >= STACKED_MIN_SHARE * lower)
         .filter_map(|d| {
             let r = stack::resolve(ctx, tl, &d);
             if !r.physical.contains(&main.name) {
@@ -111,7 +111,8 @@ pub fn stacked_periodic(
             }
             let (writes, _) = stack::write_series(tl, &d)?;
             let tunables = super::writeback::Tunables::for_device(window, &ctx.mounts, &d);
-            let view = super::periodicity::periodicity(tl, &writes.name(), &tunables);
+            let floor = stacked_burst_floor(tl.get(&writes.name()).unwrap_or(&[]));
+            let view = super::periodicity::periodicity_over(tl, &writes.name(), &tunables, floor);
             // Any period, not only the writeback window's: an application's timer on the
             // stacked device is hidden in the disk's mixed writes just the same.
             view.is_periodic().then(|| {
@@ -122,9 +123,18 @@ pub fn stacked_periodic(
         .max_by(|a, b| a.1.confidence.unwrap_or(0.0).total_cmp(&b.1.confidence.unwrap_or(0.0)))
 }
 
-/// A stacked device writing at least this share of the bytes of the disk below it is
-/// looked at for the writeback period when the disk shows none.
-pub const STACKED_MIN_SHARE: f64 = 0.05;
+/// The smallest second a burst of a stacked device writes: [`STACKED_FLOOR_MEANS`] times its
+/// mean rate over the capture, within [`STACKED_FLOOR_MIN`] and the main device's
+/// [`super::periodicity::MIN_BURST_BYTES_S`].
+pub fn stacked_burst_floor(series: &[crate::table::Cell]) -> f64 {
+    let mean = super::stats::mean(&super::stats::present(series)).unwrap_or(0.0);
+    (STACKED_FLOOR_MEANS * mean).clamp(STACKED_FLOOR_MIN, super::periodicity::MIN_BURST_BYTES_S)
+}
+
+/// See [`stacked_burst_floor`].
+pub const STACKED_FLOOR_MEANS: f64 = 2.0;
+/// See [`stacked_burst_floor`]: 64 KiB, below which a second is a trickle.
+pub const STACKED_FLOOR_MIN: f64 = 64.0 * 1024.0;
 
 /// The most written device: iostat's columns first, /proc/diskstats' when iostat has none.
 pub fn main_device(tl: &Timeline) -> Option<MainDevice> {

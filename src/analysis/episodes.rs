@@ -125,6 +125,9 @@ pub struct Inputs<'a> {
     pub window: WritebackWindow,
     /// perf scripts with their perf -> epoch offset.
     pub perf: &'a [(&'a PerfScript, f64)],
+    /// Per device, the block devices (major, minor) whose bios count for it: itself and the
+    /// devices stacked on it ([`bio_devices`]); a device not listed counts every device's.
+    pub majmin: &'a BTreeMap<String, Vec<(u32, u32)>>,
 }
 
 /// Samples per thread (comm, tid).
@@ -146,7 +149,9 @@ pub(super) struct PerfSeconds {
 }
 
 impl PerfSeconds {
-    pub(super) fn of(perf: &[(&PerfScript, f64)]) -> PerfSeconds {
+    /// The seconds of `perf`, block requests of the devices `devs` only when they are known
+    /// (else every device's).
+    pub(super) fn of(perf: &[(&PerfScript, f64)], devs: Option<&[(u32, u32)]>) -> PerfSeconds {
         let mut p = PerfSeconds::default();
         for (s, off) in perf {
             let at = |sec: i64| (sec as f64 + off).floor() as i64;
@@ -165,7 +170,7 @@ impl PerfSeconds {
                 }
             }
             for t in &s.tracepoints {
-                if !t.rwbs.contains('W') {
+                if !t.rwbs.contains('W') || devs.is_some_and(|d| t.dev.is_some_and(|x| !d.contains(&x))) {
                     continue;
                 }
                 let into = if t.event.ends_with("block_bio_queue") {
@@ -240,9 +245,10 @@ pub fn of_all(
     threads: &BTreeMap<u32, ThreadTotal>,
     window: WritebackWindow,
     records: &super::Records<'_>,
+    majmin: &BTreeMap<String, Vec<(u32, u32)>>,
 ) -> Vec<Episode> {
     let perf = perf_pairs(records);
-    let inp = Inputs { tl, threads, window, perf: &perf };
+    let inp = Inputs { tl, threads, window, perf: &perf, majmin };
     let mut devs: Vec<(String, Col, f64)> = Vec::new();
     for (c, s) in tl.typed() {
         let name = match &c {
@@ -263,6 +269,26 @@ pub fn of_all(
     devs.iter().flat_map(|(d, c, _)| episodes(&inp, d, c)).collect()
 }
 
+/// Per block device of the capture, the devices whose bios are its writes: itself and the
+/// devices stacked on it (a loop device's bios, re-issued by its workers, are the disk's),
+/// not the other disks'.
+pub fn bio_devices(ctx: &crate::source::Context, tl: &Timeline) -> BTreeMap<String, Vec<(u32, u32)>> {
+    let upper: Vec<(String, Vec<String>)> =
+        ctx.block_majmin.keys().map(|d| (d.clone(), super::stack::resolve(ctx, tl, d).physical)).collect();
+    ctx.block_majmin
+        .iter()
+        .map(|(name, mm)| {
+            let mut v = vec![mm.value];
+            for (d, physical) in &upper {
+                if d != name && physical.contains(name) {
+                    v.extend(ctx.block_majmin.get(d).map(|m| m.value));
+                }
+            }
+            (name.clone(), v)
+        })
+        .collect()
+}
+
 /// The significant write episodes of `device` (its write bytes/s column `col`).
 pub fn episodes(inp: &Inputs<'_>, device: &str, col: &Col) -> Vec<Episode> {
     let Some(series) = inp.tl.col(col) else { return Vec::new() };
@@ -274,10 +300,17 @@ pub fn episodes(inp: &Inputs<'_>, device: &str, col: &Col) -> Vec<Episode> {
     found.sort_by(|a, b| b.total.total_cmp(&a.total));
     found.truncate(MAX_EPISODES);
     found.sort_by_key(|b| b.start);
-    let perf = PerfSeconds::of(inp.perf);
+    of_bursts(inp, device, &found)
+}
+
+/// The episodes of `bursts` of `device`, each with its measured issuer, writers and harm:
+/// [`episodes`]' significant bursts, or the periodic bursts of a device that writes too
+/// little for them (the journal commits of a file system on its own device).
+pub fn of_bursts(inp: &Inputs<'_>, device: &str, found: &[&bursts::Burst]) -> Vec<Episode> {
+    let perf = PerfSeconds::of(inp.perf, inp.majmin.get(device).map(Vec::as_slice));
     let w = witnesses(inp, device, &perf);
     found
-        .into_iter()
+        .iter()
         .map(|b| {
             let (a, z) = (inp.tl.epoch(b.start), inp.tl.epoch(b.end));
             let issuer = attribute(inp, device, &perf, w, b.start, b.end, b.total);
@@ -966,7 +999,13 @@ mod tests {
             ("dev.vda.f_s", &flush),
         ]);
         let threads = BTreeMap::new();
-        let inp = Inputs { tl: &tl, threads: &threads, window: WritebackWindow::default(), perf: &[] };
+        let inp = Inputs {
+            tl: &tl,
+            threads: &threads,
+            window: WritebackWindow::default(),
+            perf: &[],
+            majmin: &BTreeMap::new(),
+        };
         episodes(&inp, "vda", &Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS))
     }
 
@@ -1000,7 +1039,13 @@ mod tests {
             (0..60).map(|i| if (0..30).contains(&i) { 64.0 * M } else { 1.0 * M }).collect();
         let tl = tl_with(&[("dev.vda.w_bytes_s", &device(30, 64.0)), ("mem.dirty_bytes", &dirty)]);
         let threads = BTreeMap::new();
-        let inp = Inputs { tl: &tl, threads: &threads, window: WritebackWindow::default(), perf: &[] };
+        let inp = Inputs {
+            tl: &tl,
+            threads: &threads,
+            window: WritebackWindow::default(),
+            perf: &[],
+            majmin: &BTreeMap::new(),
+        };
         let col = Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS);
         assert_eq!(episodes(&inp, "vda", &col)[0].issuer.class, Some(IssuerClass::WritebackAge));
         // Dirty flat alone is no proof (a write and its fsync within one second of meminfo
@@ -1025,7 +1070,13 @@ mod tests {
     fn without_any_witness_the_issuer_is_not_measured_and_says_what_is_missing() {
         let tl = tl_with(&[("dev.vda.w_bytes_s", &device(30, 64.0))]);
         let threads = BTreeMap::new();
-        let inp = Inputs { tl: &tl, threads: &threads, window: WritebackWindow::default(), perf: &[] };
+        let inp = Inputs {
+            tl: &tl,
+            threads: &threads,
+            window: WritebackWindow::default(),
+            perf: &[],
+            majmin: &BTreeMap::new(),
+        };
         let e = &episodes(&inp, "vda", &Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS))[0];
         assert_eq!(e.issuer.class, None);
         assert!(!e.issuer.issuer.measured);

@@ -187,9 +187,18 @@ impl Views {
             .filter(|_| !periodicity.as_ref().is_some_and(|p| p.is_periodic()))
             .and_then(|d| device::stacked_periodic(tl, ctx, d, window));
         let (flames, fsync_shares) = views::perf_views(&records.perf);
-        let episodes = if one_second { episodes::of_all(tl, threads, window, records) } else { Vec::new() };
+        let bios = episodes::bio_devices(ctx, tl);
+        let mut episodes =
+            if one_second { episodes::of_all(tl, threads, window, records, &bios) } else { Vec::new() };
         let perf = episodes::perf_pairs(records);
-        let inp = episodes::Inputs { tl, threads, window, perf: &perf };
+        let inp = episodes::Inputs { tl, threads, window, perf: &perf, majmin: &bios };
+        // The periodic bursts of a stacked device too small for episodes of their own are
+        // episodes too: their issuer is measured as any other's.
+        if let Some((d, view)) = &stacked_periodicity
+            && !episodes.iter().any(|e| e.device == d.name)
+        {
+            episodes.extend(episodes::of_bursts(&inp, &d.name, &view.periodic_bursts()));
+        }
         let submitters = device
             .as_ref()
             .zip(tunables.as_ref())

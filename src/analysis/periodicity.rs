@@ -142,10 +142,19 @@ const PAIR_SIZE_RATIO: f64 = 0.25;
 /// during the flush, so the net drop is smaller than what was written).
 const DIRTY_DROP: f64 = 0.25;
 
+/// The smallest second a burst of the main device must write (bytes): a host's own
+/// small writes (logs, journal commits of the root file system) are no burst.
+pub const MIN_BURST_BYTES_S: f64 = 4.0 * 1024.0 * 1024.0;
+
 /// The periodicity of timeline column `col`, its period tested against `tunables`.
 pub fn periodicity(tl: &Timeline, col: &str, tunables: &Tunables) -> PeriodicityView {
+    periodicity_over(tl, col, tunables, MIN_BURST_BYTES_S)
+}
+
+/// [`periodicity`] with bursts of at least `min_abs` bytes in a second.
+pub fn periodicity_over(tl: &Timeline, col: &str, tunables: &Tunables, min_abs: f64) -> PeriodicityView {
     let series = tl.get(col).unwrap_or(&[]);
-    let scan = bursts::detect(series, 8.0, 5.0, 4.0 * 1024.0 * 1024.0);
+    let scan = bursts::detect(series, 8.0, 5.0, min_abs);
     let dirty = tl.col(&Col::Mem(MemMetric::DirtyBytes));
     let max_lag = (series.len() / 2).min(600);
     let acf = period::autocorrelation(series, max_lag);
@@ -153,7 +162,7 @@ pub fn periodicity(tl: &Timeline, col: &str, tunables: &Tunables) -> Periodicity
     // twice its floor under the five-fold test; when that test finds too few bursts for a
     // period, the seconds standing out of their local floor are read too
     // ([`bursts::over_busy_floor`]).
-    let floor = bursts::over_busy_floor(series, &scan, 4.0 * 1024.0 * 1024.0);
+    let floor = bursts::over_busy_floor(series, &scan, min_abs);
     let scans: Vec<bursts::BurstScan> = std::iter::once(scan).chain(floor).collect();
     // Up to four readings of each scan's bursts: merged into episodes where their gaps
     // break (when that merges any) or as detected, each starting where it starts or where

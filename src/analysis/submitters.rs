@@ -34,7 +34,7 @@ pub struct Submitter {
 /// device their episodes are reported on (the trace's per-second sums carry no device),
 /// whose `tunables` their periods are tested against.
 pub fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables) -> Vec<Submitter> {
-    let perf = PerfSeconds::of(inp.perf);
+    let perf = PerfSeconds::of(inp.perf, inp.majmin.get(device).map(Vec::as_slice));
     let tl = inp.tl;
     if tl.len < 2 || perf.bio.is_empty() {
         return Vec::new();

@@ -45,6 +45,23 @@ pub const KEPT_THREADS: usize = 8;
 /// ([`Timeline::staged`]) a quarter.
 pub const THREAD_CANDIDATES: usize = 16;
 
+/// Per-thread columns kept beyond [`KEPT_THREADS`] for the processes the collector was
+/// pointed at ([`target_pids`]).
+pub const KEPT_TARGET_THREADS: usize = 8;
+
+/// The processes a capture was pointed at: `collect.sh -p PID` writes
+/// `smaps-PID-COMM.txt`, `smaps_rollup-PID-COMM.txt` and `threads-PID-COMM.txt` for each.
+pub fn target_pids(files: &[ParsedFile]) -> BTreeSet<u32> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let rest = ["smaps-", "smaps_rollup-", "threads-"].iter().find_map(|p| f.base.strip_prefix(p))?;
+            let (pid, _comm) = rest.split_once('-')?;
+            pid.parse().ok()
+        })
+        .collect()
+}
+
 /// Most devices the timeline keeps columns for: the busiest by bytes read and
 /// written. The others are left out of the timeline (and said so in a warning);
 /// `iosift tables` keeps every device. An iostat of 200,000 devices made a
@@ -294,6 +311,8 @@ pub struct Filler<'a, 'f> {
     zone_noted: BTreeSet<usize>,
     /// What the fill pass holds while it runs ([`Filler::begin_fill`] to [`Filler::end_fill`]).
     pass: Option<FillPass>,
+    /// The processes the capture was pointed at ([`target_pids`]).
+    targets: BTreeSet<u32>,
 }
 
 /// The state of a fill pass between its files.
@@ -326,6 +345,7 @@ impl<'a, 'f> Filler<'a, 'f> {
             thread_bytes: vec![HashMap::new(); files.len()],
             keep_devices: None,
             zone_noted: BTreeSet::new(),
+            targets: target_pids(files),
             pass: None,
         };
         f.choose_sources(&[]);
@@ -565,6 +585,7 @@ impl<'a, 'f> Filler<'a, 'f> {
             keep_devices: self.keep_devices,
             zone_noted: self.zone_noted,
             pass: self.pass,
+            targets: self.targets,
         }
     }
 
@@ -623,8 +644,28 @@ impl<'a, 'f> Filler<'a, 'f> {
         // Keep per-thread columns only for the busiest writers.
         let mut by_bytes: Vec<(u32, f64)> = self.effects.threads.iter().map(|(t, x)| (*t, x.bytes)).collect();
         busiest_first(&mut by_bytes);
-        let top: Vec<u32> =
+        // The threads of the processes the collector was pointed at (`collect.sh -p`) keep
+        // theirs too, however little they wrote beside the host's busiest writers.
+        let targets = &self.targets;
+        let targeted = |t: &u32| {
+            targets.contains(t)
+                || self.effects.threads.get(t).and_then(|x| x.tgid).is_some_and(|g| targets.contains(&g))
+        };
+        let mut top: Vec<u32> =
             by_bytes.iter().take(KEPT_THREADS).filter(|(_, b)| *b > 0.0).map(|(t, _)| *t).collect();
+        let extra: Vec<u32> = by_bytes
+            .iter()
+            // Only those given a column in the fill (a candidate): the others have none to keep.
+            .filter(|(t, b)| {
+                *b > 0.0
+                    && targeted(t)
+                    && !top.contains(t)
+                    && candidates.as_ref().is_none_or(|c| c.contains(t))
+            })
+            .take(KEPT_TARGET_THREADS)
+            .map(|(t, _)| *t)
+            .collect();
+        top.extend(extra);
         if let Some(c) = &candidates {
             let missed: Vec<String> = top.iter().filter(|t| !c.contains(t)).map(u32::to_string).collect();
             if !missed.is_empty() {
@@ -662,7 +703,14 @@ impl<'a, 'f> Filler<'a, 'f> {
         }
         let mut by: Vec<(u32, f64)> = total.into_iter().collect();
         busiest_first(&mut by);
-        Some(by.into_iter().take(THREAD_CANDIDATES).map(|(t, _)| t).collect())
+        let targets = &self.targets;
+        let mut picked: BTreeSet<u32> = by.iter().take(THREAD_CANDIDATES).map(|(t, _)| *t).collect();
+        // A target process's main thread (its tid is its pid) is a candidate whatever its rank;
+        // its other threads are among the busiest or are caught by the warning of `end_fill`.
+        picked.extend(
+            by.iter().filter(|(t, _)| targets.contains(t)).take(KEPT_TARGET_THREADS).map(|(t, _)| *t),
+        );
+        Some(picked)
     }
 
     /// Every point file `i` contributes, at its own time and interval, with every

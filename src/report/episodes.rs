@@ -16,7 +16,7 @@ pub fn section(report: &Report) -> Markup {
             @if eps.is_empty() {
                 p.muted { "No significant write episode (16 MB or more in a burst) on any device, or no one-second device series." }
             } @else {
-                p { (eps.len()) " significant write episodes (bursts of 16 MB or more), each with its issuer measured from the capture's own witnesses (trace, perf call chains, Dirty, flush requests, pidstat) or marked not measured." }
+                p { (eps.len()) " significant write episodes (bursts of 16 MB or more, and the periodic bursts of a device stacked on a disk, however small), each with its issuer measured from the capture's own witnesses (trace, perf call chains, Dirty, flush requests, pidstat) or marked not measured." }
                 table {
                     tr { th { "device" } th { "when (" (report.display.label) ")" } th { "MB" } th { "issued by" } th { "wrote the data" } th { "cost" } }
                     @for e in eps {

@@ -6,6 +6,7 @@
 
 use crate::analysis::episodes::Episode;
 use crate::model::Severity;
+use crate::table::Cell;
 use crate::verdict::{Actor, Actors, IssuerClass, Role};
 use std::collections::BTreeMap;
 
@@ -155,6 +156,70 @@ pub fn verdict(episodes: &[&Episode]) -> EpisodeVerdict {
     }
 }
 
+/// A thread's dirtying between two periodic bursts must come within this factor of what
+/// the second burst wrote ([`writers_by_volume`]) ...
+pub const VOLUME_FACTOR: f64 = 1.5;
+/// ... for at least this share of the intervals.
+pub const VOLUME_SHARE: f64 = 0.6;
+
+/// The writers of periodic bursts by volume: the threads (pidstat's series, bytes/s) whose
+/// writes from one burst's start to the next one's start come within [`VOLUME_FACTOR`] of
+/// what the next burst wrote, in [`VOLUME_SHARE`] of the intervals (at least two). Buffered
+/// data written on a period is what was dirtied over the period: the thread that dirtied it
+/// matches burst after burst, a thread whose data went to another device does not. Best
+/// match first; empty when no thread matches (several threads sharing the dirtying, or
+/// no per-thread series).
+pub fn writers_by_volume(
+    bursts: &[crate::analysis::bursts::Burst],
+    series: &[(u32, super::inputs::Series<'_>)],
+    threads: &BTreeMap<u32, crate::source::ThreadTotal>,
+) -> Vec<Actor> {
+    let pairs: Vec<(usize, usize, f64)> =
+        bursts.windows(2).map(|w| (w[0].start, w[1].start, w[1].total)).filter(|p| p.2 > 0.0).collect();
+    if pairs.len() < 2 {
+        return Vec::new();
+    }
+    let mut found: Vec<(f64, u32, &str, f64)> = series
+        .iter()
+        .filter_map(|(tid, s)| {
+            let t = threads.get(tid)?;
+            if crate::attribution::is_kernel_issuer(&t.comm) {
+                return None;
+            }
+            let ratios: Vec<f64> = pairs
+                .iter()
+                .map(|&(a, b, burst)| {
+                    let dirtied: f64 = s
+                        .values
+                        .get(a..b.min(s.values.len()))
+                        .unwrap_or(&[])
+                        .iter()
+                        .filter_map(Cell::get)
+                        .sum();
+                    dirtied / burst
+                })
+                .collect();
+            let close = ratios.iter().filter(|r| (1.0 / VOLUME_FACTOR..=VOLUME_FACTOR).contains(*r)).count();
+            let share = close as f64 / ratios.len() as f64;
+            let median = crate::analysis::stats::median(&ratios).unwrap_or(0.0);
+            (close >= 2 && share >= VOLUME_SHARE).then_some((share, *tid, t.comm.as_str(), median))
+        })
+        .collect();
+    found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    found
+        .into_iter()
+        .take(3)
+        .map(|(share, tid, comm, median)| {
+            Actor::measured(Role::Writer, comm, Some(tid), Some(share), "pidstat -d").with_note(format!(
+                "dirtied between bursts what the next burst wrote in {:.0} % of {} intervals (median {:.2} times)",
+                100.0 * share,
+                pairs.len(),
+                median
+            ))
+        })
+        .collect()
+}
+
 /// The actors of a finding whose rule named none: the episodes of its window on any
 /// device, and for a rule about flushes the threads perf saw in fsync; a finding
 /// without a window (a configuration) has none.
@@ -232,4 +297,42 @@ pub fn charged_threads(a: &super::Available<'_>) -> Vec<Actor> {
 /// A MySQL / MariaDB server's own comm.
 fn is_server(comm: &str) -> bool {
     ["mysqld", "mariadbd"].iter().any(|p| comm.starts_with(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::{burst, series, thread, vals};
+
+    const MB: f64 = 1e6;
+
+    /// Bursts of `mb` MB at seconds 10, 20, 30, 40 and 50; one thread dirties 0.1 MB/s (what
+    /// each burst writes), another 10 MB/s (its data goes elsewhere), a third none.
+    fn bursts(mb: f64) -> Vec<crate::analysis::bursts::Burst> {
+        [10, 20, 30, 40, 50].iter().map(|&at| burst(at, mb * MB, mb * MB)).collect()
+    }
+
+    #[test]
+    fn the_writer_of_periodic_bursts_is_the_thread_that_dirtied_each_ones_bytes_between_them() {
+        let (steady, heavy) = (vals(&[0.1 * MB; 60]), vals(&[10.0 * MB; 60]));
+        let s = vec![(7, series("thr.7.w_bytes_s", &steady)), (9, series("thr.9.w_bytes_s", &heavy))];
+        let threads = BTreeMap::from([
+            (7, thread("small_append", "other", 6.0 * MB)),
+            (9, thread("rustc", "other", 600.0 * MB)),
+        ]);
+        let w = writers_by_volume(&bursts(1.0), &s, &threads);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].comm.as_deref(), Some("small_append"));
+        assert_eq!(w[0].share, Some(1.0));
+        assert!(w[0].note.as_deref().unwrap().contains("100 % of 4 intervals"), "{w:?}");
+        // Bursts twice what it dirtied between them (2 MB against 1 MB: beyond the factor of 1.5).
+        assert!(writers_by_volume(&bursts(2.0), &s, &threads).is_empty());
+        // At 1.4 MB, within the factor: it matches.
+        assert_eq!(writers_by_volume(&bursts(1.4), &s, &threads).len(), 1);
+        // Two bursts make one interval: no verdict.
+        assert!(writers_by_volume(&bursts(1.0)[..2], &s, &threads).is_empty());
+        // The flusher's own series never names a writer.
+        let k = BTreeMap::from([(7, thread("kworker/u8:0", "writeback", 6.0 * MB))]);
+        assert!(writers_by_volume(&bursts(1.0), &s[..1], &k).is_empty());
+    }
 }

@@ -59,6 +59,8 @@ pub struct Inputs<'a> {
     pub submitters: &'a [crate::analysis::submitters::Submitter],
     /// The trace file (for the evidence of a submitter's period).
     pub trace_file: Option<&'a str>,
+    /// pidstat's per-thread write series (bytes/s), by thread id.
+    pub thread_series: Vec<(u32, Series<'a>)>,
 }
 
 /// Picks the inputs.
@@ -83,6 +85,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
         episodes: a.episodes(),
         submitters: a.submitters(),
         trace_file: a.trace_file(),
+        thread_series: a.threads().keys().filter_map(|t| Some((*t, a.series(&Col::Thread(*t))?))).collect(),
     })
 }
 
@@ -324,7 +327,14 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
         metrics.insert("writers_elsewhere", serde_json::Value::from(elsewhere.clone()));
     }
     // Who issued the bursts is measured per episode, never assumed from the period.
-    let ev = super::actors::verdict(&super::actors::overlapping(i.episodes, dev, first, last));
+    let mut ev = super::actors::verdict(&super::actors::overlapping(i.episodes, dev, first, last));
+    // Who dirtied what each burst wrote: the thread that dirtied, between two bursts, what
+    // the second wrote, burst after burst. It outweighs who was charged in the episodes'
+    // windows, which on a shared host is whoever wrote most anywhere.
+    let by_volume = super::actors::writers_by_volume(&periodic, &i.thread_series, i.threads);
+    if !by_volume.is_empty() {
+        ev.actors.writers = by_volume;
+    }
     let writeback = [IssuerClass::WritebackAge, IssuerClass::WritebackBackground];
     metrics.insert(
         "issuer",
@@ -501,6 +511,7 @@ mod tests {
             episodes,
             submitters: &[],
             trace_file: None,
+            thread_series: vec![],
         })
     }
 
@@ -591,6 +602,7 @@ mod tests {
                 episodes: &[],
                 submitters: &[],
                 trace_file: None,
+                thread_series: vec![],
             })
         };
         // 120 + 2 x 35 + 5 = 195 rows would have shown a third burst.

@@ -112,7 +112,15 @@ pub struct Episode {
     pub writers: Vec<Actor>,
     /// What it cost.
     pub harm: Harm,
+    /// The stacked device whose writes this episode's bios re-issue (its class is then
+    /// `stacked_reissue`, and that device's episodes carry the issuer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reissue_of: Option<String>,
 }
+
+/// Per device, the devices whose bios count for it, by name and (major, minor), itself first
+/// ([`bio_devices`]).
+pub type BioDevices = BTreeMap<String, Vec<(String, (u32, u32))>>;
 
 /// What the episode finder reads.
 #[derive(Debug, Clone, Copy)]
@@ -125,9 +133,10 @@ pub struct Inputs<'a> {
     pub window: WritebackWindow,
     /// perf scripts with their perf -> epoch offset.
     pub perf: &'a [(&'a PerfScript, f64)],
-    /// Per device, the block devices (major, minor) whose bios count for it: itself and the
-    /// devices stacked on it ([`bio_devices`]); a device not listed counts every device's.
-    pub majmin: &'a BTreeMap<String, Vec<(u32, u32)>>,
+    /// Per device, the block devices whose bios count for it, by name and (major, minor):
+    /// itself first, then the devices stacked on it ([`bio_devices`]); a device not listed
+    /// counts every device's.
+    pub majmin: &'a BioDevices,
 }
 
 /// Samples per thread (comm, tid).
@@ -245,7 +254,7 @@ pub fn of_all(
     threads: &BTreeMap<u32, ThreadTotal>,
     window: WritebackWindow,
     records: &super::Records<'_>,
-    majmin: &BTreeMap<String, Vec<(u32, u32)>>,
+    majmin: &BioDevices,
 ) -> Vec<Episode> {
     let perf = perf_pairs(records);
     let inp = Inputs { tl, threads, window, perf: &perf, majmin };
@@ -272,22 +281,97 @@ pub fn of_all(
 /// Per block device of the capture, the devices whose bios are its writes: itself and the
 /// devices stacked on it (a loop device's bios, re-issued by its workers, are the disk's),
 /// not the other disks'.
-pub fn bio_devices(ctx: &crate::source::Context, tl: &Timeline) -> BTreeMap<String, Vec<(u32, u32)>> {
+pub fn bio_devices(ctx: &crate::source::Context, tl: &Timeline) -> BioDevices {
     let upper: Vec<(String, Vec<String>)> =
         ctx.block_majmin.keys().map(|d| (d.clone(), super::stack::resolve(ctx, tl, d).physical)).collect();
     ctx.block_majmin
         .iter()
         .map(|(name, mm)| {
-            let mut v = vec![mm.value];
+            let mut v = vec![(name.clone(), mm.value)];
             for (d, physical) in &upper {
                 if d != name && physical.contains(name) {
-                    v.extend(ctx.block_majmin.get(d).map(|m| m.value));
+                    v.extend(ctx.block_majmin.get(d).map(|m| (d.clone(), m.value)));
                 }
             }
             (name.clone(), v)
         })
         .collect()
 }
+
+/// The (major, minor) of the devices listed for `device` in [`Inputs::majmin`].
+pub(super) fn bio_majmin(inp: &Inputs<'_>, device: &str) -> Option<Vec<(u32, u32)>> {
+    inp.majmin.get(device).map(|v| v.iter().map(|x| x.1).collect())
+}
+
+/// The bios of a device and of each device stacked on it, apart: (its own, [(upper, its)]).
+struct StackBios {
+    own: PerfSeconds,
+    uppers: Vec<(String, PerfSeconds)>,
+}
+
+impl StackBios {
+    /// None when no device is stacked on `device` or the capture has no trace.
+    fn of(inp: &Inputs<'_>, device: &str) -> Option<StackBios> {
+        let v = inp.majmin.get(device).filter(|v| v.len() > 1)?;
+        let own = PerfSeconds::of(inp.perf, Some(&[v[0].1]));
+        if own.bio.is_empty() {
+            return None;
+        }
+        let uppers =
+            v[1..].iter().map(|(n, mm)| (n.clone(), PerfSeconds::of(inp.perf, Some(&[*mm])))).collect();
+        Some(StackBios { own, uppers })
+    }
+
+    /// When the bios of epochs `a..=b` on the device mostly re-issue a stacked device's (at
+    /// least [`REISSUE_SHARE`] of their bytes were queued on that device in the same seconds,
+    /// and a kernel worker queued here at least that share of those): the stacked device, and
+    /// the attribution of a re-issue by that worker, the class measured from every bio kept
+    /// as the runner-up.
+    fn reissue(&self, a: i64, b: i64, measured: &Attribution) -> Option<(String, Attribution)> {
+        let bytes = |p: &PerfSeconds| -> (u64, Vec<(String, u64)>) {
+            let subs = PerfSeconds::sum_in(&p.bio, a - 1, b + 1);
+            (subs.iter().map(|x| x.1).sum(), subs)
+        };
+        let (own, subs) = bytes(&self.own);
+        let (up, up_bytes) = self.uppers.iter().map(|(n, p)| (n, bytes(p).0)).max_by_key(|x| x.1)?;
+        if own == 0 || (up_bytes as f64) < REISSUE_SHARE * own as f64 {
+            return None;
+        }
+        // The re-issuer: a kernel worker (loop's, or dm's / md's), queuing at least that share
+        // of what the stacked device received; an application's own bios are this device's.
+        let (who, n) = subs.iter().find(|(c, _)| flusher_comm(c) || loop_comm(c))?;
+        if (*n as f64) < REISSUE_SHARE * up_bytes as f64 {
+            return None;
+        }
+        let share = *n as f64 / own as f64;
+        let line = format!(
+            "trace: {:.0} MB queued on {up} in the episode's seconds, {:.0} % of the {:.0} MB queued here; {who} queued {:.0} % of these",
+            up_bytes as f64 / 1e6,
+            100.0 * up_bytes as f64 / own as f64,
+            own as f64 / 1e6,
+            100.0 * share
+        );
+        let mut evidence = vec![line];
+        evidence.extend(measured.evidence.iter().cloned());
+        Some((
+            up.clone(),
+            Attribution {
+                class: Some(IssuerClass::StackedReissue),
+                score: 3.0,
+                issuer: Actor::measured(Role::Issuer(IssuerClass::StackedReissue), who, None, Some(share), "trace")
+                    .with_note(format!("re-issues the writes of {up}, whose episodes carry their issuer")),
+                evidence,
+                runner_up: measured.class.map(|c| {
+                    (c, format!("measured from the bios of {up} and of this device together: {up}'s own episodes say it"))
+                }),
+            },
+        ))
+    }
+}
+
+/// A device's bios re-issue a stacked device's when that device queued at least this share
+/// of their bytes in the same seconds.
+pub const REISSUE_SHARE: f64 = 0.5;
 
 /// The significant write episodes of `device` (its write bytes/s column `col`).
 pub fn episodes(inp: &Inputs<'_>, device: &str, col: &Col) -> Vec<Episode> {
@@ -307,14 +391,20 @@ pub fn episodes(inp: &Inputs<'_>, device: &str, col: &Col) -> Vec<Episode> {
 /// [`episodes`]' significant bursts, or the periodic bursts of a device that writes too
 /// little for them (the journal commits of a file system on its own device).
 pub fn of_bursts(inp: &Inputs<'_>, device: &str, found: &[&bursts::Burst]) -> Vec<Episode> {
-    let perf = PerfSeconds::of(inp.perf, inp.majmin.get(device).map(Vec::as_slice));
+    let perf = PerfSeconds::of(inp.perf, bio_majmin(inp, device).as_deref());
     let w = witnesses(inp, device, &perf);
+    let stack = StackBios::of(inp, device);
     found
         .iter()
         .map(|b| {
             let (a, z) = (inp.tl.epoch(b.start), inp.tl.epoch(b.end));
-            let issuer = attribute(inp, device, &perf, w, b.start, b.end, b.total);
-            let writers = writers(inp, &issuer, b.start, b.end, b.total);
+            let measured = attribute(inp, device, &perf, w, b.start, b.end, b.total);
+            // The writers of a re-issue are those of the data, as measured from every bio.
+            let writers = writers(inp, &measured, b.start, b.end, b.total);
+            let (reissue_of, issuer) = match stack.as_ref().and_then(|s| s.reissue(a, z, &measured)) {
+                Some((up, r)) => (Some(up), r),
+                None => (None, measured),
+            };
             Episode {
                 device: device.to_string(),
                 start: b.start,
@@ -326,6 +416,7 @@ pub fn of_bursts(inp: &Inputs<'_>, device: &str, found: &[&bursts::Burst]) -> Ve
                 harm: harm::of(inp.tl, device, b.start, b.end),
                 issuer,
                 writers,
+                reissue_of,
             }
         })
         .collect()

@@ -34,7 +34,7 @@ pub struct Submitter {
 /// device their episodes are reported on (the trace's per-second sums carry no device),
 /// whose `tunables` their periods are tested against.
 pub fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables) -> Vec<Submitter> {
-    let perf = PerfSeconds::of(inp.perf, inp.majmin.get(device).map(Vec::as_slice));
+    let perf = PerfSeconds::of(inp.perf, super::episodes::bio_majmin(inp, device).as_deref());
     let tl = inp.tl;
     if tl.len < 2 || perf.bio.is_empty() {
         return Vec::new();
@@ -83,6 +83,7 @@ pub fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables)
                         harm: super::harm::of(tl, device, b.start, b.end),
                         issuer,
                         writers,
+                        reissue_of: None,
                     }
                 })
                 .collect();

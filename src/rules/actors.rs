@@ -63,9 +63,43 @@ impl EpisodeVerdict {
     }
 }
 
-/// The episodes of `device` overlapping rows `first..=last`.
+/// The episodes of `device` overlapping rows `first..=last`, each re-issue of a stacked
+/// device's writes replaced by that device's episodes ([`through_reissues`]).
 pub fn overlapping<'a>(episodes: &'a [Episode], device: &str, first: usize, last: usize) -> Vec<&'a Episode> {
-    episodes.iter().filter(|e| e.device == device && e.end >= first && e.start <= last).collect()
+    let mine: Vec<&Episode> =
+        episodes.iter().filter(|e| e.device == device && e.end >= first && e.start <= last).collect();
+    through_reissues(episodes, &mine)
+}
+
+/// `picked` with each episode that re-issues a stacked device's writes (`reissue_of`)
+/// replaced by the episodes of that device in its seconds (one second of slack), which
+/// carry the issuer of the data: a loop, dm or md worker is never the story. A re-issue
+/// whose device has no episode then stays. Each episode once, in `picked`'s order.
+pub fn through_reissues<'a>(all: &'a [Episode], picked: &[&'a Episode]) -> Vec<&'a Episode> {
+    let mut out: Vec<&Episode> = Vec::new();
+    let mut push = |e: &'a Episode| {
+        if !out.iter().any(|x| std::ptr::eq(*x, e)) {
+            out.push(e);
+        }
+    };
+    for e in picked {
+        let above: Vec<&Episode> = match &e.reissue_of {
+            Some(up) => all
+                .iter()
+                .filter(|u| {
+                    &u.device == up && u.end_epoch + 1 >= e.start_epoch && u.start_epoch <= e.end_epoch + 1
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        if above.is_empty() {
+            push(e);
+        }
+        for u in above {
+            push(u);
+        }
+    }
+    out
 }
 
 /// The verdict of `episodes`.
@@ -233,11 +267,12 @@ pub fn of_window(a: &super::Available<'_>, f: &crate::model::Finding) -> Actors 
         },
         None => (i64::MIN, i64::MAX, a.device().map(|d| d.name.as_str())),
     };
-    let eps: Vec<&Episode> = a
+    let picked: Vec<&Episode> = a
         .episodes()
         .iter()
         .filter(|x| x.end_epoch >= s && x.start_epoch <= e && main.is_none_or(|m| x.device == m))
         .collect();
+    let eps = through_reissues(a.episodes(), &picked);
     let mut actors = verdict(&eps).actors;
     if f.rule == super::fsync::ID {
         actors.issuers = fsync_threads(a);
@@ -310,6 +345,42 @@ mod tests {
     /// each burst writes), another 10 MB/s (its data goes elsewhere), a third none.
     fn bursts(mb: f64) -> Vec<crate::analysis::bursts::Burst> {
         [10, 20, 30, 40, 50].iter().map(|&at| burst(at, mb * MB, mb * MB)).collect()
+    }
+
+    #[test]
+    fn a_reissue_of_a_stacked_devices_writes_is_told_by_that_devices_episodes() {
+        use crate::rules::testkit::episode;
+        let at = |start: usize, device: &str, class: IssuerClass, reissue: Option<&str>| {
+            let mut e = episode(&burst(start, MB, MB), class, "w", false);
+            (e.device, e.start_epoch, e.end_epoch) =
+                (device.into(), 1000 + start as i64, 1000 + start as i64);
+            e.reissue_of = reissue.map(str::to_string);
+            e
+        };
+        let all = vec![
+            at(10, "loop0", IssuerClass::ApplicationFlush, None),
+            at(11, "vda", IssuerClass::StackedReissue, Some("loop0")),
+            // A re-issue whose stacked device has no episode then: it stays.
+            at(40, "vda", IssuerClass::StackedReissue, Some("loop0")),
+            at(60, "vda", IssuerClass::WritebackAge, None),
+        ];
+        let classes =
+            |v: Vec<&Episode>| v.iter().map(|e| (e.device.clone(), e.issuer.class)).collect::<Vec<_>>();
+        assert_eq!(
+            classes(overlapping(&all, "vda", 0, 100)),
+            [
+                ("loop0".to_string(), Some(IssuerClass::ApplicationFlush)),
+                ("vda".to_string(), Some(IssuerClass::StackedReissue)),
+                ("vda".to_string(), Some(IssuerClass::WritebackAge)),
+            ]
+        );
+        // Each episode once, though picked on both devices.
+        let picked: Vec<&Episode> = all.iter().take(2).collect();
+        assert_eq!(through_reissues(&all, &picked).len(), 1);
+        assert_eq!(
+            verdict(&overlapping(&all, "vda", 0, 20)).class,
+            Some((IssuerClass::ApplicationFlush, 1.0))
+        );
     }
 
     #[test]

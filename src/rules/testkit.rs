@@ -53,6 +53,7 @@ pub fn episode(
             words: if costly { "write await 80 ms".into() } else { "no measured cost".into() },
             ..Default::default()
         },
+        reissue_of: None,
     }
 }
 

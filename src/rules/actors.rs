@@ -36,6 +36,21 @@ impl EpisodeVerdict {
         if self.costly > 0 && 3 * self.costly >= self.episodes { when_costly } else { Severity::Info }
     }
 
+    /// [`Self::severity`] for a repeating pattern (periodic bursts): it must also cost at
+    /// least [`REPEATED_COSTS`] times; one slow second of a pattern seen twice is no pattern.
+    pub fn severity_repeated(&self, when_costly: Severity) -> Severity {
+        if self.costly >= REPEATED_COSTS { self.severity(when_costly) } else { Severity::Info }
+    }
+
+    /// The cost in words, with how many episodes cost something when not all did.
+    pub fn cost_words(&self) -> String {
+        if self.costly > 0 && self.costly < self.episodes {
+            format!("{} ({} of {} episodes cost something)", self.harm, self.costly, self.episodes)
+        } else {
+            self.harm.clone()
+        }
+    }
+
     /// True when the measured class is one of `classes`.
     pub fn is(&self, classes: &[IssuerClass]) -> bool {
         self.class.is_some_and(|(c, _)| classes.contains(&c))
@@ -62,6 +77,10 @@ impl EpisodeVerdict {
         }
     }
 }
+
+/// A repeating pattern warns only when this many of its episodes cost something
+/// ([`EpisodeVerdict::severity_repeated`]).
+pub const REPEATED_COSTS: usize = 2;
 
 /// The episodes of `device` overlapping rows `first..=last`, each re-issue of a stacked
 /// device's writes replaced by that device's episodes ([`through_reissues`]).
@@ -345,6 +364,24 @@ mod tests {
     /// each burst writes), another 10 MB/s (its data goes elsewhere), a third none.
     fn bursts(mb: f64) -> Vec<crate::analysis::bursts::Burst> {
         [10, 20, 30, 40, 50].iter().map(|&at| burst(at, mb * MB, mb * MB)).collect()
+    }
+
+    #[test]
+    fn a_repeating_pattern_warns_when_it_costs_twice_and_a_third_of_its_episodes() {
+        let v = |costly, episodes| EpisodeVerdict {
+            costly,
+            episodes,
+            harm: "await".into(),
+            ..Default::default()
+        };
+        // One costly flush of two: a single-episode finding would warn, a pattern does not.
+        assert_eq!(v(1, 2).severity(Severity::Warning), Severity::Warning);
+        assert_eq!(v(1, 2).severity_repeated(Severity::Warning), Severity::Info);
+        assert_eq!(v(2, 3).severity_repeated(Severity::Warning), Severity::Warning);
+        // Twice, but not a third of them.
+        assert_eq!(v(2, 7).severity_repeated(Severity::Warning), Severity::Info);
+        assert_eq!(v(1, 2).cost_words(), "await (1 of 2 episodes cost something)");
+        assert_eq!(v(2, 2).cost_words(), "await");
     }
 
     #[test]

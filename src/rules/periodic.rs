@@ -188,7 +188,7 @@ fn submitter_finding(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitte
             )
         },
         ev.issuer_sentence(),
-        ev.harm
+        ev.cost_words()
     );
     let remedies = if ev.is(&[IssuerClass::WritebackAge, IssuerClass::WritebackBackground]) {
         vec!["Lower vm.dirty_expire_centisecs / vm.dirty_writeback_centisecs (or set vm.dirty_background_bytes) for smaller, more frequent flushes.".to_string()]
@@ -204,7 +204,7 @@ fn submitter_finding(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitte
     let t0 = view_t0(sub);
     Outcome::Fire(Box::new(Finding {
         rule: ID,
-        severity: ev.severity(Severity::Warning),
+        severity: ev.severity_repeated(Severity::Warning),
         confidence: conf.clamp(0.0, 1.0),
         summary,
         window: Some(Window::epochs(t0 + first as i64, t0 + last as i64)),
@@ -409,7 +409,7 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
             format!("pages dirtied steadily by {}", dirtiers.join(", "))
         },
         if ev.is(&writeback) && flusher { ", written by the kernel flusher threads" } else { "" },
-    ) + &format!(" {}. Cost: {}.", ev.issuer_sentence(), ev.harm)
+    ) + &format!(" {}. Cost: {}.", ev.issuer_sentence(), ev.cost_words())
         + &buffered.map_or(String::new(), |(_, why)| format!(" {why}."))
         + &if elsewhere.is_empty() {
             String::new()
@@ -455,7 +455,7 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     }
     Outcome::Fire(Box::new(Finding {
         rule: ID,
-        severity: ev.severity(Severity::Warning),
+        severity: ev.severity_repeated(Severity::Warning),
         confidence: (conf * if known { 1.0 } else { 0.9 }).clamp(0.0, 1.0),
         summary,
         window: Some(Window::epochs(col.epoch(first), col.epoch(last))),

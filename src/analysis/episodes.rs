@@ -440,6 +440,9 @@ pub(super) fn witnesses(inp: &Inputs<'_>, device: &str, perf: &PerfSeconds) -> W
 struct DirtyShape {
     drop: f64,
     age_s: f64,
+    /// The age is a lower bound: Dirty was above the floor back to the capture's start (or
+    /// to a long gap in its samples).
+    age_censored: bool,
     before: f64,
     after: f64,
     pinned: bool,
@@ -449,6 +452,9 @@ struct DirtyShape {
     /// freerun ceiling, (background threshold + dirty threshold) / 2, where writers are throttled.
     at_ceiling: Option<f64>,
 }
+
+/// Dirty + Writeback at this share of the background threshold is "near" it ([`DirtyShape`]).
+const PINNED_SHARE: f64 = 0.9;
 
 fn dirty_shape(tl: &Timeline, s: usize, e: usize) -> Option<DirtyShape> {
     let d = tl.col(&Col::Mem(MemMetric::DirtyBytes))?;
@@ -463,22 +469,36 @@ fn dirty_shape(tl: &Timeline, s: usize, e: usize) -> Option<DirtyShape> {
     }
     let drop = (before - after).max(0.0);
     // When did Dirty start holding what dropped: back from the episode while it stays
-    // above the level it fell to plus a fifth of the drop.
-    let floor = after + 0.2 * drop;
+    // above the level it fell to (plus a twentieth of the drop, for the samples' noise). The
+    // kernel expires an inode by its first dirtying and writes all its pages with it, so the
+    // oldest of what fell is the age that counts, not the bulk's.
+    let floor = after + 0.05 * drop;
+    // The age is only a lower bound when the walk back stops at the capture's start or at a
+    // missing sample (meminfo's sampler skips a second now and then) before Dirty was down at
+    // the floor: it then says the data is at least that old, never that it is young.
     let mut rise = s;
-    while rise > 0 && at(rise - 1).is_some_and(|v| v > floor) {
-        rise -= 1;
-    }
+    let censored = loop {
+        match rise.checked_sub(1).map(at) {
+            Some(Some(v)) if v > floor => rise -= 1,
+            Some(Some(_)) => break false,
+            _ => break true,
+        }
+    };
     let limit = tl.col(&Col::Mem(MemMetric::DirtyBackgroundLimitBytes));
+    // Background writeback starts when Dirty + Writeback pass the background threshold; the
+    // flusher then holds them just under it. A tenth of slack for the samples.
+    let wb = tl.col(&Col::Mem(MemMetric::WritebackBytes));
     let pinned = limit.is_some_and(|l| {
         (s.saturating_sub(5)..=e).any(|i| match (at(i), l.get(i).and_then(|c| c.get())) {
-            (Some(v), Some(lim)) => lim > 0.0 && v >= 0.75 * lim,
+            (Some(v), Some(lim)) => {
+                let v = v + wb.and_then(|w| w.get(i)).and_then(|c| c.get()).unwrap_or(0.0);
+                lim > 0.0 && v >= PINNED_SHARE * lim
+            }
             _ => false,
         })
     });
     let during: Vec<f64> = (s..=e).filter_map(at).collect();
     let level = during.iter().sum::<f64>() / during.len().max(1) as f64;
-    let wb = tl.col(&Col::Mem(MemMetric::WritebackBytes));
     let hard = tl.col(&Col::Mem(MemMetric::DirtyLimitBytes));
     let at_ceiling = match (limit, hard) {
         (Some(l), Some(h)) => {
@@ -493,7 +513,16 @@ fn dirty_shape(tl: &Timeline, s: usize, e: usize) -> Option<DirtyShape> {
         }
         _ => None,
     };
-    Some(DirtyShape { drop, age_s: (s - rise) as f64, before, after, pinned, level, at_ceiling })
+    Some(DirtyShape {
+        drop,
+        age_s: (s - rise) as f64,
+        age_censored: censored,
+        before,
+        after,
+        pinned,
+        level,
+        at_ceiling,
+    })
 }
 
 /// True when Dirty + Writeback (what the kernel weighs against its thresholds) reached half
@@ -747,7 +776,7 @@ pub(super) fn attribute(
                     2.0,
                     format!("{line}, after holding it {:.0} s (dirty_expire {expire:.0} s)", d.age_s),
                 );
-            } else if clean_floor {
+            } else if clean_floor && !d.age_censored {
                 let young = format!(
                     "{line} after holding it only {:.0} s, less than dirty_expire ({expire:.0} s): it did not age out",
                     d.age_s

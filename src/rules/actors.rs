@@ -90,6 +90,25 @@ pub fn overlapping<'a>(episodes: &'a [Episode], device: &str, first: usize, last
     through_reissues(episodes, &mine)
 }
 
+/// The episodes of `device` overlapping any of `bursts` (each once, re-issues through to
+/// the device above): what a rule's own bursts did, other writers' episodes between them
+/// left out.
+pub fn of_bursts<'a>(
+    episodes: &'a [Episode],
+    device: &str,
+    bursts: &[&crate::analysis::bursts::Burst],
+) -> Vec<&'a Episode> {
+    let mut out: Vec<&Episode> = Vec::new();
+    for b in bursts {
+        for e in overlapping(episodes, device, b.start, b.end) {
+            if !out.iter().any(|x| std::ptr::eq(*x, e)) {
+                out.push(e);
+            }
+        }
+    }
+    out
+}
+
 /// `picked` with each episode that re-issues a stacked device's writes (`reissue_of`)
 /// replaced by the episodes of that device in its seconds (one second of slack), which
 /// carry the issuer of the data: a loop, dm or md worker is never the story. A re-issue

@@ -383,14 +383,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     // (other writers' episodes between them left out) cost latency, blocked tasks or
     // commits; a warning when none did but the amplification is measured (the device writes
     // hundreds of times what the stores changed); else information.
-    let mut eps: Vec<&crate::analysis::episodes::Episode> = Vec::new();
-    for b in view.periodic_bursts() {
-        for e in super::actors::overlapping(i.episodes, i.writes.device, b.start, b.end) {
-            if !eps.iter().any(|x| std::ptr::eq(*x, e)) {
-                eps.push(e);
-            }
-        }
-    }
+    let eps = super::actors::of_bursts(i.episodes, i.writes.device, &view.periodic_bursts());
     let ev = super::actors::verdict(&eps);
     metrics.insert("episodes_costly", num(ev.costly as f64));
     metrics.insert("episodes", num(ev.episodes as f64));

@@ -473,14 +473,17 @@ fn dirty_shape(tl: &Timeline, s: usize, e: usize) -> Option<DirtyShape> {
     // kernel expires an inode by its first dirtying and writes all its pages with it, so the
     // oldest of what fell is the age that counts, not the bulk's.
     let floor = after + 0.05 * drop;
-    // The age is only a lower bound when the walk back stops at the capture's start or at a
-    // missing sample (meminfo's sampler skips a second now and then) before Dirty was down at
-    // the floor: it then says the data is at least that old, never that it is young.
+    // The age is only a lower bound when the walk back stops at the capture's start or at
+    // missing samples (meminfo's sampler skips a second now and then; one alone is crossed)
+    // before Dirty was down at the floor: it then says the data is at least that old, never
+    // that it is young.
     let mut rise = s;
     let censored = loop {
         match rise.checked_sub(1).map(at) {
             Some(Some(v)) if v > floor => rise -= 1,
             Some(Some(_)) => break false,
+            // One missing sample between two above the floor is crossed.
+            Some(None) if rise >= 2 && at(rise - 2).is_some_and(|v| v > floor) => rise -= 2,
             _ => break true,
         }
     };
@@ -770,7 +773,10 @@ pub(super) fn attribute(
             // age of what fell. Its age is read only when Dirty fell to a floor of at most half
             // the fall.
             let clean_floor = d.after <= 0.5 * d.drop;
-            if clean_floor && d.age_s + inp.window.interval_s + 1.0 >= expire {
+            // A lower bound (censored) must reach dirty_expire itself: the flusher's wake-up
+            // slack is for an age measured whole.
+            let slack = if d.age_censored { 0.0 } else { inp.window.interval_s + 1.0 };
+            if clean_floor && d.age_s + slack >= expire {
                 sc.add(
                     IssuerClass::WritebackAge,
                     2.0,

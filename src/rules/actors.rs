@@ -109,6 +109,46 @@ pub fn of_bursts<'a>(
     out
 }
 
+/// The verdict of a repeating pattern: [`verdict`] of its bursts' episodes, but its class is
+/// the one most of the bursts measured (each burst votes with its largest measured
+/// episode; the class needs more than half of the votes cast and a quarter of the bursts),
+/// not the one carrying most bytes: another writer's data expiring in one burst's seconds
+/// is one vote, not the pattern. `members`: each burst's episodes.
+pub fn verdict_of_pattern(members: &[Vec<&Episode>]) -> EpisodeVerdict {
+    let mut all: Vec<&Episode> = Vec::new();
+    for e in members.iter().flatten() {
+        if !all.iter().any(|x| std::ptr::eq(*x, *e)) {
+            all.push(e);
+        }
+    }
+    let mut v = verdict(&all);
+    let mut votes: BTreeMap<IssuerClass, usize> = BTreeMap::new();
+    for m in members {
+        let largest =
+            m.iter().filter(|e| e.issuer.class.is_some()).max_by(|a, b| a.bytes.total_cmp(&b.bytes));
+        if let Some(c) = largest.and_then(|e| e.issuer.class) {
+            *votes.entry(c).or_default() += 1;
+        }
+    }
+    let cast: usize = votes.values().sum();
+    let Some((c, n)) = votes.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))) else { return v };
+    if 2 * n <= cast || 4 * n < members.len() || v.class.is_some_and(|(x, _)| x == c) {
+        return v;
+    }
+    let Some(e) = all.iter().filter(|e| e.issuer.class == Some(c)).max_by(|a, b| a.bytes.total_cmp(&b.bytes))
+    else {
+        return v;
+    };
+    let note =
+        format!("{n} of the pattern's {} bursts measured {}, {cast} measured at all", members.len(), c.id());
+    v.class = Some((c, n as f64 / members.len() as f64));
+    v.actors.issuers = vec![e.issuer.issuer.clone().with_note(match &e.issuer.issuer.note {
+        Some(old) => format!("{old}; {note}"),
+        None => note,
+    })];
+    v
+}
+
 /// `picked` with each episode that re-issues a stacked device's writes (`reissue_of`)
 /// replaced by the episodes of that device in its seconds (one second of slack), which
 /// carry the issuer of the data: a loop, dm or md worker is never the story. A re-issue
@@ -401,6 +441,34 @@ mod tests {
         assert_eq!(v(2, 7).severity_repeated(Severity::Warning), Severity::Info);
         assert_eq!(v(1, 2).cost_words(), "await (1 of 2 episodes cost something)");
         assert_eq!(v(2, 2).cost_words(), "await");
+    }
+
+    #[test]
+    fn a_patterns_class_is_what_most_of_its_bursts_measured_not_the_largest_bytes() {
+        use crate::rules::testkit::episode;
+        let ep = |start: usize, mb: f64, class: IssuerClass| {
+            episode(&burst(start, mb * MB, mb * MB), class, "w", false)
+        };
+        // Three 40 MB flushes of the application, one of them alongside 150 MB of other data
+        // expiring (an episode measured as writeback by age): by bytes writeback_age wins,
+        // by bursts the application's flush.
+        let (a, b, c) = (
+            ep(10, 40.0, IssuerClass::ApplicationFlush),
+            ep(20, 40.0, IssuerClass::ApplicationFlush),
+            ep(30, 190.0, IssuerClass::WritebackAge),
+        );
+        let d = ep(40, 40.0, IssuerClass::ApplicationFlush);
+        assert_eq!(verdict(&[&a, &b, &c, &d]).class.map(|x| x.0), Some(IssuerClass::WritebackAge));
+        let v = verdict_of_pattern(&[vec![&a], vec![&b], vec![&c], vec![&d]]);
+        assert_eq!(v.class, Some((IssuerClass::ApplicationFlush, 0.75)));
+        assert!(
+            v.actors.issuers[0].note.as_deref().unwrap().contains("3 of the pattern's 4 bursts"),
+            "{v:?}"
+        );
+        // Two votes against two: no majority, the bytes' verdict stands.
+        let e = ep(50, 190.0, IssuerClass::WritebackAge);
+        let v = verdict_of_pattern(&[vec![&a], vec![&b], vec![&c], vec![&e]]);
+        assert_eq!(v.class.map(|x| x.0), Some(IssuerClass::WritebackAge));
     }
 
     #[test]

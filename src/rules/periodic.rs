@@ -105,10 +105,18 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     else {
         return device;
     };
+    // The device's story stands over a task's own period when the episodes of its bursts'
+    // span are one measured issuer (most of their bytes) and its own bursts measured the same
+    // class: a device chain of other data's writeback around an application's flushes is not
+    // the application's story.
     let device_measured = match &device {
         Outcome::Fire(f) => {
-            !f.metrics.get("issuer_class").is_none_or(serde_json::Value::is_null)
-                && f.metrics.get("issuer_share").and_then(serde_json::Value::as_f64).is_some_and(|x| x >= 0.6)
+            let bursts = i.periodicity.periodic_bursts();
+            let (first, last) = (bursts.first().map_or(0, |b| b.start), bursts.last().map_or(0, |b| b.end));
+            let span =
+                super::actors::verdict(&super::actors::overlapping(i.episodes, i.writes.device, first, last));
+            let own = f.metrics.get("issuer_class").and_then(serde_json::Value::as_str);
+            span.class.is_some_and(|(c, share)| share >= 0.6 && own == Some(c.id()))
         }
         _ => false,
     };
@@ -326,8 +334,11 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     if !elsewhere.is_empty() {
         metrics.insert("writers_elsewhere", serde_json::Value::from(elsewhere.clone()));
     }
-    // Who issued the bursts is measured per episode, never assumed from the period.
-    let mut ev = super::actors::verdict(&super::actors::overlapping(i.episodes, dev, first, last));
+    // Who issued the bursts is measured per episode, never assumed from the period; the
+    // pattern's class is the one most of its bursts measured.
+    let members: Vec<Vec<&crate::analysis::episodes::Episode>> =
+        periodic.iter().map(|b| super::actors::overlapping(i.episodes, dev, b.start, b.end)).collect();
+    let mut ev = super::actors::verdict_of_pattern(&members);
     // Who dirtied what each burst wrote: the thread that dirtied, between two bursts, what
     // the second wrote, burst after burst. It outweighs who was charged in the episodes'
     // windows, which on a shared host is whoever wrote most anywhere.

@@ -1106,6 +1106,14 @@ mod tests {
         tl
     }
 
+    /// No devices known: every bio counts for every device.
+    static NO_DEVICES: BioDevices = BTreeMap::new();
+
+    /// The inputs of a test: `tl` and `threads`, the default tunables, no perf.
+    fn bare<'a>(tl: &'a Timeline, threads: &'a BTreeMap<u32, ThreadTotal>) -> Inputs<'a> {
+        Inputs { tl, threads, window: WritebackWindow::default(), perf: &[], majmin: &NO_DEVICES }
+    }
+
     const M: f64 = 1e6;
 
     /// 60 s: the device idles at 1 MB/s and writes 64 MB at second 30.
@@ -1125,13 +1133,7 @@ mod tests {
             ("dev.vda.f_s", &flush),
         ]);
         let threads = BTreeMap::new();
-        let inp = Inputs {
-            tl: &tl,
-            threads: &threads,
-            window: WritebackWindow::default(),
-            perf: &[],
-            majmin: &BTreeMap::new(),
-        };
+        let inp = bare(&tl, &threads);
         episodes(&inp, "vda", &Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS))
     }
 
@@ -1165,13 +1167,7 @@ mod tests {
             (0..60).map(|i| if (0..30).contains(&i) { 64.0 * M } else { 1.0 * M }).collect();
         let tl = tl_with(&[("dev.vda.w_bytes_s", &device(30, 64.0)), ("mem.dirty_bytes", &dirty)]);
         let threads = BTreeMap::new();
-        let inp = Inputs {
-            tl: &tl,
-            threads: &threads,
-            window: WritebackWindow::default(),
-            perf: &[],
-            majmin: &BTreeMap::new(),
-        };
+        let inp = bare(&tl, &threads);
         let col = Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS);
         assert_eq!(episodes(&inp, "vda", &col)[0].issuer.class, Some(IssuerClass::WritebackAge));
         // Dirty flat alone is no proof (a write and its fsync within one second of meminfo
@@ -1196,13 +1192,7 @@ mod tests {
     fn without_any_witness_the_issuer_is_not_measured_and_says_what_is_missing() {
         let tl = tl_with(&[("dev.vda.w_bytes_s", &device(30, 64.0))]);
         let threads = BTreeMap::new();
-        let inp = Inputs {
-            tl: &tl,
-            threads: &threads,
-            window: WritebackWindow::default(),
-            perf: &[],
-            majmin: &BTreeMap::new(),
-        };
+        let inp = bare(&tl, &threads);
         let e = &episodes(&inp, "vda", &Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS))[0];
         assert_eq!(e.issuer.class, None);
         assert!(!e.issuer.issuer.measured);

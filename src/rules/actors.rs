@@ -101,12 +101,17 @@ pub fn of_bursts<'a>(
     let mut out: Vec<&Episode> = Vec::new();
     for b in bursts {
         for e in overlapping(episodes, device, b.start, b.end) {
-            if !out.iter().any(|x| std::ptr::eq(*x, e)) {
-                out.push(e);
-            }
+            push_once(&mut out, e);
         }
     }
     out
+}
+
+/// Appends `e` unless `out` holds that very episode already.
+fn push_once<'a>(out: &mut Vec<&'a Episode>, e: &'a Episode) {
+    if !out.iter().any(|x| std::ptr::eq(*x, e)) {
+        out.push(e);
+    }
 }
 
 /// The verdict of a repeating pattern: [`verdict`] of its bursts' episodes, but its class is
@@ -117,9 +122,7 @@ pub fn of_bursts<'a>(
 pub fn verdict_of_pattern(members: &[Vec<&Episode>]) -> EpisodeVerdict {
     let mut all: Vec<&Episode> = Vec::new();
     for e in members.iter().flatten() {
-        if !all.iter().any(|x| std::ptr::eq(*x, *e)) {
-            all.push(e);
-        }
+        push_once(&mut all, e);
     }
     let mut v = verdict(&all);
     let mut votes: BTreeMap<IssuerClass, usize> = BTreeMap::new();
@@ -155,11 +158,6 @@ pub fn verdict_of_pattern(members: &[Vec<&Episode>]) -> EpisodeVerdict {
 /// whose device has no episode then stays. Each episode once, in `picked`'s order.
 pub fn through_reissues<'a>(all: &'a [Episode], picked: &[&'a Episode]) -> Vec<&'a Episode> {
     let mut out: Vec<&Episode> = Vec::new();
-    let mut push = |e: &'a Episode| {
-        if !out.iter().any(|x| std::ptr::eq(*x, e)) {
-            out.push(e);
-        }
-    };
     for e in picked {
         let above: Vec<&Episode> = match &e.reissue_of {
             Some(up) => all
@@ -171,10 +169,10 @@ pub fn through_reissues<'a>(all: &'a [Episode], picked: &[&'a Episode]) -> Vec<&
             None => Vec::new(),
         };
         if above.is_empty() {
-            push(e);
+            push_once(&mut out, e);
         }
         for u in above {
-            push(u);
+            push_once(&mut out, u);
         }
     }
     out

@@ -528,6 +528,43 @@ fn dirty_shape(tl: &Timeline, s: usize, e: usize) -> Option<DirtyShape> {
     })
 }
 
+/// Memory reclaim meeting this data in rows `around`: the pages reclaim found dirty or under
+/// writeback and marked to free once written (/proc/vmstat `nr_vmscan_immediate_reclaim`)
+/// plus those it wrote itself (`nr_vmscan_write`), at least [`RECLAIM_MIN_PAGES_S`] a second
+/// on average, [`RECLAIM_OVER_MEDIAN`] times the capture's median and 1 % of the episode's
+/// pages. Reclaim of a memory cgroup leaves no other trace host-wide (its scans are not in
+/// `pgscan_*`). The witness line, or None.
+fn reclaim_met(tl: &Timeline, around: std::ops::RangeInclusive<usize>, bytes: f64) -> Option<String> {
+    use crate::table::columns::VmCounter;
+    let cols: Vec<&[crate::table::Cell]> = [VmCounter::VmscanImmediateS, VmCounter::VmscanWriteS]
+        .iter()
+        .filter_map(|m| tl.col(&Col::Vm(*m)))
+        .collect();
+    let first = cols.first()?;
+    let at = |i: usize| -> Option<f64> {
+        let v: Vec<f64> = cols.iter().filter_map(|c| c.get(i).and_then(|x| x.get())).collect();
+        (!v.is_empty()).then(|| v.iter().sum())
+    };
+    let all: Vec<f64> = (0..first.len()).filter_map(at).collect();
+    let during: Vec<f64> = around.filter_map(at).collect();
+    if during.is_empty() {
+        return None;
+    }
+    let (sum, base) = (during.iter().sum::<f64>(), median(&all).unwrap_or(0.0));
+    let mean = sum / during.len() as f64;
+    (mean >= RECLAIM_MIN_PAGES_S && mean >= RECLAIM_OVER_MEDIAN * base && sum * 4096.0 >= 0.01 * bytes).then(|| {
+        format!(
+            "vmstat: reclaim met {:.0} MB of dirty or writeback pages in the episode's seconds (nr_vmscan_immediate_reclaim + nr_vmscan_write, {mean:.0} pages/s against a median of {base:.0}): memory reclaim was pushing the data out",
+            sum * 4096.0 / 1e6
+        )
+    })
+}
+
+/// Pages a second reclaim must meet dirty or under writeback, on average, to witness it (1 MiB/s).
+pub const RECLAIM_MIN_PAGES_S: f64 = 256.0;
+/// ... and how many times the capture's median rate.
+pub const RECLAIM_OVER_MEDIAN: f64 = 10.0;
+
 /// True when Dirty + Writeback (what the kernel weighs against its thresholds) reached half
 /// the background threshold around rows `s..=e`: background writeback may then take pages
 /// within a second of their dirtying. False when the threshold is not in the capture.
@@ -893,6 +930,19 @@ pub(super) fn attribute(
             }
         }
     }
+    // Reclaim meets the pages background writeback is writing whenever a copy fills the
+    // page cache: it witnesses the issuer only while Dirty is far from the background
+    // threshold (a memory cgroup's limit, not the host's).
+    let far_from_background = !near_background(tl, s, e) && !shape.as_ref().is_some_and(|d| d.pinned);
+    if far_from_background && let Some(line) = reclaim_met(tl, around.clone(), bytes) {
+        // Reclaim of a small memory cgroup also takes pages a second old: "dirtied and
+        // written at once" is then its signature as much as a flushing writer's.
+        sc.add(IssuerClass::Reclaim, 2.0, line.clone());
+        if flushed_at_once {
+            sc.add(IssuerClass::ApplicationFlush, -1.5, line.clone());
+        }
+        sc.add(IssuerClass::WritebackAge, -0.5, line);
+    }
     // The submitter's own call chains over the whole capture, when the episode's seconds
     // hold none of them (perf samples a thread a few times a second at best).
     if w.perf
@@ -1198,5 +1248,34 @@ mod tests {
         assert!(!e.issuer.issuer.measured);
         let note = e.issuer.issuer.note.as_deref().unwrap();
         assert!(note.starts_with("not measured: no perf call chains"), "{note}");
+    }
+
+    #[test]
+    fn reclaim_meeting_the_pages_witnesses_reclaim_above_its_floor_and_ten_times_its_median() {
+        // 64 MB written in one second; reclaim met 300 pages/s in the episode's seconds.
+        let base = |x: f64| -> Vec<f64> {
+            (0..60).map(|i| if (28..=31).contains(&i) { 300.0 } else { x }).collect()
+        };
+        let tl = tl_with(&[("vm.nr_vmscan_immediate_reclaim_s", &base(0.0))]);
+        let line = reclaim_met(&tl, 28..=31, 64.0 * M).expect("300 pages/s against 0");
+        assert!(line.contains("300 pages/s against a median of 0"), "{line}");
+        // nr_vmscan_write counts too.
+        let half: Vec<f64> = base(0.0).iter().map(|v| v / 2.0).collect();
+        let tl = tl_with(&[("vm.nr_vmscan_immediate_reclaim_s", &half), ("vm.nr_vmscan_write_s", &half)]);
+        assert!(reclaim_met(&tl, 28..=31, 64.0 * M).is_some());
+        // Below the floor of 256 pages/s; or not ten times the capture's usual 31 pages/s.
+        let low: Vec<f64> = base(0.0).iter().map(|v| v * 0.85).collect();
+        assert_eq!(
+            reclaim_met(&tl_with(&[("vm.nr_vmscan_immediate_reclaim_s", &low)]), 28..=31, 64.0 * M),
+            None
+        );
+        assert_eq!(
+            reclaim_met(&tl_with(&[("vm.nr_vmscan_immediate_reclaim_s", &base(31.0))]), 28..=31, 64.0 * M),
+            None
+        );
+        // Under 1 % of the episode's bytes: 1,200 pages (4.9 MB) met for 500 MB written.
+        let tl = tl_with(&[("vm.nr_vmscan_immediate_reclaim_s", &base(0.0))]);
+        assert_eq!(reclaim_met(&tl, 28..=31, 500e6), None);
+        assert!(reclaim_met(&tl, 28..=31, 480e6).is_some());
     }
 }

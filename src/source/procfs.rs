@@ -174,6 +174,8 @@ impl<'d> Adapter<'d> for ProcVmstat<'d> {
             (VmCounter::PgpgoutS, "pgpgout"),
             (VmCounter::ThpFileMappedS, "thp_file_mapped"),
             (VmCounter::ThpFaultAllocS, "thp_fault_alloc"),
+            (VmCounter::VmscanImmediateS, "nr_vmscan_immediate_reclaim"),
+            (VmCounter::VmscanWriteS, "nr_vmscan_write"),
         ];
         let mut find = Finder::new(counters.map(|(_, k)| k));
         for (p, snap, t, dt) in snapshot_pairs(&self.0.snapshots, |x| x.ts.map(|t| t.epoch)) {

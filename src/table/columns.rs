@@ -155,6 +155,10 @@ metrics! {
         ThpFileMappedS = ("thp_file_mapped_s", "1/s", "file THPs mapped per second"),
         /// thp_fault_alloc.
         ThpFaultAllocS = ("thp_fault_alloc_s", "1/s", "THPs allocated on faults per second"),
+        /// nr_vmscan_immediate_reclaim.
+        VmscanImmediateS = ("nr_vmscan_immediate_reclaim_s", "1/s", "pages reclaim found dirty or under writeback and marked to free once written, per second (nr_vmscan_immediate_reclaim)"),
+        /// nr_vmscan_write.
+        VmscanWriteS = ("nr_vmscan_write_s", "1/s", "pages written by reclaim itself per second (nr_vmscan_write)"),
     }
 }
 

@@ -607,8 +607,19 @@ impl Scores {
     }
 }
 
+/// A kernel worker that may carry the flusher's bytes: any kworker (the bdi `writeback`
+/// workqueue's unbound ones, and kblockd's, which issues the requests they queue when the
+/// trace has only block_rq_issue) or a pre-3.x `flush-8:0` thread.
 fn flusher_comm(c: &str) -> bool {
     c.starts_with("kworker/") || c.starts_with("flush-")
+}
+
+/// kblockd's high-priority per-CPU worker (`kworker/1:1H-kblockd`, `kworker/0:2H`): it issues
+/// requests others queued, so it is never named as the flusher.
+fn dispatch_comm(c: &str) -> bool {
+    c.strip_prefix("kworker/")
+        .map(|r| r.split('-').next().unwrap_or(r))
+        .is_some_and(|pool| pool.ends_with('H') && !pool.starts_with('u'))
 }
 
 fn journal_comm(c: &str) -> bool {
@@ -716,8 +727,10 @@ pub(super) fn attribute(
                         100.0 * weight
                     ),
                 );
-                let who =
-                    subs.iter().find(|(c, _)| flusher_comm(c)).map_or("kworker (flusher)", |x| x.0.as_str());
+                let who = subs
+                    .iter()
+                    .find(|(c, _)| flusher_comm(c) && !dispatch_comm(c))
+                    .map_or("kworker (flusher)", |x| x.0.as_str());
                 sc.name(c, who, None, weight, "trace");
             }
         }
@@ -1277,5 +1290,16 @@ mod tests {
         let tl = tl_with(&[("vm.nr_vmscan_immediate_reclaim_s", &base(0.0))]);
         assert_eq!(reclaim_met(&tl, 28..=31, 500e6), None);
         assert!(reclaim_met(&tl, 28..=31, 480e6).is_some());
+    }
+
+    #[test]
+    fn kblockd_workers_are_never_named_as_the_flusher() {
+        // Comms as perf prints them (15 characters: the workqueue's name cut short).
+        for c in ["kworker/1:1H-kb", "kworker/0:2H", "kworker/1:0H-kblockd"] {
+            assert!(dispatch_comm(c) && flusher_comm(c), "{c}");
+        }
+        for c in ["kworker/u8:3-fl", "kworker/u8:2-wr", "kworker/1:1-events", "flush-8:0", "dd"] {
+            assert!(!dispatch_comm(c), "{c}");
+        }
     }
 }

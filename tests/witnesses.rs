@@ -6,7 +6,8 @@
 //! measured'"). The classes that already have a capture made without their witness
 //! (`_noperf`, `_nosysstat` twins in `docs/accuracy.md`) are not repeated here, except
 //! writeback_background, whose measured finding-level cases became writeback_age by bytes
-//! (its episodes still measure it).
+//! (its episodes still measure it). [`MORE`] ablates further captures of the classes measured
+//! only in episodes, so each of them is checked on more than one capture.
 
 use std::path::{Path, PathBuf};
 
@@ -154,4 +155,33 @@ fn background_writeback_is_not_measured_without_the_trace() {
     // writeback_start reason=background for the flusher's bytes; without the trace, Dirty
     // near the threshold and its age cannot tell it from writeback by age there.
     ablate("ix_ext4_copy3g_background", "writeback_background", &["perf-"], false);
+}
+
+/// More captures per class, ablated the same way: (case, class, witness files, runner-up allowed).
+const MORE: &[(&str, &str, &[&str], bool)] = &[
+    ("ixh_xfs_loop_odirect_16s", "direct_io", &["perf-", "pidstat-", "procvmstat", "meminfo"], true),
+    ("ix_xfs_loop_odirect_14s_nosysstat", "direct_io", &["perf-", "procvmstat", "meminfo"], true),
+    (
+        "mh_xfs_loop_slow_copy_throttled_noperf",
+        "writer_throttled",
+        &["pidstat-", "procvmstat", "meminfo"],
+        false,
+    ),
+    ("ixh_ext4_loop_datajournal_10s", "stacked_reissue", &["perf-"], true),
+    ("ix_xfs_loop_sfr_steps", "stacked_reissue", &["perf-"], true),
+    (
+        "mx_xfs_loop_copy_dirty_bytes_ddirect",
+        "writeback_background",
+        &["perf-", "meminfo", "procvmstat"],
+        false,
+    ),
+    ("mh_ext4_copy_expire3000_ddirect", "writeback_background", &["perf-", "meminfo", "procvmstat"], false),
+    ("mx_ext4_loop_mmap_2m_buffered", "reclaim", &["perf-"], false),
+];
+
+#[test]
+fn more_captures_of_each_class_are_not_measured_without_their_witnesses() {
+    for (case, class, witnesses, runner_up) in MORE {
+        ablate(case, class, witnesses, *runner_up);
+    }
 }

@@ -173,18 +173,7 @@ type Taken = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
 
 /// A row with nothing filled in yet.
 fn empty_row(path: &Path, dir_name: String) -> BatchRow {
-    BatchRow {
-        bundle: path.display().to_string(),
-        dir_name,
-        top_rule: None,
-        severity: None,
-        summary: None,
-        period_s: None,
-        findings: 0,
-        inputs: 0,
-        error: None,
-        problems: vec![],
-    }
+    BatchRow { bundle: path.display().to_string(), dir_name, ..Default::default() }
 }
 
 /// [`one`] on its own thread, given up after `deadline`.
@@ -326,10 +315,26 @@ fn row(path: &Path, name: String, report: crate::model::Report, out: &Path) -> B
         return row;
     }
     row.findings = report.doc.findings.len();
+    row.host = report.captures.iter().find_map(|c| c.host.clone());
+    let clock = &report.doc.clock;
+    (row.start, row.end) = (clock.start.clone(), clock.end.clone());
+    let epoch = |t: &Option<String>| {
+        t.as_deref().and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok()).map(|d| d.timestamp())
+    };
+    if let (Some(a), Some(b)) = (epoch(&clock.start), epoch(&clock.end)) {
+        // The last second counts whole: a capture of seconds 0..=89 lasted 90 s.
+        row.duration_s = Some((b - a + clock.bin_s.max(1)) as f64);
+    }
+    let severity = |f: &crate::model::Finding| format!("{:?}", f.severity).to_lowercase();
     if let Some(f) = report.doc.findings.first() {
         row.top_rule = Some(f.rule.to_string());
-        row.severity = Some(format!("{:?}", f.severity).to_lowercase());
+        row.title =
+            Some(crate::rules::spec(f.rule).map_or_else(|| f.rule.to_string(), |s| s.title.to_string()));
+        row.severity = Some(severity(f));
         row.summary = Some(f.summary.clone());
+    }
+    for f in &report.doc.findings {
+        row.rules.entry(f.rule.to_string()).or_insert_with(|| severity(f));
     }
     row.period_s = report
         .periodicity
@@ -340,6 +345,8 @@ fn row(path: &Path, name: String, report: crate::model::Report, out: &Path) -> B
         row.error = Some(format!("writing the report failed: {e:#}"));
     } else if let Err(e) = crate::output::write_dataset_part(&report, &out.join("dataset"), &name) {
         row.error = Some(format!("writing the dataset failed: {e:#}"));
+    } else {
+        row.report = Some(format!("{name}/index.html"));
     }
     row
 }

@@ -102,6 +102,9 @@ enum Command {
         limits: LimitArgs,
     },
     /// Analyze every bundle under the folders: one report each plus an overview.
+    ///
+    /// Exit status: 0 when every capture was analyzed, 1 when any failed (the count on
+    /// stderr; the overview lists them first), 2 on a usage error.
     Batch {
         /// Folders holding bundles (subfolders or archives).
         #[arg(required = true)]
@@ -109,11 +112,11 @@ enum Command {
         /// Output folder (default: reports/, or reports-2, ... when reports/ holds another batch).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Bundles analyzed at once.
-        #[arg(long, default_value_t = 2)]
-        jobs: usize,
-        /// Seconds one bundle may take; a bundle past it is a failed row and the batch goes on.
-        #[arg(long, default_value_t = iosift::batch::DEFAULT_DEADLINE.as_secs())]
+        /// Bundles analyzed at once (1 or more).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: u16,
+        /// Seconds one bundle may take (1 or more); a bundle past it is a failed row and the batch goes on.
+        #[arg(long, default_value_t = iosift::batch::DEFAULT_DEADLINE.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
         bundle_timeout: u64,
         #[command(flatten)]
         time: TimeArgs,
@@ -363,11 +366,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let rows = iosift::batch::run_timed(
                 &dirs,
                 target.path(),
-                jobs,
+                usize::from(jobs),
                 &opts,
                 &limits.limits(),
                 v.quiet,
-                std::time::Duration::from_secs(bundle_timeout.max(1)),
+                std::time::Duration::from_secs(bundle_timeout),
             )?;
             let ok = rows.iter().filter(|r| r.error.is_none()).count();
             for r in rows.iter().filter(|r| r.error.is_some()) {
@@ -384,7 +387,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     target.path().join("index.html").display()
                 ))?;
             }
-            Ok(if ok == 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+            // 0: every capture analyzed; 1: some failed (the count on stderr, quiet or not).
+            let failed = rows.len() - ok;
+            if failed > 0 {
+                eprintln!("iosift: {failed} of {} captures failed", rows.len());
+            }
+            Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Tables { paths, output, format, time, limits } => {
             let opts = time.options()?;

@@ -4,6 +4,7 @@
 //! output folders that do not collide, `--quiet`. Runs the real binary on the
 //! repository's samples (nothing from `../shared`).
 
+mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -86,6 +87,38 @@ fn batch_counts_a_bundle_of_noise_as_failed() {
     assert_eq!(code(&o), 1, "{out}{e}");
     assert!(out.contains("1 bundles, 0 analyzed, 1 failed"), "{out}");
     assert!(e.contains("junk.tar.gz"), "{e}");
+}
+
+/// Issue 36: the exit status follows failures (1 when any capture failed, even beside ones
+/// that were analyzed; the count on stderr), the overview links only to reports that exist,
+/// and zero jobs or a zero deadline is a usage error (2).
+#[test]
+fn batch_exits_1_when_any_capture_failed_and_2_on_zero_jobs_or_timeout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    std::fs::create_dir_all(t.join("in/good")).unwrap();
+    std::fs::write(t.join("in/good/vmstat-t.txt"), common::vmstat_text(3)).unwrap();
+    std::fs::write(t.join("in/junk.tar.gz"), b"not a gzip stream at all").unwrap();
+    let o = run(&["batch", "in", "-o", "out", "-q"], t);
+    let e = stderr(&o);
+    assert_eq!(code(&o), 1, "{e}");
+    assert!(e.contains("1 of 2 captures failed"), "{e}");
+    let page = std::fs::read_to_string(t.join("out/index.html")).unwrap();
+    assert!(page.contains(r#"href="good/index.html""#), "{page}");
+    assert!(!page.contains("junk/index.html") && !t.join("out/junk/index.html").exists());
+    assert!(t.join("out/good/index.html").exists());
+    // The failed row comes first.
+    assert!(page.find("junk.tar.gz").unwrap() < page.find("good/index.html").unwrap());
+    for (flag, value) in [("--jobs", "0"), ("--bundle-timeout", "0")] {
+        let o = run(&["batch", "in", "-o", "out2", flag, value], t);
+        assert_eq!(code(&o), 2, "{flag} {value}: {}", stderr(&o));
+        assert!(stderr(&o).contains(flag), "{}", stderr(&o));
+        assert!(!t.join("out2").exists());
+    }
+    // Everything analyzed: 0.
+    std::fs::remove_file(t.join("in/junk.tar.gz")).unwrap();
+    let o = run(&["batch", "in", "-o", "out3", "-q"], t);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
 
 #[test]

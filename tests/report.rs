@@ -669,26 +669,20 @@ fn batch_overview_links_each_bundle() {
         BatchRow {
             bundle: "seed-000".into(),
             dir_name: "seed-000".into(),
+            report: Some("seed-000/index.html".into()),
             top_rule: Some("mmap_large_folio_writeback".into()),
             severity: Some("critical".into()),
             summary: Some("bursts every 33 s".into()),
             period_s: Some(33.0),
             findings: 2,
             inputs: 11,
-            error: None,
-            problems: vec![],
+            ..Default::default()
         },
         BatchRow {
             bundle: "broken".into(),
             dir_name: "broken".into(),
-            top_rule: None,
-            severity: None,
-            summary: None,
-            period_s: None,
-            findings: 0,
-            inputs: 0,
             error: Some("nothing could be read".into()),
-            problems: vec![],
+            ..Default::default()
         },
     ];
     write_batch_index(&rows, tmp.path()).unwrap();
@@ -959,14 +953,10 @@ fn overrides_and_controls_from_a_capture_are_escaped_in_pages_and_charts() {
     let row = BatchRow {
         bundle: "cap\u{202e}\x07".into(),
         dir_name: "cap".into(),
-        top_rule: None,
-        severity: None,
         summary: Some("thread a\u{202e}b\x07".into()),
-        period_s: None,
-        findings: 0,
         inputs: 2,
-        error: None,
         problems: vec![Problem { name: "x\u{202e}\x07".into(), message: "empty file".into() }],
+        ..Default::default()
     };
     write_batch_index(&[row], &b).unwrap();
     let page = std::fs::read_to_string(b.join("index.html")).unwrap();

@@ -12,14 +12,14 @@
 use crate::table::Cell;
 
 use super::Outcome;
-use super::evidence::{mb, num};
+use super::evidence::mb;
 use super::inputs::{Available, DeviceWrites, Missing, Series};
 use crate::analysis::buffered::{self, Drain, Held};
 use crate::analysis::writeback::WritebackWindow;
 use crate::attribution::is_kernel_issuer;
 use crate::model::{Finding, Severity, Window};
 use crate::table::columns::{Col, MemMetric, VmCounter};
-use serde_json::Value;
+use crate::verdict::{Metric, Unit};
 use std::collections::BTreeMap;
 
 /// Rule id.
@@ -310,39 +310,40 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         .map(|(_, d)| d.device)
         .collect();
     let mut metrics = BTreeMap::new();
-    metrics.insert("writer", Value::String(w.comm.to_string()));
-    metrics.insert("writer_tid", num(w.tid as f64));
-    metrics.insert("writer_bytes", num(e.volume));
-    metrics.insert("writer_seconds", num(seconds));
-    metrics.insert("writer_bytes_s", num(rate));
-    metrics.insert("held_bytes", num(e.held.bytes));
-    metrics.insert("held_share", num(share));
+    metrics.insert("writer", Metric::text(w.comm));
+    metrics.insert("writer_tid", Metric::num(w.tid as f64, Unit::ThreadId));
+    metrics.insert("writer_bytes", Metric::num(e.volume, Unit::Bytes));
+    metrics.insert("writer_seconds", Metric::num(seconds, Unit::Seconds));
+    metrics.insert("writer_bytes_s", Metric::num(rate, Unit::BytesPerSecond));
+    metrics.insert("held_bytes", Metric::num(e.held.bytes, Unit::Bytes));
+    metrics.insert("held_share", Metric::num(share, Unit::Fraction));
     // The writer's share of all pages dirtied while it ran (nr_dirtied).
     let own = i.dirtied.as_ref().map(|d| {
         let all = buffered::bytes(d.values, e.run.0, e.run.1) * buffered::PAGE_BYTES;
         if all > 0.0 { (e.volume / all).min(1.0) } else { 1.0 }
     });
-    metrics.insert("writer_share_of_dirtying", super::evidence::opt(own));
+    metrics.insert("writer_share_of_dirtying", Metric::opt(own, Unit::Fraction));
     metrics.insert(
         "held_estimate",
-        Value::String(
-            if e.held.by_dirtied { "nr_dirtied (oldest dirtied written first)" } else { "rise of Dirty" }
-                .into(),
-        ),
+        Metric::text(if e.held.by_dirtied {
+            "nr_dirtied (oldest dirtied written first)"
+        } else {
+            "rise of Dirty"
+        }),
     );
-    metrics.insert("dirty_peak_bytes", num(e.held.dirty));
+    metrics.insert("dirty_peak_bytes", Metric::num(e.held.dirty, Unit::Bytes));
     dev.metrics(&mut metrics);
-    metrics.insert("device_drain_bytes", num(drained));
-    metrics.insert("device_peak_bytes_s", num(peak));
-    metrics.insert("flush_lag_s", num(lag));
-    metrics.insert("first_flush_lag_s", num(first_lag));
-    metrics.insert("drain_end_after_writer_s", num(after_writer));
-    metrics.insert("dirty_expire_s", num(win.expire_s));
-    metrics.insert("writeback_interval_s", num(win.interval_s));
-    metrics.insert("writeback_window_from_capture", Value::Bool(win.from_capture));
-    metrics.insert("flush_lag_matches_expiry", Value::Bool(lag_matches));
-    metrics.insert("also_written_on", Value::from(others.clone()));
-    metrics.insert("issuers", Value::from(i.issuers.iter().map(|(c, _)| c.to_string()).collect::<Vec<_>>()));
+    metrics.insert("device_drain_bytes", Metric::num(drained, Unit::Bytes));
+    metrics.insert("device_peak_bytes_s", Metric::num(peak, Unit::BytesPerSecond));
+    metrics.insert("flush_lag_s", Metric::num(lag, Unit::Seconds));
+    metrics.insert("first_flush_lag_s", Metric::num(first_lag, Unit::Seconds));
+    metrics.insert("drain_end_after_writer_s", Metric::num(after_writer, Unit::Seconds));
+    metrics.insert("dirty_expire_s", Metric::num(win.expire_s, Unit::Seconds));
+    metrics.insert("writeback_interval_s", Metric::num(win.interval_s, Unit::Seconds));
+    metrics.insert("writeback_window_from_capture", Metric::flag(win.from_capture));
+    metrics.insert("flush_lag_matches_expiry", Metric::flag(lag_matches));
+    metrics.insert("also_written_on", Metric::list(others.clone()));
+    metrics.insert("issuers", Metric::list(i.issuers.iter().map(|(c, _)| *c)));
     let vals = w.series.values;
     let wpeak = (e.run.0..=e.run.1)
         .filter_map(|r| vals.get(r).and_then(Cell::get).map(|x| (r, x)))
@@ -471,20 +472,20 @@ mod tests {
     fn fires_on_a_write_held_then_flushed() {
         let f = fired(Case::new(1000.0, 40).run());
         assert_eq!(f.rule, ID);
-        assert_eq!(f.metrics["writer"], "dd");
-        assert_eq!(f.metrics["device"], "vda");
-        assert_eq!(f.metrics["writer_bytes"], 1e9);
-        assert_eq!(f.metrics["flush_lag_s"], 35.0);
+        assert_eq!(f.metrics["writer"].value, "dd");
+        assert_eq!(f.metrics["device"].value, "vda");
+        assert_eq!(f.metrics["writer_bytes"].value, 1e9);
+        assert_eq!(f.metrics["flush_lag_s"].value, 35.0);
         // The 5 MB/s baseline is not writeback of the 1 GB: the flush at row 40 is its first second.
-        assert_eq!(f.metrics["first_flush_lag_s"], 35.0);
-        assert_eq!(f.metrics["flush_lag_matches_expiry"], true);
+        assert_eq!(f.metrics["first_flush_lag_s"].value, 35.0);
+        assert_eq!(f.metrics["flush_lag_matches_expiry"].value, true);
         assert!(
             f.summary.contains("issued by kernel threads (kworker/u8:2-flush-254:0), not by the writer"),
             "{}",
             f.summary
         );
         // Nobody else dirtied: the writer's share of the dirtying is 1.
-        assert_eq!(f.metrics["writer_share_of_dirtying"], 1.0);
+        assert_eq!(f.metrics["writer_share_of_dirtying"].value, 1.0);
         assert_eq!(f.confidence, 0.9);
     }
 

@@ -14,7 +14,7 @@ use crate::table::cell::at;
 
 use super::Outcome;
 use super::buffered_burst::{self, Writer};
-use super::evidence::{ctx_evidence, mb, num, opt};
+use super::evidence::{ctx_evidence, mb};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
 use crate::analysis::buffered::{self, Limits};
 use crate::analysis::views::StackShare;
@@ -22,7 +22,7 @@ use crate::analysis::writeback::WritebackWindow;
 use crate::model::{Finding, Severity, Window};
 use crate::pipeline::Sourced;
 use crate::table::columns::{Col, MemMetric, VmCounter};
-use serde_json::Value;
+use crate::verdict::{Metric, Unit};
 use std::collections::BTreeMap;
 
 /// Rule id.
@@ -270,33 +270,33 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         },
     ];
     let mut metrics = BTreeMap::new();
-    metrics.insert("writer", Value::String(w.comm.to_string()));
-    metrics.insert("writer_tid", num(w.tid as f64));
-    metrics.insert("writer_bytes", num(volume));
-    metrics.insert("writer_seconds", num(seconds as f64));
-    metrics.insert("writer_bytes_s", num(writer_rate));
+    metrics.insert("writer", Metric::text(w.comm));
+    metrics.insert("writer_tid", Metric::num(w.tid as f64, Unit::ThreadId));
+    metrics.insert("writer_bytes", Metric::num(volume, Unit::Bytes));
+    metrics.insert("writer_seconds", Metric::num(seconds as f64, Unit::Seconds));
+    metrics.insert("writer_bytes_s", Metric::num(writer_rate, Unit::BytesPerSecond));
     match dev {
         Some(d) => d.metrics(&mut metrics),
         None => {
-            metrics.insert("device", Value::Null);
+            metrics.insert("device", Metric::opt_text(None));
         }
     }
-    metrics.insert("device_bytes_s", opt(device_rate));
-    metrics.insert("writer_to_device_rate", opt(ratio));
-    metrics.insert("dirty_limit_bytes", num(lim.limit));
-    metrics.insert("dirty_background_bytes", num(lim.background));
-    metrics.insert("freerun_ceiling_bytes", num(lim.freerun()));
-    metrics.insert("dirty_writeback_median_bytes", num(median));
-    metrics.insert("seconds_above_ceiling_share", num(share));
-    metrics.insert("balance_dirty_pages_share", opt(perf_share));
+    metrics.insert("device_bytes_s", Metric::opt(device_rate, Unit::BytesPerSecond));
+    metrics.insert("writer_to_device_rate", Metric::opt(ratio, Unit::Ratio));
+    metrics.insert("dirty_limit_bytes", Metric::num(lim.limit, Unit::Bytes));
+    metrics.insert("dirty_background_bytes", Metric::num(lim.background, Unit::Bytes));
+    metrics.insert("freerun_ceiling_bytes", Metric::num(lim.freerun(), Unit::Bytes));
+    metrics.insert("dirty_writeback_median_bytes", Metric::num(median, Unit::Bytes));
+    metrics.insert("seconds_above_ceiling_share", Metric::num(share, Unit::Fraction));
+    metrics.insert("balance_dirty_pages_share", Metric::opt(perf_share, Unit::Fraction));
     metrics.insert(
         "limits_from",
-        Value::String(match i.limits_from {
+        Metric::text(match i.limits_from {
             LimitSource::Kernel(_) => "nr_dirty_threshold".into(),
             LimitSource::Sysctl(s) => format!("sysctl ({})", s.value.trim()),
         }),
     );
-    metrics.insert("evidence_strength", Value::from(pieces.to_vec()));
+    metrics.insert("evidence_strength", Metric::list(pieces.to_vec()));
     let mut evidence =
         vec![i.dirty.evidence(peak_row, "Dirty (kB)", at(i.dirty.values, peak_row).unwrap_or(0.0) / 1024.0)];
     match i.limits_from {
@@ -406,9 +406,9 @@ mod tests {
         // 15 of 30 seconds at 96 MB = the freerun ceiling of 128 / 64 MB.
         let f = fired(run(96.0, 15, 90.0, Some(StackShare { samples: 100, balance_dirty_pages: 5 })));
         assert_eq!(f.rule, ID);
-        assert_eq!(f.metrics["seconds_above_ceiling_share"], 0.5);
-        assert_eq!(f.metrics["device"], "loop0");
-        assert_eq!(f.metrics["writer_to_device_rate"], 1.0);
+        assert_eq!(f.metrics["seconds_above_ceiling_share"].value, 0.5);
+        assert_eq!(f.metrics["device"].value, "loop0");
+        assert_eq!(f.metrics["writer_to_device_rate"].value, 1.0);
         assert_eq!(f.confidence, 0.9);
         assert!(f.summary.contains("strong, the kernel pauses dirtiers there"), "{}", f.summary);
         assert!(f.summary.contains("(ratio 1.00): supporting"), "{}", f.summary);

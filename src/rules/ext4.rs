@@ -4,12 +4,13 @@
 //! crawl: large merged requests, an idle disk, ~30 MB/s.
 
 use super::Outcome;
-use super::evidence::{ctx_evidence, mount_evidence, opt};
+use super::evidence::{ctx_evidence, mount_evidence};
 use super::inputs::{Available, Missing, Series};
 use crate::analysis::stats::{mean, median, present};
 use crate::model::{Evidence, Finding, Severity};
 use crate::pipeline::Sourced;
 use crate::table::columns::{Col, DevMetric};
+use crate::verdict::{Metric, Unit};
 use iosift_parsers::mounts::Mount;
 
 /// Rule id.
@@ -127,12 +128,12 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         && util.is_some_and(|u| u < IDLE_UTIL_PCT)
         && req.is_none_or(|r| r >= LARGE_REQUEST_BYTES);
     let mut metrics = std::collections::BTreeMap::new();
-    metrics.insert("kernel", serde_json::Value::String(kernel.clone()));
-    metrics.insert("mount_options", serde_json::Value::String(mount.value.options.join(",")));
-    metrics.insert("write_mb_per_s", opt(wmb));
-    metrics.insert("util_pct_mean", opt(util));
-    metrics.insert("write_request_bytes_median", opt(req));
-    metrics.insert("plateau_seen", serde_json::Value::Bool(plateau));
+    metrics.insert("kernel", Metric::text(kernel.clone()));
+    metrics.insert("mount_options", Metric::text(mount.value.options.join(",")));
+    metrics.insert("write_mb_per_s", Metric::opt(wmb, Unit::MegabytesPerSecond));
+    metrics.insert("util_pct_mean", Metric::opt(util, Unit::Percent));
+    metrics.insert("write_request_bytes_median", Metric::opt(req, Unit::Bytes));
+    metrics.insert("plateau_seen", Metric::flag(plateau));
     let mut evidence: Vec<Evidence> =
         vec![ctx_evidence(i.kernel, "kernel release"), mount_evidence(mount, "mount options")];
     if wmb.is_some()
@@ -198,7 +199,7 @@ mod tests {
     fn fires_with_both_options_on_an_affected_kernel() {
         let f = fired(run(BOTH, AFFECTED, 30.0, 10.0, Some(512.0 * 1024.0)));
         assert_eq!((f.rule, f.confidence), (ID, 0.95));
-        assert_eq!(f.metrics["write_mb_per_s"], 30.0);
+        assert_eq!(f.metrics["write_mb_per_s"].value, 30.0);
         assert_eq!(f.evidence[0].value, AFFECTED);
         assert_eq!(f.evidence[1].value, "/dev/vdb on /data type ext4 (rw,dioread_nolock,nodelalloc)");
         // The first busy second (> 1 MB/s), not the 0.5 MB/s one.

@@ -5,13 +5,14 @@
 use crate::table::cell::at;
 
 use super::Outcome;
-use super::evidence::{ctx_evidence, num, opt};
+use super::evidence::{ctx_evidence, opt};
 use super::inputs::{Available, BinlogFacts, DeviceWrites, Missing, Series};
 use crate::analysis::replication::{ReplicaView, ThreadFsync};
 use crate::analysis::stats::{mean, present};
 use crate::model::{Evidence, Finding, Severity, Window};
 use crate::pipeline::Sourced;
 use crate::table::columns::{BinlogMetric, Col, DevMetric, DsMetric, MysqlCounter};
+use crate::verdict::{Metric, Unit};
 
 /// Rule id.
 pub const ID: &str = "fsync_bound_small_transactions";
@@ -176,19 +177,15 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     let small = bytes_per_trx.is_none_or(|b| b < SMALL_TRX_BYTES);
     let flush_bound = tps >= MIN_RATE && fps >= MIN_RATE && fps >= MIN_FLUSHES_PER_TRX * tps;
     let mut metrics = std::collections::BTreeMap::new();
-    metrics.insert("transactions_per_s", num(tps));
-    metrics.insert("flushes_per_s", num(fps));
-    metrics.insert("bytes_per_transaction", opt(bytes_per_trx));
-    metrics.insert(
-        "sync_binlog",
-        sync_binlog.as_deref().and_then(|v| v.parse::<f64>().ok()).map_or(serde_json::Value::Null, num),
-    );
-    metrics.insert(
-        "innodb_flush_log_at_trx_commit",
-        flush_log.as_deref().and_then(|v| v.parse::<f64>().ok()).map_or(serde_json::Value::Null, num),
-    );
-    metrics.insert("flushes_per_transaction", num(if tps > 0.0 { fps / tps } else { 0.0 }));
-    metrics.insert("fsync_sample_share", opt(fsync_share));
+    metrics.insert("transactions_per_s", Metric::num(tps, Unit::PerSecond));
+    metrics.insert("flushes_per_s", Metric::num(fps, Unit::PerSecond));
+    metrics.insert("bytes_per_transaction", Metric::opt(bytes_per_trx, Unit::Bytes));
+    let setting = |v: &Option<String>| v.as_deref().and_then(|v| v.parse::<f64>().ok());
+    metrics.insert("sync_binlog", Metric::opt(setting(&sync_binlog), Unit::Setting));
+    metrics.insert("innodb_flush_log_at_trx_commit", Metric::opt(setting(&flush_log), Unit::Setting));
+    metrics
+        .insert("flushes_per_transaction", Metric::num(if tps > 0.0 { fps / tps } else { 0.0 }, Unit::Ratio));
+    metrics.insert("fsync_sample_share", Metric::opt(fsync_share, Unit::Fraction));
     let sync_relay = var(i.sync_relay_log);
     let on_replica = replica.map(|r| {
         let t = i.replica_threads;
@@ -206,11 +203,11 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         (r, thread, io, sql)
     });
     if let Some((r, thread, io, sql)) = &on_replica {
-        metrics.insert("replica", serde_json::Value::Bool(true));
-        metrics.insert("replica_thread", serde_json::Value::String(thread.to_string()));
-        metrics.insert("io_thread_fsync_share", opt(*io));
-        metrics.insert("sql_thread_fsync_share", opt(*sql));
-        metrics.insert("source_on_this_host", serde_json::Value::Bool(r.source_is_local()));
+        metrics.insert("replica", Metric::flag(true));
+        metrics.insert("replica_thread", Metric::text(*thread));
+        metrics.insert("io_thread_fsync_share", Metric::opt(*io, Unit::Fraction));
+        metrics.insert("sql_thread_fsync_share", Metric::opt(*sql, Unit::Fraction));
+        metrics.insert("source_on_this_host", Metric::flag(r.source_is_local()));
     }
     let replica_note = on_replica.as_ref().map_or(String::new(), |(r, ..)| {
         format!(
@@ -223,7 +220,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             }
         )
     });
-    metrics.insert("commit_counter", serde_json::Value::String(i.commits.counter.meaning().to_string()));
+    metrics.insert("commit_counter", Metric::text(i.commits.counter.meaning()));
     if relaxed || !flush_bound || !small {
         return Outcome::Pass(format!(
             "{tps:.0} transactions/s with {fps:.1} flushes/s{}{}{replica_note}: commits are not paying a flush each",
@@ -361,8 +358,8 @@ mod tests {
     fn fires_on_a_flush_per_small_commit_and_cites_the_chosen_binlog() {
         let f = fired(Case::durable().run());
         assert_eq!((f.rule, f.confidence), (ID, 0.85));
-        assert_eq!(f.metrics["flushes_per_transaction"], 1.0);
-        assert_eq!(f.metrics["commit_counter"], "transactions of the decoded binary log");
+        assert_eq!(f.metrics["flushes_per_transaction"].value, 1.0);
+        assert_eq!(f.metrics["commit_counter"].value, "transactions of the decoded binary log");
         let cited: Vec<(&str, &str)> =
             f.evidence.iter().map(|e| (e.file.as_str(), e.metric.as_str())).collect();
         assert_eq!(

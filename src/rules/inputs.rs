@@ -15,6 +15,7 @@ use crate::model::Evidence;
 use crate::pipeline::{Context, LineIndex, ParsedFile, Pipeline, Sourced, ThreadTotal};
 use crate::table::Timeline;
 use crate::table::columns::Col;
+use crate::verdict::Metric;
 use iosift_parsers::mounts::Mount;
 use iosift_parsers::smaps::Mapping;
 use std::collections::BTreeMap;
@@ -205,11 +206,11 @@ impl DeviceWrites<'_> {
     }
 
     /// Adds the device, its physical disks and its stack to a finding's metrics.
-    pub fn metrics(&self, m: &mut BTreeMap<&'static str, serde_json::Value>) {
-        m.insert("device", serde_json::Value::String(self.device.to_string()));
+    pub fn metrics(&self, m: &mut BTreeMap<&'static str, Metric>) {
+        m.insert("device", Metric::text(self.device));
         if let Some(s) = self.stack {
-            m.insert("physical_devices", serde_json::Value::from(s.physical.clone()));
-            m.insert("device_stack", serde_json::Value::String(s.chain.clone()));
+            m.insert("physical_devices", Metric::list(s.physical.iter().cloned()));
+            m.insert("device_stack", Metric::text(s.chain.clone()));
         }
     }
 }

@@ -7,7 +7,7 @@
 use crate::table::Cell;
 
 use super::Outcome;
-use super::evidence::{ctx_evidence, mb, mount_evidence, num, opt};
+use super::evidence::{ctx_evidence, mb, mount_evidence, opt};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
 use crate::analysis::periodicity::PeriodicityView;
 use crate::analysis::stats::{mean, median};
@@ -15,6 +15,7 @@ use crate::analysis::writeback::WritebackWindow;
 use crate::model::{Evidence, Finding, Severity};
 use crate::pipeline::{Sourced, ThreadTotal};
 use crate::table::columns::{Col, DevMetric, DsMetric, VmCounter};
+use crate::verdict::{Metric, Unit};
 use iosift_parsers::mounts::Mount;
 use iosift_parsers::smaps::Mapping;
 use std::collections::BTreeMap;
@@ -291,16 +292,16 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         _ => None,
     };
     let mut metrics = BTreeMap::new();
-    metrics.insert("burst_bytes_median", num(burst_med));
+    metrics.insert("burst_bytes_median", Metric::num(burst_med, Unit::Bytes));
     i.writes.metrics(&mut metrics);
-    metrics.insert("file_pmd_mapped_kb", opt(smaps_pmd.or(meminfo_pmd).map(|v| v as f64)));
-    metrics.insert("amplification_estimate", opt(amplification));
-    metrics.insert("burst_request_bytes_mean", opt(req));
-    metrics.insert("folio_kb_from_pidstat", opt(folio_kb.map(|v| v as f64)));
-    metrics.insert("thp_file_mapped_increase", num(thp_rate));
-    metrics.insert("kernel", serde_json::Value::from(kernel.map(|k| k.value.clone())));
-    metrics.insert("filesystem", serde_json::Value::from(mount.map(|m| m.value.fstype.clone())));
-    metrics.insert("mapped_file", serde_json::Value::from(path.clone()));
+    metrics.insert("file_pmd_mapped_kb", Metric::opt(smaps_pmd.or(meminfo_pmd).map(|v| v as f64), Unit::KiB));
+    metrics.insert("amplification_estimate", Metric::opt(amplification, Unit::Ratio));
+    metrics.insert("burst_request_bytes_mean", Metric::opt(req, Unit::Bytes));
+    metrics.insert("folio_kb_from_pidstat", Metric::opt(folio_kb.map(|v| v as f64), Unit::KiB));
+    metrics.insert("thp_file_mapped_increase", Metric::num(thp_rate, Unit::Count));
+    metrics.insert("kernel", Metric::opt_text(kernel.map(|k| k.value.clone())));
+    metrics.insert("filesystem", Metric::opt_text(mount.map(|m| m.value.fstype.clone())));
+    metrics.insert("mapped_file", Metric::opt_text(path.clone()));
     let mut evidence: Vec<Evidence> = Vec::new();
     if let Some(k) = kernel {
         evidence.push(ctx_evidence(k, "kernel release"));
@@ -335,9 +336,9 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         Some(_) => Strength::Against,
         None => Strength::Unknown,
     };
-    metrics.insert("evidence_large_folios", serde_json::Value::from(folio.word()));
-    metrics.insert("evidence_amplification", serde_json::Value::from(amp.word()));
-    metrics.insert("evidence_request_size", serde_json::Value::from(request.word()));
+    metrics.insert("evidence_large_folios", Metric::text(folio.word()));
+    metrics.insert("evidence_amplification", Metric::text(amp.word()));
+    metrics.insert("evidence_request_size", Metric::text(request.word()));
     let gate_text = match gate {
         Some(true) => "kernel and filesystem cache mmap'd file pages in large folios",
         _ => "kernel/filesystem gate not confirmed (kernel or mount missing)",
@@ -385,8 +386,8 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     // hundreds of times what the stores changed); else information.
     let eps = super::actors::of_bursts(i.episodes, i.writes.device, &view.periodic_bursts());
     let ev = super::actors::verdict(&eps);
-    metrics.insert("episodes_costly", num(ev.costly as f64));
-    metrics.insert("episodes", num(ev.episodes as f64));
+    metrics.insert("episodes_costly", Metric::num(ev.costly as f64, Unit::Count));
+    metrics.insert("episodes", Metric::num(ev.episodes as f64, Unit::Count));
     let summary = if ev.episodes > 0 { format!("{summary} Cost: {}.", ev.harm) } else { summary };
     let severity = match ev.severity(Severity::Critical) {
         Severity::Critical => Severity::Critical,
@@ -516,12 +517,12 @@ mod tests {
         let f = fired(Case::large_folios().run());
         assert_eq!((f.rule, f.confidence), (ID, 0.95));
         assert_eq!(
-            (&f.metrics["evidence_large_folios"], &f.metrics["evidence_amplification"]),
+            (&f.metrics["evidence_large_folios"].value, &f.metrics["evidence_amplification"].value),
             (&serde_json::Value::from("strong"), &serde_json::Value::from("strong"))
         );
-        assert_eq!(f.metrics["folio_kb_from_pidstat"], 2048.0);
-        assert_eq!(f.metrics["file_pmd_mapped_kb"], 2048.0);
-        assert_eq!(f.metrics["filesystem"], "xfs");
+        assert_eq!(f.metrics["folio_kb_from_pidstat"].value, 2048.0);
+        assert_eq!(f.metrics["file_pmd_mapped_kb"].value, 2048.0);
+        assert_eq!(f.metrics["filesystem"].value, "xfs");
         let files: Vec<(&str, Option<[usize; 2]>)> =
             f.evidence.iter().map(|e| (e.file.as_str(), e.lines)).collect();
         assert_eq!(
@@ -539,22 +540,25 @@ mod tests {
         // No episode measured: no cost known, a warning.
         let f = fired(c.run());
         assert_eq!(
-            (f.severity, f.metrics["evidence_amplification"].as_str()),
+            (f.severity, f.metrics["evidence_amplification"].value.as_str()),
             (Severity::Warning, Some("strong"))
         );
         c.costly = Some(true);
         let f = fired(c.run());
-        assert_eq!((f.severity, f.metrics["episodes_costly"].as_f64()), (Severity::Critical, Some(3.0)));
+        assert_eq!(
+            (f.severity, f.metrics["episodes_costly"].value.as_f64()),
+            (Severity::Critical, Some(3.0))
+        );
         assert!(f.summary.ends_with("Cost: write await 80 ms."), "{}", f.summary);
         // Nobody waited, but the device wrote hundreds of times what the stores changed.
         c.costly = Some(false);
         let f = fired(c.run());
-        assert_eq!((f.severity, f.metrics["episodes_costly"].as_f64()), (Severity::Warning, Some(0.0)));
+        assert_eq!((f.severity, f.metrics["episodes_costly"].value.as_f64()), (Severity::Warning, Some(0.0)));
         // Nobody waited and the amplification is not measured (no pidstat folio steps).
         c.request = None;
         c.mappings = vec![mapping(2048)];
         let f = fired(c.run_without_charges());
-        assert_eq!(f.metrics["evidence_amplification"].as_str(), Some("not measured"));
+        assert_eq!(f.metrics["evidence_amplification"].value.as_str(), Some("not measured"));
         assert_eq!(f.severity, Severity::Info);
     }
 
@@ -574,14 +578,14 @@ mod tests {
         let mut c = Case::large_folios();
         c.request = Some(BIG_REQUEST_BYTES);
         let big = fired(c.run());
-        assert_eq!(big.metrics["evidence_request_size"], "supporting");
+        assert_eq!(big.metrics["evidence_request_size"].value, "supporting");
         c.request = Some(BIG_REQUEST_BYTES - 1.0);
         let small = fired(c.run());
-        assert_eq!(small.metrics["evidence_request_size"], "against");
+        assert_eq!(small.metrics["evidence_request_size"].value, "against");
         assert!(small.confidence < big.confidence, "{} {}", small.confidence, big.confidence);
         assert!(small.summary.contains("Request size 128.0 kB: not supporting"), "{}", small.summary);
         c.request = None;
-        assert_eq!(fired(c.run()).metrics["evidence_request_size"], "not measured");
+        assert_eq!(fired(c.run()).metrics["evidence_request_size"].value, "not measured");
     }
 
     #[test]
@@ -597,7 +601,7 @@ mod tests {
     fn amplification_strength_edge() {
         // Charges of 2 MB folios: 512x at most; the strength word follows the estimate.
         let f = fired(Case::large_folios().run());
-        let a = f.metrics["amplification_estimate"].as_f64().unwrap();
+        let a = f.metrics["amplification_estimate"].value.as_f64().unwrap();
         assert!(a >= STRONG_AMPLIFICATION, "{a}");
         assert!(f.summary.contains("Amplification: strong: up to"), "{}", f.summary);
     }

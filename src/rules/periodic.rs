@@ -2,7 +2,7 @@
 //! size, and whether the period matches the writeback tunables.
 
 use super::Outcome;
-use super::evidence::{mb, num, opt};
+use super::evidence::{mb, num};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
 use crate::analysis::periodicity::PeriodicityView;
 use crate::analysis::stats::median;
@@ -11,7 +11,7 @@ use crate::model::{Finding, Severity, Window};
 use crate::pipeline::ThreadTotal;
 use crate::table::Cell;
 use crate::table::columns::{Col, MemMetric};
-use crate::verdict::IssuerClass;
+use crate::verdict::{IssuerClass, Metric, Unit};
 use std::collections::BTreeMap;
 
 /// The bursts one period apart must hold this share of all the bursts' bytes.
@@ -115,7 +115,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             let (first, last) = (bursts.first().map_or(0, |b| b.start), bursts.last().map_or(0, |b| b.end));
             let span =
                 super::actors::verdict(&super::actors::overlapping(i.episodes, i.writes.device, first, last));
-            let own = f.metrics.get("issuer_class").and_then(serde_json::Value::as_str);
+            let own = f.metrics.get("issuer_class").and_then(|m| m.value.as_str());
             span.class.is_some_and(|(c, share)| share >= 0.6 && own == Some(c.id()))
         }
         _ => false,
@@ -144,23 +144,20 @@ fn submitter_finding(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitte
     let cadence = !matches && i.window.is_flusher_cadence(period);
     let window = i.window.seconds();
     let mut metrics = BTreeMap::new();
-    metrics.insert("period_s", num(period));
-    metrics.insert("period_confidence", num(conf));
-    metrics.insert("bursts", num(n as f64));
-    metrics.insert("burst_bytes_median", num(med));
-    metrics.insert("burst_bytes_max", opt(sizes.iter().copied().reduce(f64::max)));
-    metrics.insert("writeback_window_s", num(window));
-    metrics.insert("writeback_window_from_capture", serde_json::Value::Bool(i.window.from_capture));
-    metrics.insert("matches_writeback_window", serde_json::Value::Bool(matches));
-    metrics.insert("matches_flusher_interval", serde_json::Value::Bool(cadence));
-    metrics.insert("submitter", serde_json::Value::from(sub.comm.clone()));
-    metrics.insert(
-        "issuer",
-        serde_json::Value::String(ev.class.map_or("not measured".into(), |(c, _)| c.words().to_string())),
-    );
-    metrics.insert("issuer_class", ev.class.map_or(serde_json::Value::Null, |(c, _)| c.id().into()));
-    metrics.insert("issuer_share", ev.class.map_or(serde_json::Value::Null, |(_, s)| num(s)));
-    metrics.insert("episodes_costly", num(ev.costly as f64));
+    metrics.insert("period_s", Metric::num(period, Unit::Seconds));
+    metrics.insert("period_confidence", Metric::num(conf, Unit::Fraction));
+    metrics.insert("bursts", Metric::num(n as f64, Unit::Count));
+    metrics.insert("burst_bytes_median", Metric::num(med, Unit::Bytes));
+    metrics.insert("burst_bytes_max", Metric::opt(sizes.iter().copied().reduce(f64::max), Unit::Bytes));
+    metrics.insert("writeback_window_s", Metric::num(window, Unit::Seconds));
+    metrics.insert("writeback_window_from_capture", Metric::flag(i.window.from_capture));
+    metrics.insert("matches_writeback_window", Metric::flag(matches));
+    metrics.insert("matches_flusher_interval", Metric::flag(cadence));
+    metrics.insert("submitter", Metric::text(sub.comm.clone()));
+    metrics.insert("issuer", Metric::text(ev.class.map_or("not measured", |(c, _)| c.words())));
+    metrics.insert("issuer_class", Metric::opt_text(ev.class.map(|(c, _)| c.id().to_string())));
+    metrics.insert("issuer_share", Metric::opt(ev.class.map(|(_, s)| s), Unit::Fraction));
+    metrics.insert("episodes_costly", Metric::num(ev.costly as f64, Unit::Count));
     let evidence = i
         .trace_file
         .map(|f| {
@@ -318,21 +315,24 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
         .collect();
     let flusher = i.threads.values().any(|t| t.category == "writeback");
     let mut metrics = BTreeMap::new();
-    metrics.insert("period_s", num(period));
-    metrics.insert("period_confidence", num(conf));
-    metrics.insert("bursts", num(n as f64));
-    metrics.insert("burst_bytes_median", num(med));
-    metrics.insert("burst_bytes_max", opt(sizes.iter().copied().reduce(f64::max)));
+    metrics.insert("period_s", Metric::num(period, Unit::Seconds));
+    metrics.insert("period_confidence", Metric::num(conf, Unit::Fraction));
+    metrics.insert("bursts", Metric::num(n as f64, Unit::Count));
+    metrics.insert("burst_bytes_median", Metric::num(med, Unit::Bytes));
+    metrics.insert("burst_bytes_max", Metric::opt(sizes.iter().copied().reduce(f64::max), Unit::Bytes));
     // None when the bursts were found over the device's local floor (no one threshold).
-    metrics.insert("baseline_bytes_s", opt(view.threshold.is_finite().then_some(view.threshold)));
-    metrics.insert("writeback_window_s", num(window));
-    metrics.insert("writeback_window_from_capture", serde_json::Value::Bool(known));
-    metrics.insert("matches_writeback_window", serde_json::Value::Bool(matches));
-    metrics.insert("matches_flusher_interval", serde_json::Value::Bool(cadence));
+    metrics.insert(
+        "baseline_bytes_s",
+        Metric::opt(view.threshold.is_finite().then_some(view.threshold), Unit::BytesPerSecond),
+    );
+    metrics.insert("writeback_window_s", Metric::num(window, Unit::Seconds));
+    metrics.insert("writeback_window_from_capture", Metric::flag(known));
+    metrics.insert("matches_writeback_window", Metric::flag(matches));
+    metrics.insert("matches_flusher_interval", Metric::flag(cadence));
     i.writes.metrics(&mut metrics);
-    metrics.insert("dirtiers", serde_json::Value::from(dirtiers.clone()));
+    metrics.insert("dirtiers", Metric::list(dirtiers.clone()));
     if !elsewhere.is_empty() {
-        metrics.insert("writers_elsewhere", serde_json::Value::from(elsewhere.clone()));
+        metrics.insert("writers_elsewhere", Metric::list(elsewhere.clone()));
     }
     // Who issued the bursts is measured per episode, never assumed from the period; the
     // pattern's class is the one most of its bursts measured.
@@ -349,14 +349,14 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     let writeback = [IssuerClass::WritebackAge, IssuerClass::WritebackBackground];
     metrics.insert(
         "issuer",
-        serde_json::Value::String(match ev.class {
-            Some((c, _)) => c.words().to_string(),
-            None => "not measured".into(),
+        Metric::text(match ev.class {
+            Some((c, _)) => c.words(),
+            None => "not measured",
         }),
     );
-    metrics.insert("issuer_class", ev.class.map_or(serde_json::Value::Null, |(c, _)| c.id().into()));
-    metrics.insert("issuer_share", ev.class.map_or(serde_json::Value::Null, |(_, s)| num(s)));
-    metrics.insert("episodes_costly", num(ev.costly as f64));
+    metrics.insert("issuer_class", Metric::opt_text(ev.class.map(|(c, _)| c.id().to_string())));
+    metrics.insert("issuer_share", Metric::opt(ev.class.map(|(_, s)| s), Unit::Fraction));
+    metrics.insert("episodes_costly", Metric::num(ev.costly as f64, Unit::Count));
     let mut evidence = Vec::new();
     for b in periodic.iter().take(6) {
         evidence.push(col.evidence(b.peak, "wkB/s", b.peak_value / 1024.0));
@@ -392,7 +392,7 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
         )
     };
     if !view.chain.is_empty() {
-        metrics.insert("other_bursts", num(others as f64));
+        metrics.insert("other_bursts", Metric::num(others as f64, Unit::Count));
     }
     let summary = format!(
         "{} writes come in {n} bursts every {period:.1} s{method} (confidence {conf:.2}), median {} per burst{}; {}{}.",
@@ -534,7 +534,7 @@ mod tests {
         let app = measured(3, IssuerClass::ApplicationFlush, "ckpt_fsync", false);
         let f =
             fired(run_with(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &none, &app));
-        assert_eq!(f.metrics["issuer_class"], "application_flush");
+        assert_eq!(f.metrics["issuer_class"].value, "application_flush");
         assert_eq!(f.severity, Severity::Info);
         assert!(f.remedies[0].contains("application's own flushes (ckpt_fsync)"), "{:?}", f.remedies);
         assert!(!f.remedies.iter().any(|r| r.contains("vm.dirty_expire")), "{:?}", f.remedies);
@@ -553,7 +553,7 @@ mod tests {
         let mut v = view(bursts(3), Some(10.0), Some(0.9));
         v.journal_commit_s = Some((10.0, true));
         let f = fired(run_with(&v, WritebackWindow::default(), &none, &jbd));
-        assert_eq!(f.metrics["issuer_class"], "journal");
+        assert_eq!(f.metrics["issuer_class"].value, "journal");
         assert!(f.remedies[0].contains("journal commits (commit every 10 s)"), "{:?}", f.remedies);
         assert!(!f.remedies.iter().any(|r| r.contains("vm.dirty_expire") || r.contains("application timer")));
     }
@@ -563,8 +563,8 @@ mod tests {
         let none = BTreeMap::new();
         let f = fired(run(&view(bursts(3), Some(35.0), Some(0.5)), WritebackWindow::default(), &none));
         assert_eq!(f.rule, ID);
-        assert_eq!(f.metrics["bursts"], 3.0);
-        assert_eq!(f.metrics["matches_writeback_window"], true);
+        assert_eq!(f.metrics["bursts"].value, 3.0);
+        assert_eq!(f.metrics["matches_writeback_window"].value, true);
         assert_eq!(f.confidence, 0.45, "defaults, not the capture's tunables: x 0.9");
         // Burst peaks then the lowest dirty memory around each of the first three.
         assert_eq!(f.evidence.len(), 6);
@@ -631,9 +631,9 @@ mod tests {
         // 35 s window: 35 +- 9 s.
         for (p, m) in [(44.0, true), (44.1, false), (26.0, true), (25.9, false)] {
             let f = at(p);
-            assert_eq!(f.metrics["matches_writeback_window"], m, "period {p}");
+            assert_eq!(f.metrics["matches_writeback_window"].value, m, "period {p}");
             // The period matching the tunables does not name the issuer: no episode measured it.
-            assert_eq!(f.metrics["issuer"], "not measured");
+            assert_eq!(f.metrics["issuer"].value, "not measured");
             assert_eq!(f.remedies.len(), if m { 3 } else { 4 });
         }
         assert_eq!(at(35.0).confidence, 0.9, "tunables from the capture");
@@ -671,8 +671,8 @@ mod tests {
         let threads: BTreeMap<u32, ThreadTotal> =
             [(42, thread("writer", "app", 300e6)), (9, thread("mariadbd", "app", 2e9))].into_iter().collect();
         let f = fired(run(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &threads));
-        assert_eq!(f.metrics["dirtiers"], serde_json::json!(["writer (tid 42, 300.0 MB)"]));
-        assert_eq!(f.metrics["writers_elsewhere"], serde_json::json!(["mariadbd (tid 9, 2000.0 MB)"]));
+        assert_eq!(f.metrics["dirtiers"].value, serde_json::json!(["writer (tid 42, 300.0 MB)"]));
+        assert_eq!(f.metrics["writers_elsewhere"].value, serde_json::json!(["mariadbd (tid 9, 2000.0 MB)"]));
         assert!(f.summary.contains("Not counted as dirtiers: mariadbd (tid 9, 2000.0 MB)"), "{}", f.summary);
     }
 
@@ -696,7 +696,7 @@ mod tests {
             burst(36, 42.0 * MB, 42.0 * MB),
         ];
         let f = fired(run(&view(even, Some(16.0), Some(0.76)), w, &none));
-        assert_eq!(f.metrics["matches_writeback_window"], false);
+        assert_eq!(f.metrics["matches_writeback_window"].value, false);
     }
 
     #[test]

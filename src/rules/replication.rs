@@ -12,15 +12,14 @@
 //! class: relaxing durability only where the replica's own flushes bound it.
 
 use super::Outcome;
-use super::evidence::{ctx_evidence, line_evidence, num, opt};
+use super::evidence::{ctx_evidence, line_evidence};
 use super::inputs::{Available, Missing};
 use crate::analysis::lag_witness::{LagSeries, Witness, Witnesses};
 use crate::analysis::replica_bound::{BoundClass, IO_FSYNC_SHARE, Side};
 use crate::analysis::replication::{EventLag, ReplicaView, ThreadFsync};
 use crate::model::{Evidence, Finding, Severity, Window};
 use crate::pipeline::{ParsedFile, Sourced};
-use crate::verdict::{Actor, Actors, IssuerClass, Role};
-use serde_json::Value;
+use crate::verdict::{Actor, Actors, IssuerClass, Metric, Role, Unit};
 use std::collections::BTreeMap;
 
 /// Rule id.
@@ -251,48 +250,70 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     let series_growth = |x: Witness| w.get(x).and_then(LagSeries::growth);
     let (threads, event_lag) = (i.threads, i.event_lag);
     let mut metrics = BTreeMap::new();
-    metrics.insert("lag_start_s", num(start));
-    metrics.insert("lag_end_s", num(end));
-    metrics.insert("lag_growth_s_per_s", num(growth));
-    metrics.insert("lag_max_s", opt(best.max_s()));
-    metrics.insert("lag_end_epoch", opt(best.last().map(|p| p.epoch)));
-    metrics.insert("lag_witness", Value::String(best.witness.id().into()));
-    metrics.insert("lag_uncertainty_s", num(best.uncertainty_s));
-    metrics.insert("bound_by", Value::String(bound_by.into()));
-    metrics.insert("bound_class", Value::String(b.class.id().into()));
-    metrics.insert("sbm_start_s", opt(sbm.and_then(|s| s.first()).map(|p| p.lag_s)));
-    metrics.insert("sbm_end_s", opt(series_end(Witness::SecondsBehind)));
-    metrics.insert("sbm_growth_s_per_s", opt(series_growth(Witness::SecondsBehind)));
-    metrics.insert("sbm_zero_while_behind_readings", num(sbm_behind as f64));
-    metrics.insert("heartbeat_lag_end_s", opt(series_end(Witness::Heartbeat)));
-    metrics.insert("heartbeat_growth_s_per_s", opt(series_growth(Witness::Heartbeat)));
-    metrics.insert("binlog_event_lag_end_s", opt(series_end(Witness::BinlogEvents)));
-    metrics.insert("binlog_event_growth_s_per_s", opt(series_growth(Witness::BinlogEvents)));
-    metrics.insert("io_waiting_share", opt(v.states.io_waiting));
-    metrics.insert("io_queueing_share", opt(v.states.io_queueing));
-    metrics.insert("sql_idle_share", opt(v.states.sql_idle));
-    metrics.insert("sql_row_search_share", opt(b.stacks.and_then(|p| p.row_search_share())));
-    metrics.insert("sql_commit_share", opt(b.stacks.and_then(|p| p.commit_share())));
-    metrics.insert("sql_on_cpu_share", opt(threads.and_then(|t| t.sql_on_cpu())));
-    metrics.insert("received_bytes_per_s", opt(v.received_bytes_s));
-    metrics.insert("executed_bytes_per_s", opt(v.executed_bytes_s));
-    metrics.insert("relay_log_space_start_bytes", opt(v.relay_log_space.0.map(|x| x as f64)));
-    metrics.insert("relay_log_space_end_bytes", opt(v.relay_log_space.1.map(|x| x as f64)));
-    metrics.insert("backlog_start_bytes", opt(v.backlog.0.map(|x| x as f64)));
-    metrics.insert("backlog_end_bytes", opt(v.backlog.1.map(|x| x as f64)));
-    metrics.insert("sql_caught_up_share", num(v.sql_caught_up_share));
-    metrics.insert("lag_readings", num(best.points.len() as f64));
-    metrics.insert("zero_readings_dropped", num(v.zeros_dropped as f64));
-    metrics.insert("binlog_event_lag_median_s", opt(event_lag.map(|e| e.median_s)));
-    metrics.insert("binlog_event_lag_max_s", opt(event_lag.map(|e| e.max_s)));
-    metrics.insert("binlog_events_timed", opt(event_lag.map(|e| e.transactions as f64)));
+    metrics.insert("lag_start_s", Metric::num(start, Unit::Seconds));
+    metrics.insert("lag_end_s", Metric::num(end, Unit::Seconds));
+    metrics.insert("lag_growth_s_per_s", Metric::num(growth, Unit::SecondsPerSecond));
+    metrics.insert("lag_max_s", Metric::opt(best.max_s(), Unit::Seconds));
+    metrics.insert("lag_end_epoch", Metric::opt(best.last().map(|p| p.epoch), Unit::EpochSeconds));
+    metrics.insert("lag_witness", Metric::text(best.witness.id()));
+    metrics.insert("lag_uncertainty_s", Metric::num(best.uncertainty_s, Unit::Seconds));
+    metrics.insert("bound_by", Metric::text(bound_by));
+    metrics.insert("bound_class", Metric::text(b.class.id()));
+    metrics.insert("sbm_start_s", Metric::opt(sbm.and_then(|s| s.first()).map(|p| p.lag_s), Unit::Seconds));
+    metrics.insert("sbm_end_s", Metric::opt(series_end(Witness::SecondsBehind), Unit::Seconds));
+    metrics.insert(
+        "sbm_growth_s_per_s",
+        Metric::opt(series_growth(Witness::SecondsBehind), Unit::SecondsPerSecond),
+    );
+    metrics.insert("sbm_zero_while_behind_readings", Metric::num(sbm_behind as f64, Unit::Count));
+    metrics.insert("heartbeat_lag_end_s", Metric::opt(series_end(Witness::Heartbeat), Unit::Seconds));
+    metrics.insert(
+        "heartbeat_growth_s_per_s",
+        Metric::opt(series_growth(Witness::Heartbeat), Unit::SecondsPerSecond),
+    );
+    metrics.insert("binlog_event_lag_end_s", Metric::opt(series_end(Witness::BinlogEvents), Unit::Seconds));
+    metrics.insert(
+        "binlog_event_growth_s_per_s",
+        Metric::opt(series_growth(Witness::BinlogEvents), Unit::SecondsPerSecond),
+    );
+    metrics.insert("io_waiting_share", Metric::opt(v.states.io_waiting, Unit::Fraction));
+    metrics.insert("io_queueing_share", Metric::opt(v.states.io_queueing, Unit::Fraction));
+    metrics.insert("sql_idle_share", Metric::opt(v.states.sql_idle, Unit::Fraction));
+    metrics.insert(
+        "sql_row_search_share",
+        Metric::opt(b.stacks.and_then(|p| p.row_search_share()), Unit::Fraction),
+    );
+    metrics.insert("sql_commit_share", Metric::opt(b.stacks.and_then(|p| p.commit_share()), Unit::Fraction));
+    metrics.insert("sql_on_cpu_share", Metric::opt(threads.and_then(|t| t.sql_on_cpu()), Unit::Fraction));
+    metrics.insert("received_bytes_per_s", Metric::opt(v.received_bytes_s, Unit::BytesPerSecond));
+    metrics.insert("executed_bytes_per_s", Metric::opt(v.executed_bytes_s, Unit::BytesPerSecond));
+    metrics.insert(
+        "relay_log_space_start_bytes",
+        Metric::opt(v.relay_log_space.0.map(|x| x as f64), Unit::Bytes),
+    );
+    metrics
+        .insert("relay_log_space_end_bytes", Metric::opt(v.relay_log_space.1.map(|x| x as f64), Unit::Bytes));
+    metrics.insert("backlog_start_bytes", Metric::opt(v.backlog.0.map(|x| x as f64), Unit::Bytes));
+    metrics.insert("backlog_end_bytes", Metric::opt(v.backlog.1.map(|x| x as f64), Unit::Bytes));
+    metrics.insert("sql_caught_up_share", Metric::num(v.sql_caught_up_share, Unit::Fraction));
+    metrics.insert("lag_readings", Metric::num(best.points.len() as f64, Unit::Count));
+    metrics.insert("zero_readings_dropped", Metric::num(v.zeros_dropped as f64, Unit::Count));
+    metrics.insert("binlog_event_lag_median_s", Metric::opt(event_lag.map(|e| e.median_s), Unit::Seconds));
+    metrics.insert("binlog_event_lag_max_s", Metric::opt(event_lag.map(|e| e.max_s), Unit::Seconds));
+    metrics.insert("binlog_events_timed", Metric::opt(event_lag.map(|e| e.transactions as f64), Unit::Count));
     metrics.insert(
         "io_thread_fsync_share",
-        opt(threads.filter(|t| t.io_samples > 0).map(|t| t.io_fsync as f64 / t.io_samples as f64)),
+        Metric::opt(
+            threads.filter(|t| t.io_samples > 0).map(|t| t.io_fsync as f64 / t.io_samples as f64),
+            Unit::Fraction,
+        ),
     );
     metrics.insert(
         "sql_thread_fsync_share",
-        opt(threads.filter(|t| t.sql_samples > 0).map(|t| t.sql_fsync as f64 / t.sql_samples as f64)),
+        Metric::opt(
+            threads.filter(|t| t.sql_samples > 0).map(|t| t.sql_fsync as f64 / t.sql_samples as f64),
+            Unit::Fraction,
+        ),
     );
     let settings: Vec<(String, String)> =
         i.settings.iter().map(|(n, s)| (n.to_string(), s.value.trim().to_string())).collect();
@@ -300,7 +321,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         if let Some(key) =
             ["sync_binlog", "innodb_flush_log_at_trx_commit", "sync_relay_log"].iter().find(|x| *x == k)
         {
-            metrics.insert(key, val.parse::<f64>().map_or(Value::String(val.clone()), num));
+            metrics.insert(key, Metric::setting(val));
         }
     }
     let set_text = if settings.is_empty() {
@@ -486,8 +507,8 @@ mod tests {
             vec![("sync_relay_log", &relay)],
         ));
         assert_eq!((out.rule, out.confidence), (ID, 0.85));
-        assert_eq!(out.metrics["bound_by"], "io_thread");
-        assert_eq!(out.metrics["sync_relay_log"], 1.0);
+        assert_eq!(out.metrics["bound_by"].value, "io_thread");
+        assert_eq!(out.metrics["sync_relay_log"].value, 1.0);
         // The Seconds_Behind_Master line of the first and last records, not their `***` line.
         let first = &out.evidence[0];
         assert_eq!((first.file.as_str(), first.lines), ("slave-status.txt", Some([2, 2])));
@@ -499,7 +520,7 @@ mod tests {
         );
         assert!(out.summary.contains("Replica: sync_relay_log=1."), "{}", out.summary);
         // The IO side without thread states: the thread is named, what it waits on is not.
-        assert_eq!(out.metrics["bound_class"], "io_thread");
+        assert_eq!(out.metrics["bound_class"].value, "io_thread");
         let a = &out.actors.bound[0];
         assert_eq!((a.comm.as_deref(), a.measured), (Some("replica IO thread"), true));
         assert!(a.note.as_deref().unwrap().contains("not measured: Slave_IO_State"), "{:?}", a.note);
@@ -532,15 +553,15 @@ mod tests {
             how: String::new(),
         });
         let out = fired(run(&[v.clone()], &f, vec![]));
-        assert_eq!(out.metrics["lag_witness"], "pt_heartbeat");
+        assert_eq!(out.metrics["lag_witness"].value, "pt_heartbeat");
         assert_eq!(
-            (out.metrics["lag_end_s"].as_f64(), out.metrics["lag_growth_s_per_s"].as_f64()),
+            (out.metrics["lag_end_s"].value.as_f64(), out.metrics["lag_growth_s_per_s"].value.as_f64()),
             (Some(81.0), Some(0.9))
         );
-        assert_eq!(out.metrics["sbm_end_s"], 0.0);
-        assert_eq!(out.metrics["bound_class"], "link_or_source");
+        assert_eq!(out.metrics["sbm_end_s"].value, 0.0);
+        assert_eq!(out.metrics["bound_class"].value, "link_or_source");
         // 9 of the 10 zeros were read while the heartbeat measured 5 s or more (9 s to 81 s).
-        assert_eq!(out.metrics["sbm_zero_while_behind_readings"], 9.0);
+        assert_eq!(out.metrics["sbm_zero_while_behind_readings"].value, 9.0);
         assert!(out.summary.contains("Seconds_Behind_Master read 0 in 9 of its readings"), "{}", out.summary);
         assert!(out.remedies[0].contains("Do not relax"));
         assert!(
@@ -596,8 +617,8 @@ mod tests {
         sql.name = "b".into();
         sql.executed_bytes_s = Some(10e3);
         let out = fired(run(&[replica(3.0, 6.0, Some(0.6)), sql], &f, vec![]));
-        assert_eq!(out.metrics["bound_by"], "sql_thread");
-        assert_eq!(out.metrics["bound_class"], "sql_thread");
+        assert_eq!(out.metrics["bound_by"].value, "sql_thread");
+        assert_eq!(out.metrics["bound_class"].value, "sql_thread");
         assert!(out.actors.bound[0].note.as_deref().unwrap().contains("no perf stacks"));
         assert!(
             out.summary.starts_with("The replica falls behind (connection 'b'): lag 0 s -> 40 s"),

@@ -2,12 +2,12 @@
 //! time, with its write latency then.
 
 use super::Outcome;
-use super::evidence::{num, opt};
 use super::inputs::{Available, Missing, Series};
 use crate::analysis::stats::{mean, present, quantile};
 use crate::model::{Finding, Severity, Window};
 use crate::table::Cell;
 use crate::table::columns::{Col, DevMetric};
+use crate::verdict::{Metric, Unit};
 
 /// Rule id.
 pub const ID: &str = "device_saturation";
@@ -57,10 +57,10 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         .map(|s| hot.iter().filter_map(|&r| s.values.get(r).and_then(Cell::get)).collect::<Vec<_>>())
         .unwrap_or_default();
     let mut metrics = std::collections::BTreeMap::new();
-    metrics.insert("seconds_saturated", num(hot_s));
-    metrics.insert("share_of_capture", num(hot_s / total));
-    metrics.insert("w_await_ms_mean", opt(mean(&aw)));
-    metrics.insert("w_await_ms_p99", opt(quantile(&aw, 0.99)));
+    metrics.insert("seconds_saturated", Metric::num(hot_s, Unit::Seconds));
+    metrics.insert("share_of_capture", Metric::num(hot_s / total, Unit::Fraction));
+    metrics.insert("w_await_ms_mean", Metric::opt(mean(&aw), Unit::Milliseconds));
+    metrics.insert("w_await_ms_p99", Metric::opt(quantile(&aw, 0.99), Unit::Milliseconds));
     let row = hot[0];
     let last = *hot.last().unwrap_or(&row);
     Outcome::Fire(Box::new(Finding {
@@ -105,10 +105,10 @@ mod tests {
         let f = fired(run(&util, Some(&[4.0; 20])));
         assert_eq!(f.rule, ID);
         assert_eq!(
-            (f.metrics["seconds_saturated"].clone(), f.metrics["share_of_capture"].clone()),
+            (f.metrics["seconds_saturated"].value.clone(), f.metrics["share_of_capture"].value.clone()),
             (10.0.into(), 0.5.into())
         );
-        assert_eq!(f.metrics["w_await_ms_mean"], 4.0);
+        assert_eq!(f.metrics["w_await_ms_mean"].value, 4.0);
         assert_eq!(f.evidence[0].metric, "%util");
         let w = f.window.unwrap();
         assert_eq!((w.start.as_str(), w.end.as_str()), ("2023-11-14T22:13:20Z", "2023-11-14T22:13:29Z"));

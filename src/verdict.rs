@@ -266,6 +266,37 @@ impl Unit {
     }
 }
 
+/// A written device as a finding names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Device {
+    /// Its name (`loop0`).
+    pub name: String,
+    /// In words with its stack (`loop0 (loop on physical disk vda)`), or its name.
+    pub described: String,
+    /// The block stack below it, when resolved.
+    pub stack: Option<DeviceStack>,
+}
+
+/// The block stack below a device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceStack {
+    /// The physical disks at its bottom.
+    pub physical: Vec<String>,
+    /// The chain down to them (`loop0 -> vda`).
+    pub chain: String,
+}
+
+impl Device {
+    /// Adds the device, its physical disks and its stack to a finding's metrics.
+    pub fn metrics(&self, m: &mut BTreeMap<&'static str, Metric>) {
+        m.insert("device", Metric::text(self.name.clone()));
+        if let Some(s) = &self.stack {
+            m.insert("physical_devices", Metric::list(s.physical.iter().cloned()));
+            m.insert("device_stack", Metric::text(s.chain.clone()));
+        }
+    }
+}
+
 /// A number as JSON, rounded to 3 decimals; null when not finite.
 pub fn number(v: f64) -> Value {
     serde_json::Number::from_f64((v * 1000.0).round() / 1000.0).map_or(Value::Null, Value::Number)

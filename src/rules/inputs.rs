@@ -15,7 +15,7 @@ use crate::model::Evidence;
 use crate::pipeline::{Context, LineIndex, ParsedFile, Pipeline, Sourced, ThreadTotal};
 use crate::table::Timeline;
 use crate::table::columns::Col;
-use crate::verdict::Metric;
+use crate::verdict::{Device, DeviceStack, Metric};
 use iosift_parsers::mounts::Mount;
 use iosift_parsers::smaps::Mapping;
 use std::collections::BTreeMap;
@@ -205,13 +205,18 @@ impl DeviceWrites<'_> {
         self.stack.map_or_else(|| self.device.to_string(), |s| s.describe())
     }
 
+    /// The device as a verdict names it.
+    pub fn named(&self) -> Device {
+        Device {
+            name: self.device.to_string(),
+            described: self.describe(),
+            stack: self.stack.map(|s| DeviceStack { physical: s.physical.clone(), chain: s.chain.clone() }),
+        }
+    }
+
     /// Adds the device, its physical disks and its stack to a finding's metrics.
     pub fn metrics(&self, m: &mut BTreeMap<&'static str, Metric>) {
-        m.insert("device", Metric::text(self.device));
-        if let Some(s) = self.stack {
-            m.insert("physical_devices", Metric::list(s.physical.iter().cloned()));
-            m.insert("device_stack", Metric::text(s.chain.clone()));
-        }
+        self.named().metrics(m)
     }
 }
 

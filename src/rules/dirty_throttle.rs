@@ -12,7 +12,7 @@
 use crate::table::Cell;
 use crate::table::cell::at;
 
-use super::buffered_burst::{self, Writer};
+use super::buffered_burst::{self, Writer, Written};
 use super::evidence::{ctx_evidence, mb};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
 use super::{Decision, Outcome};
@@ -172,16 +172,8 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
 /// limits, the writer's and the device's pace and what perf saw.
 #[derive(Debug, Clone)]
 pub struct Verdict {
-    /// The writer's name as pidstat prints it.
-    pub writer: String,
-    /// Its thread id.
-    pub writer_tid: u32,
-    /// Bytes it dirtied.
-    pub writer_bytes: f64,
-    /// Seconds from its first to its last write.
-    pub writer_seconds: usize,
-    /// Its rate, bytes/s.
-    pub writer_bytes_s: f64,
+    /// The writer and its write.
+    pub writer: Written,
     /// The device that wrote half its volume meanwhile.
     pub device: Option<Device>,
     /// That device's rate, bytes/s.
@@ -299,11 +291,13 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     }
     let confidence = 0.6 + if equal { 0.15 } else { 0.0 } + if perf_seen { 0.15 } else { 0.0 };
     Decision::Fire(Verdict {
-        writer: w.comm.to_string(),
-        writer_tid: w.tid,
-        writer_bytes: volume,
-        writer_seconds: seconds,
-        writer_bytes_s: writer_rate,
+        writer: Written {
+            comm: w.comm.to_string(),
+            tid: w.tid,
+            bytes: volume,
+            seconds: seconds as f64,
+            bytes_s: writer_rate,
+        },
         device: dev.map(DeviceWrites::named),
         device_bytes_s: device_rate,
         writer_to_device_rate: ratio,
@@ -332,13 +326,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             // The writer is its own issuer: held at the ceiling, it writes at the device's pace
             // (the gate and the rates above are the witnesses).
             actors: crate::verdict::Actors {
-                writers: vec![crate::verdict::Actor::measured(
-                    crate::verdict::Role::Writer,
-                    w.comm,
-                    Some(w.tid),
-                    None,
-                    "pidstat -d",
-                )],
+                writers: vec![w.actor()],
                 issuers: vec![
                     crate::verdict::Actor::measured(
                         crate::verdict::Role::Issuer(crate::verdict::IssuerClass::WriterThrottled),
@@ -378,12 +366,12 @@ pub fn explain(v: &Verdict) -> Finding {
         match (v.writer_to_device_rate, device_name) {
             (Some(x), Some(d)) if v.equal_rates => format!(
                 "the writer's {}/s equals {d}'s {}/s (ratio {x:.2}): supporting, a held writer goes at the device's pace",
-                mb(v.writer_bytes_s),
+                mb(v.writer.bytes_s),
                 mb(v.device_bytes_s.unwrap_or(0.0))
             ),
             (Some(x), Some(d)) => format!(
                 "the writer's {}/s against {d}'s {}/s (ratio {x:.2}): not equal, weakens it (other writers share the device or the pool)",
-                mb(v.writer_bytes_s),
+                mb(v.writer.bytes_s),
                 mb(v.device_bytes_s.unwrap_or(0.0))
             ),
             _ => "no device wrote half the writer's volume while it ran: the device's pace is unknown".into(),
@@ -401,11 +389,7 @@ pub fn explain(v: &Verdict) -> Finding {
         },
     ];
     let mut metrics = BTreeMap::new();
-    metrics.insert("writer", Metric::text(v.writer.clone()));
-    metrics.insert("writer_tid", Metric::num(v.writer_tid as f64, Unit::ThreadId));
-    metrics.insert("writer_bytes", Metric::num(v.writer_bytes, Unit::Bytes));
-    metrics.insert("writer_seconds", Metric::num(v.writer_seconds as f64, Unit::Seconds));
-    metrics.insert("writer_bytes_s", Metric::num(v.writer_bytes_s, Unit::BytesPerSecond));
+    v.writer.metrics(&mut metrics);
     match &v.device {
         Some(d) => d.metrics(&mut metrics),
         None => {
@@ -429,12 +413,12 @@ pub fn explain(v: &Verdict) -> Finding {
     );
     metrics.insert("evidence_strength", Metric::list(pieces.to_vec()));
     let summary = format!(
-        "{} (tid {}) is held at the dirty limit: {} in {} s at {}/s{}, with Dirty + Writeback up to {} against the {limit_text}. Evidence: {}.",
-        v.writer,
-        v.writer_tid,
-        mb(v.writer_bytes),
-        v.writer_seconds,
-        mb(v.writer_bytes_s),
+        "{} (tid {}) is held at the dirty limit: {} in {:.0} s at {}/s{}, with Dirty + Writeback up to {} against the {limit_text}. Evidence: {}.",
+        v.writer.comm,
+        v.writer.tid,
+        mb(v.writer.bytes),
+        v.writer.seconds,
+        mb(v.writer.bytes_s),
         v.device.as_ref().map_or(String::new(), |d| format!(", the pace of {}", d.described)),
         mb(v.peak_pool_bytes),
         pieces.join("; ")

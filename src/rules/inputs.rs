@@ -15,7 +15,7 @@ use crate::model::Evidence;
 use crate::pipeline::{Context, LineIndex, ParsedFile, Pipeline, Sourced, ThreadTotal};
 use crate::table::Timeline;
 use crate::table::columns::Col;
-use crate::verdict::{Device, DeviceStack, Metric};
+use crate::verdict::{Device, DeviceStack};
 use iosift_parsers::mounts::Mount;
 use iosift_parsers::smaps::Mapping;
 use std::collections::BTreeMap;
@@ -212,11 +212,6 @@ impl DeviceWrites<'_> {
             described: self.describe(),
             stack: self.stack.map(|s| DeviceStack { physical: s.physical.clone(), chain: s.chain.clone() }),
         }
-    }
-
-    /// Adds the device, its physical disks and its stack to a finding's metrics.
-    pub fn metrics(&self, m: &mut BTreeMap<&'static str, Metric>) {
-        self.named().metrics(m)
     }
 }
 

@@ -114,8 +114,10 @@ pub struct Finding {
     pub summary: String,
     /// When it happened.
     pub window: Option<Window>,
-    /// Named numbers (null when unknown).
-    pub metrics: BTreeMap<&'static str, serde_json::Value>,
+    /// Named numbers (null when unknown), each with its unit: written as `metrics` (key ->
+    /// plain value) followed by `metric_units` (key -> [`crate::verdict::Unit::id`]).
+    #[serde(flatten, serialize_with = "crate::verdict::metrics_and_units")]
+    pub metrics: BTreeMap<&'static str, crate::verdict::Metric>,
     /// Where the numbers come from.
     pub evidence: Vec<Evidence>,
     /// What to change.

@@ -7,8 +7,15 @@
 //!
 //! The issuer classes are those of `../shared/EVIDENCE.md` section 2; their ids
 //! (`application_flush`, ...) are part of findings.json and never renamed.
+//!
+//! A finding's numbers are [`Metric`]s: a value with its typed [`Unit`]. The page
+//! formats a value by its unit, never by its key's name; findings.json keeps
+//! `metrics` as key -> plain value and adds `metric_units` (key -> [`Unit::id`]).
 
 use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// Why a block write was issued, and by whom in kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -192,6 +199,185 @@ pub struct Actors {
     pub bound: Vec<Actor>,
 }
 
+/// What a metric's value measures, and so how it is read and shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Unit {
+    /// A duration in seconds.
+    Seconds,
+    /// A duration in milliseconds.
+    Milliseconds,
+    /// An instant: seconds since the Unix epoch.
+    EpochSeconds,
+    /// Seconds gained per second (a lag's growth).
+    SecondsPerSecond,
+    /// A volume in bytes.
+    Bytes,
+    /// A rate in bytes per second.
+    BytesPerSecond,
+    /// A size in KiB (the kernel's and pidstat's `kB`, 1024 bytes).
+    KiB,
+    /// A rate in MB (10^6 bytes) per second.
+    MegabytesPerSecond,
+    /// A percentage, 0..100.
+    Percent,
+    /// A share, 0..1.
+    Fraction,
+    /// A ratio of two like quantities, unbounded (per transaction, writer to device, amplification).
+    Ratio,
+    /// A number of things (readings, bursts, episodes).
+    Count,
+    /// Events per second.
+    PerSecond,
+    /// A thread id: a number that names, not measures.
+    ThreadId,
+    /// A server or kernel setting as read (a number, or its text when not numeric).
+    Setting,
+    /// A name or a word.
+    Text,
+    /// True or false.
+    Flag,
+    /// A list of names or sentences.
+    List,
+}
+
+impl Unit {
+    /// The stable short id written to findings.json's `metric_units` (never renamed).
+    pub fn id(self) -> &'static str {
+        match self {
+            Unit::Seconds => "s",
+            Unit::Milliseconds => "ms",
+            Unit::EpochSeconds => "epoch_s",
+            Unit::SecondsPerSecond => "s/s",
+            Unit::Bytes => "bytes",
+            Unit::BytesPerSecond => "bytes/s",
+            Unit::KiB => "KiB",
+            Unit::MegabytesPerSecond => "MB/s",
+            Unit::Percent => "%",
+            Unit::Fraction => "fraction",
+            Unit::Ratio => "ratio",
+            Unit::Count => "count",
+            Unit::PerSecond => "/s",
+            Unit::ThreadId => "tid",
+            Unit::Setting => "setting",
+            Unit::Text => "text",
+            Unit::Flag => "flag",
+            Unit::List => "list",
+        }
+    }
+}
+
+/// A written device as a finding names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Device {
+    /// Its name (`loop0`).
+    pub name: String,
+    /// In words with its stack (`loop0 (loop on physical disk vda)`), or its name.
+    pub described: String,
+    /// The block stack below it, when resolved.
+    pub stack: Option<DeviceStack>,
+}
+
+/// The block stack below a device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceStack {
+    /// The physical disks at its bottom.
+    pub physical: Vec<String>,
+    /// The chain down to them (`loop0 -> vda`).
+    pub chain: String,
+}
+
+impl Device {
+    /// Adds the device, its physical disks and its stack to a finding's metrics.
+    pub fn metrics(&self, m: &mut BTreeMap<&'static str, Metric>) {
+        m.insert("device", Metric::text(self.name.clone()));
+        if let Some(s) = &self.stack {
+            m.insert("physical_devices", Metric::list(s.physical.iter().cloned()));
+            m.insert("device_stack", Metric::text(s.chain.clone()));
+        }
+    }
+}
+
+/// A number as JSON, rounded to 3 decimals; null when not finite.
+pub fn number(v: f64) -> Value {
+    serde_json::Number::from_f64((v * 1000.0).round() / 1000.0).map_or(Value::Null, Value::Number)
+}
+
+/// One named value of a finding, with its unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metric {
+    /// The value as findings.json writes it (null when unknown).
+    pub value: Value,
+    /// What it measures.
+    pub unit: Unit,
+}
+
+impl Metric {
+    /// A number (rounded to 3 decimals; null when not finite).
+    pub fn num(v: f64, unit: Unit) -> Metric {
+        Metric { value: number(v), unit }
+    }
+
+    /// A number, or null when unknown.
+    pub fn opt(v: Option<f64>, unit: Unit) -> Metric {
+        Metric { value: v.map_or(Value::Null, number), unit }
+    }
+
+    /// A name or a word.
+    pub fn text(s: impl Into<String>) -> Metric {
+        Metric { value: Value::String(s.into()), unit: Unit::Text }
+    }
+
+    /// A name, or null when unknown.
+    pub fn opt_text(s: Option<String>) -> Metric {
+        Metric { value: Value::from(s), unit: Unit::Text }
+    }
+
+    /// True or false.
+    pub fn flag(b: bool) -> Metric {
+        Metric { value: Value::Bool(b), unit: Unit::Flag }
+    }
+
+    /// A list of names or sentences.
+    pub fn list<T: Into<String>>(items: impl IntoIterator<Item = T>) -> Metric {
+        Metric {
+            value: Value::Array(items.into_iter().map(|x| Value::String(x.into())).collect()),
+            unit: Unit::List,
+        }
+    }
+
+    /// A setting as read: its number when numeric, else its text.
+    pub fn setting(v: &str) -> Metric {
+        Metric {
+            value: v.parse::<f64>().map_or_else(|_| Value::String(v.to_string()), number),
+            unit: Unit::Setting,
+        }
+    }
+}
+
+/// Serializes a finding's metrics as two members: `metrics` (key -> plain value, the
+/// contract as before) and `metric_units` (key -> [`Unit::id`]).
+pub fn metrics_and_units<S: serde::Serializer>(
+    m: &BTreeMap<&'static str, Metric>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    struct Values<'a>(&'a BTreeMap<&'static str, Metric>);
+    impl Serialize for Values<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(self.0.iter().map(|(k, v)| (k, &v.value)))
+        }
+    }
+    struct Units<'a>(&'a BTreeMap<&'static str, Metric>);
+    impl Serialize for Units<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(self.0.iter().map(|(k, v)| (k, v.unit.id())))
+        }
+    }
+    let mut map = s.serialize_map(Some(2))?;
+    map.serialize_entry("metrics", &Values(m))?;
+    map.serialize_entry("metric_units", &Units(m))?;
+    map.end()
+}
+
 /// The declaration of a rule to the report: its title and the charts that show it best.
 #[derive(Debug, Clone, Copy)]
 pub struct RuleSpec {
@@ -222,5 +408,23 @@ mod tests {
             .unwrap();
         assert_eq!(w["class"], "writer");
         assert_eq!(w["comm"], "dd");
+    }
+
+    #[test]
+    fn metrics_keep_plain_values_and_add_their_units() {
+        let mut m = BTreeMap::new();
+        m.insert("period_s", Metric::num(31.00049, Unit::Seconds));
+        m.insert("device", Metric::text("vda"));
+        m.insert("sync_binlog", Metric::setting("1"));
+        m.insert("mode", Metric::setting("OFF"));
+        m.insert("gone", Metric::opt(None, Unit::Bytes));
+        let v = metrics_and_units(&m, serde_json::value::Serializer).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "metrics": {"device": "vda", "gone": null, "mode": "OFF", "period_s": 31.0, "sync_binlog": 1.0},
+                "metric_units": {"device": "text", "gone": "bytes", "mode": "setting", "period_s": "s", "sync_binlog": "setting"}
+            })
+        );
     }
 }

@@ -211,7 +211,7 @@ fn verdict_checks(case: &str, half: &str, truth: &serde_json::Value, r: &Report)
         if rule == "periodic_write_bursts"
             && let Some(p) = truth["period_s"].as_f64()
         {
-            let got = f.metrics.get("period_s").and_then(|v| v.as_f64());
+            let got = f.metrics.get("period_s").and_then(|m| m.value.as_f64());
             let holds = got.is_some_and(|g| (g - p).abs() <= 1.5);
             out.push(mk(
                 &rule,

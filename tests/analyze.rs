@@ -36,7 +36,7 @@ fn outcome(r: &Report, rule: &str) -> String {
 }
 
 fn metric(f: &iosift::model::Finding, k: &str) -> f64 {
-    f.metrics.get(k).and_then(|v| v.as_f64()).unwrap_or_else(|| panic!("metric {k} missing"))
+    f.metrics.get(k).and_then(|m| m.value.as_f64()).unwrap_or_else(|| panic!("metric {k} missing"))
 }
 
 #[test]
@@ -135,9 +135,9 @@ fn s3_buffered_dd_is_one_buffered_write() {
     assert_ne!(outcome(&r, "mmap_large_folio_writeback"), "fired");
     assert_eq!(outcome(&r, "buffered_writer_dirty_throttle"), "passed");
     let f = fired(&r, "buffered_write_burst").expect("buffered_write_burst fires");
-    assert_eq!(f.metrics["writer"], "dd");
+    assert_eq!(f.metrics["writer"].value, "dd");
     assert_eq!(metric(f, "writer_tid"), 28816.0);
-    assert_eq!(f.metrics["device"], "vda");
+    assert_eq!(f.metrics["device"].value, "vda");
     // dd's 3,145,728,000 bytes, pidstat's share of them (its first and last partial seconds).
     let v = metric(f, "writer_bytes");
     assert!((2.8e9..=3.15e9).contains(&v), "{v}");
@@ -158,9 +158,9 @@ fn sample_buffered_copy_is_one_write_flushed_by_the_periodic_flusher() {
     let truth = sample_truth("buffered_copy");
     let r = run(sample("buffered_copy"));
     let f = fired(&r, "buffered_write_burst").expect("fires");
-    assert_eq!(f.metrics["writer"], "dd");
+    assert_eq!(f.metrics["writer"].value, "dd");
     assert_eq!(metric(f, "writer_tid"), truth_f64(&truth, &["dd", "pid"]));
-    assert_eq!(f.metrics["device"], "vda");
+    assert_eq!(f.metrics["device"].value, "vda");
     let bytes = truth_f64(&truth, &["dd", "bytes"]);
     assert!((metric(f, "writer_bytes") - bytes).abs() <= 0.05 * bytes, "{}", metric(f, "writer_bytes"));
     let dirty_max = truth_f64(&truth, &["dirty_kB_max"]) * 1024.0;
@@ -169,12 +169,17 @@ fn sample_buffered_copy_is_one_write_flushed_by_the_periodic_flusher() {
     // Flushed 30 s (expiry) + up to one 5 s wake-up after dirtying began.
     let lag = metric(f, "flush_lag_s");
     assert!((30.0..=36.0).contains(&lag), "{lag}");
-    assert_eq!(f.metrics["flush_lag_matches_expiry"], true);
+    assert_eq!(f.metrics["flush_lag_matches_expiry"].value, true);
     let peak = truth_f64(&truth, &["iostat_vda_while_dd_ran", "wkB_s_max"]) * 1024.0;
     assert!((metric(f, "device_peak_bytes_s") - peak).abs() <= 0.02 * peak);
     // kworkers issued the writes; they are never the writer.
     assert!(
-        f.metrics["issuers"].as_array().unwrap().iter().all(|i| i.as_str().unwrap().starts_with("kworker/"))
+        f.metrics["issuers"]
+            .value
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i.as_str().unwrap().starts_with("kworker/"))
     );
     if let Some(p) = fired(&r, "periodic_write_bursts") {
         assert!(!p.remedies.iter().any(|m| m.contains("application timer")), "{:?}", p.remedies);
@@ -191,16 +196,16 @@ fn sample_loop_copy_names_dd_loop0_and_the_kworkers_as_issuers() {
     let truth = sample_truth("mx_ext4_loop_copy_expire1500");
     let r = run(sample("mx_ext4_loop_copy_expire1500"));
     let f = fired(&r, "buffered_write_burst").expect("fires");
-    assert_eq!(f.metrics["writer"], "dd");
+    assert_eq!(f.metrics["writer"].value, "dd");
     assert_eq!(metric(f, "writer_tid"), truth_f64(&truth, &["writer", "pid"]));
-    assert_eq!(f.metrics["device"], truth["device"].as_str().unwrap());
+    assert_eq!(f.metrics["device"].value, truth["device"].as_str().unwrap());
     let also: Vec<&str> =
-        f.metrics["also_written_on"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
+        f.metrics["also_written_on"].value.as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
     assert!(also.contains(&truth["physical_device"].as_str().unwrap()), "{also:?}");
     let bytes = truth_f64(&truth, &["writer", "bytes"]);
     assert!((metric(f, "writer_bytes") - bytes).abs() <= 0.05 * bytes, "{}", metric(f, "writer_bytes"));
     let issuers: Vec<&str> =
-        f.metrics["issuers"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
+        f.metrics["issuers"].value.as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
     assert!(
         !issuers.is_empty() && issuers.iter().all(|c| c.starts_with("kworker/") && c.ends_with("-loop0")),
         "{issuers:?}"
@@ -229,11 +234,11 @@ fn sample_throttled_copy_names_loop0_and_the_limit() {
     let truth = sample_truth("mx_ext4_loop_slow_copy_throttled");
     let r = run(sample("mx_ext4_loop_slow_copy_throttled"));
     let f = fired(&r, "buffered_writer_dirty_throttle").expect("fires");
-    assert_eq!(f.metrics["writer"], "dd");
+    assert_eq!(f.metrics["writer"].value, "dd");
     assert_eq!(metric(f, "writer_tid"), truth_f64(&truth, &["writer", "pid"]));
-    assert_eq!(f.metrics["device"], "loop0");
+    assert_eq!(f.metrics["device"].value, "loop0");
     assert_eq!(metric(f, "dirty_limit_bytes"), truth_f64(&truth, &["dirty_limit_bytes"]));
-    assert_eq!(f.metrics["limits_from"], "nr_dirty_threshold");
+    assert_eq!(f.metrics["limits_from"].value, "nr_dirty_threshold");
     let ratio = metric(f, "writer_to_device_rate");
     assert!((0.9..=1.2).contains(&ratio), "{ratio}");
     assert!(metric(f, "seconds_above_ceiling_share") >= 0.5);
@@ -251,7 +256,7 @@ fn sample_large_folio_amplification_fires() {
     assert_eq!(metric(f, "file_pmd_mapped_kb"), 1_048_576.0);
     let med = metric(f, "burst_bytes_median");
     assert!((700e6..900e6).contains(&med), "{med}");
-    let amp = f.metrics.get("amplification_estimate").and_then(|v| v.as_f64());
+    let amp = f.metrics.get("amplification_estimate").and_then(|m| m.value.as_f64());
     assert!(amp.is_some_and(|a| a > 50.0), "amplification {amp:?}");
     assert!(f.evidence.iter().any(|e| e.metric.starts_with("kernel")));
     let p = fired(&r, "periodic_write_bursts").expect("periodic too");
@@ -290,7 +295,7 @@ fn sample_replica_io_bound() {
     let truth = sample_truth("replica_io_bound");
     let r = run(sample("replica_io_bound"));
     let f = fired(&r, "replication_lag").expect("replication_lag fires");
-    assert_eq!(f.metrics["bound_by"], "io_thread", "{}", f.summary);
+    assert_eq!(f.metrics["bound_by"].value, "io_thread", "{}", f.summary);
     let g = metric(f, "lag_growth_s_per_s");
     let own = truth_f64(&truth, &["status_series", "lag_slope_s_per_s"]);
     assert!((g - own).abs() <= 0.15, "growth {g} vs the status series' {own}");
@@ -315,8 +320,8 @@ fn sample_replica_io_bound() {
     let real = truth_f64(&truth, &["replica", "binlog_commits_per_s"]);
     assert!((tps - real).abs() <= 0.15 * real, "{tps} transactions/s vs the replica's {real}");
     assert!(tps < 0.2 * truth_f64(&truth, &["load_on_primary", "tps"]), "not the source's rate");
-    assert_eq!(fs.metrics["replica"], true);
-    assert_eq!(fs.metrics["replica_thread"], "io_thread");
+    assert_eq!(fs.metrics["replica"].value, true);
+    assert_eq!(fs.metrics["replica_thread"].value, "io_thread");
     // The device's f/s also counts the primary on this host: the replica's own fsyncs are used.
     assert!(metric(fs, "flushes_per_s") < 0.5 * truth_f64(&truth, &["iostat_during_load", "vda_f_s_mean"]));
     assert!(fs.summary.contains("replica"), "{}", fs.summary);
@@ -333,7 +338,7 @@ fn sample_replica_sql_bound() {
     let truth = sample_truth("replica_sql_bound");
     let r = run(sample("replica_sql_bound"));
     let f = fired(&r, "replication_lag").expect("replication_lag fires");
-    assert_eq!(f.metrics["bound_by"], "sql_thread", "{}", f.summary);
+    assert_eq!(f.metrics["bound_by"].value, "sql_thread", "{}", f.summary);
     let g = metric(f, "lag_growth_s_per_s");
     let own = truth_f64(&truth, &["status_series", "lag_slope_s_per_s"]);
     assert!((g - own).abs() <= 0.15, "growth {g} vs {own}");
@@ -362,7 +367,7 @@ fn sample_case2_derived_fires_and_fixed_kernel_passes() {
     let f = fired(&r, "ext4_dioread_nolock_nodelalloc").expect("fires");
     let w = metric(f, "write_mb_per_s");
     assert!((25.0..32.0).contains(&w), "{w}");
-    assert!(f.metrics["kernel"].as_str().unwrap().contains("4.19.91-25.al7"));
+    assert!(f.metrics["kernel"].value.as_str().unwrap().contains("4.19.91-25.al7"));
     let r = run(sample("ext4_dioread_nolock_derived_fixed_kernel"));
     assert_eq!(outcome(&r, "ext4_dioread_nolock_nodelalloc"), "passed");
 }
@@ -618,7 +623,7 @@ fn replication_case(name: &str, witness: &str) -> Report {
     let truth = sample_truth(name);
     let r = run(sample(name));
     let f = fired(&r, "replication_lag").unwrap_or_else(|| panic!("{name}: replication_lag fires"));
-    assert_eq!(f.metrics["lag_witness"], witness, "{name}: {}", f.summary);
+    assert_eq!(f.metrics["lag_witness"].value, witness, "{name}: {}", f.summary);
     let end = metric(f, "lag_end_s");
     let want = true_lag_at(&truth, metric(f, "lag_end_epoch"));
     assert!((end - want).abs() <= LAG_TOLERANCE_S, "{name}: lag {end} s at the end vs the truth's {want} s");
@@ -627,8 +632,8 @@ fn replication_case(name: &str, witness: &str) -> Report {
     assert!((g - tg).abs() <= GROWTH_TOLERANCE, "{name}: growth {g} vs the truth's {tg}");
     let hb = truth_f64(&truth, &["heartbeat", "lag_slope_s_per_s"]);
     assert!((g - hb).abs() <= GROWTH_TOLERANCE, "{name}: growth {g} vs heartbeat.py's {hb}");
-    assert_eq!(f.metrics["bound_by"], truth["expect_bound_by"], "{name}: {}", f.summary);
-    assert_eq!(f.metrics["bound_class"], truth["expect_bound_class"], "{name}: {}", f.summary);
+    assert_eq!(f.metrics["bound_by"].value, truth["expect_bound_by"], "{name}: {}", f.summary);
+    assert_eq!(f.metrics["bound_class"].value, truth["expect_bound_class"], "{name}: {}", f.summary);
     let bound = &f.actors.bound[0];
     let thread =
         if truth["expect_bound_by"] == "io_thread" { "replica IO thread" } else { "replica SQL thread" };
@@ -652,7 +657,7 @@ fn sample_rx_link_800kbit() {
     assert!(metric(f, "sbm_zero_while_behind_readings") >= 0.7 * zeros, "{}", f.summary);
     assert!(f.summary.contains("Seconds_Behind_Master read 0"), "{}", f.summary);
     assert!(f.summary.contains("pt-heartbeat --update is not running"), "{}", f.summary);
-    assert!(f.metrics["heartbeat_lag_end_s"].is_null());
+    assert!(f.metrics["heartbeat_lag_end_s"].value.is_null());
     assert!(f.remedies[0].contains("Do not relax"), "{:?}", f.remedies);
 }
 
@@ -692,9 +697,9 @@ fn replication_samples_keep_their_bound() {
             );
             continue;
         };
-        assert_eq!(f.metrics["bound_by"], truth["expect_bound_by"], "{name}: {}", f.summary);
+        assert_eq!(f.metrics["bound_by"].value, truth["expect_bound_by"], "{name}: {}", f.summary);
         if let Some(class) = truth.get("expect_bound_class") {
-            assert_eq!(&f.metrics["bound_class"], class, "{name}: {}", f.summary);
+            assert_eq!(&f.metrics["bound_class"].value, class, "{name}: {}", f.summary);
         }
         assert!(f.actors.bound[0].measured, "{name}");
         if truth.get("expect_bound_class").is_some_and(|c| c == "io_thread_writes") {

@@ -94,13 +94,13 @@ fn the_commit_rate_is_the_clients_rate() {
     for (k, prefix) in ["2026_12_01_19_14_22", "2026_12_01_19_14_57"].iter().enumerate() {
         let r = pt_stalk(prefix);
         let f = r.doc.findings.iter().find(|f| f.rule == "fsync_bound_small_transactions").expect("fires");
-        let tps = f.metrics["transactions_per_s"].as_f64().unwrap();
+        let tps = f.metrics["transactions_per_s"].value.as_f64().unwrap();
         let clients = t["windows"][k]["client_tps_mean"].as_f64().unwrap();
         // Binlog_commits: one per transaction. Handler_commit would give ~2.4x, Com_commit ~0.1x.
         assert!((tps / clients - 1.0).abs() < 0.05, "{prefix}: {tps} vs clients {clients}");
-        assert!(f.metrics["commit_counter"].as_str().is_some_and(|c| c.starts_with("Binlog_commits")));
-        assert_eq!(f.metrics["sync_binlog"].as_f64(), Some(1.0), "-variables read");
-        assert_eq!(f.metrics["innodb_flush_log_at_trx_commit"].as_f64(), Some(1.0));
+        assert!(f.metrics["commit_counter"].value.as_str().is_some_and(|c| c.starts_with("Binlog_commits")));
+        assert_eq!(f.metrics["sync_binlog"].value.as_f64(), Some(1.0), "-variables read");
+        assert_eq!(f.metrics["innodb_flush_log_at_trx_commit"].value.as_f64(), Some(1.0));
     }
 }
 

@@ -14,7 +14,7 @@ use iosift::model::*;
 use iosift::report::{BatchRow, terminal_summary, write_batch_index, write_report};
 use iosift::table::timeline::Series;
 use iosift::table::{Cell, Timeline};
-use iosift::verdict::{Actor, Actors, IssuerClass, Role};
+use iosift::verdict::{Actor, Actors, IssuerClass, Metric, Role, Unit};
 use iosift_parsers::{DiagKind, Diagnostic};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -127,14 +127,14 @@ fn report() -> Report {
     let timeline = timeline();
     let bursts = bursts(&timeline);
     let mut m1 = BTreeMap::new();
-    m1.insert("period_s", serde_json::json!(31.0));
-    m1.insert("period_confidence", serde_json::json!(0.93));
-    m1.insert("bursts", serde_json::json!(bursts.len()));
-    m1.insert("burst_bytes_median", serde_json::json!(450.0 * MIB));
+    m1.insert("period_s", Metric::num(31.0, Unit::Seconds));
+    m1.insert("period_confidence", Metric::num(0.93, Unit::Fraction));
+    m1.insert("bursts", Metric::num(bursts.len() as f64, Unit::Count));
+    m1.insert("burst_bytes_median", Metric::num(450.0 * MIB, Unit::Bytes));
     let mut m2 = BTreeMap::new();
-    m2.insert("burst_bytes_median", serde_json::json!(450.0 * MIB));
-    m2.insert("file_pmd_mapped_kb", serde_json::json!(2048));
-    m2.insert("amplification_estimate", serde_json::Value::Null);
+    m2.insert("burst_bytes_median", Metric::num(450.0 * MIB, Unit::Bytes));
+    m2.insert("file_pmd_mapped_kb", Metric::num(2048.0, Unit::KiB));
+    m2.insert("amplification_estimate", Metric::opt(None, Unit::Ratio));
     let findings = vec![
         Finding {
             rule: "periodic_write_bursts",
@@ -438,7 +438,11 @@ fn page_has_every_section_in_order() {
     // Critical finding first although the document lists the warning first.
     assert!(pos("mmap_large_folio_writeback") < pos("periodic_write_bursts"));
     // Metrics, evidence with lines, remedies.
-    assert!(html.contains("<td class=\"n\">31</td>"), "period metric");
+    // Metrics formatted by their typed unit, labelled by their key.
+    assert!(html.contains("<td class=\"n\">31 s</td>"), "period metric in seconds");
+    assert!(html.contains("<td class=\"n\">2048 KiB</td>"), "a KiB metric");
+    assert!(html.contains("<td class=\"n\">0.93</td>"), "a fraction as it is");
+    assert!(html.contains("<td>period confidence</td>"), "the key with spaces");
     assert!(html.contains("120–180"));
     assert!(html.contains("madvise(MADV_RANDOM) on the mapping"));
     assert!(html.contains("missing: mounts, uname"));

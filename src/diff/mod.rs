@@ -285,7 +285,8 @@ fn findings(a: &Report, b: &Report) -> Vec<FindingChange> {
         .map(|rule| {
             let fa = a.doc.findings.iter().find(|f| f.rule == rule);
             let fb = b.doc.findings.iter().find(|f| f.rule == rule);
-            let num = |f: Option<&crate::model::Finding>, k: &str| f.and_then(|f| f.metrics.get(k)?.as_f64());
+            let num =
+                |f: Option<&crate::model::Finding>, k: &str| f.and_then(|f| f.metrics.get(k)?.value.as_f64());
             let mut names: Vec<&str> =
                 fa.iter().chain(fb.iter()).flat_map(|f| f.metrics.keys().copied()).collect();
             names.sort();

@@ -20,6 +20,7 @@ use super::flame::Flame;
 use super::fmt::{bytes_h, full, instant, json_cell, num};
 use crate::model::{Finding, Report, Severity};
 use crate::table::Cell;
+use crate::verdict::{Metric, Unit};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -160,20 +161,20 @@ fn evidence(report: &Report) -> Markup {
             section #evidence {
                 h2 { "Evidence" }
                 p.muted { "The numbers behind each finding and the input lines they were read from (click to open)." }
-                @for f in &fs { (finding_evidence(f)) }
+                @for f in &fs { (finding_evidence(f, &report.display)) }
             }
         }
     }
 }
 
-fn finding_evidence(f: &Finding) -> Markup {
+fn finding_evidence(f: &Finding, zone: &crate::clock::DisplayZone) -> Markup {
     let sev = sev_word(f.severity);
     html! {
         details class={ "finding " (sev) } {
             summary { b { (f.rule) } " · " (f.metrics.len()) " numbers, " (f.evidence.len()) " quoted inputs" }
             @if !f.metrics.is_empty() {
                 table { tr { th { "number" } th { "value" } th { "key in findings.json" } }
-                    @for (k, v) in &f.metrics { tr { td { (super::story::words(k)) } td.n { (metric_cell(k, v)) } td { code { (k) } } } } }
+                    @for (k, m) in &f.metrics { tr { td { (k.replace('_', " ")) } td.n { (metric_cell(m, zone)) } td { code { (k) } } } } }
             }
             @if !f.evidence.is_empty() {
                 table {
@@ -195,12 +196,36 @@ fn finding_evidence(f: &Finding) -> Markup {
     }
 }
 
-/// A metric value; byte counts also in binary units (`471859200 (450 MiB)`).
-fn metric_cell(key: &str, v: &serde_json::Value) -> String {
-    match v.as_f64() {
-        Some(b) if key.contains("bytes") && b.abs() >= 1024.0 => format!("{} ({})", json_cell(v), bytes_h(b)),
-        _ => json_cell(v),
-    }
+/// A metric's value formatted by its [`Unit`], never by its key: byte counts and rates also
+/// in binary units (`471859200 (450 MiB)`), an instant in the display zone, other numbers
+/// with their unit's symbol (`31 s`, `12.5 %`, `200 /s`); names, flags, lists and plain
+/// numbers (counts, shares, ratios, settings, thread ids) as they are.
+fn metric_cell(m: &Metric, zone: &crate::clock::DisplayZone) -> String {
+    let v = json_cell(&m.value);
+    let Some(x) = m.value.as_f64() else { return v };
+    let symbol = match m.unit {
+        Unit::Bytes if x.abs() >= 1024.0 => return format!("{v} ({})", bytes_h(x)),
+        Unit::BytesPerSecond if x.abs() >= 1024.0 => return format!("{v} ({}/s)", bytes_h(x)),
+        Unit::EpochSeconds => return format!("{v} ({} {})", full(zone, x.floor() as i64), zone.label),
+        Unit::Bytes => "B",
+        Unit::BytesPerSecond => "B/s",
+        Unit::Seconds => "s",
+        Unit::Milliseconds => "ms",
+        Unit::SecondsPerSecond => "s/s",
+        Unit::KiB => "KiB",
+        Unit::MegabytesPerSecond => "MB/s",
+        Unit::Percent => "%",
+        Unit::PerSecond => "/s",
+        Unit::Fraction
+        | Unit::Ratio
+        | Unit::Count
+        | Unit::ThreadId
+        | Unit::Setting
+        | Unit::Text
+        | Unit::Flag
+        | Unit::List => return v,
+    };
+    format!("{v} {symbol}")
 }
 
 fn checked(report: &Report) -> Markup {

@@ -21,25 +21,6 @@ const KEY_PANEL_H: f64 = 130.0;
 /// Width of a key chart's coordinate system (about its size on screen: text stays legible).
 const KEY_W: f64 = 600.0;
 
-/// A metric key in words: `burst_request_bytes_mean` -> `burst request bytes mean`,
-/// with the usual abbreviations spelled out.
-pub fn words(key: &str) -> String {
-    let parts: Vec<&str> = key.split('_').collect();
-    let mut out: Vec<&str> = Vec::new();
-    for (i, w) in parts.iter().enumerate() {
-        let prev = i.checked_sub(1).and_then(|j| parts.get(j)).copied();
-        out.push(match *w {
-            "s" if prev == Some("per") => "s",
-            "s" => "per s",
-            "pct" => "%",
-            "trx" => "transaction",
-            "kb" => "kB",
-            other => other,
-        });
-    }
-    out.join(" ")
-}
-
 /// The rule id in words (`fsync_bound_small_transactions` -> `Fsync bound small transactions`).
 fn title_of(rule: &str) -> String {
     let w = rule.replace('_', " ");
@@ -322,10 +303,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn words_and_titles() {
-        assert_eq!(words("burst_request_bytes_mean"), "burst request bytes mean");
-        assert_eq!(words("flushes_per_s"), "flushes per s");
-        assert_eq!(words("lag_growth_s_per_s"), "lag growth per s per s");
+    fn titles_and_confidence() {
         assert_eq!(title_of("replication_lag"), "Replication lag");
         assert_eq!(sure(0.85), "85 % (high)");
     }

@@ -11,15 +11,15 @@
 
 use crate::table::Cell;
 
-use super::Outcome;
-use super::evidence::{mb, num};
+use super::evidence::mb;
 use super::inputs::{Available, DeviceWrites, Missing, Series};
+use super::{Decision, Outcome};
 use crate::analysis::buffered::{self, Drain, Held};
 use crate::analysis::writeback::WritebackWindow;
 use crate::attribution::is_kernel_issuer;
-use crate::model::{Finding, Severity, Window};
+use crate::model::{Finding, Severity};
 use crate::table::columns::{Col, MemMetric, VmCounter};
-use serde_json::Value;
+use crate::verdict::{Device, Metric, Unit};
 use std::collections::BTreeMap;
 
 /// Rule id.
@@ -77,6 +77,45 @@ pub struct Writer<'a> {
     pub category: &'static str,
     /// Its write bytes/s (`thr.<tid>.w_bytes_s`).
     pub series: Series<'a>,
+}
+
+/// A writer's write as a verdict holds it: who, how much, how long and how fast.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The writer's name as pidstat prints it.
+    pub comm: String,
+    /// Its thread id.
+    pub tid: u32,
+    /// Bytes it dirtied.
+    pub bytes: f64,
+    /// Seconds from its first to its last write.
+    pub seconds: f64,
+    /// Its dirtying rate, bytes/s.
+    pub bytes_s: f64,
+}
+
+impl Written {
+    /// Adds `writer`, `writer_tid`, `writer_bytes`, `writer_seconds` and `writer_bytes_s`.
+    pub fn metrics(&self, m: &mut BTreeMap<&'static str, Metric>) {
+        m.insert("writer", Metric::text(self.comm.clone()));
+        m.insert("writer_tid", Metric::num(self.tid as f64, Unit::ThreadId));
+        m.insert("writer_bytes", Metric::num(self.bytes, Unit::Bytes));
+        m.insert("writer_seconds", Metric::num(self.seconds, Unit::Seconds));
+        m.insert("writer_bytes_s", Metric::num(self.bytes_s, Unit::BytesPerSecond));
+    }
+}
+
+impl Writer<'_> {
+    /// The writer as a verdict's actor, witnessed by pidstat.
+    pub fn actor(&self) -> crate::verdict::Actor {
+        crate::verdict::Actor::measured(
+            crate::verdict::Role::Writer,
+            self.comm,
+            Some(self.tid),
+            None,
+            "pidstat -d",
+        )
+    }
 }
 
 /// What the rule reads.
@@ -265,11 +304,66 @@ pub fn explains(i: &Inputs<'_>, bursts: &[crate::analysis::bursts::Burst]) -> Op
     })
 }
 
-/// Evaluates the rule.
-pub fn check(i: &Inputs<'_>) -> Outcome {
+/// When writeback wrote the held data, against the writeback tunables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlushTiming {
+    /// Within `dirty_expire` +- one flusher interval: aged out, written by the periodic flusher.
+    Expiry,
+    /// Later than expiry + one wake-up: written in pieces over several wake-ups.
+    Late,
+    /// Before it expired: background writeback, memory pressure or a sync.
+    Early,
+}
+
+/// What the rule concluded: the writer and its write, how much the page cache held, when
+/// and on which device writeback wrote it.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// The writer and its write.
+    pub writer: Written,
+    /// The most of it held at once, bytes.
+    pub held_bytes: f64,
+    /// That over its volume, 0..1.
+    pub held_share: f64,
+    /// The held bytes were estimated from `nr_dirtied` (else from the rise of Dirty).
+    pub held_by_dirtied: bool,
+    /// The writer's share of all pages dirtied while it ran, 0..1 (`nr_dirtied`).
+    pub writer_share_of_dirtying: Option<f64>,
+    /// Dirty at the held peak, bytes.
+    pub dirty_peak_bytes: f64,
+    /// The device that wrote it.
+    pub device: Device,
+    /// Bytes it wrote during the drain.
+    pub device_drain_bytes: f64,
+    /// Its peak rate then, bytes/s.
+    pub device_peak_bytes_s: f64,
+    /// From the writer's first second to the main fall of Dirty, s.
+    pub flush_lag_s: f64,
+    /// From the writer's first second to writeback's first second, s.
+    pub first_flush_lag_s: f64,
+    /// From the writer's last second to the drain's end, s.
+    pub drain_end_after_writer_s: f64,
+    /// `dirty_expire_centisecs`, s.
+    pub dirty_expire_s: f64,
+    /// `dirty_writeback_centisecs`, s.
+    pub writeback_interval_s: f64,
+    /// The tunables were read from the capture (else the kernel defaults).
+    pub writeback_window_from_capture: bool,
+    /// The flush lag against the tunables.
+    pub timing: FlushTiming,
+    /// The other devices that wrote half as much meanwhile (stacked ones).
+    pub also_written_on: Vec<String>,
+    /// The kernel threads pidstat charged with writes.
+    pub issuers: Vec<String>,
+    /// Severity, confidence, window, evidence, the writer.
+    pub basis: super::Basis,
+}
+
+/// Decides: fires on one buffered write the page cache absorbed and writeback flushed ([`episode`]).
+pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let e = match episode(i) {
         Ok(e) => e,
-        Err(reason) => return Outcome::Pass(reason),
+        Err(reason) => return Decision::Pass(reason),
     };
     let w = &i.writer;
     let dev = &i.devices[e.device];
@@ -281,68 +375,35 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .unwrap_or((e.drain.start, 0.0));
     let seconds = (e.run.1 - e.run.0 + 1) as f64;
-    let rate = e.volume / seconds;
     let lag = e.drain.main as f64 - e.run.0 as f64;
     // Writeback's first second: the device writing at least 5 % of the held data in one second.
     let first = (e.run.0..=e.drain.main)
         .find(|&r| dv.get(r).and_then(Cell::get).is_some_and(|x| x >= FIRST_FLUSH_SHARE * e.held.bytes))
         .unwrap_or(e.drain.main);
-    let first_lag = first as f64 - e.run.0 as f64;
     let win = i.window;
     let (lo, hi) = (win.expire_s, win.seconds());
     let lag_matches = lag >= lo - win.interval_s && lag <= hi + win.interval_s;
-    let lag_text = if lag_matches {
-        "aged out and written by the periodic flusher"
+    let timing = if lag_matches {
+        FlushTiming::Expiry
     } else if lag > hi {
-        "later than expiry + one wake-up: the flusher wrote it in pieces over several wake-ups"
+        FlushTiming::Late
     } else {
-        "before it expired: background writeback (Dirty above the background threshold), memory pressure or a sync started it"
+        FlushTiming::Early
     };
-    let after_writer = e.drain.end as f64 - e.run.1 as f64;
-    let share = e.held.bytes / e.volume;
-    let others: Vec<&str> = i
+    let others: Vec<String> = i
         .devices
         .iter()
         .enumerate()
         .filter(|(k, d)| {
             *k != e.device && buffered::bytes(d.series.values, e.drain.start, to) >= 0.5 * drained
         })
-        .map(|(_, d)| d.device)
+        .map(|(_, d)| d.device.to_string())
         .collect();
-    let mut metrics = BTreeMap::new();
-    metrics.insert("writer", Value::String(w.comm.to_string()));
-    metrics.insert("writer_tid", num(w.tid as f64));
-    metrics.insert("writer_bytes", num(e.volume));
-    metrics.insert("writer_seconds", num(seconds));
-    metrics.insert("writer_bytes_s", num(rate));
-    metrics.insert("held_bytes", num(e.held.bytes));
-    metrics.insert("held_share", num(share));
     // The writer's share of all pages dirtied while it ran (nr_dirtied).
     let own = i.dirtied.as_ref().map(|d| {
         let all = buffered::bytes(d.values, e.run.0, e.run.1) * buffered::PAGE_BYTES;
         if all > 0.0 { (e.volume / all).min(1.0) } else { 1.0 }
     });
-    metrics.insert("writer_share_of_dirtying", super::evidence::opt(own));
-    metrics.insert(
-        "held_estimate",
-        Value::String(
-            if e.held.by_dirtied { "nr_dirtied (oldest dirtied written first)" } else { "rise of Dirty" }
-                .into(),
-        ),
-    );
-    metrics.insert("dirty_peak_bytes", num(e.held.dirty));
-    dev.metrics(&mut metrics);
-    metrics.insert("device_drain_bytes", num(drained));
-    metrics.insert("device_peak_bytes_s", num(peak));
-    metrics.insert("flush_lag_s", num(lag));
-    metrics.insert("first_flush_lag_s", num(first_lag));
-    metrics.insert("drain_end_after_writer_s", num(after_writer));
-    metrics.insert("dirty_expire_s", num(win.expire_s));
-    metrics.insert("writeback_interval_s", num(win.interval_s));
-    metrics.insert("writeback_window_from_capture", Value::Bool(win.from_capture));
-    metrics.insert("flush_lag_matches_expiry", Value::Bool(lag_matches));
-    metrics.insert("also_written_on", Value::from(others.clone()));
-    metrics.insert("issuers", Value::from(i.issuers.iter().map(|(c, _)| c.to_string()).collect::<Vec<_>>()));
     let vals = w.series.values;
     let wpeak = (e.run.0..=e.run.1)
         .filter_map(|r| vals.get(r).and_then(Cell::get).map(|x| (r, x)))
@@ -356,61 +417,128 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         evidence.push(i.dirty.evidence(e.drain.end, "Dirty (kB)", d / 1024.0));
     }
     evidence.push(dev.series.evidence(peak_row, "wkB/s", peak / 1024.0));
-    let tunables = if win.from_capture { "" } else { " (kernel defaults; sysctl not in the capture)" };
+    Decision::Fire(Verdict {
+        writer: Written {
+            comm: w.comm.to_string(),
+            tid: w.tid,
+            bytes: e.volume,
+            seconds,
+            bytes_s: e.volume / seconds,
+        },
+        held_bytes: e.held.bytes,
+        held_share: e.held.bytes / e.volume,
+        held_by_dirtied: e.held.by_dirtied,
+        writer_share_of_dirtying: own,
+        dirty_peak_bytes: e.held.dirty,
+        device: dev.named(),
+        device_drain_bytes: drained,
+        device_peak_bytes_s: peak,
+        flush_lag_s: lag,
+        first_flush_lag_s: first as f64 - e.run.0 as f64,
+        drain_end_after_writer_s: e.drain.end as f64 - e.run.1 as f64,
+        dirty_expire_s: win.expire_s,
+        writeback_interval_s: win.interval_s,
+        writeback_window_from_capture: win.from_capture,
+        timing,
+        also_written_on: others,
+        issuers: i.issuers.iter().map(|(c, _)| c.to_string()).collect(),
+        basis: super::Basis {
+            severity: Severity::Info,
+            // Other dirtiers at the same time make the held estimate (and the drain) less the writer's.
+            confidence: match own {
+                Some(o) => ((0.6 + 0.3 * o) * 100.0).round() / 100.0,
+                None => 0.65,
+            },
+            window: Some((w.series.epoch(e.run.0), w.series.epoch(e.drain.end))),
+            evidence,
+            actors: crate::verdict::Actors { writers: vec![w.actor()], ..Default::default() },
+        },
+    })
+}
+
+/// Writes the verdict as the finding.
+pub fn explain(v: &Verdict) -> Finding {
+    let mut metrics = BTreeMap::new();
+    v.writer.metrics(&mut metrics);
+    metrics.insert("held_bytes", Metric::num(v.held_bytes, Unit::Bytes));
+    metrics.insert("held_share", Metric::num(v.held_share, Unit::Fraction));
+    metrics.insert("writer_share_of_dirtying", Metric::opt(v.writer_share_of_dirtying, Unit::Fraction));
+    metrics.insert(
+        "held_estimate",
+        Metric::text(if v.held_by_dirtied {
+            "nr_dirtied (oldest dirtied written first)"
+        } else {
+            "rise of Dirty"
+        }),
+    );
+    metrics.insert("dirty_peak_bytes", Metric::num(v.dirty_peak_bytes, Unit::Bytes));
+    v.device.metrics(&mut metrics);
+    metrics.insert("device_drain_bytes", Metric::num(v.device_drain_bytes, Unit::Bytes));
+    metrics.insert("device_peak_bytes_s", Metric::num(v.device_peak_bytes_s, Unit::BytesPerSecond));
+    metrics.insert("flush_lag_s", Metric::num(v.flush_lag_s, Unit::Seconds));
+    metrics.insert("first_flush_lag_s", Metric::num(v.first_flush_lag_s, Unit::Seconds));
+    metrics.insert("drain_end_after_writer_s", Metric::num(v.drain_end_after_writer_s, Unit::Seconds));
+    metrics.insert("dirty_expire_s", Metric::num(v.dirty_expire_s, Unit::Seconds));
+    metrics.insert("writeback_interval_s", Metric::num(v.writeback_interval_s, Unit::Seconds));
+    metrics.insert("writeback_window_from_capture", Metric::flag(v.writeback_window_from_capture));
+    metrics.insert("flush_lag_matches_expiry", Metric::flag(v.timing == FlushTiming::Expiry));
+    metrics.insert("also_written_on", Metric::list(v.also_written_on.clone()));
+    metrics.insert("issuers", Metric::list(v.issuers.clone()));
+    let lag_text = match v.timing {
+        FlushTiming::Expiry => "aged out and written by the periodic flusher",
+        FlushTiming::Late => {
+            "later than expiry + one wake-up: the flusher wrote it in pieces over several wake-ups"
+        }
+        FlushTiming::Early => {
+            "before it expired: background writeback (Dirty above the background threshold), memory pressure or a sync started it"
+        }
+    };
+    let tunables =
+        if v.writeback_window_from_capture { "" } else { " (kernel defaults; sysctl not in the capture)" };
     let summary = format!(
-        "{} (tid {}) wrote {} in {seconds:.0} s ({}/s, the rate of dirtying memory, not of the disk); the page cache held up to {} of it at once ({:.0} %, Dirty {}), and writeback wrote it to {}{} afterwards: from {first_lag:.0} s, the main flush {lag:.0} s after the writer began (dirty_expire_centisecs {:.0} s, flusher every {:.0} s{tunables}: {}); {} wrote {} until Dirty had fallen by half the held data, {after_writer:.0} s after the writer's last second, up to {}/s. The writer's own report is not the disk's: its data was not durable when it finished{}.",
-        w.comm,
-        w.tid,
-        mb(e.volume),
-        mb(rate),
-        mb(e.held.bytes),
-        share * 100.0,
-        mb(e.held.dirty),
-        dev.describe(),
-        if others.is_empty() { String::new() } else { format!(" (also written on {})", others.join(", ")) },
-        win.expire_s,
-        win.interval_s,
-        lag_text,
-        dev.device,
-        mb(drained),
-        mb(peak),
-        if i.issuers.is_empty() {
+        "{} (tid {}) wrote {} in {:.0} s ({}/s, the rate of dirtying memory, not of the disk); the page cache held up to {} of it at once ({:.0} %, Dirty {}), and writeback wrote it to {}{} afterwards: from {:.0} s, the main flush {:.0} s after the writer began (dirty_expire_centisecs {:.0} s, flusher every {:.0} s{tunables}: {lag_text}); {} wrote {} until Dirty had fallen by half the held data, {:.0} s after the writer's last second, up to {}/s. The writer's own report is not the disk's: its data was not durable when it finished{}.",
+        v.writer.comm,
+        v.writer.tid,
+        mb(v.writer.bytes),
+        v.writer.seconds,
+        mb(v.writer.bytes_s),
+        mb(v.held_bytes),
+        v.held_share * 100.0,
+        mb(v.dirty_peak_bytes),
+        v.device.described,
+        if v.also_written_on.is_empty() {
+            String::new()
+        } else {
+            format!(" (also written on {})", v.also_written_on.join(", "))
+        },
+        v.first_flush_lag_s,
+        v.flush_lag_s,
+        v.dirty_expire_s,
+        v.writeback_interval_s,
+        v.device.name,
+        mb(v.device_drain_bytes),
+        v.drain_end_after_writer_s,
+        mb(v.device_peak_bytes_s),
+        if v.issuers.is_empty() {
             String::new()
         } else {
             format!(
                 "; the device writes were issued by kernel threads ({}), not by the writer",
-                i.issuers.iter().map(|x| x.0).collect::<Vec<_>>().join(", ")
+                v.issuers.join(", ")
             )
         }
     );
-    Outcome::Fire(Box::new(Finding {
-        rule: ID,
-        severity: Severity::Info,
-        // Other dirtiers at the same time make the held estimate (and the drain) less the writer's.
-        confidence: match own {
-            Some(o) => ((0.6 + 0.3 * o) * 100.0).round() / 100.0,
-            None => 0.65,
-        },
-        summary,
-        window: Some(Window::epochs(w.series.epoch(e.run.0), w.series.epoch(e.drain.end))),
-        metrics,
-        evidence,
-        remedies: vec![
-            "To make a bulk copy durable as it goes (and the device's load smooth), write with O_DIRECT or sync in steps (fdatasync / sync_file_range every few hundred MB, dd oflag=direct or conv=fsync).".into(),
-            "Lower vm.dirty_background_bytes so background writeback starts early instead of a burst when the data ages out.".into(),
-            "Measure the copy's speed including its flush (time ... && sync), not from the writer's own report.".into(),
-        ],
-        actors: crate::verdict::Actors {
-            writers: vec![crate::verdict::Actor::measured(
-                crate::verdict::Role::Writer,
-                i.writer.comm,
-                Some(i.writer.tid),
-                None,
-                "pidstat -d",
-            )],
-            ..Default::default()
-        },
-    }))
+    let remedies = vec![
+        "To make a bulk copy durable as it goes (and the device's load smooth), write with O_DIRECT or sync in steps (fdatasync / sync_file_range every few hundred MB, dd oflag=direct or conv=fsync).".into(),
+        "Lower vm.dirty_background_bytes so background writeback starts early instead of a burst when the data ages out.".into(),
+        "Measure the copy's speed including its flush (time ... && sync), not from the writer's own report.".into(),
+    ];
+    v.basis.finding(ID, summary, metrics, remedies)
+}
+
+/// Evaluates the rule: [`decide`], then [`explain`].
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    super::outcome(decide(i), explain)
 }
 
 #[cfg(test)]
@@ -471,20 +599,20 @@ mod tests {
     fn fires_on_a_write_held_then_flushed() {
         let f = fired(Case::new(1000.0, 40).run());
         assert_eq!(f.rule, ID);
-        assert_eq!(f.metrics["writer"], "dd");
-        assert_eq!(f.metrics["device"], "vda");
-        assert_eq!(f.metrics["writer_bytes"], 1e9);
-        assert_eq!(f.metrics["flush_lag_s"], 35.0);
+        assert_eq!(f.metrics["writer"].value, "dd");
+        assert_eq!(f.metrics["device"].value, "vda");
+        assert_eq!(f.metrics["writer_bytes"].value, 1e9);
+        assert_eq!(f.metrics["flush_lag_s"].value, 35.0);
         // The 5 MB/s baseline is not writeback of the 1 GB: the flush at row 40 is its first second.
-        assert_eq!(f.metrics["first_flush_lag_s"], 35.0);
-        assert_eq!(f.metrics["flush_lag_matches_expiry"], true);
+        assert_eq!(f.metrics["first_flush_lag_s"].value, 35.0);
+        assert_eq!(f.metrics["flush_lag_matches_expiry"].value, true);
         assert!(
             f.summary.contains("issued by kernel threads (kworker/u8:2-flush-254:0), not by the writer"),
             "{}",
             f.summary
         );
         // Nobody else dirtied: the writer's share of the dirtying is 1.
-        assert_eq!(f.metrics["writer_share_of_dirtying"], 1.0);
+        assert_eq!(f.metrics["writer_share_of_dirtying"].value, 1.0);
         assert_eq!(f.confidence, 0.9);
     }
 

@@ -12,17 +12,17 @@
 use crate::table::Cell;
 use crate::table::cell::at;
 
-use super::Outcome;
-use super::buffered_burst::{self, Writer};
-use super::evidence::{ctx_evidence, mb, num, opt};
+use super::buffered_burst::{self, Writer, Written};
+use super::evidence::{ctx_evidence, mb};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
+use super::{Decision, Outcome};
 use crate::analysis::buffered::{self, Limits};
 use crate::analysis::views::StackShare;
 use crate::analysis::writeback::WritebackWindow;
-use crate::model::{Finding, Severity, Window};
+use crate::model::{Finding, Severity};
 use crate::pipeline::Sourced;
 use crate::table::columns::{Col, MemMetric, VmCounter};
-use serde_json::Value;
+use crate::verdict::{Device, Metric, Unit};
 use std::collections::BTreeMap;
 
 /// Rule id.
@@ -168,16 +168,61 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     })
 }
 
-/// Evaluates the rule.
-pub fn check(i: &Inputs<'_>) -> Outcome {
+/// What the rule concluded: the writer held at the freerun ceiling, the pool against the
+/// limits, the writer's and the device's pace and what perf saw.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// The writer and its write.
+    pub writer: Written,
+    /// The device that wrote half its volume meanwhile.
+    pub device: Option<Device>,
+    /// That device's rate, bytes/s.
+    pub device_bytes_s: Option<f64>,
+    /// Writer's rate over the device's.
+    pub writer_to_device_rate: Option<f64>,
+    /// Writer and device at the same pace (within [`EQUAL_RATES`]).
+    pub equal_rates: bool,
+    /// The dirty limit at the pool's peak, bytes.
+    pub dirty_limit_bytes: f64,
+    /// The background threshold then, bytes.
+    pub dirty_background_bytes: f64,
+    /// The freerun ceiling then, bytes.
+    pub freerun_ceiling_bytes: f64,
+    /// The largest Dirty + Writeback while the writer ran, bytes.
+    pub peak_pool_bytes: f64,
+    /// Median Dirty + Writeback, bytes.
+    pub dirty_writeback_median_bytes: f64,
+    /// Seconds at or above the ceiling.
+    pub seconds_above: usize,
+    /// Seconds with Dirty and known limits.
+    pub seconds_judged: usize,
+    /// Their share, 0..1.
+    pub seconds_above_ceiling_share: f64,
+    /// Fired on a median at the ceiling with fewer than [`MIN_ABOVE_SHARE`] of the seconds above.
+    pub hovering: bool,
+    /// Where the limits came from: the kernel's `nr_dirty_threshold` (true) or the sysctls.
+    pub limits_from_kernel: bool,
+    /// The sysctl value cited, when the limits came from the sysctls.
+    pub limits_sysctl: Option<String>,
+    /// `balance_dirty_pages` in the writer's on-CPU perf samples, 0..1.
+    pub balance_dirty_pages_share: Option<f64>,
+    /// At least [`PERF_SEEN_SHARE`] of them.
+    pub perf_seen: bool,
+    /// Severity, confidence, window, evidence, actors.
+    pub basis: super::Basis,
+}
+
+/// Decides: fires when Dirty + Writeback is at (or hovers at) the freerun ceiling for
+/// most of the writer's seconds.
+pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let w = &i.writer;
     let rates = buffered::capped(w.series.values, i.dirtied.as_ref().map(|d| d.values));
     let volume: f64 = rates.iter().sum();
     let who = format!("{} (tid {})", w.comm, w.tid);
-    let Some(run) = buffered::run(&rates) else { return Outcome::Pass(format!("{who} wrote nothing")) };
+    let Some(run) = buffered::run(&rates) else { return Decision::Pass(format!("{who} wrote nothing")) };
     let seconds = run.1 - run.0 + 1;
     if (seconds as f64) < i.window.interval_s {
-        return Outcome::Pass(format!(
+        return Decision::Pass(format!(
             "{who} wrote for {seconds} s only, less than one flusher interval ({:.0} s): no sustained hold to judge",
             i.window.interval_s
         ));
@@ -200,16 +245,10 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         }
     }
     let Some((peak_row, peak_pool, lim)) = best else {
-        return Outcome::Pass(format!("no Dirty value with known limits while {who} ran"));
+        return Decision::Pass(format!("no Dirty value with known limits while {who} ran"));
     };
     let share = above as f64 / pools.len() as f64;
     let median = crate::analysis::stats::median(&pools).unwrap_or(0.0);
-    let limit_text = format!(
-        "limit {}, background {}, freerun ceiling {}",
-        mb(lim.limit),
-        mb(lim.background),
-        mb(lim.freerun())
-    );
     let writer_rate = volume / seconds as f64;
     let cols: Vec<&[Cell]> = i.devices.iter().map(|d| d.series.values).collect();
     let dev = buffered::carrier(&cols, run.0, run.1, 0.5 * volume, run).map(|k| &i.devices[k]);
@@ -221,82 +260,17 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     // going at the device's pace, is the same hold.
     let hovering = share >= MIN_HOVER_ABOVE_SHARE && median >= HOVER_SHARE * lim.freerun() && equal;
     if share < MIN_ABOVE_SHARE && !hovering {
-        return Outcome::Pass(format!(
-            "{who} wrote {} in {seconds} s; Dirty + Writeback (median {}) was at or above the freerun ceiling in {above} of its {} seconds ({limit_text}): not held by the dirty limit",
+        return Decision::Pass(format!(
+            "{who} wrote {} in {seconds} s; Dirty + Writeback (median {}) was at or above the freerun ceiling in {above} of its {} seconds ({}): not held by the dirty limit",
             mb(volume),
             mb(median),
-            pools.len()
+            pools.len(),
+            limit_text(lim.limit, lim.background, lim.freerun())
         ));
     }
     let perf_share =
         i.perf.filter(|p| p.samples > 0).map(|p| p.balance_dirty_pages as f64 / p.samples as f64);
     let perf_seen = perf_share.is_some_and(|s| s >= PERF_SEEN_SHARE);
-    let pieces = [
-        format!(
-            "Dirty + Writeback at or above the freerun ceiling in {above} of {} seconds (median {}{}, {limit_text}{}): strong, the kernel pauses dirtiers there",
-            pools.len(),
-            mb(median),
-            if share < MIN_ABOVE_SHARE { ", hovering at the ceiling" } else { "" },
-            match i.limits_from {
-                LimitSource::Kernel(_) => " from nr_dirty_threshold",
-                LimitSource::Sysctl(_) => " from the sysctls",
-            }
-        ),
-        match (ratio, dev) {
-            (Some(x), Some(d)) if equal => format!(
-                "the writer's {}/s equals {}'s {}/s (ratio {x:.2}): supporting, a held writer goes at the device's pace",
-                mb(writer_rate),
-                d.device,
-                mb(device_rate.unwrap_or(0.0))
-            ),
-            (Some(x), Some(d)) => format!(
-                "the writer's {}/s against {}'s {}/s (ratio {x:.2}): not equal, weakens it (other writers share the device or the pool)",
-                mb(writer_rate),
-                d.device,
-                mb(device_rate.unwrap_or(0.0))
-            ),
-            _ => "no device wrote half the writer's volume while it ran: the device's pace is unknown".into(),
-        },
-        match (i.perf, perf_share) {
-            (Some(_), Some(s)) if perf_seen => format!(
-                "balance_dirty_pages in {:.1} % of the writer's on-CPU perf samples: supporting",
-                s * 100.0
-            ),
-            (Some(_), Some(s)) => format!(
-                "balance_dirty_pages in {:.1} % of the writer's on-CPU perf samples: weak either way (a paused writer sleeps, off CPU)",
-                s * 100.0
-            ),
-            _ => "no on-CPU perf profile of the writer".into(),
-        },
-    ];
-    let mut metrics = BTreeMap::new();
-    metrics.insert("writer", Value::String(w.comm.to_string()));
-    metrics.insert("writer_tid", num(w.tid as f64));
-    metrics.insert("writer_bytes", num(volume));
-    metrics.insert("writer_seconds", num(seconds as f64));
-    metrics.insert("writer_bytes_s", num(writer_rate));
-    match dev {
-        Some(d) => d.metrics(&mut metrics),
-        None => {
-            metrics.insert("device", Value::Null);
-        }
-    }
-    metrics.insert("device_bytes_s", opt(device_rate));
-    metrics.insert("writer_to_device_rate", opt(ratio));
-    metrics.insert("dirty_limit_bytes", num(lim.limit));
-    metrics.insert("dirty_background_bytes", num(lim.background));
-    metrics.insert("freerun_ceiling_bytes", num(lim.freerun()));
-    metrics.insert("dirty_writeback_median_bytes", num(median));
-    metrics.insert("seconds_above_ceiling_share", num(share));
-    metrics.insert("balance_dirty_pages_share", opt(perf_share));
-    metrics.insert(
-        "limits_from",
-        Value::String(match i.limits_from {
-            LimitSource::Kernel(_) => "nr_dirty_threshold".into(),
-            LimitSource::Sysctl(s) => format!("sysctl ({})", s.value.trim()),
-        }),
-    );
-    metrics.insert("evidence_strength", Value::from(pieces.to_vec()));
     let mut evidence =
         vec![i.dirty.evidence(peak_row, "Dirty (kB)", at(i.dirty.values, peak_row).unwrap_or(0.0) / 1024.0)];
     match i.limits_from {
@@ -316,46 +290,149 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         evidence.push(d.series.evidence(r, "wkB/s", at(d.series.values, r).unwrap_or(0.0) / 1024.0));
     }
     let confidence = 0.6 + if equal { 0.15 } else { 0.0 } + if perf_seen { 0.15 } else { 0.0 };
-    Outcome::Fire(Box::new(Finding {
-        rule: ID,
-        severity: Severity::Warning,
-        confidence,
-        summary: format!(
-            "{who} is held at the dirty limit: {} in {seconds} s at {}/s{}, with Dirty + Writeback up to {} against the {limit_text}. Evidence: {}.",
-            mb(volume),
-            mb(writer_rate),
-            dev.map_or(String::new(), |d| format!(", the pace of {}", d.describe())),
-            mb(peak_pool),
-            pieces.join("; ")
-        ),
-        window: Some(Window::epochs(w.series.epoch(run.0), w.series.epoch(run.1))),
-        metrics,
-        evidence,
-        remedies: vec![
-            "The copy is bound by the device: a faster device (or fewer other writers on it) speeds it up; larger dirty limits only delay the same writes.".into(),
-            "If the writer must not stall other dirtiers, write it with O_DIRECT or sync it in steps, so it does not fill the shared dirty pool.".into(),
-        ],
-        // The writer is its own issuer: held at the ceiling, it writes at the device's pace
-        // (the gate and the rates above are the witnesses).
-        actors: crate::verdict::Actors {
-            writers: vec![crate::verdict::Actor::measured(
-                crate::verdict::Role::Writer,
-                i.writer.comm,
-                Some(i.writer.tid),
-                None,
-                "pidstat -d",
-            )],
-            issuers: vec![crate::verdict::Actor::measured(
-                crate::verdict::Role::Issuer(crate::verdict::IssuerClass::WriterThrottled),
-                i.writer.comm,
-                Some(i.writer.tid),
-                None,
-                "meminfo",
-            )
-            .with_note("Dirty + Writeback held at the freerun ceiling while it wrote at the device's pace")],
-            bound: vec![],
+    Decision::Fire(Verdict {
+        writer: Written {
+            comm: w.comm.to_string(),
+            tid: w.tid,
+            bytes: volume,
+            seconds: seconds as f64,
+            bytes_s: writer_rate,
         },
-    }))
+        device: dev.map(DeviceWrites::named),
+        device_bytes_s: device_rate,
+        writer_to_device_rate: ratio,
+        equal_rates: equal,
+        dirty_limit_bytes: lim.limit,
+        dirty_background_bytes: lim.background,
+        freerun_ceiling_bytes: lim.freerun(),
+        peak_pool_bytes: peak_pool,
+        dirty_writeback_median_bytes: median,
+        seconds_above: above,
+        seconds_judged: pools.len(),
+        seconds_above_ceiling_share: share,
+        hovering: share < MIN_ABOVE_SHARE,
+        limits_from_kernel: matches!(i.limits_from, LimitSource::Kernel(_)),
+        limits_sysctl: match i.limits_from {
+            LimitSource::Kernel(_) => None,
+            LimitSource::Sysctl(s) => Some(s.value.trim().to_string()),
+        },
+        balance_dirty_pages_share: perf_share,
+        perf_seen,
+        basis: super::Basis {
+            severity: Severity::Warning,
+            confidence,
+            window: Some((w.series.epoch(run.0), w.series.epoch(run.1))),
+            evidence,
+            // The writer is its own issuer: held at the ceiling, it writes at the device's pace
+            // (the gate and the rates above are the witnesses).
+            actors: crate::verdict::Actors {
+                writers: vec![w.actor()],
+                issuers: vec![
+                    crate::verdict::Actor::measured(
+                        crate::verdict::Role::Issuer(crate::verdict::IssuerClass::WriterThrottled),
+                        w.comm,
+                        Some(w.tid),
+                        None,
+                        "meminfo",
+                    )
+                    .with_note(
+                        "Dirty + Writeback held at the freerun ceiling while it wrote at the device's pace",
+                    ),
+                ],
+                bound: vec![],
+            },
+        },
+    })
+}
+
+/// `limit 128.0 MB, background 64.0 MB, freerun ceiling 96.0 MB`.
+fn limit_text(limit: f64, background: f64, freerun: f64) -> String {
+    format!("limit {}, background {}, freerun ceiling {}", mb(limit), mb(background), mb(freerun))
+}
+
+/// Writes the verdict as the finding.
+pub fn explain(v: &Verdict) -> Finding {
+    let limit_text = limit_text(v.dirty_limit_bytes, v.dirty_background_bytes, v.freerun_ceiling_bytes);
+    let device_name = v.device.as_ref().map(|d| d.name.as_str());
+    let pieces = [
+        format!(
+            "Dirty + Writeback at or above the freerun ceiling in {} of {} seconds (median {}{}, {limit_text}{}): strong, the kernel pauses dirtiers there",
+            v.seconds_above,
+            v.seconds_judged,
+            mb(v.dirty_writeback_median_bytes),
+            if v.hovering { ", hovering at the ceiling" } else { "" },
+            if v.limits_from_kernel { " from nr_dirty_threshold" } else { " from the sysctls" }
+        ),
+        match (v.writer_to_device_rate, device_name) {
+            (Some(x), Some(d)) if v.equal_rates => format!(
+                "the writer's {}/s equals {d}'s {}/s (ratio {x:.2}): supporting, a held writer goes at the device's pace",
+                mb(v.writer.bytes_s),
+                mb(v.device_bytes_s.unwrap_or(0.0))
+            ),
+            (Some(x), Some(d)) => format!(
+                "the writer's {}/s against {d}'s {}/s (ratio {x:.2}): not equal, weakens it (other writers share the device or the pool)",
+                mb(v.writer.bytes_s),
+                mb(v.device_bytes_s.unwrap_or(0.0))
+            ),
+            _ => "no device wrote half the writer's volume while it ran: the device's pace is unknown".into(),
+        },
+        match v.balance_dirty_pages_share {
+            Some(s) if v.perf_seen => format!(
+                "balance_dirty_pages in {:.1} % of the writer's on-CPU perf samples: supporting",
+                s * 100.0
+            ),
+            Some(s) => format!(
+                "balance_dirty_pages in {:.1} % of the writer's on-CPU perf samples: weak either way (a paused writer sleeps, off CPU)",
+                s * 100.0
+            ),
+            None => "no on-CPU perf profile of the writer".into(),
+        },
+    ];
+    let mut metrics = BTreeMap::new();
+    v.writer.metrics(&mut metrics);
+    match &v.device {
+        Some(d) => d.metrics(&mut metrics),
+        None => {
+            metrics.insert("device", Metric::opt_text(None));
+        }
+    }
+    metrics.insert("device_bytes_s", Metric::opt(v.device_bytes_s, Unit::BytesPerSecond));
+    metrics.insert("writer_to_device_rate", Metric::opt(v.writer_to_device_rate, Unit::Ratio));
+    metrics.insert("dirty_limit_bytes", Metric::num(v.dirty_limit_bytes, Unit::Bytes));
+    metrics.insert("dirty_background_bytes", Metric::num(v.dirty_background_bytes, Unit::Bytes));
+    metrics.insert("freerun_ceiling_bytes", Metric::num(v.freerun_ceiling_bytes, Unit::Bytes));
+    metrics.insert("dirty_writeback_median_bytes", Metric::num(v.dirty_writeback_median_bytes, Unit::Bytes));
+    metrics.insert("seconds_above_ceiling_share", Metric::num(v.seconds_above_ceiling_share, Unit::Fraction));
+    metrics.insert("balance_dirty_pages_share", Metric::opt(v.balance_dirty_pages_share, Unit::Fraction));
+    metrics.insert(
+        "limits_from",
+        Metric::text(match &v.limits_sysctl {
+            None => "nr_dirty_threshold".into(),
+            Some(s) => format!("sysctl ({s})"),
+        }),
+    );
+    metrics.insert("evidence_strength", Metric::list(pieces.to_vec()));
+    let summary = format!(
+        "{} (tid {}) is held at the dirty limit: {} in {:.0} s at {}/s{}, with Dirty + Writeback up to {} against the {limit_text}. Evidence: {}.",
+        v.writer.comm,
+        v.writer.tid,
+        mb(v.writer.bytes),
+        v.writer.seconds,
+        mb(v.writer.bytes_s),
+        v.device.as_ref().map_or(String::new(), |d| format!(", the pace of {}", d.described)),
+        mb(v.peak_pool_bytes),
+        pieces.join("; ")
+    );
+    let remedies = vec![
+        "The copy is bound by the device: a faster device (or fewer other writers on it) speeds it up; larger dirty limits only delay the same writes.".into(),
+        "If the writer must not stall other dirtiers, write it with O_DIRECT or sync it in steps, so it does not fill the shared dirty pool.".into(),
+    ];
+    v.basis.finding(ID, summary, metrics, remedies)
+}
+
+/// Evaluates the rule: [`decide`], then [`explain`].
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    super::outcome(decide(i), explain)
 }
 
 #[cfg(test)]
@@ -406,9 +483,9 @@ mod tests {
         // 15 of 30 seconds at 96 MB = the freerun ceiling of 128 / 64 MB.
         let f = fired(run(96.0, 15, 90.0, Some(StackShare { samples: 100, balance_dirty_pages: 5 })));
         assert_eq!(f.rule, ID);
-        assert_eq!(f.metrics["seconds_above_ceiling_share"], 0.5);
-        assert_eq!(f.metrics["device"], "loop0");
-        assert_eq!(f.metrics["writer_to_device_rate"], 1.0);
+        assert_eq!(f.metrics["seconds_above_ceiling_share"].value, 0.5);
+        assert_eq!(f.metrics["device"].value, "loop0");
+        assert_eq!(f.metrics["writer_to_device_rate"].value, 1.0);
         assert_eq!(f.confidence, 0.9);
         assert!(f.summary.contains("strong, the kernel pauses dirtiers there"), "{}", f.summary);
         assert!(f.summary.contains("(ratio 1.00): supporting"), "{}", f.summary);

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// A number as JSON (rounded to 3 decimals; null when not finite).
 pub fn num(v: f64) -> Value {
-    serde_json::Number::from_f64((v * 1000.0).round() / 1000.0).map_or(Value::Null, Value::Number)
+    crate::verdict::number(v)
 }
 
 /// An optional number as JSON.

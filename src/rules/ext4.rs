@@ -3,13 +3,14 @@
 //! mount with both `dioread_nolock` and `nodelalloc` makes buffered writes
 //! crawl: large merged requests, an idle disk, ~30 MB/s.
 
-use super::Outcome;
-use super::evidence::{ctx_evidence, mount_evidence, opt};
+use super::evidence::{ctx_evidence, mount_evidence};
 use super::inputs::{Available, Missing, Series};
+use super::{Decision, Outcome};
 use crate::analysis::stats::{mean, median, present};
 use crate::model::{Evidence, Finding, Severity};
 use crate::pipeline::Sourced;
 use crate::table::columns::{Col, DevMetric};
+use crate::verdict::{Metric, Unit};
 use iosift_parsers::mounts::Mount;
 
 /// Rule id.
@@ -90,13 +91,34 @@ pub fn affected(release: &str) -> Option<bool> {
     Some((((4, 19, 24), 9)..((4, 19, 91), 26)).contains(&v))
 }
 
-/// Evaluates the rule.
-pub fn check(i: &Inputs<'_>) -> Outcome {
+/// What the rule concluded: the affected mount on the affected kernel, and the plateau when seen.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// `uname -r`.
+    pub kernel: String,
+    /// The ext4 mount point with both options.
+    pub mount_target: String,
+    /// Its options, comma-separated.
+    pub mount_options: String,
+    /// Median write throughput of the busy seconds, MB (10^6 bytes) per second.
+    pub write_mb_per_s: Option<f64>,
+    /// Mean `%util`, 0..100.
+    pub util_pct_mean: Option<f64>,
+    /// Median write request size, bytes.
+    pub write_request_bytes_median: Option<f64>,
+    /// Low throughput with large requests on a nearly idle device.
+    pub plateau_seen: bool,
+    /// Severity, confidence, evidence.
+    pub basis: super::Basis,
+}
+
+/// Decides: fires on an ext4 mount with both options on a kernel of the affected range.
+pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let kernel = i.kernel.value.clone();
     let ext4: Vec<_> = i.mounts.iter().filter(|m| m.value.fstype == "ext4").collect();
     let hit = ext4.iter().find(|m| m.value.has_option("dioread_nolock") && m.value.has_option("nodelalloc"));
     let Some(mount) = hit else {
-        return Outcome::Pass(format!(
+        return Decision::Pass(format!(
             "no ext4 mount has both dioread_nolock and nodelalloc ({} ext4 mount(s) checked)",
             ext4.len()
         ));
@@ -104,12 +126,12 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     match affected(&kernel) {
         Some(true) => {}
         Some(false) => {
-            return Outcome::Pass(format!(
+            return Decision::Pass(format!(
                 "kernel {kernel} is outside the affected range 4.19.24-9.al7 .. 4.19.91-26.al7 (exclusive)"
             ));
         }
         None => {
-            return Outcome::Pass(format!(
+            return Decision::Pass(format!(
                 "kernel {kernel} is not an Alibaba Cloud Linux 2 (al7) kernel of the affected range"
             ));
         }
@@ -126,13 +148,6 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     let plateau = wmb.is_some_and(|w| w < PLATEAU_MB_S)
         && util.is_some_and(|u| u < IDLE_UTIL_PCT)
         && req.is_none_or(|r| r >= LARGE_REQUEST_BYTES);
-    let mut metrics = std::collections::BTreeMap::new();
-    metrics.insert("kernel", serde_json::Value::String(kernel.clone()));
-    metrics.insert("mount_options", serde_json::Value::String(mount.value.options.join(",")));
-    metrics.insert("write_mb_per_s", opt(wmb));
-    metrics.insert("util_pct_mean", opt(util));
-    metrics.insert("write_request_bytes_median", opt(req));
-    metrics.insert("plateau_seen", serde_json::Value::Bool(plateau));
     let mut evidence: Vec<Evidence> =
         vec![ctx_evidence(i.kernel, "kernel release"), mount_evidence(mount, "mount options")];
     if wmb.is_some()
@@ -141,27 +156,55 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     {
         evidence.push(w.evidence(row, "wMB/s", w.values[row].unwrap_or(0.0) / 1e6));
     }
-    Outcome::Fire(Box::new(Finding {
-        rule: ID,
-        severity: Severity::Critical,
-        confidence: if plateau { 0.95 } else { 0.7 },
-        summary: format!(
-            "ext4 {} is mounted with dioread_nolock and nodelalloc on kernel {kernel} (affected range){}.",
-            mount.value.target,
-            match (wmb, util) {
-                (Some(w), Some(u)) => format!(": buffered writes plateau at {w:.1} MB/s with the device {u:.1} % busy, the signature of the unwritten-extent writeback bug"),
-                _ => String::new(),
-            }
-        ),
-        window: None,
-        metrics,
-        evidence,
-        remedies: vec![
-            "Remount with delalloc (mount -o remount,delalloc) and remove nodelalloc from /etc/fstab: immediate.".into(),
-            "Update the kernel to 4.19.91-26.al7 or later (needs a reboot).".into(),
-        ],
-        actors: Default::default(),
-    }))
+    Decision::Fire(Verdict {
+        kernel,
+        mount_target: mount.value.target.clone(),
+        mount_options: mount.value.options.join(","),
+        write_mb_per_s: wmb,
+        util_pct_mean: util,
+        write_request_bytes_median: req,
+        plateau_seen: plateau,
+        basis: super::Basis {
+            severity: Severity::Critical,
+            confidence: if plateau { 0.95 } else { 0.7 },
+            window: None,
+            evidence,
+            actors: Default::default(),
+        },
+    })
+}
+
+/// Writes the verdict as the finding.
+pub fn explain(v: &Verdict) -> Finding {
+    let mut metrics = std::collections::BTreeMap::new();
+    metrics.insert("kernel", Metric::text(v.kernel.clone()));
+    metrics.insert("mount_options", Metric::text(v.mount_options.clone()));
+    metrics.insert("write_mb_per_s", Metric::opt(v.write_mb_per_s, Unit::MegabytesPerSecond));
+    metrics.insert("util_pct_mean", Metric::opt(v.util_pct_mean, Unit::Percent));
+    metrics.insert("write_request_bytes_median", Metric::opt(v.write_request_bytes_median, Unit::Bytes));
+    metrics.insert("plateau_seen", Metric::flag(v.plateau_seen));
+    let summary = format!(
+        "ext4 {} is mounted with dioread_nolock and nodelalloc on kernel {} (affected range){}.",
+        v.mount_target,
+        v.kernel,
+        match (v.write_mb_per_s, v.util_pct_mean) {
+            (Some(w), Some(u)) => format!(
+                ": buffered writes plateau at {w:.1} MB/s with the device {u:.1} % busy, the signature of the unwritten-extent writeback bug"
+            ),
+            _ => String::new(),
+        }
+    );
+    let remedies = vec![
+        "Remount with delalloc (mount -o remount,delalloc) and remove nodelalloc from /etc/fstab: immediate."
+            .into(),
+        "Update the kernel to 4.19.91-26.al7 or later (needs a reboot).".into(),
+    ];
+    v.basis.finding(ID, summary, metrics, remedies)
+}
+
+/// Evaluates the rule: [`decide`], then [`explain`].
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    super::outcome(decide(i), explain)
 }
 
 #[cfg(test)]
@@ -198,7 +241,7 @@ mod tests {
     fn fires_with_both_options_on_an_affected_kernel() {
         let f = fired(run(BOTH, AFFECTED, 30.0, 10.0, Some(512.0 * 1024.0)));
         assert_eq!((f.rule, f.confidence), (ID, 0.95));
-        assert_eq!(f.metrics["write_mb_per_s"], 30.0);
+        assert_eq!(f.metrics["write_mb_per_s"].value, 30.0);
         assert_eq!(f.evidence[0].value, AFFECTED);
         assert_eq!(f.evidence[1].value, "/dev/vdb on /data type ext4 (rw,dioread_nolock,nodelalloc)");
         // The first busy second (> 1 MB/s), not the 0.5 MB/s one.

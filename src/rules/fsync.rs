@@ -4,14 +4,16 @@
 
 use crate::table::cell::at;
 
-use super::Outcome;
-use super::evidence::{ctx_evidence, num, opt};
+use super::evidence::{ctx_evidence, opt};
 use super::inputs::{Available, BinlogFacts, DeviceWrites, Missing, Series};
+use super::{Decision, Outcome};
+use crate::analysis::replica_bound::Side;
 use crate::analysis::replication::{ReplicaView, ThreadFsync};
 use crate::analysis::stats::{mean, present};
-use crate::model::{Evidence, Finding, Severity, Window};
+use crate::model::{Evidence, Finding, Severity};
 use crate::pipeline::Sourced;
 use crate::table::columns::{BinlogMetric, Col, DevMetric, DsMetric, MysqlCounter};
+use crate::verdict::{Device, Metric, Unit};
 
 /// Rule id.
 pub const ID: &str = "fsync_bound_small_transactions";
@@ -150,19 +152,69 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     })
 }
 
-/// Evaluates the rule.
-pub fn check(i: &Inputs<'_>) -> Outcome {
+/// This server as a replica, when it is one.
+#[derive(Debug, Clone)]
+pub struct OnReplica {
+    /// Its source (`host:port`), when known.
+    pub source: Option<String>,
+    /// The source's server id, when known.
+    pub source_server_id: Option<u64>,
+    /// The source runs on this host (it flushes the same device).
+    pub source_on_this_host: bool,
+    /// The thread the flushes stall.
+    pub thread: Side,
+    /// Share of the IO thread's perf samples in fsync paths, 0..1.
+    pub io_thread_fsync_share: Option<f64>,
+    /// Share of the SQL thread's, 0..1.
+    pub sql_thread_fsync_share: Option<f64>,
+}
+
+/// What the rule concluded: the commit and flush rates, the transactions' size, the
+/// durability settings, the replica's side and the device.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// Commits per second in the load window.
+    pub transactions_per_s: f64,
+    /// Flushes per second then.
+    pub flushes_per_s: f64,
+    /// Flushes per commit (0 without commits).
+    pub flushes_per_transaction: f64,
+    /// Mean bytes per transaction, from the decoded binlog.
+    pub bytes_per_transaction: Option<f64>,
+    /// `sync_binlog` as read.
+    pub sync_binlog: Option<String>,
+    /// `innodb_flush_log_at_trx_commit` as read.
+    pub flush_log: Option<String>,
+    /// `sync_relay_log` as read.
+    pub sync_relay_log: Option<String>,
+    /// Share of perf samples in fsync paths, 0..1.
+    pub fsync_sample_share: Option<f64>,
+    /// What the commit counter counts.
+    pub commit_counter: &'static str,
+    /// The timeline column of the commit rate.
+    pub commit_column: String,
+    /// The flushes are this server's `Innodb_data_fsyncs` (the source on this host shares the device).
+    pub own_fsyncs: bool,
+    /// This server as a replica.
+    pub replica: Option<OnReplica>,
+    /// The device the server writes.
+    pub device: Option<Device>,
+    /// Severity, confidence, window, evidence.
+    pub basis: super::Basis,
+}
+
+/// Decides: fires when small transactions each pay a device flush under durable settings.
+pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let (trx, flush) = (i.commits.series.values, i.flushes.values);
     let trx_col = i.commits.series.name;
     let own_fsyncs = i.own_fsyncs;
-    let replica = i.replica;
     // Seconds with commits: the load window.
     let active: Vec<usize> =
         (0..trx.len()).filter(|&r| at(trx, r).is_some_and(|v| v >= ACTIVE_TRX_S)).collect();
     // Seconds: rows times the row width (a wider row holds its seconds' mean rate).
     let active_s = i.commits.series.seconds(active.len());
     if active_s < MIN_ACTIVE_S as f64 {
-        return Outcome::Pass(format!("fewer than 5 seconds with commits ({active_s:.0} found)"));
+        return Decision::Pass(format!("fewer than 5 seconds with commits ({active_s:.0} found)"));
     }
     let tps = mean(&active.iter().filter_map(|&r| at(trx, r)).collect::<Vec<_>>()).unwrap_or(0.0);
     let fps = mean(&active.iter().filter_map(|&r| at(flush, r)).collect::<Vec<_>>()).unwrap_or(0.0);
@@ -171,26 +223,11 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     let sync_binlog = var(i.sync_binlog);
     let flush_log = var(i.flush_log);
     let durable = |v: &Option<String>| v.as_deref().map(|s| s == "1");
-    let fsync_share = i.fsync_share;
     let relaxed = durable(&sync_binlog) == Some(false) && durable(&flush_log) == Some(false);
     let small = bytes_per_trx.is_none_or(|b| b < SMALL_TRX_BYTES);
     let flush_bound = tps >= MIN_RATE && fps >= MIN_RATE && fps >= MIN_FLUSHES_PER_TRX * tps;
-    let mut metrics = std::collections::BTreeMap::new();
-    metrics.insert("transactions_per_s", num(tps));
-    metrics.insert("flushes_per_s", num(fps));
-    metrics.insert("bytes_per_transaction", opt(bytes_per_trx));
-    metrics.insert(
-        "sync_binlog",
-        sync_binlog.as_deref().and_then(|v| v.parse::<f64>().ok()).map_or(serde_json::Value::Null, num),
-    );
-    metrics.insert(
-        "innodb_flush_log_at_trx_commit",
-        flush_log.as_deref().and_then(|v| v.parse::<f64>().ok()).map_or(serde_json::Value::Null, num),
-    );
-    metrics.insert("flushes_per_transaction", num(if tps > 0.0 { fps / tps } else { 0.0 }));
-    metrics.insert("fsync_sample_share", opt(fsync_share));
     let sync_relay = var(i.sync_relay_log);
-    let on_replica = replica.map(|r| {
+    let on_replica = i.replica.map(|r| {
         let t = i.replica_threads;
         let share = |n: u64, d: u64| (d > 0).then(|| n as f64 / d as f64);
         let io = t.and_then(|t| share(t.io_fsync, t.io_samples));
@@ -198,34 +235,33 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         // The thread the flushes stall: by perf when both threads were sampled, else by the settings
         // (sync_relay_log=1 syncs the relay log after every event the IO thread writes).
         let thread = match (io, sql) {
-            (Some(a), Some(b)) if a >= b => "io_thread",
-            (Some(_), Some(_)) => "sql_thread",
-            _ if sync_relay.as_deref() == Some("1") => "io_thread",
-            _ => "sql_thread",
+            (Some(a), Some(b)) if a >= b => Side::Io,
+            (Some(_), Some(_)) => Side::Sql,
+            _ if sync_relay.as_deref() == Some("1") => Side::Io,
+            _ => Side::Sql,
         };
-        (r, thread, io, sql)
+        OnReplica {
+            source: r.source.clone(),
+            source_server_id: r.source_server_id,
+            source_on_this_host: r.source_is_local(),
+            thread,
+            io_thread_fsync_share: io,
+            sql_thread_fsync_share: sql,
+        }
     });
-    if let Some((r, thread, io, sql)) = &on_replica {
-        metrics.insert("replica", serde_json::Value::Bool(true));
-        metrics.insert("replica_thread", serde_json::Value::String(thread.to_string()));
-        metrics.insert("io_thread_fsync_share", opt(*io));
-        metrics.insert("sql_thread_fsync_share", opt(*sql));
-        metrics.insert("source_on_this_host", serde_json::Value::Bool(r.source_is_local()));
-    }
-    let replica_note = on_replica.as_ref().map_or(String::new(), |(r, ..)| {
-        format!(
-            " on this replica (source {}): commits counted on its own clock ({trx_col}), flushes {}",
-            r.source.as_deref().unwrap_or("?"),
-            if own_fsyncs {
-                "of this server (Innodb_data_fsyncs: the source on the same host flushes the same device)"
-            } else {
-                "of the device"
-            }
-        )
-    });
-    metrics.insert("commit_counter", serde_json::Value::String(i.commits.counter.meaning().to_string()));
     if relaxed || !flush_bound || !small {
-        return Outcome::Pass(format!(
+        let replica_note = on_replica.as_ref().map_or(String::new(), |r| {
+            format!(
+                " on this replica (source {}): commits counted on its own clock ({trx_col}), flushes {}",
+                r.source.as_deref().unwrap_or("?"),
+                if own_fsyncs {
+                    "of this server (Innodb_data_fsyncs: the source on the same host flushes the same device)"
+                } else {
+                    "of the device"
+                }
+            )
+        });
+        return Decision::Pass(format!(
             "{tps:.0} transactions/s with {fps:.1} flushes/s{}{}{replica_note}: commits are not paying a flush each",
             bytes_per_trx.map_or(String::new(), |b| format!(", {b:.0} bytes each")),
             if relaxed {
@@ -257,56 +293,98 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     }
     let first = active.first().copied().unwrap_or(0);
     let last = active.last().copied().unwrap_or(0);
-    if let Some(d) = &i.device {
+    let durability_known = sync_binlog.is_some() || flush_log.is_some();
+    Decision::Fire(Verdict {
+        transactions_per_s: tps,
+        flushes_per_s: fps,
+        flushes_per_transaction: if tps > 0.0 { fps / tps } else { 0.0 },
+        bytes_per_transaction: bytes_per_trx,
+        sync_binlog,
+        flush_log,
+        sync_relay_log: sync_relay,
+        fsync_sample_share: i.fsync_share,
+        commit_counter: i.commits.counter.meaning(),
+        commit_column: trx_col.to_string(),
+        own_fsyncs,
+        replica: on_replica,
+        device: i.device.as_ref().map(DeviceWrites::named),
+        basis: super::Basis {
+            severity: Severity::Warning,
+            confidence: if durability_known { 0.85 } else { 0.65 },
+            window: Some((
+                i.commits.series.epoch(first),
+                i.commits.series.epoch(last) + i.commits.series.bin() - 1,
+            )),
+            evidence,
+            actors: Default::default(),
+        },
+    })
+}
+
+/// Writes the verdict as the finding.
+pub fn explain(v: &Verdict) -> Finding {
+    let (tps, fps) = (v.transactions_per_s, v.flushes_per_s);
+    let setting = |v: &Option<String>| v.as_deref().and_then(|v| v.parse::<f64>().ok());
+    let mut metrics = std::collections::BTreeMap::new();
+    metrics.insert("transactions_per_s", Metric::num(tps, Unit::PerSecond));
+    metrics.insert("flushes_per_s", Metric::num(fps, Unit::PerSecond));
+    metrics.insert("bytes_per_transaction", Metric::opt(v.bytes_per_transaction, Unit::Bytes));
+    metrics.insert("sync_binlog", Metric::opt(setting(&v.sync_binlog), Unit::Setting));
+    metrics.insert("innodb_flush_log_at_trx_commit", Metric::opt(setting(&v.flush_log), Unit::Setting));
+    metrics.insert("flushes_per_transaction", Metric::num(v.flushes_per_transaction, Unit::Ratio));
+    metrics.insert("fsync_sample_share", Metric::opt(v.fsync_sample_share, Unit::Fraction));
+    if let Some(r) = &v.replica {
+        metrics.insert("replica", Metric::flag(true));
+        metrics.insert("replica_thread", Metric::text(r.thread.id()));
+        metrics.insert("io_thread_fsync_share", Metric::opt(r.io_thread_fsync_share, Unit::Fraction));
+        metrics.insert("sql_thread_fsync_share", Metric::opt(r.sql_thread_fsync_share, Unit::Fraction));
+        metrics.insert("source_on_this_host", Metric::flag(r.source_on_this_host));
+    }
+    metrics.insert("commit_counter", Metric::text(v.commit_counter));
+    if let Some(d) = &v.device {
         d.metrics(&mut metrics);
     }
-    let durability_known = sync_binlog.is_some() || flush_log.is_some();
-    Outcome::Fire(Box::new(Finding {
-        rule: ID,
-        severity: Severity::Warning,
-        confidence: if durability_known { 0.85 } else { 0.65 },
-        summary: format!(
-            "{tps:.0} small transactions/s{} each force a device flush{}: {fps:.0} flushes/s ({:.2} per transaction){}{}.",
-            bytes_per_trx.map_or(String::new(), |b| format!(" of {b:.0} bytes")),
-            i.device.as_ref().map_or(String::new(), |d| format!(" of {}", d.describe())),
-            fps / tps.max(1e-9),
-            match (&sync_binlog, &flush_log) {
-                (Some(a), Some(b)) => format!(" with sync_binlog={a}, innodb_flush_log_at_trx_commit={b}"),
-                _ => " (durability settings not in the capture)".to_string(),
+    let summary = format!(
+        "{tps:.0} small transactions/s{} each force a device flush{}: {fps:.0} flushes/s ({:.2} per transaction){}{}.",
+        v.bytes_per_transaction.map_or(String::new(), |b| format!(" of {b:.0} bytes")),
+        v.device.as_ref().map_or(String::new(), |d| format!(" of {}", d.described)),
+        v.flushes_per_transaction,
+        match (&v.sync_binlog, &v.flush_log) {
+            (Some(a), Some(b)) => format!(" with sync_binlog={a}, innodb_flush_log_at_trx_commit={b}"),
+            _ => " (durability settings not in the capture)".to_string(),
+        },
+        v.fsync_sample_share.map_or(String::new(), |s| format!("; {:.0} % of perf samples are in fsync paths", s * 100.0)),
+    ) + &v.replica.as_ref().map_or(String::new(), |r| {
+        format!(
+            " This is a replica (source {}{}): the rates are on the replica's own clock ({}; its binlog's events carry the source's times), the flushes are {}, and they stall its {}{}{}.",
+            r.source.as_deref().unwrap_or("?"),
+            r.source_server_id.map_or(String::new(), |id| format!(", server id {id}")),
+            v.commit_column,
+            if v.own_fsyncs { "this server's (Innodb_data_fsyncs; the device also serves the source on this host)" } else { "the device's" },
+            match r.thread { Side::Io => "IO thread", Side::Sql => "SQL thread" },
+            match (r.io_thread_fsync_share, r.sql_thread_fsync_share) {
+                (Some(a), Some(b)) => format!(" (perf: {:.0} % of the IO thread's samples in fsync paths, {:.0} % of the SQL thread's)", a * 100.0, b * 100.0),
+                _ => String::new(),
             },
-            fsync_share.map_or(String::new(), |s| format!("; {:.0} % of perf samples are in fsync paths", s * 100.0)),
-        ) + &on_replica.as_ref().map_or(String::new(), |(r, thread, io, sql)| {
-            format!(
-                " This is a replica (source {}{}): the rates are on the replica's own clock ({trx_col}; its binlog's events carry the source's times), the flushes are {}, and they stall its {}{}{}.",
-                r.source.as_deref().unwrap_or("?"),
-                r.source_server_id.map_or(String::new(), |id| format!(", server id {id}")),
-                if own_fsyncs { "this server's (Innodb_data_fsyncs; the device also serves the source on this host)" } else { "the device's" },
-                if *thread == "io_thread" { "IO thread" } else { "SQL thread" },
-                match (io, sql) {
-                    (Some(a), Some(b)) => format!(" (perf: {:.0} % of the IO thread's samples in fsync paths, {:.0} % of the SQL thread's)", a * 100.0, b * 100.0),
-                    _ => String::new(),
-                },
-                match sync_relay.as_deref() {
-                    Some("1") => ", sync_relay_log=1 syncs the relay log after every received event",
-                    _ => "",
-                }
-            )
-        }),
-        window: Some(Window::epochs(
-            i.commits.series.epoch(first),
-            i.commits.series.epoch(last) + i.commits.series.bin() - 1,
-        )),
-        metrics,
-        evidence,
-        remedies: on_replica.as_ref().map_or_else(Vec::new, |_| vec![
-            "On this replica: sync_relay_log=0 (or 10000) and sync_master_info=10000 free the IO thread; sync_binlog=0 and innodb_flush_log_at_trx_commit=2 free the SQL thread's commits (a replica can be rebuilt from its source).".to_string(),
-        ]).into_iter().chain([
-            "On a replica (or where losing the last second is acceptable): sync_binlog=0 and innodb_flush_log_at_trx_commit=2 (or 0).".into(),
-            "Batch small transactions into larger ones sized to the disk's sweet spot.".into(),
-            "Use a device with a power-loss-protected write cache (cheap flushes).".into(),
-        ]).collect(),
-        actors: Default::default(),
-    }))
+            match v.sync_relay_log.as_deref() {
+                Some("1") => ", sync_relay_log=1 syncs the relay log after every received event",
+                _ => "",
+            }
+        )
+    });
+    let remedies = v.replica.as_ref().map_or_else(Vec::new, |_| vec![
+        "On this replica: sync_relay_log=0 (or 10000) and sync_master_info=10000 free the IO thread; sync_binlog=0 and innodb_flush_log_at_trx_commit=2 free the SQL thread's commits (a replica can be rebuilt from its source).".to_string(),
+    ]).into_iter().chain([
+        "On a replica (or where losing the last second is acceptable): sync_binlog=0 and innodb_flush_log_at_trx_commit=2 (or 0).".into(),
+        "Batch small transactions into larger ones sized to the disk's sweet spot.".into(),
+        "Use a device with a power-loss-protected write cache (cheap flushes).".into(),
+    ]).collect();
+    v.basis.finding(ID, summary, metrics, remedies)
+}
+
+/// Evaluates the rule: [`decide`], then [`explain`].
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    super::outcome(decide(i), explain)
 }
 
 #[cfg(test)]
@@ -361,8 +439,8 @@ mod tests {
     fn fires_on_a_flush_per_small_commit_and_cites_the_chosen_binlog() {
         let f = fired(Case::durable().run());
         assert_eq!((f.rule, f.confidence), (ID, 0.85));
-        assert_eq!(f.metrics["flushes_per_transaction"], 1.0);
-        assert_eq!(f.metrics["commit_counter"], "transactions of the decoded binary log");
+        assert_eq!(f.metrics["flushes_per_transaction"].value, 1.0);
+        assert_eq!(f.metrics["commit_counter"].value, "transactions of the decoded binary log");
         let cited: Vec<(&str, &str)> =
             f.evidence.iter().map(|e| (e.file.as_str(), e.metric.as_str())).collect();
         assert_eq!(

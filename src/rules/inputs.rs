@@ -15,6 +15,7 @@ use crate::model::Evidence;
 use crate::pipeline::{Context, LineIndex, ParsedFile, Pipeline, Sourced, ThreadTotal};
 use crate::table::Timeline;
 use crate::table::columns::Col;
+use crate::verdict::{Device, DeviceStack};
 use iosift_parsers::mounts::Mount;
 use iosift_parsers::smaps::Mapping;
 use std::collections::BTreeMap;
@@ -204,12 +205,12 @@ impl DeviceWrites<'_> {
         self.stack.map_or_else(|| self.device.to_string(), |s| s.describe())
     }
 
-    /// Adds the device, its physical disks and its stack to a finding's metrics.
-    pub fn metrics(&self, m: &mut BTreeMap<&'static str, serde_json::Value>) {
-        m.insert("device", serde_json::Value::String(self.device.to_string()));
-        if let Some(s) = self.stack {
-            m.insert("physical_devices", serde_json::Value::from(s.physical.clone()));
-            m.insert("device_stack", serde_json::Value::String(s.chain.clone()));
+    /// The device as a verdict names it.
+    pub fn named(&self) -> Device {
+        Device {
+            name: self.device.to_string(),
+            described: self.describe(),
+            stack: self.stack.map(|s| DeviceStack { physical: s.physical.clone(), chain: s.chain.clone() }),
         }
     }
 }

@@ -6,15 +6,16 @@
 
 use crate::table::Cell;
 
-use super::Outcome;
-use super::evidence::{ctx_evidence, mb, mount_evidence, num, opt};
+use super::evidence::{ctx_evidence, mb, mount_evidence, opt};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
+use super::{Decision, Outcome};
 use crate::analysis::periodicity::PeriodicityView;
 use crate::analysis::stats::{mean, median};
 use crate::analysis::writeback::WritebackWindow;
 use crate::model::{Evidence, Finding, Severity};
 use crate::pipeline::{Sourced, ThreadTotal};
 use crate::table::columns::{Col, DevMetric, DsMetric, VmCounter};
+use crate::verdict::{Device, Metric, Unit};
 use iosift_parsers::mounts::Mount;
 use iosift_parsers::smaps::Mapping;
 use std::collections::BTreeMap;
@@ -153,7 +154,60 @@ impl Strength {
 /// large is strong evidence: 4 kB-granular writeback writes each dirtied page once.
 pub const STRONG_AMPLIFICATION: f64 = 8.0;
 
-/// Evaluates the rule.
+/// What the rule concluded: the bursts, the large folios and the amplification, each
+/// piece of evidence with its strength, the gate and what the bursts cost.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// Median bytes of a burst.
+    pub burst_bytes_median: f64,
+    /// The device written.
+    pub device: Device,
+    /// FilePmdMapped of the written mapping (smaps), KiB.
+    pub smaps_file_pmd_mapped_kb: Option<u64>,
+    /// FilePmdMapped of /proc/meminfo (system-wide), KiB.
+    pub meminfo_file_pmd_mapped_kb: Option<u64>,
+    /// The written mapping's size, KiB.
+    pub mapping_size_kb: Option<u64>,
+    /// Its share in large folios (smaps FilePmdMapped over its size), 0..1.
+    pub file_pmd_mapped_share: Option<f64>,
+    /// Device bytes per flush over 4 kB per dirtying event.
+    pub amplification_estimate: Option<f64>,
+    /// Mean write request size in the bursts, bytes.
+    pub burst_request_bytes_mean: Option<f64>,
+    /// The folio size pidstat charges in, KiB.
+    pub folio_kb_from_pidstat: Option<u64>,
+    /// thp_file_mapped events over the capture.
+    pub thp_file_mapped_increase: f64,
+    /// `uname -r`.
+    pub kernel: Option<String>,
+    /// The file system holding the file.
+    pub filesystem: Option<String>,
+    /// The written mapping's path.
+    pub mapped_file: Option<String>,
+    /// Kernel and file system cache mmap'd file pages in large folios (None: not known).
+    pub gate: Option<bool>,
+    /// Strength of the large-folio evidence.
+    pub large_folios: Strength,
+    /// Strength of the amplification.
+    pub amplification: Strength,
+    /// Strength of the request size.
+    pub request_size: Strength,
+    /// Episodes of the periodic bursts.
+    pub episodes: usize,
+    /// Those that cost latency, blocked tasks or commits.
+    pub episodes_costly: usize,
+    /// Their cost in words, when there are episodes.
+    pub cost: Option<String>,
+    /// Severity, confidence, evidence.
+    pub basis: super::Basis,
+}
+
+/// The mean request size in words (`512.0 kB`, `unknown`).
+fn request_text(req: Option<f64>) -> String {
+    req.map_or("unknown".to_string(), |r| format!("{:.1} kB", r / 1024.0))
+}
+
+/// Decides the rule.
 ///
 /// Necessary: repeated write bursts on the device holding the file, and a kernel and
 /// file system that cache mmap'd file pages in large folios (or an unknown gate). The
@@ -163,10 +217,10 @@ pub const STRONG_AMPLIFICATION: f64 = 8.0;
 /// window (medium). The amplification from pidstat's folio charges and the request
 /// size only support (foreign small writes dilute request sizes; the block stack and
 /// `max_sectors_kb` split them), and each piece's strength is said in the finding.
-pub fn check(i: &Inputs<'_>) -> Outcome {
+pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let (view, col) = (i.periodicity, &i.writes.series);
     if view.bursts.len() < MIN_BURSTS {
-        return Outcome::Pass(format!(
+        return Decision::Pass(format!(
             "no repeated write bursts on the device ({} found)",
             view.bursts.len()
         ));
@@ -215,12 +269,12 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         _ => None,
     };
     if folio == Strength::Unknown && request == Strength::Unknown {
-        return Outcome::Skip(vec![Missing::FolioCounters, Missing::RequestSizes]);
+        return Decision::Skip(vec![Missing::FolioCounters, Missing::RequestSizes]);
     }
-    let req_text = req.map_or("unknown".to_string(), |r| format!("{:.1} kB", r / 1024.0));
+    let req_text = request_text(req);
     if gate == Some(false) {
         let m = mount.map(|m| m.value.fstype.clone()).unwrap_or_default();
-        return Outcome::Pass(format!(
+        return Decision::Pass(format!(
             "{m} on kernel {} does not cache mmap'd file pages in large folios (XFS >= 5.18, ext4 >= 6.16)",
             kernel.map(|k| k.value.clone()).unwrap_or_default()
         ));
@@ -238,7 +292,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
             ),
             _ => String::new(),
         };
-        return Outcome::Pass(format!(
+        return Decision::Pass(format!(
             "no large-folio amplification: FilePmdMapped {} kB{}{}{why}, burst writes average {req_text} per request",
             smaps_pmd.or(meminfo_pmd).map_or("unknown".into(), |v| v.to_string()),
             path.as_ref().map_or(String::new(), |p| format!(" for {p}")),
@@ -248,7 +302,7 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     // System-wide counters count every process's mappings (a build's binaries too): they
     // point at the written file only when the bursts' write requests are whole folios.
     if folio == Strength::Medium && request != Strength::Supporting {
-        return Outcome::Pass(format!(
+        return Decision::Pass(format!(
             "system-wide FilePmdMapped {} kB and thp_file_mapped rising, but no smaps of the writer and the bursts' writes average {req_text} per request: nothing ties the large folios to the written file",
             meminfo_pmd.unwrap_or(0)
         ));
@@ -290,17 +344,6 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         }),
         _ => None,
     };
-    let mut metrics = BTreeMap::new();
-    metrics.insert("burst_bytes_median", num(burst_med));
-    i.writes.metrics(&mut metrics);
-    metrics.insert("file_pmd_mapped_kb", opt(smaps_pmd.or(meminfo_pmd).map(|v| v as f64)));
-    metrics.insert("amplification_estimate", opt(amplification));
-    metrics.insert("burst_request_bytes_mean", opt(req));
-    metrics.insert("folio_kb_from_pidstat", opt(folio_kb.map(|v| v as f64)));
-    metrics.insert("thp_file_mapped_increase", num(thp_rate));
-    metrics.insert("kernel", serde_json::Value::from(kernel.map(|k| k.value.clone())));
-    metrics.insert("filesystem", serde_json::Value::from(mount.map(|m| m.value.fstype.clone())));
-    metrics.insert("mapped_file", serde_json::Value::from(path.clone()));
     let mut evidence: Vec<Evidence> = Vec::new();
     if let Some(k) = kernel {
         evidence.push(ctx_evidence(k, "kernel release"));
@@ -335,45 +378,6 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         Some(_) => Strength::Against,
         None => Strength::Unknown,
     };
-    metrics.insert("evidence_large_folios", serde_json::Value::from(folio.word()));
-    metrics.insert("evidence_amplification", serde_json::Value::from(amp.word()));
-    metrics.insert("evidence_request_size", serde_json::Value::from(request.word()));
-    let gate_text = match gate {
-        Some(true) => "kernel and filesystem cache mmap'd file pages in large folios",
-        _ => "kernel/filesystem gate not confirmed (kernel or mount missing)",
-    };
-    let folio_text = match (folio, smaps_pmd, map_size) {
-        (Strength::Strong, Some(p), Some(sz)) if sz > 0 => format!(
-            "strong: FilePmdMapped {p} kB of the {sz} kB mapping ({:.0} %)",
-            100.0 * p as f64 / sz as f64
-        ),
-        (Strength::Strong, Some(p), _) => format!("strong: FilePmdMapped {p} kB of the mapping"),
-        _ => format!(
-            "medium: system-wide FilePmdMapped {} kB with thp_file_mapped rising, no smaps of the writer",
-            meminfo_pmd.unwrap_or(0)
-        ),
-    };
-    let amp_text = match amplification {
-        Some(a) => format!(
-            "{}: up to {a:.0}x what 4 kB-granular dirtying would write (pidstat's {} kB folio charges)",
-            amp.word(),
-            folio_kb.unwrap_or(0)
-        ),
-        None => "not measured (needs per-thread write charges in folio steps, pidstat -d)".to_string(),
-    };
-    let req_word = match request {
-        Strength::Supporting => "supporting",
-        Strength::Against => {
-            "not supporting (foreign small writes dilute it; the block stack splits requests)"
-        }
-        _ => "not measured",
-    };
-    let summary = format!(
-        "Periodic writeback bursts of {} on {} while {} is mapped with large folios; {gate_text}. Large folios: {folio_text}. Amplification: {amp_text}. Request size {req_text}: {req_word}.",
-        mb(burst_med),
-        i.writes.describe(),
-        path.clone().unwrap_or_else(|| "a file".into()),
-    );
     let confidence: f64 = 0.45
         + if gate == Some(true) { 0.2 } else { 0.0 }
         + if folio == Strength::Strong { 0.15 } else { 0.05 }
@@ -385,31 +389,122 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     // hundreds of times what the stores changed); else information.
     let eps = super::actors::of_bursts(i.episodes, i.writes.device, &view.periodic_bursts());
     let ev = super::actors::verdict(&eps);
-    metrics.insert("episodes_costly", num(ev.costly as f64));
-    metrics.insert("episodes", num(ev.episodes as f64));
-    let summary = if ev.episodes > 0 { format!("{summary} Cost: {}.", ev.harm) } else { summary };
     let severity = match ev.severity(Severity::Critical) {
         Severity::Critical => Severity::Critical,
         _ if amp == Strength::Strong => Severity::Warning,
         _ if ev.episodes == 0 => Severity::Warning,
         s => s,
     };
-    Outcome::Fire(Box::new(Finding {
-        rule: ID,
-        severity,
-        confidence: (confidence.min(0.95) * 100.0).round() / 100.0,
-        summary,
-        window: None,
-        metrics,
-        evidence,
-        remedies: vec![
-            "Use madvise(MADV_RANDOM) on the mapping so the page cache keeps small folios.".into(),
-            "Lower the device read-ahead (read_ahead_kb; it sets the folio size), at some cost to sequential reads.".into(),
-            "Write the file with pwrite() instead of mmap stores (Linux >= 6.6 tracks dirty blocks per folio for write()).".into(),
-            "On ext4, a kernel before 6.16; or a kernel built without CONFIG_TRANSPARENT_HUGEPAGE (disabling THP at boot is not enough).".into(),
-        ],
-        actors: Default::default(),
-    }))
+    Decision::Fire(Verdict {
+        burst_bytes_median: burst_med,
+        device: i.writes.named(),
+        smaps_file_pmd_mapped_kb: smaps_pmd,
+        meminfo_file_pmd_mapped_kb: meminfo_pmd,
+        mapping_size_kb: map_size,
+        file_pmd_mapped_share: match (smaps_pmd, map_size) {
+            (Some(p), Some(sz)) if sz > 0 => Some(p as f64 / sz as f64),
+            _ => None,
+        },
+        amplification_estimate: amplification,
+        burst_request_bytes_mean: req,
+        folio_kb_from_pidstat: folio_kb,
+        thp_file_mapped_increase: thp_rate,
+        kernel: kernel.map(|k| k.value.clone()),
+        filesystem: mount.map(|m| m.value.fstype.clone()),
+        mapped_file: path,
+        gate,
+        large_folios: folio,
+        amplification: amp,
+        request_size: request,
+        episodes: ev.episodes,
+        episodes_costly: ev.costly,
+        cost: (ev.episodes > 0).then(|| ev.harm.clone()),
+        basis: super::Basis {
+            severity,
+            confidence: (confidence.min(0.95) * 100.0).round() / 100.0,
+            window: None,
+            evidence,
+            actors: Default::default(),
+        },
+    })
+}
+
+/// Writes the verdict as the finding.
+pub fn explain(v: &Verdict) -> Finding {
+    let mut metrics = BTreeMap::new();
+    metrics.insert("burst_bytes_median", Metric::num(v.burst_bytes_median, Unit::Bytes));
+    v.device.metrics(&mut metrics);
+    metrics.insert(
+        "file_pmd_mapped_kb",
+        Metric::opt(v.smaps_file_pmd_mapped_kb.or(v.meminfo_file_pmd_mapped_kb).map(|v| v as f64), Unit::KiB),
+    );
+    metrics.insert("amplification_estimate", Metric::opt(v.amplification_estimate, Unit::Ratio));
+    metrics.insert("burst_request_bytes_mean", Metric::opt(v.burst_request_bytes_mean, Unit::Bytes));
+    metrics
+        .insert("folio_kb_from_pidstat", Metric::opt(v.folio_kb_from_pidstat.map(|v| v as f64), Unit::KiB));
+    metrics.insert("thp_file_mapped_increase", Metric::num(v.thp_file_mapped_increase, Unit::Count));
+    metrics.insert("kernel", Metric::opt_text(v.kernel.clone()));
+    metrics.insert("filesystem", Metric::opt_text(v.filesystem.clone()));
+    metrics.insert("mapped_file", Metric::opt_text(v.mapped_file.clone()));
+    metrics.insert("evidence_large_folios", Metric::text(v.large_folios.word()));
+    metrics.insert("evidence_amplification", Metric::text(v.amplification.word()));
+    metrics.insert("evidence_request_size", Metric::text(v.request_size.word()));
+    metrics.insert("episodes_costly", Metric::num(v.episodes_costly as f64, Unit::Count));
+    metrics.insert("episodes", Metric::num(v.episodes as f64, Unit::Count));
+    let gate_text = match v.gate {
+        Some(true) => "kernel and filesystem cache mmap'd file pages in large folios",
+        _ => "kernel/filesystem gate not confirmed (kernel or mount missing)",
+    };
+    let folio_text = match (v.large_folios, v.smaps_file_pmd_mapped_kb, v.file_pmd_mapped_share) {
+        (Strength::Strong, Some(p), Some(share)) => format!(
+            "strong: FilePmdMapped {p} kB of the {} kB mapping ({:.0} %)",
+            v.mapping_size_kb.unwrap_or(0),
+            100.0 * share
+        ),
+        (Strength::Strong, Some(p), _) => format!("strong: FilePmdMapped {p} kB of the mapping"),
+        _ => format!(
+            "medium: system-wide FilePmdMapped {} kB with thp_file_mapped rising, no smaps of the writer",
+            v.meminfo_file_pmd_mapped_kb.unwrap_or(0)
+        ),
+    };
+    let amp_text = match v.amplification_estimate {
+        Some(a) => format!(
+            "{}: up to {a:.0}x what 4 kB-granular dirtying would write (pidstat's {} kB folio charges)",
+            v.amplification.word(),
+            v.folio_kb_from_pidstat.unwrap_or(0)
+        ),
+        None => "not measured (needs per-thread write charges in folio steps, pidstat -d)".to_string(),
+    };
+    let req_word = match v.request_size {
+        Strength::Supporting => "supporting",
+        Strength::Against => {
+            "not supporting (foreign small writes dilute it; the block stack splits requests)"
+        }
+        _ => "not measured",
+    };
+    let summary = format!(
+        "Periodic writeback bursts of {} on {} while {} is mapped with large folios; {gate_text}. Large folios: {folio_text}. Amplification: {amp_text}. Request size {}: {req_word}.",
+        mb(v.burst_bytes_median),
+        v.device.described,
+        v.mapped_file.clone().unwrap_or_else(|| "a file".into()),
+        request_text(v.burst_request_bytes_mean),
+    );
+    let summary = match &v.cost {
+        Some(harm) => format!("{summary} Cost: {harm}."),
+        None => summary,
+    };
+    let remedies = vec![
+        "Use madvise(MADV_RANDOM) on the mapping so the page cache keeps small folios.".into(),
+        "Lower the device read-ahead (read_ahead_kb; it sets the folio size), at some cost to sequential reads.".into(),
+        "Write the file with pwrite() instead of mmap stores (Linux >= 6.6 tracks dirty blocks per folio for write()).".into(),
+        "On ext4, a kernel before 6.16; or a kernel built without CONFIG_TRANSPARENT_HUGEPAGE (disabling THP at boot is not enough).".into(),
+    ];
+    v.basis.finding(ID, summary, metrics, remedies)
+}
+
+/// Evaluates the rule: [`decide`], then [`explain`].
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    super::outcome(decide(i), explain)
 }
 
 #[cfg(test)]
@@ -516,12 +611,12 @@ mod tests {
         let f = fired(Case::large_folios().run());
         assert_eq!((f.rule, f.confidence), (ID, 0.95));
         assert_eq!(
-            (&f.metrics["evidence_large_folios"], &f.metrics["evidence_amplification"]),
+            (&f.metrics["evidence_large_folios"].value, &f.metrics["evidence_amplification"].value),
             (&serde_json::Value::from("strong"), &serde_json::Value::from("strong"))
         );
-        assert_eq!(f.metrics["folio_kb_from_pidstat"], 2048.0);
-        assert_eq!(f.metrics["file_pmd_mapped_kb"], 2048.0);
-        assert_eq!(f.metrics["filesystem"], "xfs");
+        assert_eq!(f.metrics["folio_kb_from_pidstat"].value, 2048.0);
+        assert_eq!(f.metrics["file_pmd_mapped_kb"].value, 2048.0);
+        assert_eq!(f.metrics["filesystem"].value, "xfs");
         let files: Vec<(&str, Option<[usize; 2]>)> =
             f.evidence.iter().map(|e| (e.file.as_str(), e.lines)).collect();
         assert_eq!(
@@ -539,22 +634,25 @@ mod tests {
         // No episode measured: no cost known, a warning.
         let f = fired(c.run());
         assert_eq!(
-            (f.severity, f.metrics["evidence_amplification"].as_str()),
+            (f.severity, f.metrics["evidence_amplification"].value.as_str()),
             (Severity::Warning, Some("strong"))
         );
         c.costly = Some(true);
         let f = fired(c.run());
-        assert_eq!((f.severity, f.metrics["episodes_costly"].as_f64()), (Severity::Critical, Some(3.0)));
+        assert_eq!(
+            (f.severity, f.metrics["episodes_costly"].value.as_f64()),
+            (Severity::Critical, Some(3.0))
+        );
         assert!(f.summary.ends_with("Cost: write await 80 ms."), "{}", f.summary);
         // Nobody waited, but the device wrote hundreds of times what the stores changed.
         c.costly = Some(false);
         let f = fired(c.run());
-        assert_eq!((f.severity, f.metrics["episodes_costly"].as_f64()), (Severity::Warning, Some(0.0)));
+        assert_eq!((f.severity, f.metrics["episodes_costly"].value.as_f64()), (Severity::Warning, Some(0.0)));
         // Nobody waited and the amplification is not measured (no pidstat folio steps).
         c.request = None;
         c.mappings = vec![mapping(2048)];
         let f = fired(c.run_without_charges());
-        assert_eq!(f.metrics["evidence_amplification"].as_str(), Some("not measured"));
+        assert_eq!(f.metrics["evidence_amplification"].value.as_str(), Some("not measured"));
         assert_eq!(f.severity, Severity::Info);
     }
 
@@ -574,14 +672,14 @@ mod tests {
         let mut c = Case::large_folios();
         c.request = Some(BIG_REQUEST_BYTES);
         let big = fired(c.run());
-        assert_eq!(big.metrics["evidence_request_size"], "supporting");
+        assert_eq!(big.metrics["evidence_request_size"].value, "supporting");
         c.request = Some(BIG_REQUEST_BYTES - 1.0);
         let small = fired(c.run());
-        assert_eq!(small.metrics["evidence_request_size"], "against");
+        assert_eq!(small.metrics["evidence_request_size"].value, "against");
         assert!(small.confidence < big.confidence, "{} {}", small.confidence, big.confidence);
         assert!(small.summary.contains("Request size 128.0 kB: not supporting"), "{}", small.summary);
         c.request = None;
-        assert_eq!(fired(c.run()).metrics["evidence_request_size"], "not measured");
+        assert_eq!(fired(c.run()).metrics["evidence_request_size"].value, "not measured");
     }
 
     #[test]
@@ -597,7 +695,7 @@ mod tests {
     fn amplification_strength_edge() {
         // Charges of 2 MB folios: 512x at most; the strength word follows the estimate.
         let f = fired(Case::large_folios().run());
-        let a = f.metrics["amplification_estimate"].as_f64().unwrap();
+        let a = f.metrics["amplification_estimate"].value.as_f64().unwrap();
         assert!(a >= STRONG_AMPLIFICATION, "{a}");
         assert!(f.summary.contains("Amplification: strong: up to"), "{}", f.summary);
     }

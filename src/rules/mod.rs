@@ -1,17 +1,29 @@
 //! Rules: each is one file declaring its id ([`periodic::ID`], ...), its
 //! typed inputs (`Inputs`, picked from [`Available`] by `gather`, or the
-//! [`Missing`] ones) and a `check` that sees only those inputs and fires (a
-//! [`Finding`]), passes (with the reason) or is skipped (with what is
-//! missing). [`RULES`] lists them, in the order they are reported.
+//! [`Missing`] ones), a `decide` that sees only those inputs and computes
+//! everything the rule concludes ([`Decision`]: fire with the rule's typed
+//! `Verdict`, pass with the reason, or, when a witness it needs turns out
+//! empty, skip), and an `explain` that only writes the verdict as a
+//! [`Finding`]: the summary, the remedies and the metrics with their units.
+//! `check` is `decide` then `explain` ([`outcome`]). [`RULES`] lists them, in
+//! the order they are reported.
 //!
 //! Adding a rule: a file with `pub const ID` (a rule id of DESIGN.md, never
-//! renamed), `pub struct Inputs<'a>`, `pub fn gather(&Available) -> Result<Inputs,
+//! renamed), `pub const SPEC` (its [`crate::verdict::RuleSpec`]: title and key
+//! charts), `pub struct Inputs<'a>`, `pub fn gather(&Available) -> Result<Inputs,
 //! Vec<Missing>>` (a new kind of input is a new [`Missing`] variant, whose text is
 //! the skip reason, and an accessor on [`Available`] if the capture offers it),
-//! `pub fn check(&Inputs) -> Outcome`, unit tests on hand-built `Inputs` at both
-//! sides of every threshold; then one `rule!(file)` line in [`RULES`]
-//! (`rule!(file, one_second)` when the rule reads second-by-second shapes: bursts, flush
-//! lags, holds; it is then skipped on a timeline of wider rows, where a row is a mean).
+//! `pub struct Verdict` (every number with its unit in its name or type, flag, name,
+//! and a [`Basis`]: severity, confidence, window, evidence, actors),
+//! `pub fn decide(&Inputs) -> Decision<Verdict>` (all the computing), `pub fn
+//! explain(&Verdict) -> Finding` (only words, remedies and [`crate::verdict::Metric`]s;
+//! no arithmetic beyond unit conversion for display), `pub fn check(&Inputs) ->
+//! Outcome` (`outcome(decide(i), explain)`), unit tests on hand-built `Inputs` at
+//! both sides of every threshold; then one `rule!(file)` line in [`RULES`] and its
+//! `SPEC` in [`SPECS`] (`rule!(file, one_second)` when the rule reads second-by-second
+//! shapes: bursts, flush lags, holds; it is then skipped on a timeline of wider rows,
+//! where a row is a mean). The report needs nothing: it renders every finding from
+//! its actors, window, metrics' units and the rule's `SPEC`.
 
 pub mod actors;
 pub mod buffered_burst;
@@ -29,7 +41,9 @@ mod testkit;
 
 pub use inputs::{Available, Missing};
 
-use crate::model::{Checked, Finding};
+use crate::model::{Checked, Evidence, Finding, Severity, Window};
+use crate::verdict::{Actors, Metric};
+use std::collections::BTreeMap;
 
 /// What a rule concluded.
 #[derive(Debug)]
@@ -40,6 +54,65 @@ pub enum Outcome {
     Pass(String),
     /// Inputs missing.
     Skip(Vec<Missing>),
+}
+
+/// What a rule's `decide` concluded from its inputs.
+#[derive(Debug)]
+pub enum Decision<V> {
+    /// The rule fires with this verdict.
+    Fire(V),
+    /// The condition does not hold, for this reason.
+    Pass(String),
+    /// A witness the rule needs is there but tells nothing (mmap: neither folio counters
+    /// nor request sizes measured).
+    Skip(Vec<Missing>),
+}
+
+/// What every verdict holds besides its rule's own numbers and names.
+#[derive(Debug, Clone)]
+pub struct Basis {
+    /// How bad.
+    pub severity: Severity,
+    /// How sure, 0..1.
+    pub confidence: f64,
+    /// The first and last epoch second it covers (None: the whole capture).
+    pub window: Option<(i64, i64)>,
+    /// Where the numbers come from.
+    pub evidence: Vec<Evidence>,
+    /// Who wrote, who issued and why, who bounds (empty: the window's episodes say).
+    pub actors: Actors,
+}
+
+impl Basis {
+    /// The finding of rule `rule` on this basis, with the words and numbers its `explain` wrote.
+    pub fn finding(
+        &self,
+        rule: &'static str,
+        summary: String,
+        metrics: BTreeMap<&'static str, Metric>,
+        remedies: Vec<String>,
+    ) -> Finding {
+        Finding {
+            rule,
+            severity: self.severity,
+            confidence: self.confidence,
+            summary,
+            window: self.window.map(|(a, b)| Window::epochs(a, b)),
+            metrics,
+            evidence: self.evidence.clone(),
+            remedies,
+            actors: self.actors.clone(),
+        }
+    }
+}
+
+/// A decision as an outcome: a verdict is explained into its finding.
+pub fn outcome<V>(d: Decision<V>, explain: fn(&V) -> Finding) -> Outcome {
+    match d {
+        Decision::Fire(v) => Outcome::Fire(Box::new(explain(&v))),
+        Decision::Pass(reason) => Outcome::Pass(reason),
+        Decision::Skip(missing) => Outcome::Skip(missing),
+    }
 }
 
 /// A rule run on what is available.

@@ -1,17 +1,18 @@
 //! `periodic_write_bursts`: device writes come in periodic bursts; period,
 //! size, and whether the period matches the writeback tunables.
 
-use super::Outcome;
-use super::evidence::{mb, num, opt};
+use super::actors::EpisodeVerdict;
+use super::evidence::{mb, num};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
+use super::{Decision, Outcome};
 use crate::analysis::periodicity::PeriodicityView;
 use crate::analysis::stats::median;
 use crate::analysis::writeback::WritebackWindow;
-use crate::model::{Finding, Severity, Window};
+use crate::model::{Finding, Severity};
 use crate::pipeline::ThreadTotal;
 use crate::table::Cell;
 use crate::table::columns::{Col, MemMetric};
-use crate::verdict::IssuerClass;
+use crate::verdict::{Device, IssuerClass, Metric, Unit};
 use std::collections::BTreeMap;
 
 /// The bursts one period apart must hold this share of all the bursts' bytes.
@@ -89,11 +90,82 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     })
 }
 
-/// Evaluates the rule: the device's periodic bursts, unless their issuer is not one
-/// measured class and a task of the trace submits its own writes on a period (an
-/// application's timer among other tenants' writes), which is then the finding.
-pub fn check(i: &Inputs<'_>) -> Outcome {
-    let device = check_device(i);
+/// Whose periodic bursts a verdict tells.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// The device's own bursts.
+    Device(DeviceBursts),
+    /// A task of the trace submitting its own writes on a period.
+    Submitter {
+        /// Its name.
+        comm: String,
+    },
+}
+
+/// What the device's own bursts add to a verdict: how they were found and who dirtied.
+#[derive(Debug, Clone)]
+pub struct DeviceBursts {
+    /// The device's write rate below which a second is no burst, bytes/s (None when
+    /// the bursts were found over its local floor).
+    pub baseline_bytes_s: Option<f64>,
+    /// Other bursts beside those one period apart (None when every burst counts).
+    pub other_bursts: Option<usize>,
+    /// Who dirtied steadily (`comm (tid N, size)`), at most 3.
+    pub dirtiers: Vec<String>,
+    /// Writers that dirtied more than the device wrote (their data is elsewhere), at most 3.
+    pub elsewhere: Vec<String>,
+    /// Dirty memory grew over the capture (counted in what the device could take).
+    pub dirty_grew: bool,
+    /// A kernel flusher thread was charged with writes.
+    pub flusher: bool,
+    /// The shared writable mapping of a captured process (its file, the mapped path),
+    /// when no thread is named.
+    pub mapping: Option<(String, String)>,
+    /// A large buffered write's writeback some of the bursts are (its sentence).
+    pub buffered: Option<String>,
+    /// The file system's journal commit interval, s.
+    pub journal_commit_s: Option<f64>,
+}
+
+/// What the rule concluded: the period, the bursts, how the period compares with the
+/// writeback tunables, who issued the bursts and what they cost, and whose bursts they are.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// The device written.
+    pub device: Device,
+    /// The period, s.
+    pub period_s: f64,
+    /// Its confidence, 0..1.
+    pub period_confidence: f64,
+    /// Bursts one period apart.
+    pub bursts: usize,
+    /// Their median bytes.
+    pub burst_bytes_median: f64,
+    /// Their largest, bytes.
+    pub burst_bytes_max: Option<f64>,
+    /// The writeback window (`dirty_expire` + `dirty_writeback`), s.
+    pub writeback_window_s: f64,
+    /// The flusher's wake-up interval, s.
+    pub writeback_interval_s: f64,
+    /// The tunables were read from the capture (else the kernel defaults).
+    pub writeback_window_from_capture: bool,
+    /// The period is the writeback window's.
+    pub matches_writeback_window: bool,
+    /// The period is the flusher's wake-up interval.
+    pub matches_flusher_interval: bool,
+    /// Who issued the bursts and what they cost, from their episodes.
+    pub issued: EpisodeVerdict,
+    /// Whose bursts.
+    pub source: Source,
+    /// Severity, confidence, window, evidence, actors.
+    pub basis: super::Basis,
+}
+
+/// Decides: the device's periodic bursts, unless their issuer is not one measured class
+/// and a task of the trace submits its own writes on a period (an application's timer
+/// among other tenants' writes), which is then the verdict.
+pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
+    let device = decide_device(i);
     let Some(sub) = i
         .submitters
         .iter()
@@ -110,29 +182,27 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     // class: a device chain of other data's writeback around an application's flushes is not
     // the application's story.
     let device_measured = match &device {
-        Outcome::Fire(f) => {
+        Decision::Fire(v) => {
             let bursts = i.periodicity.periodic_bursts();
             let (first, last) = (bursts.first().map_or(0, |b| b.start), bursts.last().map_or(0, |b| b.end));
             let span =
                 super::actors::verdict(&super::actors::overlapping(i.episodes, i.writes.device, first, last));
-            let own = f.metrics.get("issuer_class").and_then(serde_json::Value::as_str);
-            span.class.is_some_and(|(c, share)| share >= 0.6 && own == Some(c.id()))
+            let own = v.issued.class.map(|(c, _)| c);
+            span.class.is_some_and(|(c, share)| share >= 0.6 && own == Some(c))
         }
         _ => false,
     };
-    if device_measured { device } else { submitter_finding(i, sub) }
+    if device_measured { device } else { decide_submitter(i, sub) }
 }
 
-/// The finding of a task that submits its writes on its own period.
-fn submitter_finding(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitter) -> Outcome {
+/// The verdict of a task that submits its writes on its own period.
+fn decide_submitter(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitter) -> Decision<Verdict> {
     let view = &sub.view;
     let (Some(period), Some(conf)) = (view.period_s, view.confidence) else {
-        return Outcome::Pass(format!("{}'s submissions have no period", sub.comm));
+        return Decision::Pass(format!("{}'s submissions have no period", sub.comm));
     };
     let bursts = view.periodic_bursts();
-    let n = bursts.len();
     let sizes: Vec<f64> = bursts.iter().map(|b| b.total).collect();
-    let med = median(&sizes).unwrap_or(0.0);
     // The bursts the trace shows the submitter issuing speak for it; the others of its
     // seconds are other tenants' writes.
     let own: Vec<&crate::analysis::episodes::Episode> =
@@ -141,26 +211,7 @@ fn submitter_finding(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitte
         if own.is_empty() { sub.episodes.iter().collect() } else { own };
     let ev = super::actors::verdict(&eps);
     let matches = i.window.matches(period);
-    let cadence = !matches && i.window.is_flusher_cadence(period);
-    let window = i.window.seconds();
-    let mut metrics = BTreeMap::new();
-    metrics.insert("period_s", num(period));
-    metrics.insert("period_confidence", num(conf));
-    metrics.insert("bursts", num(n as f64));
-    metrics.insert("burst_bytes_median", num(med));
-    metrics.insert("burst_bytes_max", opt(sizes.iter().copied().reduce(f64::max)));
-    metrics.insert("writeback_window_s", num(window));
-    metrics.insert("writeback_window_from_capture", serde_json::Value::Bool(i.window.from_capture));
-    metrics.insert("matches_writeback_window", serde_json::Value::Bool(matches));
-    metrics.insert("matches_flusher_interval", serde_json::Value::Bool(cadence));
-    metrics.insert("submitter", serde_json::Value::from(sub.comm.clone()));
-    metrics.insert(
-        "issuer",
-        serde_json::Value::String(ev.class.map_or("not measured".into(), |(c, _)| c.words().to_string())),
-    );
-    metrics.insert("issuer_class", ev.class.map_or(serde_json::Value::Null, |(c, _)| c.id().into()));
-    metrics.insert("issuer_share", ev.class.map_or(serde_json::Value::Null, |(_, s)| num(s)));
-    metrics.insert("episodes_costly", num(ev.costly as f64));
+    let t0 = view_t0(sub);
     let evidence = i
         .trace_file
         .map(|f| {
@@ -173,7 +224,7 @@ fn submitter_finding(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitte
                     metric: format!(
                         "block_bio_queue write bytes of {} from {}",
                         sub.comm,
-                        crate::model::rfc3339(view_t0(sub) + b.start as i64)
+                        crate::model::rfc3339(t0 + b.start as i64)
                     ),
                     value: num(b.total),
                     quote: None,
@@ -181,46 +232,30 @@ fn submitter_finding(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitte
                 .collect()
         })
         .unwrap_or_default();
-    let summary = format!(
-        "{} submitted its writes to {} in {n} bursts every {period:.1} s (confidence {conf:.2}, from its own block_bio_queue series in the trace), median {} per burst{}. {}. Cost: {}.",
-        sub.comm,
-        i.writes.device,
-        mb(med),
-        if matches {
-            format!(", near the writeback window of {window:.0} s")
-        } else if cadence {
-            format!(", near the flusher's wake-up interval ({:.0} s)", i.window.interval_s)
-        } else {
-            format!(
-                ": not the writeback window ({window:.0} s) nor the flusher's interval, a timer of its own"
-            )
-        },
-        ev.issuer_sentence(),
-        ev.cost_words()
-    );
-    let remedies = if ev.is(&[IssuerClass::WritebackAge, IssuerClass::WritebackBackground]) {
-        vec!["Lower vm.dirty_expire_centisecs / vm.dirty_writeback_centisecs (or set vm.dirty_background_bytes) for smaller, more frequent flushes.".to_string()]
-    } else {
-        vec![format!(
-            "The bursts are {}'s own{}: flush in smaller steps as the data is written (sync_file_range / fdatasync every few MB) or spread its timer; the vm.dirty_* tunables do not change them.",
-            sub.comm,
-            if ev.is(&[IssuerClass::ApplicationFlush]) { " flushes" } else { " writes" }
-        )]
-    };
     let first = bursts.first().map_or(0, |b| b.start);
     let last = bursts.last().map_or(0, |b| b.end);
-    let t0 = view_t0(sub);
-    Outcome::Fire(Box::new(Finding {
-        rule: ID,
-        severity: ev.severity_repeated(Severity::Warning),
-        confidence: conf.clamp(0.0, 1.0),
-        summary,
-        window: Some(Window::epochs(t0 + first as i64, t0 + last as i64)),
-        metrics,
-        evidence,
-        remedies,
-        actors: ev.actors,
-    }))
+    Decision::Fire(Verdict {
+        device: i.writes.named(),
+        period_s: period,
+        period_confidence: conf,
+        bursts: bursts.len(),
+        burst_bytes_median: median(&sizes).unwrap_or(0.0),
+        burst_bytes_max: sizes.iter().copied().reduce(f64::max),
+        writeback_window_s: i.window.seconds(),
+        writeback_interval_s: i.window.interval_s,
+        writeback_window_from_capture: i.window.from_capture,
+        matches_writeback_window: matches,
+        matches_flusher_interval: !matches && i.window.is_flusher_cadence(period),
+        basis: super::Basis {
+            severity: ev.severity_repeated(Severity::Warning),
+            confidence: conf.clamp(0.0, 1.0),
+            window: Some((t0 + first as i64, t0 + last as i64)),
+            evidence,
+            actors: ev.actors.clone(),
+        },
+        issued: ev,
+        source: Source::Submitter { comm: sub.comm.clone() },
+    })
 }
 
 /// Epoch of row 0 of a submitter's series (its episodes carry both).
@@ -229,7 +264,7 @@ fn view_t0(sub: &crate::analysis::submitters::Submitter) -> i64 {
 }
 
 /// The device's periodic bursts.
-fn check_device(i: &Inputs<'_>) -> Outcome {
+fn decide_device(i: &Inputs<'_>) -> Decision<Verdict> {
     let (view, dev, col) = (i.periodicity, i.writes.device, &i.writes.series);
     // The bursts carrying the period: those one period apart among others (`chain`), else
     // every burst.
@@ -237,7 +272,7 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     let n = periodic.len();
     let others = view.bursts.len() - n;
     let (Some(period), Some(conf)) = (view.period_s, view.confidence) else {
-        return Outcome::Pass(format!("{n} write bursts on {dev}: no repeating period"));
+        return Decision::Pass(format!("{n} write bursts on {dev}: no repeating period"));
     };
     // Two bursts one writeback window apart are all a capture shorter than two more
     // windows can show: accepted, at the lowest confidence.
@@ -251,25 +286,25 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     if let Some((inside, why)) = &buffered
         && n - inside < MIN_BURSTS
     {
-        return Outcome::Pass(format!("{why}, not a periodic source"));
+        return Decision::Pass(format!("{why}, not a periodic source"));
     }
     // A period carried by a small share of the bursts' bytes (a few small bursts one period
     // apart beside a copy's gigabytes) is not what the device's bursts do.
     let share = view.periodic_share();
     if share < MIN_PERIODIC_SHARE {
-        return Outcome::Pass(format!(
+        return Decision::Pass(format!(
             "{n} write bursts on {dev} one period of {period:.1} s apart hold {:.0} % of the bursts' bytes: not the device's pattern",
             100.0 * share
         ));
     }
     if (n < MIN_BURSTS && !two_at_window) || conf < MIN_CONFIDENCE {
-        return Outcome::Pass(format!(
+        return Decision::Pass(format!(
             "{n} write bursts on {dev}; period {period:.1} s with confidence {conf:.2}: not periodic enough"
         ));
     }
     let sizes: Vec<f64> = periodic.iter().map(|b| b.total).collect();
     let med = median(&sizes).unwrap_or(0.0);
-    let (window, known) = (i.window.seconds(), i.window.from_capture);
+    let known = i.window.from_capture;
     let matches = i.window.matches(period);
     // A period of the flusher's own wake-up interval is writeback too (steady dirtying written
     // at every wake-up), not an application timer.
@@ -280,7 +315,7 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     let (smallest, largest) =
         sizes.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
     if !matches && !cadence && n < MIN_BURSTS_MIXED_SIZES && largest > TIMER_SIZE_RATIO * smallest {
-        return Outcome::Pass(format!(
+        return Decision::Pass(format!(
             "{n} write bursts on {dev} every {period:.1} s, not the writeback window, of {} to {}: one large write and smaller ones, not a repeating source",
             mb(smallest),
             mb(largest)
@@ -316,24 +351,6 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
         .take(3)
         .map(|w| format!("{} (tid {}, {})", w.0, w.2, mb(w.1.bytes)))
         .collect();
-    let flusher = i.threads.values().any(|t| t.category == "writeback");
-    let mut metrics = BTreeMap::new();
-    metrics.insert("period_s", num(period));
-    metrics.insert("period_confidence", num(conf));
-    metrics.insert("bursts", num(n as f64));
-    metrics.insert("burst_bytes_median", num(med));
-    metrics.insert("burst_bytes_max", opt(sizes.iter().copied().reduce(f64::max)));
-    // None when the bursts were found over the device's local floor (no one threshold).
-    metrics.insert("baseline_bytes_s", opt(view.threshold.is_finite().then_some(view.threshold)));
-    metrics.insert("writeback_window_s", num(window));
-    metrics.insert("writeback_window_from_capture", serde_json::Value::Bool(known));
-    metrics.insert("matches_writeback_window", serde_json::Value::Bool(matches));
-    metrics.insert("matches_flusher_interval", serde_json::Value::Bool(cadence));
-    i.writes.metrics(&mut metrics);
-    metrics.insert("dirtiers", serde_json::Value::from(dirtiers.clone()));
-    if !elsewhere.is_empty() {
-        metrics.insert("writers_elsewhere", serde_json::Value::from(elsewhere.clone()));
-    }
     // Who issued the bursts is measured per episode, never assumed from the period; the
     // pattern's class is the one most of its bursts measured.
     let members: Vec<Vec<&crate::analysis::episodes::Episode>> =
@@ -346,17 +363,6 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     if !by_volume.is_empty() {
         ev.actors.writers = by_volume;
     }
-    let writeback = [IssuerClass::WritebackAge, IssuerClass::WritebackBackground];
-    metrics.insert(
-        "issuer",
-        serde_json::Value::String(match ev.class {
-            Some((c, _)) => c.words().to_string(),
-            None => "not measured".into(),
-        }),
-    );
-    metrics.insert("issuer_class", ev.class.map_or(serde_json::Value::Null, |(c, _)| c.id().into()));
-    metrics.insert("issuer_share", ev.class.map_or(serde_json::Value::Null, |(_, s)| num(s)));
-    metrics.insert("episodes_costly", num(ev.costly as f64));
     let mut evidence = Vec::new();
     for b in periodic.iter().take(6) {
         evidence.push(col.evidence(b.peak, "wkB/s", b.peak_value / 1024.0));
@@ -374,61 +380,186 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
             }
         }
     }
-    let tunable_text = if known {
+    Decision::Fire(Verdict {
+        device: i.writes.named(),
+        period_s: period,
+        period_confidence: conf,
+        bursts: n,
+        burst_bytes_median: med,
+        burst_bytes_max: sizes.iter().copied().reduce(f64::max),
+        writeback_window_s: i.window.seconds(),
+        writeback_interval_s: i.window.interval_s,
+        writeback_window_from_capture: known,
+        matches_writeback_window: matches,
+        matches_flusher_interval: cadence,
+        basis: super::Basis {
+            severity: ev.severity_repeated(Severity::Warning),
+            confidence: (conf * if known { 1.0 } else { 0.9 }).clamp(0.0, 1.0),
+            window: Some((col.epoch(first), col.epoch(last))),
+            evidence,
+            actors: ev.actors.clone(),
+        },
+        issued: ev,
+        source: Source::Device(DeviceBursts {
+            // None when the bursts were found over the device's local floor (no one threshold).
+            baseline_bytes_s: view.threshold.is_finite().then_some(view.threshold),
+            other_bursts: (!view.chain.is_empty()).then_some(others),
+            dirtiers,
+            elsewhere,
+            dirty_grew: dirty_growth > 0.0,
+            flusher: i.threads.values().any(|t| t.category == "writeback"),
+            mapping: i.mapping.map(|m| (m.file.clone(), m.value.path.clone())),
+            buffered: buffered.map(|(_, why)| why),
+            journal_commit_s: view.journal_commit_s.map(|(c, _)| c),
+        }),
+    })
+}
+
+/// The metrics both kinds of verdict have.
+fn metrics(v: &Verdict) -> BTreeMap<&'static str, Metric> {
+    let ev = &v.issued;
+    let mut metrics = BTreeMap::new();
+    metrics.insert("period_s", Metric::num(v.period_s, Unit::Seconds));
+    metrics.insert("period_confidence", Metric::num(v.period_confidence, Unit::Fraction));
+    metrics.insert("bursts", Metric::num(v.bursts as f64, Unit::Count));
+    metrics.insert("burst_bytes_median", Metric::num(v.burst_bytes_median, Unit::Bytes));
+    metrics.insert("burst_bytes_max", Metric::opt(v.burst_bytes_max, Unit::Bytes));
+    metrics.insert("writeback_window_s", Metric::num(v.writeback_window_s, Unit::Seconds));
+    metrics.insert("writeback_window_from_capture", Metric::flag(v.writeback_window_from_capture));
+    metrics.insert("matches_writeback_window", Metric::flag(v.matches_writeback_window));
+    metrics.insert("matches_flusher_interval", Metric::flag(v.matches_flusher_interval));
+    metrics.insert("issuer", Metric::text(ev.class.map_or("not measured", |(c, _)| c.words())));
+    metrics.insert("issuer_class", Metric::opt_text(ev.class.map(|(c, _)| c.id().to_string())));
+    metrics.insert("issuer_share", Metric::opt(ev.class.map(|(_, s)| s), Unit::Fraction));
+    metrics.insert("episodes_costly", Metric::num(ev.costly as f64, Unit::Count));
+    match &v.source {
+        Source::Device(d) => {
+            metrics.insert("baseline_bytes_s", Metric::opt(d.baseline_bytes_s, Unit::BytesPerSecond));
+            v.device.metrics(&mut metrics);
+            metrics.insert("dirtiers", Metric::list(d.dirtiers.clone()));
+            if !d.elsewhere.is_empty() {
+                metrics.insert("writers_elsewhere", Metric::list(d.elsewhere.clone()));
+            }
+            if let Some(k) = d.other_bursts {
+                metrics.insert("other_bursts", Metric::num(k as f64, Unit::Count));
+            }
+        }
+        Source::Submitter { comm } => {
+            metrics.insert("submitter", Metric::text(comm.clone()));
+        }
+    }
+    metrics
+}
+
+/// Writes the verdict as the finding.
+pub fn explain(v: &Verdict) -> Finding {
+    let (summary, remedies) = match &v.source {
+        Source::Submitter { comm } => explain_submitter(v, comm),
+        Source::Device(d) => explain_device(v, d),
+    };
+    v.basis.finding(ID, summary, metrics(v), remedies)
+}
+
+/// The summary and remedies of a task's own period.
+fn explain_submitter(v: &Verdict, comm: &str) -> (String, Vec<String>) {
+    let (ev, period, window) = (&v.issued, v.period_s, v.writeback_window_s);
+    let summary = format!(
+        "{comm} submitted its writes to {} in {} bursts every {period:.1} s (confidence {:.2}, from its own block_bio_queue series in the trace), median {} per burst{}. {}. Cost: {}.",
+        v.device.name,
+        v.bursts,
+        v.period_confidence,
+        mb(v.burst_bytes_median),
+        if v.matches_writeback_window {
+            format!(", near the writeback window of {window:.0} s")
+        } else if v.matches_flusher_interval {
+            format!(", near the flusher's wake-up interval ({:.0} s)", v.writeback_interval_s)
+        } else {
+            format!(
+                ": not the writeback window ({window:.0} s) nor the flusher's interval, a timer of its own"
+            )
+        },
+        ev.issuer_sentence(),
+        ev.cost_words()
+    );
+    let remedies = if ev.is(&[IssuerClass::WritebackAge, IssuerClass::WritebackBackground]) {
+        vec!["Lower vm.dirty_expire_centisecs / vm.dirty_writeback_centisecs (or set vm.dirty_background_bytes) for smaller, more frequent flushes.".to_string()]
+    } else {
+        vec![format!(
+            "The bursts are {comm}'s own{}: flush in smaller steps as the data is written (sync_file_range / fdatasync every few MB) or spread its timer; the vm.dirty_* tunables do not change them.",
+            if ev.is(&[IssuerClass::ApplicationFlush]) { " flushes" } else { " writes" }
+        )]
+    };
+    (summary, remedies)
+}
+
+/// The summary and remedies of the device's bursts.
+fn explain_device(v: &Verdict, d: &DeviceBursts) -> (String, Vec<String>) {
+    let DeviceBursts {
+        other_bursts,
+        dirtiers,
+        elsewhere,
+        dirty_grew,
+        flusher,
+        mapping,
+        buffered,
+        journal_commit_s,
+        ..
+    } = d;
+    let (ev, n, period, window) = (&v.issued, v.bursts, v.period_s, v.writeback_window_s);
+    let (matches, cadence) = (v.matches_writeback_window, v.matches_flusher_interval);
+    let writeback = [IssuerClass::WritebackAge, IssuerClass::WritebackBackground];
+    let tunable_text = if v.writeback_window_from_capture {
         "dirty_expire_centisecs + dirty_writeback_centisecs"
     } else {
         "the kernel defaults (30 s + 5 s; sysctl not in the capture)"
     };
-    let method = if view.chain.is_empty() {
-        String::new()
-    } else {
-        format!(
+    let method = match other_bursts {
+        None => String::new(),
+        Some(others) => format!(
             " ({n} bursts one period apart{})",
             match others {
                 0 => String::new(),
                 1 => ", among 1 other burst".into(),
                 k => format!(", among {k} other bursts"),
             }
-        )
+        ),
     };
-    if !view.chain.is_empty() {
-        metrics.insert("other_bursts", num(others as f64));
-    }
     let summary = format!(
-        "{} writes come in {n} bursts every {period:.1} s{method} (confidence {conf:.2}), median {} per burst{}; {}{}.",
-        i.writes.describe(),
-        mb(med),
+        "{} writes come in {n} bursts every {period:.1} s{method} (confidence {:.2}), median {} per burst{}; {}{}.",
+        v.device.described,
+        v.period_confidence,
+        mb(v.burst_bytes_median),
         if matches {
             format!(", matching the writeback window of {window:.0} s from {tunable_text}")
         } else if cadence {
             format!(
                 ", the flusher's wake-up interval ({:.0} s, dirty_writeback_centisecs): dirty data written back at each wake-up",
-                i.window.interval_s
+                v.writeback_interval_s
             )
         } else {
             format!(", not matching the writeback window of {window:.0} s")
         },
         if dirtiers.is_empty() {
-            match i.mapping {
-                Some(m) => format!(
-                    "no per-thread write data; the process of {} maps {} shared and writable: its stores dirty the file",
-                    m.file, m.value.path
+            match mapping {
+                Some((file, path)) => format!(
+                    "no per-thread write data; the process of {file} maps {path} shared and writable: its stores dirty the file"
                 ),
                 None => "no per-thread data to name the dirtier".to_string(),
             }
         } else {
             format!("pages dirtied steadily by {}", dirtiers.join(", "))
         },
-        if ev.is(&writeback) && flusher { ", written by the kernel flusher threads" } else { "" },
+        if ev.is(&writeback) && *flusher { ", written by the kernel flusher threads" } else { "" },
     ) + &format!(" {}. Cost: {}.", ev.issuer_sentence(), ev.cost_words())
-        + &buffered.map_or(String::new(), |(_, why)| format!(" {why}."))
+        + &buffered.as_ref().map_or(String::new(), |why| format!(" {why}."))
         + &if elsewhere.is_empty() {
             String::new()
         } else {
             format!(
-                " Not counted as dirtiers: {} (each dirtied more than {dev} wrote in the capture{}: their data is on another device).",
+                " Not counted as dirtiers: {} (each dirtied more than {} wrote in the capture{}: their data is on another device).",
                 elsewhere.join(", "),
-                if dirty_growth > 0.0 { " plus the growth of dirty memory" } else { "" }
+                v.device.name,
+                if *dirty_grew { " plus the growth of dirty memory" } else { "" }
             )
         };
     let mut remedies = if ev.is(&[IssuerClass::ApplicationFlush]) {
@@ -442,8 +573,7 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
                 .unwrap_or_default()
         )]
     } else if ev.is(&[IssuerClass::Journal]) {
-        let commit =
-            view.journal_commit_s.map_or(String::new(), |(c, _)| format!(" (commit every {c:.0} s)"));
+        let commit = journal_commit_s.map_or(String::new(), |c| format!(" (commit every {c:.0} s)"));
         vec![format!(
             "The bursts are the file system's journal commits{commit}: the vm.dirty_* tunables do not change them. With ext4 data=journal the data itself goes through the journal (written twice); data=ordered, the default, journals only metadata; a longer commit= makes fewer, larger commits."
         )]
@@ -464,17 +594,12 @@ fn check_device(i: &Inputs<'_>) -> Outcome {
     if !matches && !cadence && !ev.is(&[IssuerClass::ApplicationFlush, IssuerClass::Journal]) {
         remedies.push("The period does not match the writeback tunables: look for an application timer (checkpoint, flush interval) with this period.".into());
     }
-    Outcome::Fire(Box::new(Finding {
-        rule: ID,
-        severity: ev.severity_repeated(Severity::Warning),
-        confidence: (conf * if known { 1.0 } else { 0.9 }).clamp(0.0, 1.0),
-        summary,
-        window: Some(Window::epochs(col.epoch(first), col.epoch(last))),
-        metrics,
-        evidence,
-        remedies,
-        actors: ev.actors,
-    }))
+    (summary, remedies)
+}
+
+/// Evaluates the rule: [`decide`], then [`explain`].
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    super::outcome(decide(i), explain)
 }
 
 #[cfg(test)]
@@ -534,7 +659,7 @@ mod tests {
         let app = measured(3, IssuerClass::ApplicationFlush, "ckpt_fsync", false);
         let f =
             fired(run_with(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &none, &app));
-        assert_eq!(f.metrics["issuer_class"], "application_flush");
+        assert_eq!(f.metrics["issuer_class"].value, "application_flush");
         assert_eq!(f.severity, Severity::Info);
         assert!(f.remedies[0].contains("application's own flushes (ckpt_fsync)"), "{:?}", f.remedies);
         assert!(!f.remedies.iter().any(|r| r.contains("vm.dirty_expire")), "{:?}", f.remedies);
@@ -553,7 +678,7 @@ mod tests {
         let mut v = view(bursts(3), Some(10.0), Some(0.9));
         v.journal_commit_s = Some((10.0, true));
         let f = fired(run_with(&v, WritebackWindow::default(), &none, &jbd));
-        assert_eq!(f.metrics["issuer_class"], "journal");
+        assert_eq!(f.metrics["issuer_class"].value, "journal");
         assert!(f.remedies[0].contains("journal commits (commit every 10 s)"), "{:?}", f.remedies);
         assert!(!f.remedies.iter().any(|r| r.contains("vm.dirty_expire") || r.contains("application timer")));
     }
@@ -563,8 +688,8 @@ mod tests {
         let none = BTreeMap::new();
         let f = fired(run(&view(bursts(3), Some(35.0), Some(0.5)), WritebackWindow::default(), &none));
         assert_eq!(f.rule, ID);
-        assert_eq!(f.metrics["bursts"], 3.0);
-        assert_eq!(f.metrics["matches_writeback_window"], true);
+        assert_eq!(f.metrics["bursts"].value, 3.0);
+        assert_eq!(f.metrics["matches_writeback_window"].value, true);
         assert_eq!(f.confidence, 0.45, "defaults, not the capture's tunables: x 0.9");
         // Burst peaks then the lowest dirty memory around each of the first three.
         assert_eq!(f.evidence.len(), 6);
@@ -631,9 +756,9 @@ mod tests {
         // 35 s window: 35 +- 9 s.
         for (p, m) in [(44.0, true), (44.1, false), (26.0, true), (25.9, false)] {
             let f = at(p);
-            assert_eq!(f.metrics["matches_writeback_window"], m, "period {p}");
+            assert_eq!(f.metrics["matches_writeback_window"].value, m, "period {p}");
             // The period matching the tunables does not name the issuer: no episode measured it.
-            assert_eq!(f.metrics["issuer"], "not measured");
+            assert_eq!(f.metrics["issuer"].value, "not measured");
             assert_eq!(f.remedies.len(), if m { 3 } else { 4 });
         }
         assert_eq!(at(35.0).confidence, 0.9, "tunables from the capture");
@@ -671,8 +796,8 @@ mod tests {
         let threads: BTreeMap<u32, ThreadTotal> =
             [(42, thread("writer", "app", 300e6)), (9, thread("mariadbd", "app", 2e9))].into_iter().collect();
         let f = fired(run(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &threads));
-        assert_eq!(f.metrics["dirtiers"], serde_json::json!(["writer (tid 42, 300.0 MB)"]));
-        assert_eq!(f.metrics["writers_elsewhere"], serde_json::json!(["mariadbd (tid 9, 2000.0 MB)"]));
+        assert_eq!(f.metrics["dirtiers"].value, serde_json::json!(["writer (tid 42, 300.0 MB)"]));
+        assert_eq!(f.metrics["writers_elsewhere"].value, serde_json::json!(["mariadbd (tid 9, 2000.0 MB)"]));
         assert!(f.summary.contains("Not counted as dirtiers: mariadbd (tid 9, 2000.0 MB)"), "{}", f.summary);
     }
 
@@ -696,7 +821,7 @@ mod tests {
             burst(36, 42.0 * MB, 42.0 * MB),
         ];
         let f = fired(run(&view(even, Some(16.0), Some(0.76)), w, &none));
-        assert_eq!(f.metrics["matches_writeback_window"], false);
+        assert_eq!(f.metrics["matches_writeback_window"].value, false);
     }
 
     #[test]

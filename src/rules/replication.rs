@@ -11,16 +11,15 @@
 //! backlog grows (row lookups on a CPU, or commits). The remedy follows the
 //! class: relaxing durability only where the replica's own flushes bound it.
 
-use super::Outcome;
-use super::evidence::{ctx_evidence, line_evidence, num, opt};
+use super::evidence::{ctx_evidence, line_evidence};
 use super::inputs::{Available, Missing};
+use super::{Decision, Outcome};
 use crate::analysis::lag_witness::{LagSeries, Witness, Witnesses};
 use crate::analysis::replica_bound::{BoundClass, IO_FSYNC_SHARE, Side};
 use crate::analysis::replication::{EventLag, ReplicaView, ThreadFsync};
-use crate::model::{Evidence, Finding, Severity, Window};
+use crate::model::{Evidence, Finding, Severity};
 use crate::pipeline::{ParsedFile, Sourced};
-use crate::verdict::{Actor, Actors, IssuerClass, Role};
-use serde_json::Value;
+use crate::verdict::{Actor, Actors, IssuerClass, Metric, Role, Unit};
 use std::collections::BTreeMap;
 
 /// Rule id.
@@ -212,34 +211,137 @@ fn issuers(v: &ReplicaView, threads: Option<ThreadFsync>) -> Vec<Actor> {
     }
 }
 
-/// Evaluates the rule.
-pub fn check(i: &Inputs<'_>) -> Outcome {
+/// Another witness's last reading, beside the best one.
+#[derive(Debug, Clone)]
+pub struct OtherWitness {
+    /// Which.
+    pub witness: Witness,
+    /// Its last lag, s.
+    pub lag_s: f64,
+    /// How long before the best witness's last reading it was, s.
+    pub before_end_s: f64,
+}
+
+/// What the rule concluded: the lag from its best witness, what the other witnesses read,
+/// the bound thread and what bounds it, the replica's rates, states and settings.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// The connection's name (empty for the default one).
+    pub connection: String,
+    /// The witness the lag is told from.
+    pub witness: Witness,
+    /// Its readings.
+    pub lag_readings: usize,
+    /// First lag, s.
+    pub lag_start_s: f64,
+    /// Last lag, s.
+    pub lag_end_s: f64,
+    /// Least-squares growth, s per s.
+    pub lag_growth_s_per_s: f64,
+    /// Largest lag, s.
+    pub lag_max_s: Option<f64>,
+    /// Epoch of the last reading.
+    pub lag_end_epoch: Option<f64>,
+    /// The witness's uncertainty, s.
+    pub lag_uncertainty_s: f64,
+    /// The bound thread, when told.
+    pub bound_side: Option<Side>,
+    /// What bounds it.
+    pub bound_class: BoundClass,
+    /// Why, in words.
+    pub bound_why: String,
+    /// What was missing to tell it (or what it waits on) apart.
+    pub bound_missing: Option<String>,
+    /// `Seconds_Behind_Master`'s first reading, s.
+    pub sbm_start_s: Option<f64>,
+    /// Its last, s.
+    pub sbm_end_s: Option<f64>,
+    /// Its growth, s per s.
+    pub sbm_growth_s_per_s: Option<f64>,
+    /// Its readings of 0 while the source's side measured the replica behind.
+    pub sbm_zero_while_behind_readings: usize,
+    /// Its readings of 0 in all.
+    pub sbm_zeros: usize,
+    /// The worst lag the source's side measured at such a zero, s.
+    pub sbm_worst_s: Option<f64>,
+    /// pt-heartbeat's last lag, s.
+    pub heartbeat_lag_end_s: Option<f64>,
+    /// Its growth, s per s.
+    pub heartbeat_growth_s_per_s: Option<f64>,
+    /// The decoded binlog's last event lag, s.
+    pub binlog_event_lag_end_s: Option<f64>,
+    /// Its growth, s per s.
+    pub binlog_event_growth_s_per_s: Option<f64>,
+    /// The other witnesses' last readings.
+    pub other_witnesses: Vec<OtherWitness>,
+    /// The witnesses not used, with why.
+    pub rejected: Vec<(Witness, String)>,
+    /// IO thread waiting on the source, 0..1.
+    pub io_waiting_share: Option<f64>,
+    /// IO thread queueing events, 0..1.
+    pub io_queueing_share: Option<f64>,
+    /// SQL thread idle, 0..1.
+    pub sql_idle_share: Option<f64>,
+    /// SQL thread's perf stacks in row lookups, 0..1.
+    pub sql_row_search_share: Option<f64>,
+    /// ... in commits, 0..1.
+    pub sql_commit_share: Option<f64>,
+    /// SQL thread on CPU, 0..1.
+    pub sql_on_cpu_share: Option<f64>,
+    /// Bytes received per second.
+    pub received_bytes_per_s: Option<f64>,
+    /// Bytes executed per second.
+    pub executed_bytes_per_s: Option<f64>,
+    /// Relay log space at the start and the end, bytes.
+    pub relay_log_space_bytes: (Option<f64>, Option<f64>),
+    /// Relay log backlog at the start and the end, bytes.
+    pub backlog_bytes: (Option<f64>, Option<f64>),
+    /// Share of readings with the SQL thread caught up with the IO thread, 0..1.
+    pub sql_caught_up_share: f64,
+    /// Readings of 0 left out (SQL thread within 4 kB of the IO thread).
+    pub zero_readings_dropped: usize,
+    /// How late the replica wrote the source's transactions.
+    pub event_lag: Option<EventLag>,
+    /// perf samples of the replication threads.
+    pub threads: Option<ThreadFsync>,
+    /// Share of the IO thread's perf samples in fsync paths, 0..1.
+    pub io_thread_fsync_share: Option<f64>,
+    /// Share of the SQL thread's, 0..1.
+    pub sql_thread_fsync_share: Option<f64>,
+    /// The replica's settings found, (name, value as read).
+    pub settings: Vec<(&'static str, String)>,
+    /// Severity, confidence, window, evidence, the bound thread and issuer.
+    pub basis: super::Basis,
+}
+
+/// Decides: fires when the connection falling behind fastest grows its lag by at least
+/// [`MIN_RISE_S`] at [`MIN_GROWTH`] s per s or more.
+pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let views = i.replicas;
     // The connection falling behind fastest, by its best witness.
     let Some((v, best, growth)) =
         views.iter().filter_map(|v| judged(v).map(|(s, g)| (v, s, g))).max_by(|a, b| a.2.total_cmp(&b.2))
     else {
-        return Outcome::Pass(format!(
+        return Decision::Pass(format!(
             "fewer than 5 lag readings (Seconds_Behind_Master) in {} connection(s)",
             views.len()
         ));
     };
     let (start, end) = (best.first().map_or(0.0, |x| x.lag_s), best.last().map_or(0.0, |x| x.lag_s));
-    let conn = if v.name.is_empty() { String::new() } else { format!(" (connection '{}')", v.name) };
-    let by = if best.witness == Witness::SecondsBehind {
-        String::new()
-    } else {
-        format!(" ({})", best.witness.words())
-    };
     if growth < MIN_GROWTH || end - start < MIN_RISE_S {
-        return Outcome::Pass(format!(
+        let conn = if v.name.is_empty() { String::new() } else { format!(" (connection '{}')", v.name) };
+        let by = if best.witness == Witness::SecondsBehind {
+            String::new()
+        } else {
+            format!(" ({})", best.witness.words())
+        };
+        return Decision::Pass(format!(
             "the replica keeps up{conn}: lag {start:.0} s -> {end:.0} s, {growth:+.3} s per s over {} readings{by}{}",
             best.points.len(),
             sbm_only_caveat(v)
         ));
     }
     let b = &v.bound;
-    let bound_by = b.side.map_or("unknown", Side::id);
     let w = &v.witnesses;
     let sbm = w.get(Witness::SecondsBehind);
     let (sbm_behind, sbm_zeros, sbm_worst) = if best.witness == Witness::SecondsBehind {
@@ -249,114 +351,16 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     };
     let series_end = |x: Witness| w.get(x).and_then(|s| s.last()).map(|p| p.lag_s);
     let series_growth = |x: Witness| w.get(x).and_then(LagSeries::growth);
-    let (threads, event_lag) = (i.threads, i.event_lag);
-    let mut metrics = BTreeMap::new();
-    metrics.insert("lag_start_s", num(start));
-    metrics.insert("lag_end_s", num(end));
-    metrics.insert("lag_growth_s_per_s", num(growth));
-    metrics.insert("lag_max_s", opt(best.max_s()));
-    metrics.insert("lag_end_epoch", opt(best.last().map(|p| p.epoch)));
-    metrics.insert("lag_witness", Value::String(best.witness.id().into()));
-    metrics.insert("lag_uncertainty_s", num(best.uncertainty_s));
-    metrics.insert("bound_by", Value::String(bound_by.into()));
-    metrics.insert("bound_class", Value::String(b.class.id().into()));
-    metrics.insert("sbm_start_s", opt(sbm.and_then(|s| s.first()).map(|p| p.lag_s)));
-    metrics.insert("sbm_end_s", opt(series_end(Witness::SecondsBehind)));
-    metrics.insert("sbm_growth_s_per_s", opt(series_growth(Witness::SecondsBehind)));
-    metrics.insert("sbm_zero_while_behind_readings", num(sbm_behind as f64));
-    metrics.insert("heartbeat_lag_end_s", opt(series_end(Witness::Heartbeat)));
-    metrics.insert("heartbeat_growth_s_per_s", opt(series_growth(Witness::Heartbeat)));
-    metrics.insert("binlog_event_lag_end_s", opt(series_end(Witness::BinlogEvents)));
-    metrics.insert("binlog_event_growth_s_per_s", opt(series_growth(Witness::BinlogEvents)));
-    metrics.insert("io_waiting_share", opt(v.states.io_waiting));
-    metrics.insert("io_queueing_share", opt(v.states.io_queueing));
-    metrics.insert("sql_idle_share", opt(v.states.sql_idle));
-    metrics.insert("sql_row_search_share", opt(b.stacks.and_then(|p| p.row_search_share())));
-    metrics.insert("sql_commit_share", opt(b.stacks.and_then(|p| p.commit_share())));
-    metrics.insert("sql_on_cpu_share", opt(threads.and_then(|t| t.sql_on_cpu())));
-    metrics.insert("received_bytes_per_s", opt(v.received_bytes_s));
-    metrics.insert("executed_bytes_per_s", opt(v.executed_bytes_s));
-    metrics.insert("relay_log_space_start_bytes", opt(v.relay_log_space.0.map(|x| x as f64)));
-    metrics.insert("relay_log_space_end_bytes", opt(v.relay_log_space.1.map(|x| x as f64)));
-    metrics.insert("backlog_start_bytes", opt(v.backlog.0.map(|x| x as f64)));
-    metrics.insert("backlog_end_bytes", opt(v.backlog.1.map(|x| x as f64)));
-    metrics.insert("sql_caught_up_share", num(v.sql_caught_up_share));
-    metrics.insert("lag_readings", num(best.points.len() as f64));
-    metrics.insert("zero_readings_dropped", num(v.zeros_dropped as f64));
-    metrics.insert("binlog_event_lag_median_s", opt(event_lag.map(|e| e.median_s)));
-    metrics.insert("binlog_event_lag_max_s", opt(event_lag.map(|e| e.max_s)));
-    metrics.insert("binlog_events_timed", opt(event_lag.map(|e| e.transactions as f64)));
-    metrics.insert(
-        "io_thread_fsync_share",
-        opt(threads.filter(|t| t.io_samples > 0).map(|t| t.io_fsync as f64 / t.io_samples as f64)),
-    );
-    metrics.insert(
-        "sql_thread_fsync_share",
-        opt(threads.filter(|t| t.sql_samples > 0).map(|t| t.sql_fsync as f64 / t.sql_samples as f64)),
-    );
-    let settings: Vec<(String, String)> =
-        i.settings.iter().map(|(n, s)| (n.to_string(), s.value.trim().to_string())).collect();
-    for (k, val) in &settings {
-        if let Some(key) =
-            ["sync_binlog", "innodb_flush_log_at_trx_commit", "sync_relay_log"].iter().find(|x| *x == k)
-        {
-            metrics.insert(key, val.parse::<f64>().map_or(Value::String(val.clone()), num));
-        }
-    }
-    let set_text = if settings.is_empty() {
-        "settings not in the capture".to_string()
-    } else {
-        settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
-    };
-    let thread_text = threads
-        .map(|t| {
-            format!(
-                "; perf: IO thread {} of {} samples in fsync paths, SQL thread {} of {}",
-                t.io_fsync, t.io_samples, t.sql_fsync, t.sql_samples
-            )
-        })
-        .unwrap_or_default();
-    let event_text = event_lag
-        .map(|e| {
-            format!(
-                "; its binlog's {} replicated transactions (stamped with the source's commit times) were written a median {:.0} s (max {:.0} s) after the source committed them",
-                e.transactions, e.median_s, e.max_s
-            )
-        })
-        .unwrap_or_default();
-    let sbm_text = match sbm_worst {
-        Some(worst) if sbm_behind > 0 => format!(
-            " Seconds_Behind_Master read 0 in {sbm_behind} of its readings (of {sbm_zeros} zeros) while the source's side measured the replica up to {worst:.0} s behind: it counts the SQL thread only, which had executed all the IO thread had received.",
-        ),
-        _ => String::new(),
-    };
-    let others: Vec<String> = w
+    let threads = i.threads;
+    let other_witnesses = w
         .series
         .iter()
         .filter(|s| s.witness != best.witness)
         .filter_map(|s| {
             let (last, end) = (s.last()?, best.last()?.epoch);
-            let gap = end - last.epoch;
-            let when = if gap > 5.0 { format!(" ({gap:.0} s before the end)") } else { String::new() };
-            Some(format!("{} {:.0} s at its last reading{when}", s.witness.id(), last.lag_s))
+            Some(OtherWitness { witness: s.witness, lag_s: last.lag_s, before_end_s: end - last.epoch })
         })
-        .chain(w.rejected.iter().map(|(x, why)| format!("{} not used: {why}", x.id())))
         .collect();
-    let others_text =
-        if others.is_empty() { String::new() } else { format!(" Other witnesses: {}.", others.join("; ")) };
-    let bound_text = match b.side {
-        Some(side) => format!(
-            "bound by the {} ({}): {}{}",
-            side.thread(),
-            b.class.id(),
-            b.why,
-            b.missing.as_ref().map(|m| format!(" (not told apart: {m})")).unwrap_or_default()
-        ),
-        None => format!(
-            "the bound thread is unknown ({})",
-            b.missing.as_deref().unwrap_or("the read and executed positions are not in the series")
-        ),
-    };
     let mut evidence = Vec::new();
     if let (Some(a), Some(z), Some(pf)) = (v.lag.first(), v.lag.last(), i.status_file) {
         evidence.push(quote_row(pf, a.2, "Seconds_Behind_Master (first reading)", a.1));
@@ -368,33 +372,208 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
     for (k, s) in &i.settings {
         evidence.push(ctx_evidence(s, k));
     }
-    let window = (best.first().zip(best.last()))
-        .map(|(a, z)| Window::epochs(a.epoch.floor() as i64, z.epoch.floor() as i64));
-    Outcome::Fire(Box::new(Finding {
-        rule: ID,
-        severity: Severity::Warning,
-        confidence: if b.side.is_some() { 0.85 } else { 0.6 },
-        summary: format!(
-            "The replica falls behind{conn}: lag {start:.0} s -> {end:.0} s ({growth:.2} s per s, least squares over {} readings of {}, +-{:.1} s{}); {bound_text}.{sbm_text}{others_text} Replica: {set_text}{thread_text}{event_text}.",
-            best.points.len(),
-            best.witness.words(),
-            best.uncertainty_s,
-            if v.zeros_dropped > 0 && best.witness == Witness::SecondsBehind {
-                format!(
-                    ", {} readings of 0 printed while the SQL thread was within 4 kB of the IO thread left out",
-                    v.zeros_dropped
-                )
+    let window =
+        (best.first().zip(best.last())).map(|(a, z)| (a.epoch.floor() as i64, z.epoch.floor() as i64));
+    let bytes = |x: Option<u64>| x.map(|x| x as f64);
+    Decision::Fire(Verdict {
+        connection: v.name.clone(),
+        witness: best.witness,
+        lag_readings: best.points.len(),
+        lag_start_s: start,
+        lag_end_s: end,
+        lag_growth_s_per_s: growth,
+        lag_max_s: best.max_s(),
+        lag_end_epoch: best.last().map(|p| p.epoch),
+        lag_uncertainty_s: best.uncertainty_s,
+        bound_side: b.side,
+        bound_class: b.class,
+        bound_why: b.why.clone(),
+        bound_missing: b.missing.clone(),
+        sbm_start_s: sbm.and_then(|s| s.first()).map(|p| p.lag_s),
+        sbm_end_s: series_end(Witness::SecondsBehind),
+        sbm_growth_s_per_s: series_growth(Witness::SecondsBehind),
+        sbm_zero_while_behind_readings: sbm_behind,
+        sbm_zeros,
+        sbm_worst_s: sbm_worst,
+        heartbeat_lag_end_s: series_end(Witness::Heartbeat),
+        heartbeat_growth_s_per_s: series_growth(Witness::Heartbeat),
+        binlog_event_lag_end_s: series_end(Witness::BinlogEvents),
+        binlog_event_growth_s_per_s: series_growth(Witness::BinlogEvents),
+        other_witnesses,
+        rejected: w.rejected.clone(),
+        io_waiting_share: v.states.io_waiting,
+        io_queueing_share: v.states.io_queueing,
+        sql_idle_share: v.states.sql_idle,
+        sql_row_search_share: b.stacks.and_then(|p| p.row_search_share()),
+        sql_commit_share: b.stacks.and_then(|p| p.commit_share()),
+        sql_on_cpu_share: threads.and_then(|t| t.sql_on_cpu()),
+        received_bytes_per_s: v.received_bytes_s,
+        executed_bytes_per_s: v.executed_bytes_s,
+        relay_log_space_bytes: (bytes(v.relay_log_space.0), bytes(v.relay_log_space.1)),
+        backlog_bytes: (bytes(v.backlog.0), bytes(v.backlog.1)),
+        sql_caught_up_share: v.sql_caught_up_share,
+        zero_readings_dropped: v.zeros_dropped,
+        event_lag: i.event_lag,
+        threads,
+        io_thread_fsync_share: threads
+            .filter(|t| t.io_samples > 0)
+            .map(|t| t.io_fsync as f64 / t.io_samples as f64),
+        sql_thread_fsync_share: threads
+            .filter(|t| t.sql_samples > 0)
+            .map(|t| t.sql_fsync as f64 / t.sql_samples as f64),
+        settings: i.settings.iter().map(|(n, s)| (*n, s.value.trim().to_string())).collect(),
+        basis: super::Basis {
+            severity: Severity::Warning,
+            confidence: if b.side.is_some() { 0.85 } else { 0.6 },
+            window,
+            evidence,
+            // The writers (and the issuer, when not the IO thread's flushes) come from the window's write episodes.
+            actors: Actors { bound: vec![bound_actor(v)], issuers: issuers(v, threads), writers: Vec::new() },
+        },
+    })
+}
+
+/// The verdict's numbers as the finding's metrics.
+fn metrics(v: &Verdict) -> BTreeMap<&'static str, Metric> {
+    let mut metrics = BTreeMap::new();
+    metrics.insert("lag_start_s", Metric::num(v.lag_start_s, Unit::Seconds));
+    metrics.insert("lag_end_s", Metric::num(v.lag_end_s, Unit::Seconds));
+    metrics.insert("lag_growth_s_per_s", Metric::num(v.lag_growth_s_per_s, Unit::SecondsPerSecond));
+    metrics.insert("lag_max_s", Metric::opt(v.lag_max_s, Unit::Seconds));
+    metrics.insert("lag_end_epoch", Metric::opt(v.lag_end_epoch, Unit::EpochSeconds));
+    metrics.insert("lag_witness", Metric::text(v.witness.id()));
+    metrics.insert("lag_uncertainty_s", Metric::num(v.lag_uncertainty_s, Unit::Seconds));
+    metrics.insert("bound_by", Metric::text(v.bound_side.map_or("unknown", Side::id)));
+    metrics.insert("bound_class", Metric::text(v.bound_class.id()));
+    metrics.insert("sbm_start_s", Metric::opt(v.sbm_start_s, Unit::Seconds));
+    metrics.insert("sbm_end_s", Metric::opt(v.sbm_end_s, Unit::Seconds));
+    metrics.insert("sbm_growth_s_per_s", Metric::opt(v.sbm_growth_s_per_s, Unit::SecondsPerSecond));
+    metrics.insert(
+        "sbm_zero_while_behind_readings",
+        Metric::num(v.sbm_zero_while_behind_readings as f64, Unit::Count),
+    );
+    metrics.insert("heartbeat_lag_end_s", Metric::opt(v.heartbeat_lag_end_s, Unit::Seconds));
+    metrics
+        .insert("heartbeat_growth_s_per_s", Metric::opt(v.heartbeat_growth_s_per_s, Unit::SecondsPerSecond));
+    metrics.insert("binlog_event_lag_end_s", Metric::opt(v.binlog_event_lag_end_s, Unit::Seconds));
+    metrics.insert(
+        "binlog_event_growth_s_per_s",
+        Metric::opt(v.binlog_event_growth_s_per_s, Unit::SecondsPerSecond),
+    );
+    metrics.insert("io_waiting_share", Metric::opt(v.io_waiting_share, Unit::Fraction));
+    metrics.insert("io_queueing_share", Metric::opt(v.io_queueing_share, Unit::Fraction));
+    metrics.insert("sql_idle_share", Metric::opt(v.sql_idle_share, Unit::Fraction));
+    metrics.insert("sql_row_search_share", Metric::opt(v.sql_row_search_share, Unit::Fraction));
+    metrics.insert("sql_commit_share", Metric::opt(v.sql_commit_share, Unit::Fraction));
+    metrics.insert("sql_on_cpu_share", Metric::opt(v.sql_on_cpu_share, Unit::Fraction));
+    metrics.insert("received_bytes_per_s", Metric::opt(v.received_bytes_per_s, Unit::BytesPerSecond));
+    metrics.insert("executed_bytes_per_s", Metric::opt(v.executed_bytes_per_s, Unit::BytesPerSecond));
+    metrics.insert("relay_log_space_start_bytes", Metric::opt(v.relay_log_space_bytes.0, Unit::Bytes));
+    metrics.insert("relay_log_space_end_bytes", Metric::opt(v.relay_log_space_bytes.1, Unit::Bytes));
+    metrics.insert("backlog_start_bytes", Metric::opt(v.backlog_bytes.0, Unit::Bytes));
+    metrics.insert("backlog_end_bytes", Metric::opt(v.backlog_bytes.1, Unit::Bytes));
+    metrics.insert("sql_caught_up_share", Metric::num(v.sql_caught_up_share, Unit::Fraction));
+    metrics.insert("lag_readings", Metric::num(v.lag_readings as f64, Unit::Count));
+    metrics.insert("zero_readings_dropped", Metric::num(v.zero_readings_dropped as f64, Unit::Count));
+    metrics.insert("binlog_event_lag_median_s", Metric::opt(v.event_lag.map(|e| e.median_s), Unit::Seconds));
+    metrics.insert("binlog_event_lag_max_s", Metric::opt(v.event_lag.map(|e| e.max_s), Unit::Seconds));
+    metrics
+        .insert("binlog_events_timed", Metric::opt(v.event_lag.map(|e| e.transactions as f64), Unit::Count));
+    metrics.insert("io_thread_fsync_share", Metric::opt(v.io_thread_fsync_share, Unit::Fraction));
+    metrics.insert("sql_thread_fsync_share", Metric::opt(v.sql_thread_fsync_share, Unit::Fraction));
+    for (k, val) in &v.settings {
+        if ["sync_binlog", "innodb_flush_log_at_trx_commit", "sync_relay_log"].contains(k) {
+            metrics.insert(k, Metric::setting(val));
+        }
+    }
+    metrics
+}
+
+/// Writes the verdict as the finding.
+pub fn explain(v: &Verdict) -> Finding {
+    let conn =
+        if v.connection.is_empty() { String::new() } else { format!(" (connection '{}')", v.connection) };
+    let set_text = if v.settings.is_empty() {
+        "settings not in the capture".to_string()
+    } else {
+        v.settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+    };
+    let thread_text = v
+        .threads
+        .map(|t| {
+            format!(
+                "; perf: IO thread {} of {} samples in fsync paths, SQL thread {} of {}",
+                t.io_fsync, t.io_samples, t.sql_fsync, t.sql_samples
+            )
+        })
+        .unwrap_or_default();
+    let event_text = v
+        .event_lag
+        .map(|e| {
+            format!(
+                "; its binlog's {} replicated transactions (stamped with the source's commit times) were written a median {:.0} s (max {:.0} s) after the source committed them",
+                e.transactions, e.median_s, e.max_s
+            )
+        })
+        .unwrap_or_default();
+    let sbm_text = match v.sbm_worst_s {
+        Some(worst) if v.sbm_zero_while_behind_readings > 0 => format!(
+            " Seconds_Behind_Master read 0 in {} of its readings (of {} zeros) while the source's side measured the replica up to {worst:.0} s behind: it counts the SQL thread only, which had executed all the IO thread had received.",
+            v.sbm_zero_while_behind_readings, v.sbm_zeros
+        ),
+        _ => String::new(),
+    };
+    let others: Vec<String> = v
+        .other_witnesses
+        .iter()
+        .map(|o| {
+            let when = if o.before_end_s > 5.0 {
+                format!(" ({:.0} s before the end)", o.before_end_s)
             } else {
                 String::new()
-            },
+            };
+            format!("{} {:.0} s at its last reading{when}", o.witness.id(), o.lag_s)
+        })
+        .chain(v.rejected.iter().map(|(x, why)| format!("{} not used: {why}", x.id())))
+        .collect();
+    let others_text =
+        if others.is_empty() { String::new() } else { format!(" Other witnesses: {}.", others.join("; ")) };
+    let bound_text = match v.bound_side {
+        Some(side) => format!(
+            "bound by the {} ({}): {}{}",
+            side.thread(),
+            v.bound_class.id(),
+            v.bound_why,
+            v.bound_missing.as_ref().map(|m| format!(" (not told apart: {m})")).unwrap_or_default()
         ),
-        window,
-        metrics,
-        evidence,
-        remedies: remedies(b.class),
-        // The writers (and the issuer, when not the IO thread's flushes) come from the window's write episodes.
-        actors: Actors { bound: vec![bound_actor(v)], issuers: issuers(v, threads), writers: Vec::new() },
-    }))
+        None => format!(
+            "the bound thread is unknown ({})",
+            v.bound_missing.as_deref().unwrap_or("the read and executed positions are not in the series")
+        ),
+    };
+    let summary = format!(
+        "The replica falls behind{conn}: lag {:.0} s -> {:.0} s ({:.2} s per s, least squares over {} readings of {}, +-{:.1} s{}); {bound_text}.{sbm_text}{others_text} Replica: {set_text}{thread_text}{event_text}.",
+        v.lag_start_s,
+        v.lag_end_s,
+        v.lag_growth_s_per_s,
+        v.lag_readings,
+        v.witness.words(),
+        v.lag_uncertainty_s,
+        if v.zero_readings_dropped > 0 && v.witness == Witness::SecondsBehind {
+            format!(
+                ", {} readings of 0 printed while the SQL thread was within 4 kB of the IO thread left out",
+                v.zero_readings_dropped
+            )
+        } else {
+            String::new()
+        },
+    );
+    v.basis.finding(ID, summary, metrics(v), remedies(v.bound_class))
+}
+
+/// Evaluates the rule: [`decide`], then [`explain`].
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    super::outcome(decide(i), explain)
 }
 
 #[cfg(test)]
@@ -486,8 +665,8 @@ mod tests {
             vec![("sync_relay_log", &relay)],
         ));
         assert_eq!((out.rule, out.confidence), (ID, 0.85));
-        assert_eq!(out.metrics["bound_by"], "io_thread");
-        assert_eq!(out.metrics["sync_relay_log"], 1.0);
+        assert_eq!(out.metrics["bound_by"].value, "io_thread");
+        assert_eq!(out.metrics["sync_relay_log"].value, 1.0);
         // The Seconds_Behind_Master line of the first and last records, not their `***` line.
         let first = &out.evidence[0];
         assert_eq!((first.file.as_str(), first.lines), ("slave-status.txt", Some([2, 2])));
@@ -499,7 +678,7 @@ mod tests {
         );
         assert!(out.summary.contains("Replica: sync_relay_log=1."), "{}", out.summary);
         // The IO side without thread states: the thread is named, what it waits on is not.
-        assert_eq!(out.metrics["bound_class"], "io_thread");
+        assert_eq!(out.metrics["bound_class"].value, "io_thread");
         let a = &out.actors.bound[0];
         assert_eq!((a.comm.as_deref(), a.measured), (Some("replica IO thread"), true));
         assert!(a.note.as_deref().unwrap().contains("not measured: Slave_IO_State"), "{:?}", a.note);
@@ -532,15 +711,15 @@ mod tests {
             how: String::new(),
         });
         let out = fired(run(&[v.clone()], &f, vec![]));
-        assert_eq!(out.metrics["lag_witness"], "pt_heartbeat");
+        assert_eq!(out.metrics["lag_witness"].value, "pt_heartbeat");
         assert_eq!(
-            (out.metrics["lag_end_s"].as_f64(), out.metrics["lag_growth_s_per_s"].as_f64()),
+            (out.metrics["lag_end_s"].value.as_f64(), out.metrics["lag_growth_s_per_s"].value.as_f64()),
             (Some(81.0), Some(0.9))
         );
-        assert_eq!(out.metrics["sbm_end_s"], 0.0);
-        assert_eq!(out.metrics["bound_class"], "link_or_source");
+        assert_eq!(out.metrics["sbm_end_s"].value, 0.0);
+        assert_eq!(out.metrics["bound_class"].value, "link_or_source");
         // 9 of the 10 zeros were read while the heartbeat measured 5 s or more (9 s to 81 s).
-        assert_eq!(out.metrics["sbm_zero_while_behind_readings"], 9.0);
+        assert_eq!(out.metrics["sbm_zero_while_behind_readings"].value, 9.0);
         assert!(out.summary.contains("Seconds_Behind_Master read 0 in 9 of its readings"), "{}", out.summary);
         assert!(out.remedies[0].contains("Do not relax"));
         assert!(
@@ -596,8 +775,8 @@ mod tests {
         sql.name = "b".into();
         sql.executed_bytes_s = Some(10e3);
         let out = fired(run(&[replica(3.0, 6.0, Some(0.6)), sql], &f, vec![]));
-        assert_eq!(out.metrics["bound_by"], "sql_thread");
-        assert_eq!(out.metrics["bound_class"], "sql_thread");
+        assert_eq!(out.metrics["bound_by"].value, "sql_thread");
+        assert_eq!(out.metrics["bound_class"].value, "sql_thread");
         assert!(out.actors.bound[0].note.as_deref().unwrap().contains("no perf stacks"));
         assert!(
             out.summary.starts_with("The replica falls behind (connection 'b'): lag 0 s -> 40 s"),

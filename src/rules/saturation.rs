@@ -1,13 +1,13 @@
 //! `device_saturation`: the main device is busy (%util) for a sustained
 //! time, with its write latency then.
 
-use super::Outcome;
-use super::evidence::{num, opt};
 use super::inputs::{Available, Missing, Series};
+use super::{Decision, Outcome};
 use crate::analysis::stats::{mean, present, quantile};
-use crate::model::{Finding, Severity, Window};
+use crate::model::{Finding, Severity};
 use crate::table::Cell;
 use crate::table::columns::{Col, DevMetric};
+use crate::verdict::{Metric, Unit};
 
 /// Rule id.
 pub const ID: &str = "device_saturation";
@@ -41,14 +41,31 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     }
 }
 
-/// Evaluates the rule.
-pub fn check(i: &Inputs<'_>) -> Outcome {
+/// What the rule concluded: the device, how long it was saturated and its write latency then.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// The main device.
+    pub device: String,
+    /// Seconds at or above [`BUSY_PCT`].
+    pub seconds_saturated: f64,
+    /// Their share of the seconds with a `%util` reading, 0..1.
+    pub share_of_capture: f64,
+    /// Mean write await in those seconds, ms.
+    pub w_await_ms_mean: Option<f64>,
+    /// Its 99th percentile, ms.
+    pub w_await_ms_p99: Option<f64>,
+    /// Severity, confidence, window, evidence.
+    pub basis: super::Basis,
+}
+
+/// Decides: fires with at least [`MIN_SECONDS`] seconds at or above [`BUSY_PCT`].
+pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let (dev, util) = (i.device, i.util.values);
     let hot: Vec<usize> = (0..util.len()).filter(|&r| util[r].is_some_and(|u| u >= BUSY_PCT)).collect();
     // Seconds: rows times the row width (a row of a wider bin holds its seconds' mean %util).
     let (hot_s, total) = (i.util.seconds(hot.len()), i.util.seconds(present(util).len()));
     if hot_s < MIN_SECONDS as f64 || total == 0.0 {
-        return Outcome::Pass(format!(
+        return Decision::Pass(format!(
             "{dev} was at >= 90 % utilisation for {hot_s:.0} of {total:.0} seconds"
         ));
     }
@@ -56,28 +73,45 @@ pub fn check(i: &Inputs<'_>) -> Outcome {
         .w_await
         .map(|s| hot.iter().filter_map(|&r| s.values.get(r).and_then(Cell::get)).collect::<Vec<_>>())
         .unwrap_or_default();
-    let mut metrics = std::collections::BTreeMap::new();
-    metrics.insert("seconds_saturated", num(hot_s));
-    metrics.insert("share_of_capture", num(hot_s / total));
-    metrics.insert("w_await_ms_mean", opt(mean(&aw)));
-    metrics.insert("w_await_ms_p99", opt(quantile(&aw, 0.99)));
     let row = hot[0];
     let last = *hot.last().unwrap_or(&row);
-    Outcome::Fire(Box::new(Finding {
-        rule: ID,
-        severity: Severity::Info,
-        confidence: 0.7,
-        summary: format!(
-            "{dev} was at >= 90 % utilisation for {hot_s:.0} s ({:.0} % of the capture){}. On SSDs and virtual disks %util overstates saturation; check await.",
-            100.0 * hot_s / total,
-            mean(&aw).map_or(String::new(), |m| format!(", write await {m:.1} ms on average then"))
-        ),
-        window: Some(Window::epochs(i.util.epoch(row), i.util.epoch(last) + i.util.bin() - 1)),
-        metrics,
-        evidence: vec![i.util.evidence(row, "%util", util[row].unwrap_or(0.0))],
-        remedies: vec!["Spread the writes (smaller flushes, lower dirty thresholds) or move the busiest files to another device.".into()],
-        actors: Default::default(),
-    }))
+    Decision::Fire(Verdict {
+        device: dev.to_string(),
+        seconds_saturated: hot_s,
+        share_of_capture: hot_s / total,
+        w_await_ms_mean: mean(&aw),
+        w_await_ms_p99: quantile(&aw, 0.99),
+        basis: super::Basis {
+            severity: Severity::Info,
+            confidence: 0.7,
+            window: Some((i.util.epoch(row), i.util.epoch(last) + i.util.bin() - 1)),
+            evidence: vec![i.util.evidence(row, "%util", util[row].unwrap_or(0.0))],
+            actors: Default::default(),
+        },
+    })
+}
+
+/// Writes the verdict as the finding.
+pub fn explain(v: &Verdict) -> Finding {
+    let mut metrics = std::collections::BTreeMap::new();
+    metrics.insert("seconds_saturated", Metric::num(v.seconds_saturated, Unit::Seconds));
+    metrics.insert("share_of_capture", Metric::num(v.share_of_capture, Unit::Fraction));
+    metrics.insert("w_await_ms_mean", Metric::opt(v.w_await_ms_mean, Unit::Milliseconds));
+    metrics.insert("w_await_ms_p99", Metric::opt(v.w_await_ms_p99, Unit::Milliseconds));
+    let summary = format!(
+        "{} was at >= 90 % utilisation for {:.0} s ({:.0} % of the capture){}. On SSDs and virtual disks %util overstates saturation; check await.",
+        v.device,
+        v.seconds_saturated,
+        100.0 * v.share_of_capture,
+        v.w_await_ms_mean.map_or(String::new(), |m| format!(", write await {m:.1} ms on average then"))
+    );
+    let remedies = vec!["Spread the writes (smaller flushes, lower dirty thresholds) or move the busiest files to another device.".into()];
+    v.basis.finding(ID, summary, metrics, remedies)
+}
+
+/// Evaluates the rule: [`decide`], then [`explain`].
+pub fn check(i: &Inputs<'_>) -> Outcome {
+    super::outcome(decide(i), explain)
 }
 
 #[cfg(test)]
@@ -105,10 +139,10 @@ mod tests {
         let f = fired(run(&util, Some(&[4.0; 20])));
         assert_eq!(f.rule, ID);
         assert_eq!(
-            (f.metrics["seconds_saturated"].clone(), f.metrics["share_of_capture"].clone()),
+            (f.metrics["seconds_saturated"].value.clone(), f.metrics["share_of_capture"].value.clone()),
             (10.0.into(), 0.5.into())
         );
-        assert_eq!(f.metrics["w_await_ms_mean"], 4.0);
+        assert_eq!(f.metrics["w_await_ms_mean"].value, 4.0);
         assert_eq!(f.evidence[0].metric, "%util");
         let w = f.window.unwrap();
         assert_eq!((w.start.as_str(), w.end.as_str()), ("2023-11-14T22:13:20Z", "2023-11-14T22:13:29Z"));

@@ -13,6 +13,29 @@ use crate::table::cell::at;
 /// Bytes of one page in `/proc/vmstat` page counts.
 pub const PAGE_BYTES: f64 = 4096.0;
 
+/// The share of a thread's bytes in `rows` (seconds it was charged at least 1 MiB) that a
+/// device wrote within a second: at least 80 % of them in the second before, of or after
+/// (the samplers' phases differ), on the busiest of `devices`. pidstat charges an O_DIRECT
+/// write (and a write flushed at once) when it is submitted and a buffered one when it is
+/// dirtied: only the first reach the disk in the same seconds, where a write the page cache
+/// absorbs is dirtied faster than the disk writes it. Dirty cannot tell them apart when
+/// others dirty memory at the same time.
+pub fn reached_at_once(rates: &[f64], rows: std::ops::RangeInclusive<usize>, devices: &[&[Cell]]) -> f64 {
+    let (mut hit, mut total) = (0.0, 0.0);
+    for r in rows.filter(|&r| r < rates.len()) {
+        let x = rates[r].max(0.0);
+        total += x;
+        if x < 1024.0 * 1024.0 {
+            continue;
+        }
+        let dev = devices.iter().map(|d| bytes(d, r.saturating_sub(1), r + 1)).fold(0.0, f64::max);
+        if dev >= 0.8 * x {
+            hit += x;
+        }
+    }
+    if total > 0.0 { hit / total } else { 0.0 }
+}
+
 /// A thread's bytes per second, capped at what the kernel dirtied around that second
 /// (`nr_dirtied` pages/s of the rows before, at and after it, +10 % and 1 MiB for the
 /// two samplers' different phases). pidstat charges a parent the I/O of a child it reaps:
@@ -366,5 +389,29 @@ mod tests {
         // A background threshold at or above the limit is half the limit.
         let l = limits_from_sysctl(Some(100.0), None, Some(100.0), None, None).unwrap();
         assert_eq!(l.background, 50.0);
+    }
+
+    #[test]
+    fn bytes_written_within_a_second_of_their_charge_reached_the_disk_at_once() {
+        const M: f64 = 1024.0 * 1024.0;
+        let c = |x: f64| Cell::from(Some(x));
+        // 64 MiB charged at rows 3 and 15; the device writes them at rows 2 and 15 (the
+        // samplers a second apart), and 30 MiB at row 9 that nobody was charged for.
+        let mut rates = vec![0.0; 20];
+        (rates[3], rates[15]) = (64.0 * M, 64.0 * M);
+        let mut dev = vec![c(0.0); 20];
+        (dev[2], dev[9], dev[15]) = (c(64.0 * M), c(30.0 * M), c(52.0 * M));
+        assert_eq!(reached_at_once(&rates, 0..=19, &[&dev]), 1.0);
+        // 80 % is the floor: 51 MiB of 64 at row 15 is not enough.
+        dev[15] = c(51.0 * M);
+        assert_eq!(reached_at_once(&rates, 0..=19, &[&dev]), 0.5);
+        // Two seconds apart is not at once; a buffered writer dirtying 300 MiB a second
+        // while the disk writes 100 is not either.
+        let mut dev = vec![c(0.0); 20];
+        (dev[1], dev[15]) = (c(64.0 * M), c(100.0 * M));
+        rates[15] = 300.0 * M;
+        assert_eq!(reached_at_once(&rates, 0..=19, &[&dev]), 0.0);
+        // Charges under 1 MiB count in the total only.
+        assert_eq!(reached_at_once(&[0.5 * M], 0..=0, &[&[c(M)][..]]), 0.0);
     }
 }

@@ -5,6 +5,11 @@
 //! timer shows its period in its own series even when other writers' bursts
 //! are larger. Each burst becomes an episode whose issuer is measured like the
 //! device's ([`super::episodes`]).
+//!
+//! Without the trace, pidstat's per-thread series stand in for a thread whose
+//! charged bytes reach the device in the same seconds
+//! ([`super::buffered::reached_at_once`]: an O_DIRECT writer, or one that flushes
+//! at once); a thread charged for dirtying the page cache is no submitter.
 
 use super::episodes::{self, Episode, Inputs, PerfSeconds};
 use super::periodicity::{self, PeriodicityView};
@@ -17,11 +22,23 @@ const MIN_BYTES: f64 = 64.0 * 1024.0 * 1024.0;
 /// At most this many submitters (the largest).
 const MAX_SUBMITTERS: usize = 4;
 
+/// Where a submitter's series was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Witness {
+    /// `block:block_bio_queue` in the trace.
+    Trace,
+    /// pidstat -d's per-thread kB_wr/s, its bytes on the device within a second.
+    Pidstat,
+}
+
 /// One task's submitted writes and their period.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Submitter {
-    /// The task's comm as the trace prints it.
+    /// The task's comm as the trace (or pidstat) prints it.
     pub comm: String,
+    /// Its series' witness.
+    pub witness: Witness,
     /// Bytes it submitted over the capture.
     pub bytes: f64,
     /// The bursts and period of its own series (rows of the timeline).
@@ -36,7 +53,7 @@ pub struct Submitter {
 pub fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables) -> Vec<Submitter> {
     let perf = PerfSeconds::of(inp.perf, super::episodes::bio_majmin(inp, device).as_deref());
     let tl = inp.tl;
-    if tl.len < 2 || perf.bio.is_empty() {
+    if tl.len < 2 {
         return Vec::new();
     }
     let mut per: BTreeMap<&str, Vec<(i64, u64)>> = BTreeMap::new();
@@ -47,6 +64,12 @@ pub fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables)
             }
         }
     }
+    let witness = if perf.bio.is_empty() {
+        per = from_pidstat(inp, device);
+        Witness::Pidstat
+    } else {
+        Witness::Trace
+    };
     let mut big: Vec<(&str, f64)> = per
         .iter()
         .map(|(c, v)| (*c, v.iter().map(|x| x.1 as f64).sum::<f64>()))
@@ -58,36 +81,116 @@ pub fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables)
     big.into_iter()
         .filter_map(|(comm, bytes)| {
             let mut own = Timeline::new(tl.t0 as f64, tl.epoch(tl.len - 1) as f64);
+            let src = match witness {
+                Witness::Trace => "trace",
+                Witness::Pidstat => "pidstat -d",
+            };
             for i in 0..tl.len {
-                own.set_gauge("sub.w_bytes_s", "B/s", "trace", tl.epoch(i) as f64, 0.0);
+                own.set_gauge("sub.w_bytes_s", "B/s", src, tl.epoch(i) as f64, 0.0);
             }
             for (sec, b) in &per[comm] {
-                own.set_gauge("sub.w_bytes_s", "B/s", "trace", *sec as f64, *b as f64);
+                own.set_gauge("sub.w_bytes_s", "B/s", src, *sec as f64, *b as f64);
             }
             let view = periodicity::periodicity(&own, "sub.w_bytes_s", tunables);
             view.period_s?;
+            // A timer's thread writes its data in its bursts; a thread charged all along
+            // (a copy held at the dirty limit, a build) only shows a cadence in part of it.
+            let in_bursts: f64 = view.periodic_bursts().iter().map(|b| b.total).sum();
+            // pidstat sees the charge, not the submission: it needs more repetitions than
+            // the trace's bios.
+            if witness == Witness::Pidstat
+                && (in_bursts < IN_BURSTS_SHARE * bytes || view.periodic_bursts().len() < MIN_PIDSTAT_BURSTS)
+            {
+                return None;
+            }
             let eps = view
                 .bursts
                 .iter()
                 .map(|b| {
-                    let issuer = episodes::attribute(inp, device, &perf, w, b.start, b.end, b.total);
-                    let writers = episodes::writers(inp, &issuer, b.start, b.end, b.total);
+                    // pidstat's charge and the device's write of it may be a second apart
+                    // (the samplers' phases): the episode spans both.
+                    let (start, end) = match witness {
+                        Witness::Trace => (b.start, b.end),
+                        Witness::Pidstat => device_seconds(inp, device, b.start, b.end),
+                    };
+                    let issuer = episodes::attribute(inp, device, &perf, w, start, end, b.total);
+                    let writers = episodes::writers(inp, &issuer, start, end, b.total);
                     Episode {
                         device: device.to_string(),
-                        start: b.start,
-                        end: b.end,
-                        start_epoch: tl.epoch(b.start),
-                        end_epoch: tl.epoch(b.end),
+                        start,
+                        end,
+                        start_epoch: tl.epoch(start),
+                        end_epoch: tl.epoch(end),
                         bytes: b.total,
                         peak: b.peak_value,
-                        harm: super::harm::of(tl, device, b.start, b.end),
+                        harm: super::harm::of(tl, device, start, end),
                         issuer,
                         writers,
                         reissue_of: None,
                     }
                 })
                 .collect();
-            Some(Submitter { comm: comm.to_string(), bytes, view, episodes: eps })
+            Some(Submitter { comm: comm.to_string(), witness, bytes, view, episodes: eps })
         })
         .collect()
+}
+
+/// Rows `s..=e` widened by the second before and after where `device` wrote in them.
+fn device_seconds(inp: &Inputs<'_>, device: &str, s: usize, e: usize) -> (usize, usize) {
+    use crate::table::columns::{Col, DevMetric, DsMetric};
+    let tl = inp.tl;
+    let col = tl
+        .col(&Col::Dev(device.to_string(), DevMetric::WBytesS))
+        .or_else(|| tl.col(&Col::Ds(device.to_string(), DsMetric::WBytesS)));
+    let wrote = |r: usize| col.is_some_and(|c| c.get(r).and_then(|x| x.get()).is_some_and(|x| x > 0.0));
+    let s = if s > 0 && wrote(s - 1) { s - 1 } else { s };
+    let e = if e + 1 < tl.len && wrote(e + 1) { e + 1 } else { e };
+    (s, e)
+}
+
+/// Share of a thread's charged bytes the device must write within a second for pidstat's
+/// series of it to stand for its submissions.
+pub const AT_ONCE_SHARE: f64 = 0.75;
+/// Share of such a thread's bytes its periodic bursts must hold.
+pub const IN_BURSTS_SHARE: f64 = 0.6;
+/// Periodic bursts such a thread must show.
+pub const MIN_PIDSTAT_BURSTS: usize = 4;
+
+/// The collector's own samplers (`samples/collect.sh`, pt-stalk): they write their output
+/// files as they run and are never a workload's submitter (issue 41).
+const COLLECTOR_COMMS: &[&str] =
+    &["perf", "pidstat", "iostat", "vmstat", "mpstat", "sadc", "sar", "dstat", "dool", "pt-stalk"];
+
+/// pidstat's non-kernel threads whose charged bytes reached `device` within a second
+/// ([`AT_ONCE_SHARE`] of them), by comm: (epoch second, bytes).
+fn from_pidstat<'a>(inp: &Inputs<'a>, device: &str) -> BTreeMap<&'a str, Vec<(i64, u64)>> {
+    use crate::table::columns::{Col, DevMetric, DsMetric};
+    let tl = inp.tl;
+    let mut per: BTreeMap<&str, BTreeMap<i64, u64>> = BTreeMap::new();
+    let Some(dev) = tl
+        .col(&Col::Dev(device.to_string(), DevMetric::WBytesS))
+        .or_else(|| tl.col(&Col::Ds(device.to_string(), DsMetric::WBytesS)))
+    else {
+        return BTreeMap::new();
+    };
+    for (tid, t) in inp.threads.iter() {
+        if is_kernel_issuer(&t.comm)
+            || episodes::loop_comm(&t.comm)
+            || COLLECTOR_COMMS.contains(&t.comm.as_str())
+        {
+            continue;
+        }
+        let Some(c) = tl.col(&Col::Thread(*tid)) else { continue };
+        let rates: Vec<f64> = c.iter().map(|x| x.get().unwrap_or(0.0).max(0.0)).collect();
+        if super::buffered::reached_at_once(&rates, 0..=rates.len().saturating_sub(1), &[dev]) < AT_ONCE_SHARE
+        {
+            continue;
+        }
+        // Threads of one name (a pool) add up, as the trace's comms do.
+        let e = per.entry(t.comm.as_str()).or_default();
+        for (i, x) in rates.iter().enumerate().filter(|x| *x.1 > 0.0) {
+            *e.entry(tl.epoch(i)).or_default() += *x as u64;
+        }
+    }
+    per.into_iter().map(|(c, m)| (c, m.into_iter().collect())).collect()
 }

@@ -46,6 +46,9 @@ pub const FIRST_FLUSH_SHARE: f64 = 0.05;
 /// tail. A writer that goes on dirtying after its held data was flushed is a steady dirtier
 /// (an mmap'd file rewritten, a log), whose writeback is periodic.
 pub const MAX_AFTER_DRAIN_SHARE: f64 = 0.1;
+/// The share of the writer's bytes that, written to a device within a second of being
+/// charged, says they never waited in the page cache.
+pub const MAX_BYPASS_SHARE: f64 = 0.75;
 
 /// Write-source categories of the database server: their writes are the engine's own (redo,
 /// page cleaning, binlog and relay-log appends of connections and appliers), not a bulk
@@ -278,6 +281,20 @@ pub fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
             mb(held.bytes)
         ));
     };
+    // Dirty held it, but others may have dirtied that memory: a writer charged in bursts
+    // (at most half of its seconds) whose bytes reached the disk in the seconds they were
+    // charged never waited there. (A copy charged every second while the flusher writes
+    // older data at the same pace is not told apart this way: it is left to Dirty.)
+    let charged = rates[run.0..=run.1.min(last)].iter().filter(|x| **x >= 1024.0 * 1024.0).count();
+    let bursty = 2 * charged <= run.1 - run.0 + 1;
+    let bypass = buffered::reached_at_once(&rates, run.0..=run.1, &cols);
+    if bursty && bypass >= MAX_BYPASS_SHARE {
+        return Err(format!(
+            "{who} wrote {}; {:.0} % of it reached a device within a second of being charged: it did not wait in the page cache (direct I/O, a flush at once, or a writer held at the dirty limit), not one write absorbed and flushed",
+            mb(volume),
+            100.0 * bypass
+        ));
+    }
     Ok(Episode { volume, run, held, drain, device })
 }
 

@@ -99,6 +99,9 @@ pub enum Source {
     Submitter {
         /// Its name.
         comm: String,
+        /// Whose series showed its period: the trace's bios, or pidstat's charges that the
+        /// device wrote within a second.
+        witness: crate::analysis::submitters::Witness,
     },
 }
 
@@ -195,25 +198,14 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     if device_measured { device } else { decide_submitter(i, sub) }
 }
 
-/// The verdict of a task that submits its writes on its own period.
-fn decide_submitter(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitter) -> Decision<Verdict> {
-    let view = &sub.view;
-    let (Some(period), Some(conf)) = (view.period_s, view.confidence) else {
-        return Decision::Pass(format!("{}'s submissions have no period", sub.comm));
-    };
-    let bursts = view.periodic_bursts();
-    let sizes: Vec<f64> = bursts.iter().map(|b| b.total).collect();
-    // The bursts the trace shows the submitter issuing speak for it; the others of its
-    // seconds are other tenants' writes.
-    let own: Vec<&crate::analysis::episodes::Episode> =
-        sub.episodes.iter().filter(|e| e.issuer.issuer.comm.as_deref() == Some(sub.comm.as_str())).collect();
-    let eps: Vec<&crate::analysis::episodes::Episode> =
-        if own.is_empty() { sub.episodes.iter().collect() } else { own };
-    let ev = super::actors::verdict(&eps);
-    let matches = i.window.matches(period);
-    let t0 = view_t0(sub);
-    let evidence = i
-        .trace_file
+/// The trace's evidence of a submitter's bursts: its block_bio_queue bytes of the first six.
+fn trace_evidence(
+    i: &Inputs<'_>,
+    sub: &crate::analysis::submitters::Submitter,
+    bursts: &[&crate::analysis::bursts::Burst],
+    t0: i64,
+) -> Vec<crate::model::Evidence> {
+    i.trace_file
         .map(|f| {
             bursts
                 .iter()
@@ -231,7 +223,54 @@ fn decide_submitter(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitter
                 })
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// pidstat's evidence of a submitter's bursts: its threads' kB_wr/s at the first six.
+fn pidstat_evidence(
+    i: &Inputs<'_>,
+    sub: &crate::analysis::submitters::Submitter,
+    bursts: &[&crate::analysis::bursts::Burst],
+) -> Vec<crate::model::Evidence> {
+    let own: Vec<&Series<'_>> = i
+        .thread_series
+        .iter()
+        .filter(|(tid, _)| i.threads.get(tid).is_some_and(|t| t.comm == sub.comm))
+        .map(|(_, s)| s)
+        .collect();
+    bursts
+        .iter()
+        .take(6)
+        .filter_map(|b| {
+            own.iter()
+                .flat_map(|s| (b.start..=b.end).filter_map(move |r| Some((*s, r, s.values.get(r)?.get()?))))
+                .max_by(|a, b| a.2.total_cmp(&b.2))
+                .map(|(s, r, x)| s.evidence(r, "kB_wr/s", x / 1024.0))
+        })
+        .collect()
+}
+
+/// The verdict of a task that submits its writes on its own period.
+fn decide_submitter(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitter) -> Decision<Verdict> {
+    let view = &sub.view;
+    let (Some(period), Some(conf)) = (view.period_s, view.confidence) else {
+        return Decision::Pass(format!("{}'s submissions have no period", sub.comm));
+    };
+    let bursts = view.periodic_bursts();
+    let sizes: Vec<f64> = bursts.iter().map(|b| b.total).collect();
+    // The bursts the trace shows the submitter issuing speak for it; the others of its
+    // seconds are other tenants' writes.
+    let own: Vec<&crate::analysis::episodes::Episode> =
+        sub.episodes.iter().filter(|e| e.issuer.issuer.comm.as_deref() == Some(sub.comm.as_str())).collect();
+    let eps: Vec<&crate::analysis::episodes::Episode> =
+        if own.is_empty() { sub.episodes.iter().collect() } else { own };
+    let ev = super::actors::verdict(&eps);
+    let matches = i.window.matches(period);
+    let t0 = view_t0(sub);
+    let evidence = match sub.witness {
+        crate::analysis::submitters::Witness::Pidstat => pidstat_evidence(i, sub, &bursts),
+        crate::analysis::submitters::Witness::Trace => trace_evidence(i, sub, &bursts, t0),
+    };
     let first = bursts.first().map_or(0, |b| b.start);
     let last = bursts.last().map_or(0, |b| b.end);
     Decision::Fire(Verdict {
@@ -251,11 +290,41 @@ fn decide_submitter(i: &Inputs<'_>, sub: &crate::analysis::submitters::Submitter
             confidence: conf.clamp(0.0, 1.0),
             window: Some((t0 + first as i64, t0 + last as i64)),
             evidence,
-            actors: ev.actors.clone(),
+            actors: submitter_actors(i, sub, &ev),
         },
         issued: ev,
-        source: Source::Submitter { comm: sub.comm.clone() },
+        source: Source::Submitter { comm: sub.comm.clone(), witness: sub.witness },
     })
+}
+
+/// Who a submitter's verdict names: its episodes' actors; when pidstat is the witness of
+/// its period, the writer is the submitter's own threads (their charges are the bytes the
+/// device wrote in those seconds), not whoever else was charged then.
+fn submitter_actors(
+    i: &Inputs<'_>,
+    sub: &crate::analysis::submitters::Submitter,
+    ev: &EpisodeVerdict,
+) -> crate::verdict::Actors {
+    let mut actors = ev.actors.clone();
+    if sub.witness == crate::analysis::submitters::Witness::Pidstat {
+        let total: f64 = i.threads.values().filter(|t| t.comm == sub.comm).map(|t| t.bytes).sum();
+        actors.writers = i
+            .threads
+            .iter()
+            .filter(|(_, t)| t.comm == sub.comm)
+            .map(|(tid, t)| {
+                let share = if total > 0.0 { Some(t.bytes / total) } else { None };
+                crate::verdict::Actor::measured(
+                    crate::verdict::Role::Writer,
+                    &t.comm,
+                    Some(*tid),
+                    share,
+                    "pidstat -d",
+                )
+            })
+            .collect();
+    }
+    actors
 }
 
 /// Epoch of row 0 of a submitter's series (its episodes carry both).
@@ -444,7 +513,7 @@ fn metrics(v: &Verdict) -> BTreeMap<&'static str, Metric> {
                 metrics.insert("other_bursts", Metric::num(k as f64, Unit::Count));
             }
         }
-        Source::Submitter { comm } => {
+        Source::Submitter { comm, .. } => {
             metrics.insert("submitter", Metric::text(comm.clone()));
         }
     }
@@ -454,17 +523,27 @@ fn metrics(v: &Verdict) -> BTreeMap<&'static str, Metric> {
 /// Writes the verdict as the finding.
 pub fn explain(v: &Verdict) -> Finding {
     let (summary, remedies) = match &v.source {
-        Source::Submitter { comm } => explain_submitter(v, comm),
+        Source::Submitter { comm, witness } => explain_submitter(v, comm, *witness),
         Source::Device(d) => explain_device(v, d),
     };
     v.basis.finding(ID, summary, metrics(v), remedies)
 }
 
 /// The summary and remedies of a task's own period.
-fn explain_submitter(v: &Verdict, comm: &str) -> (String, Vec<String>) {
+fn explain_submitter(
+    v: &Verdict,
+    comm: &str,
+    witness: crate::analysis::submitters::Witness,
+) -> (String, Vec<String>) {
     let (ev, period, window) = (&v.issued, v.period_s, v.writeback_window_s);
+    let from = match witness {
+        crate::analysis::submitters::Witness::Trace => "from its own block_bio_queue series in the trace",
+        crate::analysis::submitters::Witness::Pidstat => {
+            "from its own pidstat -d series, which the device wrote within a second each time"
+        }
+    };
     let summary = format!(
-        "{comm} submitted its writes to {} in {} bursts every {period:.1} s (confidence {:.2}, from its own block_bio_queue series in the trace), median {} per burst{}. {}. Cost: {}.",
+        "{comm} submitted its writes to {} in {} bursts every {period:.1} s (confidence {:.2}, {from}), median {} per burst{}. {}. Cost: {}.",
         v.device.name,
         v.bursts,
         v.period_confidence,

@@ -387,6 +387,9 @@ pub struct RuleSpec {
     pub title: &'static str,
     /// The report's chart names, best first; the device writes are the fallback.
     pub key_charts: &'static [&'static str],
+    /// The one number that says how much (a metric key of the rule's findings, and its
+    /// label): the batch overview's line of a capture whose top finding this rule is.
+    pub headline: Option<(&'static str, &'static str)>,
 }
 
 #[cfg(test)]

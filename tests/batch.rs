@@ -196,3 +196,24 @@ fn a_bundle_of_several_captures_gives_a_row_per_capture() {
         assert!(out.join(&row.dir_name).join("findings.json").is_file());
     }
 }
+
+/// Every rule declares the metric its batch line shows (`RuleSpec::headline`), and every
+/// finding of the analysis snapshots (the samples and the shared bundles) carries it, as a
+/// number: the line never says "-" for a rule that fired.
+#[test]
+fn every_fired_rule_has_its_headline_number() {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots/analysis"));
+    let mut seen = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for f in doc["findings"]["findings"].as_array().into_iter().flatten() {
+            let rule = f["rule"].as_str().unwrap();
+            let spec = iosift::rules::spec(rule).unwrap_or_else(|| panic!("{rule} has no spec"));
+            let (key, _) = spec.headline.unwrap_or_else(|| panic!("{rule} declares no headline"));
+            assert!(f["metrics"][key].is_number(), "{}: {rule} has no number {key}", path.display());
+            seen += 1;
+        }
+    }
+    assert!(seen > 100, "{seen} findings");
+}

@@ -678,6 +678,7 @@ fn batch_overview_links_each_bundle() {
             severity: Some("critical".into()),
             summary: Some("bursts every 33 s".into()),
             period_s: Some(33.0),
+            number: Some("period 33.0 s".into()),
             findings: 2,
             inputs: 11,
             ..Default::default()

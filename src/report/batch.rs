@@ -37,6 +37,9 @@ pub struct BatchRow {
     pub summary: Option<String>,
     /// Detected write period, seconds.
     pub period_s: Option<f64>,
+    /// The top finding's headline number in words (`period 31.0 s`, `lag up to 97 s`), from
+    /// the metric its rule declares ([`crate::verdict::RuleSpec::headline`]).
+    pub number: Option<String>,
     /// Every rule that fired, with its severity.
     pub rules: BTreeMap<String, String>,
     /// Findings in all.
@@ -216,7 +219,7 @@ pub fn write_batch_index(rows: &[BatchRow], dir: &Path) -> anyhow::Result<()> {
                                 } @else {
                                     td class=[r.severity.as_deref()] { (r.severity.as_deref().unwrap_or("-")) }
                                     td title=[r.summary.as_deref()] { (r.title.as_deref().unwrap_or("no finding")) }
-                                    td.n { (r.period_s.filter(|p| p.is_finite()).map(|p| format!("period {p:.1} s")).unwrap_or_default()) }
+                                    td.n { (r.number.as_deref().unwrap_or("")) }
                                     @for s in &specs {
                                         @let sev = r.rules.get(s.id).map(String::as_str);
                                         td.m class=[sev] title=[sev.map(|v| format!("{}: {v}", s.title))] {
@@ -273,6 +276,7 @@ mod tests {
             severity: Some("warning".into()),
             summary: Some("<i>x</i>".into()),
             period_s: Some(31.04),
+            number: Some("period 31.0 s".into()),
             findings: 1,
             inputs: 3,
             ..Default::default()

@@ -30,6 +30,7 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     id: ID,
     title: "Buffered write burst",
     key_charts: &["dirty-writeback", "write-sources"],
+    headline: Some(("writer_bytes", "written")),
 };
 
 /// The page cache must have held at least this share of the write at once: most of it.

@@ -33,6 +33,7 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     id: ID,
     title: "Buffered writer held at the dirty limit",
     key_charts: &["dirty-writeback", "write-sources"],
+    headline: Some(("writer_bytes_s", "writer at")),
 };
 
 /// Dirty + Writeback must be at or above the freerun ceiling in at least this share of the

@@ -17,8 +17,12 @@ use iosift_parsers::mounts::Mount;
 pub const ID: &str = "ext4_dioread_nolock_nodelalloc";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec =
-    crate::verdict::RuleSpec { id: ID, title: "ext4 dioread_nolock + nodelalloc", key_charts: &[] };
+pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+    id: ID,
+    title: "ext4 dioread_nolock + nodelalloc",
+    key_charts: &[],
+    headline: Some(("write_mb_per_s", "writes")),
+};
 
 /// Seconds writing more than this (bytes/s) are the busy ones.
 pub const BUSY_BYTES_S: f64 = 1e6;

@@ -23,6 +23,7 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     id: ID,
     title: "Commits bound by fsync of small transactions",
     key_charts: &["mysql-status", "binlog-rate", "latency-queue"],
+    headline: Some(("transactions_per_s", "commits")),
 };
 
 /// A second with at least this many commits is in the load window.

@@ -24,8 +24,12 @@ use std::collections::BTreeMap;
 pub const ID: &str = "mmap_large_folio_writeback";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec =
-    crate::verdict::RuleSpec { id: ID, title: "Large-folio writeback of an mmap'd file", key_charts: &[] };
+pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+    id: ID,
+    title: "Large-folio writeback of an mmap'd file",
+    key_charts: &[],
+    headline: Some(("burst_bytes_median", "bursts of")),
+};
 
 /// Fewer bursts than this are not a repeated writeback.
 pub const MIN_BURSTS: usize = 2;

@@ -22,8 +22,12 @@ pub const MIN_PERIODIC_SHARE: f64 = 0.25;
 pub const ID: &str = "periodic_write_bursts";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec =
-    crate::verdict::RuleSpec { id: ID, title: "Periodic write bursts", key_charts: &[] };
+pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+    id: ID,
+    title: "Periodic write bursts",
+    key_charts: &[],
+    headline: Some(("period_s", "period")),
+};
 
 /// Fewer bursts than this are no series.
 pub const MIN_BURSTS: usize = 3;

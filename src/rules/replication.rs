@@ -26,8 +26,12 @@ use std::collections::BTreeMap;
 pub const ID: &str = "replication_lag";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec =
-    crate::verdict::RuleSpec { id: ID, title: "Replication lag", key_charts: &["replication"] };
+pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+    id: ID,
+    title: "Replication lag",
+    key_charts: &["replication"],
+    headline: Some(("lag_max_s", "lag up to")),
+};
 
 /// Lag growth below this (s per s) is noise of 1 s readings.
 pub const MIN_GROWTH: f64 = 0.05;

@@ -13,8 +13,12 @@ use crate::verdict::{Metric, Unit};
 pub const ID: &str = "device_saturation";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec =
-    crate::verdict::RuleSpec { id: ID, title: "Device saturation", key_charts: &["latency-queue"] };
+pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+    id: ID,
+    title: "Device saturation",
+    key_charts: &["latency-queue"],
+    headline: Some(("seconds_saturated", "saturated")),
+};
 
 /// A second at or above this `%util` is saturated.
 pub const BUSY_PCT: f64 = 90.0;

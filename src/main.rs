@@ -11,8 +11,46 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Analyzer for Linux and MySQL I/O incident captures.
+/// Examples of `iosift --help`.
+const EX_TOP: &str = "Examples:
+  iosift analyze capture.tar.gz          one capture: reports/<name>/index.html + findings.json
+  iosift batch customer-captures/        every capture in the folder, worst first in reports/index.html
+  iosift diff before.tar.gz after.tar.gz what changed between two captures
+  iosift help analyze                    the options and examples of one command";
+/// Examples of `iosift inspect --help`.
+const EX_INSPECT: &str = "Examples:
+  iosift inspect capture/                 what each file is, its records, time range and diagnostics
+  iosift inspect capture.tar.gz --json    the same as JSON";
+/// Examples of `iosift formats --help`.
+const EX_FORMATS: &str = "Examples:
+  iosift formats                          every format iosift reads, with one real line each";
+/// Examples of `iosift analyze --help`.
+const EX_ANALYZE: &str = "Examples:
+  iosift analyze capture.tar.gz                     report in reports/<name>/ (index.html, findings.json)
+  iosift analyze capture/ -o /tmp/incident-42       report in that folder
+  iosift analyze capture/ --from 10:02:00 --to 10:07:00
+                                                    only that window (in the capture's zone)
+  iosift analyze pt-stalk-dir/ --prefix 2024_05_01_10_02_03
+                                                    one pt-stalk sample of several
+  iosift analyze capture/ --json > findings.json    the findings on stdout";
+/// Examples of `iosift batch --help`.
+const EX_BATCH: &str = "Examples:
+  iosift batch customer-captures/                   one report each + reports/index.html (worst first)
+  iosift batch a.tar.gz b/ -o triage --jobs 4       into triage/, four captures at a time
+  iosift batch captures/ --bundle-timeout 300       give up on a capture after 5 minutes";
+/// Examples of `iosift diff --help`.
+const EX_DIFF: &str = "Examples:
+  iosift diff before.tar.gz after.tar.gz            reports/diff-<A>-<B>/index.html + diff.json
+  iosift diff durable/ relaxed/ --json              diff.json on stdout
+  iosift diff a/ b/ --align-a 10:02:00 --align-b 14:30:00
+                                                    compare from those two instants";
+/// Examples of `iosift tables --help`.
+const EX_TABLES: &str = "Examples:
+  iosift tables capture/ -o tables                  Parquet per source + the 1 s timeline
+  iosift tables capture/ -o tables --format csv     the same as CSV";
+
 #[derive(Parser)]
-#[command(name = "iosift", version, about, long_about = None)]
+#[command(name = "iosift", version, about, long_about = None, after_help = EX_TOP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -63,6 +101,7 @@ impl LimitArgs {
 #[derive(Subcommand)]
 enum Command {
     /// Per file: detected format, variant, records, time range, diagnostics.
+    #[command(after_help = EX_INSPECT)]
     Inspect {
         /// Files, directories or archives.
         #[arg(required = true)]
@@ -76,8 +115,10 @@ enum Command {
         limits: LimitArgs,
     },
     /// The supported formats with one real sample line each.
+    #[command(after_help = EX_FORMATS)]
     Formats,
     /// Analyze one bundle: findings.json, index.html, charts and tables.
+    #[command(after_help = EX_ANALYZE)]
     Analyze {
         /// The bundle: a directory, archive(s) or files.
         #[arg(required = true)]
@@ -105,6 +146,7 @@ enum Command {
     ///
     /// Exit status: 0 when every capture was analyzed, 1 when any failed (the count on
     /// stderr; the overview lists them first), 2 on a usage error.
+    #[command(after_help = EX_BATCH)]
     Batch {
         /// Folders holding bundles (subfolders or archives).
         #[arg(required = true)]
@@ -125,6 +167,7 @@ enum Command {
     },
     /// What changed between two captures: diff.json and index.html (ranked changes,
     /// findings that appear or vanish, the context that differs, overlaid charts).
+    #[command(after_help = EX_DIFF)]
     Diff {
         /// The first capture ("before"): a directory or archive.
         a: PathBuf,
@@ -148,6 +191,7 @@ enum Command {
         limits: LimitArgs,
     },
     /// Write the aligned tables of a bundle (per source and the 1 s timeline).
+    #[command(after_help = EX_TABLES)]
     Tables {
         /// The bundle: a directory, archive(s) or files.
         #[arg(required = true)]

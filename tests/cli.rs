@@ -265,3 +265,21 @@ fn inspect_json_gives_instants_or_null_and_says_why() {
     assert_eq!(f[2]["time_basis"], "banner-date-midnight+interval");
     assert_eq!(f[2]["first"], "2022-03-15T00:00:00Z");
 }
+
+/// Issue 36: `--help` of iosift and of each command ends with examples that name the
+/// command itself.
+#[test]
+fn every_help_has_examples_of_its_own_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    for cmd in ["", "inspect", "formats", "analyze", "batch", "diff", "tables"] {
+        let args: Vec<&str> = if cmd.is_empty() { vec!["--help"] } else { vec![cmd, "--help"] };
+        let o = run(&args, tmp.path());
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert_eq!(code(&o), 0, "{cmd}: {}", stderr(&o));
+        let ex = out.split("Examples:\n").nth(1).unwrap_or_else(|| panic!("{cmd}: no examples: {out}"));
+        assert!(
+            ex.lines().any(|l| l.trim_start().starts_with(&format!("iosift {cmd}").trim_end().to_string())),
+            "{cmd}: {ex}"
+        );
+    }
+}

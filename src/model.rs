@@ -218,3 +218,11 @@ pub struct Report {
     /// The host and database settings at a glance (the report's system box).
     pub system: crate::system::SystemBox,
 }
+
+impl Report {
+    /// The host that made the capture, when one of its files names it (uname, perf's header,
+    /// sadf, pt-stalk's `-hostname`).
+    pub fn host(&self) -> Option<&str> {
+        self.captures.iter().find_map(|c| c.host.as_deref())
+    }
+}

@@ -283,3 +283,18 @@ fn every_help_has_examples_of_its_own_command() {
         );
     }
 }
+
+/// Issue 36: the report and the summary name the host the capture names (its folder is
+/// often just `capture`) and the capture's start.
+#[test]
+fn the_report_is_named_after_the_host_and_the_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/ixh_idle_d_noperf/capture");
+    let out = tmp.path().join("r");
+    let o = run(&["analyze", cap.to_str().unwrap(), "-o", out.to_str().unwrap()], tmp.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let first = String::from_utf8_lossy(&o.stdout).lines().next().unwrap_or("").to_string();
+    assert!(first.starts_with("iosift: ixh_idle_d_noperf (host vm), 2026-12-05 13:38:15 to "), "{first}");
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("<title>iosift report: vm, 2026-12-05 13:38:15 UTC (ixh_idle_d_noperf)</title>"));
+}

@@ -97,7 +97,15 @@ const CSP: &str = "default-src 'none'; img-src data:; style-src 'unsafe-inline';
 /// Renders the page.
 pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_problems: &[String]) -> String {
     let doc = &report.doc;
-    let title = format!("iosift report: {}", doc.bundle.name);
+    // Named after the host and the capture's start where the capture says them, then the
+    // bundle (whose folder is often just `capture`).
+    let start = doc.clock.start.as_deref().map(|t| instant(&report.display, t));
+    let title = match (report.host(), start) {
+        (Some(h), Some(t)) => format!("iosift report: {h}, {t} ({})", doc.bundle.name),
+        (Some(h), None) => format!("iosift report: {h} ({})", doc.bundle.name),
+        (None, Some(t)) => format!("iosift report: {}, {t}", doc.bundle.name),
+        (None, None) => format!("iosift report: {}", doc.bundle.name),
+    };
     let page = html! {
         (DOCTYPE)
         html lang="en" {

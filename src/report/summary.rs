@@ -134,6 +134,9 @@ pub fn terminal_summary_styled(report: &Report, dir: &Path, style: Style) -> Str
     let z = &report.display;
     let mut s = String::new();
     let _ = write!(s, "iosift: {}", clean(&doc.bundle.name));
+    if let Some(h) = report.host() {
+        let _ = write!(s, " (host {})", clean(h));
+    }
     let parse = |t: &Option<String>| t.as_deref().and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
     if let (Some(a), Some(b)) = (parse(&doc.clock.start), parse(&doc.clock.end)) {
         let (a, b) = (a.timestamp(), b.timestamp());

@@ -17,6 +17,7 @@ pub mod model;
 pub mod outdir;
 pub mod output;
 pub mod pipeline;
+pub mod progress;
 pub mod report;
 pub mod rules;
 pub mod sadf;

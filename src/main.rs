@@ -337,8 +337,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             // Refuse a folder that may not be written before the work, not after.
             let explicit =
                 output.as_deref().map(|o| settled(Target::explicit(o, origin.clone()))).transpose()?;
+            let progress = iosift::progress::Progress::start(v.quiet || json);
+            progress.stage(format!("reading {}", given(&paths)));
             let bundle = choose_sample(bundle::load(&paths, &limits.limits())?, prefix.as_deref())?;
+            progress.stage(format!("analyzing ({} read)", iosift::progress::read_words(&bundle)));
             let report = iosift::analyze::analyze(&bundle, &opts);
+            progress.stage(format!(
+                "writing the report ({} read, {} findings)",
+                iosift::progress::read_words(&bundle),
+                report.doc.findings.len()
+            ));
             if let Some(e) = &report.window_error {
                 return Err(usage(e.clone()));
             }
@@ -364,6 +372,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 None => settled(Target::default_at(&PathBuf::from("reports").join(&bundle.name), origin))?,
             };
             let (written, notes) = iosift::output::write_all_noted(&report, &target)?;
+            progress.finish();
             let dir = target.path().to_path_buf();
             for n in &notes {
                 eprintln!("iosift: {}", iosift::term::safe(n));

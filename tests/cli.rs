@@ -298,3 +298,40 @@ fn the_report_is_named_after_the_host_and_the_start() {
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(page.contains("<title>iosift report: vm, 2026-12-05 13:38:15 UTC (ixh_idle_d_noperf)</title>"));
 }
+
+/// Issue 36: `analyze` shows its stage on a terminal (under a pseudo-terminal from
+/// `script`), and nothing when standard error is a pipe or with `-q`. The delay before the
+/// line appears (2 s) is set to 0 here so that a quick sample shows it.
+#[test]
+fn analyze_shows_progress_on_a_terminal_and_not_when_piped() {
+    let Some(script) = common::on_path("script") else {
+        common::support::skip("script (util-linux) not found: no pseudo-terminal to test under");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/mmap_large_folio/capture");
+    let under_pty = |out: &str, quiet: bool| {
+        let cmd = format!(
+            "{BIN} analyze {}{} -o {}",
+            cap.display(),
+            if quiet { " -q" } else { "" },
+            tmp.path().join(out).display()
+        );
+        let o = Command::new(&script)
+            .args(["-qec", &cmd, "/dev/null"])
+            .env("IOSIFT_PROGRESS_DELAY_MS", "0")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let tty = under_pty("a", false);
+    assert!(tty.contains("analyzing (29 files, 4.0 MB"), "{tty}");
+    assert!(tty.contains("iosift: mmap_large_folio (host vm)"), "{tty}");
+    assert!(!under_pty("b", true).contains("analyzing"));
+    let mut piped = Command::new(BIN);
+    piped.args(["analyze", cap.to_str().unwrap(), "-o", tmp.path().join("c").to_str().unwrap()]);
+    let o = piped.env("IOSIFT_PROGRESS_DELAY_MS", "0").output().unwrap();
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("analyzing"), "{}", stderr(&o));
+}

@@ -75,7 +75,7 @@ pub fn run_with(
 pub const DEFAULT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Names a batch writes at the top of its output folder: no bundle folder takes them.
-const RESERVED: [&str; 3] = ["index.html", "summary.json", "dataset"];
+const RESERVED: [&str; 4] = ["index.html", "summary.json", "summary.md", "dataset"];
 
 /// Runs the batch, giving each bundle at most `deadline` (a bundle past it becomes a
 /// row with that error; its work is abandoned and ends with the process).

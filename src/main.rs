@@ -32,7 +32,8 @@ const EX_ANALYZE: &str = "Examples:
                                                     only that window (in the capture's zone)
   iosift analyze pt-stalk-dir/ --prefix 2024_05_01_10_02_03
                                                     one pt-stalk sample of several
-  iosift analyze capture/ --json > findings.json    the findings on stdout";
+  iosift analyze capture/ --json > findings.json    the findings on stdout
+  iosift analyze capture/ --md                      the verdict in Markdown, to paste into a ticket";
 /// Examples of `iosift batch --help`.
 const EX_BATCH: &str = "Examples:
   iosift batch customer-captures/                   one report each + reports/index.html (worst first)
@@ -133,6 +134,10 @@ enum Command {
         /// Print findings.json on stdout instead of the terminal summary.
         #[arg(long)]
         json: bool,
+        /// Print summary.md (the verdict and each finding in Markdown, for a ticket) on stdout
+        /// instead of the terminal summary.
+        #[arg(long, conflicts_with = "json")]
+        md: bool,
         /// Exit with status 1 when any input file could not be parsed.
         #[arg(long)]
         strict: bool,
@@ -331,13 +336,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let any = reports.iter().any(|r| r.format.is_some());
             Ok(if any { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        Command::Analyze { paths, output, time, json, strict, prefix, limits } => {
+        Command::Analyze { paths, output, time, json, md, strict, prefix, limits } => {
             let opts = time.options()?;
             let origin = Origin::new(Kind::Analyze, &paths);
             // Refuse a folder that may not be written before the work, not after.
             let explicit =
                 output.as_deref().map(|o| settled(Target::explicit(o, origin.clone()))).transpose()?;
-            let progress = iosift::progress::Progress::start(v.quiet || json);
+            let progress = iosift::progress::Progress::start(v.quiet || json || md);
             progress.stage(format!("reading {}", given(&paths)));
             let bundle = choose_sample(bundle::load(&paths, &limits.limits())?, prefix.as_deref())?;
             progress.stage(format!("analyzing ({} read)", iosift::progress::read_words(&bundle)));
@@ -398,6 +403,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             if json {
                 emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&report.doc)? + "\n")))?;
+            } else if md {
+                emit(&std::fs::read_to_string(dir.join("summary.md"))?)?;
             } else if !v.quiet {
                 let style = iosift::report::summary::Style::for_stdout();
                 emit(&iosift::report::summary::terminal_summary_styled(&report, &dir, style))?;

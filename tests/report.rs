@@ -535,7 +535,8 @@ fn charts_without_data_are_left_out() {
     r.binlog = None;
     let tmp = tmpdir();
     let files = write_report(&r, tmp.path()).unwrap();
-    assert_eq!(files.len(), 2, "{files:?}");
+    // findings.json, summary.md, index.html.
+    assert_eq!(files.len(), 3, "{files:?}");
     let html = String::from_utf8(read(&tmp.path().join("index.html"))).unwrap();
     assert!(html.contains("No device, CPU or memory series in the capture."));
     assert!(html.contains("No perf script output in the capture."));
@@ -546,7 +547,7 @@ fn charts_without_data_are_left_out() {
     r.timeline = t;
     let tmp = tmpdir();
     let files: Vec<PathBuf> = write_report(&r, tmp.path()).unwrap();
-    assert_eq!(files.len(), 4, "{files:?}");
+    assert_eq!(files.len(), 5, "{files:?}");
     assert!(tmp.path().join("charts/dirty-writeback.png").exists());
 }
 

@@ -239,7 +239,40 @@ pub fn write_batch_index(rows: &[BatchRow], dir: &Path) -> anyhow::Result<()> {
     let index = dir.join("index.html");
     std::fs::write(&index, crate::term::safe_doc(page.into_string()))
         .with_context(|| format!("cannot write {}", index.display()))?;
+    let md = dir.join("summary.md");
+    std::fs::write(&md, overview_md(&rows, &folder))
+        .with_context(|| format!("cannot write {}", md.display()))?;
     Ok(())
+}
+
+/// The overview in Markdown (`summary.md`): one table row per capture in the page's order,
+/// each linking to its own summary.md when its report was written.
+fn overview_md(rows: &[&BatchRow], folder: &str) -> String {
+    use super::markdown::esc;
+    let failed = rows.iter().filter(|r| r.error.is_some()).count();
+    let mut s = format!("# iosift batch: {} captures, {failed} failed\n\n", rows.len());
+    s.push_str("| capture | host | start | severity | top finding |\n|---|---|---|---|---|\n");
+    for r in rows {
+        let label = esc(r.bundle.get(folder.len()..).unwrap_or(&r.bundle));
+        let cap = match (&r.report, safe_component(&r.dir_name)) {
+            (Some(_), true) => format!("[{label}]({}/summary.md)", r.dir_name),
+            _ => label,
+        };
+        let what = match &r.error {
+            Some(e) => format!("failed: {}", esc(e)),
+            None => {
+                let t = r.title.as_deref().map_or_else(|| "no finding".to_string(), esc);
+                r.number.as_deref().map_or(t.clone(), |n| format!("{t} ({})", esc(n)))
+            }
+        };
+        s.push_str(&format!(
+            "| {cap} | {} | {} | {} | {what} |\n",
+            r.host.as_deref().map_or_else(|| "-".to_string(), esc),
+            r.start.as_deref().map_or_else(|| "-".to_string(), |t| esc(&when(t))),
+            if r.error.is_some() { "failed" } else { r.severity.as_deref().unwrap_or("-") },
+        ));
+    }
+    s
 }
 
 /// Shows the rows that have the chosen rule and at least the chosen severity (failed rows
@@ -319,6 +352,10 @@ mod tests {
         );
         assert!(html.contains(r#"data-rules="periodic_write_bursts" data-sev="3""#), "{html}");
         assert!(html.contains("2026-12-05 11:00<"));
+        let md = std::fs::read_to_string(tmp.path().join("summary.md")).unwrap();
+        assert!(md.starts_with("# iosift batch: 5 captures, 1 failed\n"), "{md}");
+        assert!(md.contains("| broken | - | - | failed | failed: nothing could be read |"), "{md}");
+        assert!(md.contains("| [crit](crit/summary.md) | - | 2026-12-05 11:00 | critical | Periodic write bursts (period 31.0 s) |"), "{md}");
     }
 
     #[test]

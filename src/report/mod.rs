@@ -23,6 +23,7 @@ mod fmt;
 mod hidpi;
 mod html;
 mod live;
+pub mod markdown;
 mod story;
 pub mod summary;
 
@@ -63,6 +64,7 @@ pub fn write_report(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>>
     for f in &flames {
         put(charts_dir.join(format!("flame-{}.svg", f.stem)), &f.svg, &mut written)?;
     }
+    put(dir.join("summary.md"), markdown::summary_md(report, &charts).as_bytes(), &mut written)?;
     let page = html::render(report, &charts, &flames, &problems);
     put(dir.join("index.html"), page.as_bytes(), &mut written)?;
     Ok(written)

@@ -22,7 +22,7 @@ const KEY_PANEL_H: f64 = 130.0;
 const KEY_W: f64 = 600.0;
 
 /// The rule id in words (`fsync_bound_small_transactions` -> `Fsync bound small transactions`).
-fn title_of(rule: &str) -> String {
+pub(super) fn title_of(rule: &str) -> String {
     let w = rule.replace('_', " ");
     let mut c = w.chars();
     c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
@@ -82,7 +82,7 @@ fn actor(a: &Actor) -> String {
 }
 
 /// Who dirtied or submitted the data: the verdict's writers.
-fn who_wrote(f: &Finding) -> String {
+pub(super) fn who_wrote(f: &Finding) -> String {
     if f.actors.writers.is_empty() {
         return "not part of this finding".into();
     }
@@ -90,7 +90,7 @@ fn who_wrote(f: &Finding) -> String {
 }
 
 /// Who issued the block writes and why, and the thread that bounds: the verdict's issuers and bound.
-fn who_issued(f: &Finding) -> String {
+pub(super) fn who_issued(f: &Finding) -> String {
     let mut out: Vec<String> = f
         .actors
         .issuers
@@ -108,7 +108,7 @@ fn who_issued(f: &Finding) -> String {
 }
 
 /// The window in host local time and UTC, with its length.
-fn when(f: &Finding, report: &Report) -> String {
+pub(super) fn when(f: &Finding, report: &Report) -> String {
     let Some(w) = &f.window else {
         return "the whole capture (the rule gives no window)".into();
     };

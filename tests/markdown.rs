@@ -66,3 +66,19 @@ fn summary_md_renders_with_its_images_and_no_raw_html() {
         }
     }
 }
+
+/// Issue 36: the page says the capture in one line above the stories, with the same words
+/// and number as summary.md's verdict.
+#[test]
+fn the_page_has_a_one_line_verdict_like_the_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r");
+    let (md, _) = summary("mmap_large_folio", &out);
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let line = "Verdict: CRITICAL Large-folio writeback of an mmap'd file (bursts of 799.3 MB); findings: 1 critical, 1 warning.";
+    assert!(page.contains(&format!("<p class=\"oneline\">{line}</p>")), "{page}");
+    assert!(
+        md.contains("**Verdict: CRITICAL Large-folio writeback of an mmap'd file** (bursts of 799.3 MB)"),
+        "{md}"
+    );
+}

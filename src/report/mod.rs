@@ -28,7 +28,6 @@ mod story;
 pub mod summary;
 
 pub use batch::{BatchRow, write_batch_index};
-pub use fmt::bytes_h;
 pub use summary::terminal_summary;
 
 use crate::model::Report;

@@ -8,7 +8,7 @@
 use super::charts::Chart;
 use super::fmt::full;
 use super::html::{ranked, sev_word};
-use crate::model::{Finding, Report};
+use crate::model::{Finding, Report, Severity};
 use crate::system::{Fact, SystemBox};
 use crate::verdict::Actor;
 use maud::{Markup, html};
@@ -200,6 +200,29 @@ fn story(f: &Finding, report: &Report, charts: &[Chart], i: usize) -> Markup {
     }
 }
 
+/// The capture in one line, above the stories: its worst finding with its headline number,
+/// and how many findings of each severity.
+pub fn one_line(report: &Report) -> String {
+    let fs = ranked(&report.doc.findings);
+    let Some(f) = fs.first() else {
+        return "Verdict: no rule fired on this capture.".into();
+    };
+    let title = crate::rules::spec(f.rule).map_or_else(|| title_of(f.rule), |s| s.title.to_string());
+    let number = crate::batch::headline(f).map(|n| format!(" ({n})")).unwrap_or_default();
+    let mut counts = Vec::new();
+    for s in [Severity::Critical, Severity::Warning, Severity::Info] {
+        let n = fs.iter().filter(|x| x.severity == s).count();
+        if n > 0 {
+            counts.push(format!("{n} {}", sev_word(s)));
+        }
+    }
+    format!(
+        "Verdict: {} {title}{number}; findings: {}.",
+        sev_word(f.severity).to_uppercase(),
+        counts.join(", ")
+    )
+}
+
 /// The verdict: one story per finding, worst first.
 pub fn verdict(report: &Report, charts: &[Chart]) -> Markup {
     let fs = ranked(&report.doc.findings);
@@ -208,6 +231,7 @@ pub fn verdict(report: &Report, charts: &[Chart]) -> Markup {
     html! {
         section #verdict {
             h2 { "What happened" }
+            p.oneline { (one_line(report)) }
             @if fs.is_empty() {
                 p.summary { "No rule fired: " (passed) " rules checked the capture and passed, " (skipped)
                     " could not run for lack of inputs (listed under Checked)." }
@@ -218,7 +242,9 @@ pub fn verdict(report: &Report, charts: &[Chart]) -> Markup {
 }
 
 fn fact_row(k: &str, f: &Fact) -> Markup {
-    html! { tr { th { (k) } td { (f.value) " " span.src { (f.source) } } } }
+    // Where it was read, on hover: an archive's `capture.tgz!dir/file:line` inline made the
+    // box thousands of pixels tall.
+    html! { tr { th { (k) } td title={ "read from " (f.source) } { (f.value) } } }
 }
 
 fn opt_row(k: &str, f: &Option<Fact>, absent: &str) -> Markup {

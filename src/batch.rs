@@ -296,27 +296,6 @@ fn unique(taken: &Taken, base: &str) -> String {
     n
 }
 
-/// A finding's headline number in words: the metric its rule declares, by its unit (bytes in
-/// decimal MB, as the findings' summaries write them).
-pub fn headline(f: &crate::model::Finding) -> Option<String> {
-    use crate::verdict::Unit;
-    let (key, label) = crate::rules::spec(f.rule)?.headline?;
-    let m = f.metrics.get(key)?;
-    let x = m.value.as_f64().filter(|x| x.is_finite())?;
-    let v = match m.unit {
-        Unit::Bytes => crate::rules::evidence::mb(x),
-        Unit::BytesPerSecond => format!("{}/s", crate::rules::evidence::mb(x)),
-        Unit::Seconds => format!("{x:.1} s"),
-        Unit::Milliseconds => format!("{x:.1} ms"),
-        Unit::PerSecond => format!("{x:.0}/s"),
-        Unit::MegabytesPerSecond => format!("{x:.1} MB/s"),
-        Unit::Percent => format!("{x:.0} %"),
-        Unit::Ratio => format!("{x:.1}x"),
-        _ => format!("{x}"),
-    };
-    Some(format!("{label} {v}"))
-}
-
 /// The overview's row of one analyzed bundle, its report written into `out/<name>`.
 fn row(path: &Path, name: String, report: crate::model::Report, out: &Path) -> BatchRow {
     let mut row = empty_row(path, name.clone());
@@ -353,7 +332,7 @@ fn row(path: &Path, name: String, report: crate::model::Report, out: &Path) -> B
             Some(crate::rules::spec(f.rule).map_or_else(|| f.rule.to_string(), |s| s.title.to_string()));
         row.severity = Some(severity(f));
         row.summary = Some(f.summary.clone());
-        row.number = headline(f);
+        row.number = crate::report::headline(f);
     }
     for f in &report.doc.findings {
         row.rules.entry(f.rule.to_string()).or_insert_with(|| severity(f));

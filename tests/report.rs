@@ -1002,3 +1002,27 @@ fn who_rows_are_the_verdicts_measured_actors_or_not_measured() {
         "who issued, not measured"
     );
 }
+
+/// Issue 36: a capture whose CPU was saturated says so above the stories (no rule reads the
+/// CPU), only with at least 10 s at 90 % busy or more, iowait counted as idle.
+#[test]
+fn a_saturated_cpu_is_said_above_the_stories() {
+    let page = |busy_s: usize, iowait: f64| {
+        let mut r = report();
+        r.timeline.columns.insert(
+            "cpu.idle_pct".into(),
+            series("%", "iostat", |i| Some(if i < busy_s { 2.0 } else { 60.0 })),
+        );
+        r.timeline.columns.insert("cpu.iowait_pct".into(), series("%", "iostat", |_| Some(iowait)));
+        let tmp = tmpdir();
+        write_report(&r, tmp.path()).unwrap();
+        String::from_utf8(read(&tmp.path().join("index.html"))).unwrap()
+    };
+    let hot = page(40, 0.0);
+    assert!(
+        hot.contains("CPU: busy (iowait counted as idle) at 90 % or more for 40 s of 600 (7 %), up to 98 %"),
+        "{hot}"
+    );
+    assert!(!page(9, 0.0).contains("class=\"cpu\""), "9 s is not enough");
+    assert!(!page(40, 10.0).contains("class=\"cpu\""), "88 % busy and 10 % iowait is not saturated");
+}

@@ -64,7 +64,7 @@ pub fn summary_md(report: &Report, charts: &[Chart]) -> String {
         Some(f) => {
             let title =
                 crate::rules::spec(f.rule).map_or_else(|| super::story::title_of(f.rule), |x| x.title.into());
-            let number = crate::batch::headline(f).map(|n| format!(" ({})", esc(&n))).unwrap_or_default();
+            let number = super::fmt::headline(f).map(|n| format!(" ({})", esc(&n))).unwrap_or_default();
             let _ = writeln!(
                 s,
                 "**Verdict: {} {}**{number}; {} finding(s) in all.\n",
@@ -76,6 +76,9 @@ pub fn summary_md(report: &Report, charts: &[Chart]) -> String {
         None => {
             let _ = writeln!(s, "**Verdict: no rule fired.**\n");
         }
+    }
+    if let Some(n) = super::story::cpu_note(report) {
+        let _ = writeln!(s, "{}\n", esc(&n));
     }
     let _ = writeln!(s, "| capture | |\n|---|---|");
     let _ = writeln!(s, "| from | {} |", esc(start));

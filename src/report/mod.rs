@@ -28,6 +28,7 @@ mod story;
 pub mod summary;
 
 pub use batch::{BatchRow, write_batch_index};
+pub use fmt::headline;
 pub use summary::terminal_summary;
 
 use crate::model::Report;

@@ -208,7 +208,7 @@ pub fn one_line(report: &Report) -> String {
         return "Verdict: no rule fired on this capture.".into();
     };
     let title = crate::rules::spec(f.rule).map_or_else(|| title_of(f.rule), |s| s.title.to_string());
-    let number = crate::batch::headline(f).map(|n| format!(" ({n})")).unwrap_or_default();
+    let number = super::fmt::headline(f).map(|n| format!(" ({n})")).unwrap_or_default();
     let mut counts = Vec::new();
     for s in [Severity::Critical, Severity::Warning, Severity::Info] {
         let n = fs.iter().filter(|x| x.severity == s).count();
@@ -223,6 +223,39 @@ pub fn one_line(report: &Report) -> String {
     )
 }
 
+/// Seconds of CPU at or above this busy share (user + system + the rest, iowait counted as
+/// idle) make the CPU note.
+pub const CPU_BUSY_PCT: f64 = 90.0;
+/// ... when there are at least this many of them.
+pub const CPU_BUSY_MIN_S: usize = 10;
+
+/// A note when the capture's CPU was saturated (no rule reads it: a device can look fine while
+/// the CPU bounds the work): its busy seconds, their share and the peak.
+pub fn cpu_note(report: &Report) -> Option<String> {
+    use crate::table::columns::{Col, CpuMetric};
+    let tl = &report.timeline;
+    let idle = tl.col(&Col::Cpu(CpuMetric::IdlePct))?;
+    let iowait = tl.col(&Col::Cpu(CpuMetric::IowaitPct));
+    let busy: Vec<f64> = (0..idle.len())
+        .filter_map(|i| {
+            let w = iowait.and_then(|c| c.get(i)?.get()).unwrap_or(0.0);
+            idle.get(i)?.get().map(|x| (100.0 - x - w).clamp(0.0, 100.0))
+        })
+        .collect();
+    let hot = busy.iter().filter(|b| **b >= CPU_BUSY_PCT).count();
+    if hot < CPU_BUSY_MIN_S || busy.is_empty() {
+        return None;
+    }
+    let rows = tl.bin().max(1) as usize;
+    let peak = busy.iter().copied().fold(0.0, f64::max);
+    Some(format!(
+        "CPU: busy (iowait counted as idle) at {CPU_BUSY_PCT:.0} % or more for {} s of {} ({:.0} %), up to {peak:.0} %: the CPU may bound the work where the devices look fine.",
+        hot * rows,
+        busy.len() * rows,
+        100.0 * hot as f64 / busy.len() as f64
+    ))
+}
+
 /// The verdict: one story per finding, worst first.
 pub fn verdict(report: &Report, charts: &[Chart]) -> Markup {
     let fs = ranked(&report.doc.findings);
@@ -232,6 +265,7 @@ pub fn verdict(report: &Report, charts: &[Chart]) -> Markup {
         section #verdict {
             h2 { "What happened" }
             p.oneline { (one_line(report)) }
+            @if let Some(n) = cpu_note(report) { p.cpu { (n) } }
             @if fs.is_empty() {
                 p.summary { "No rule fired: " (passed) " rules checked the capture and passed, " (skipped)
                     " could not run for lack of inputs (listed under Checked)." }

@@ -1026,3 +1026,15 @@ fn a_saturated_cpu_is_said_above_the_stories() {
     assert!(!page(9, 0.0).contains("class=\"cpu\""), "9 s is not enough");
     assert!(!page(40, 10.0).contains("class=\"cpu\""), "88 % busy and 10 % iowait is not saturated");
 }
+
+/// Issue 36: the inventory is laid out in the page's width (fixed columns, long archive paths
+/// and variant values wrapped anywhere), not wider than the page and cut in the PDF.
+#[test]
+fn the_inventory_fits_the_page() {
+    let tmp = tmpdir();
+    write_report(&report(), tmp.path()).unwrap();
+    let html = String::from_utf8(read(&tmp.path().join("index.html"))).unwrap();
+    assert!(html.contains("table.inv{table-layout:fixed;width:100%} table.inv td{overflow-wrap:anywhere}"));
+    let inv = &html[html.find("<section id=\"inventory\">").unwrap()..];
+    assert!(inv.contains("<table class=\"inv\"><colgroup>"), "{}", &inv[..300.min(inv.len())]);
+}

@@ -36,6 +36,7 @@ p.oneline{font-size:16px;font-weight:bold;margin:4px 0 10px} p.cpu{margin:-4px 0
 table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
 th,td{border:1px solid #d0d7de;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f3f5f7} td.n{text-align:right;font-variant-numeric:tabular-nums}
+table.inv{table-layout:fixed;width:100%} table.inv td{overflow-wrap:anywhere}
 pre{background:#f6f8fa;border:1px solid #d0d7de;padding:6px 8px;white-space:pre-wrap;word-break:break-all;font-size:12px;margin:4px 0}
 .finding{border:1px solid #d0d7de;border-left:6px solid #8c959f;border-radius:4px;padding:8px 14px;margin:12px 0;break-inside:avoid}
 .finding.critical{border-left-color:#cf222e} .finding.warning{border-left-color:#d4a72c} .finding.info{border-left-color:#0969da}
@@ -567,7 +568,11 @@ fn inventory(report: &Report, render_problems: &[String]) -> Markup {
         section #inventory {
             h2 { "Inventory" }
             p { "Every input file, how it was recognised and anchored on the clock, and what was skipped." }
-            table {
+            table.inv {
+                colgroup {
+                    col style="width:24%"; col style="width:10%"; col style="width:20%"; col style="width:9%";
+                    col style="width:5%"; col style="width:6%"; col style="width:6%"; col style="width:6%"; col style="width:14%";
+                }
                 tr { th { "path" } th { "format" } th { "variant" } th { "anchored by" } th { "± s" }
                      th { "records" } th { "lines" } th { "skipped" } th { "diagnostics" } }
                 @for i in inputs {

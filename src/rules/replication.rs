@@ -132,7 +132,7 @@ fn remedies(class: BoundClass) -> Vec<String> {
         BoundClass::IoThreadWrites | BoundClass::IoThread => vec![
             "The IO thread pays a flush per received event or transaction: on the replica set sync_relay_log=0 (or 10000) and sync_master_info=10000, and relax sync_binlog (0) and innodb_flush_log_at_trx_commit (2 or 0) where the replica can be rebuilt; the received rate then rises to what the network and disk can stream.".into(),
             "MySQL 5.7/8.0 with master_info_repository/relay_log_info_repository=TABLE commits to InnoDB per received transaction: relaxed innodb_flush_log_at_trx_commit lifts that too.".into(),
-            "Test the network (mysqlbinlog --read-from-remote-server, scp) only after the flushes: seed 003 saw ~100 kB/s on a link that streams hundreds of MB/s.".into(),
+            "Test the network (mysqlbinlog --read-from-remote-server, scp) only after the flushes: an IO thread that flushes per event can receive ~100 kB/s over a link that streams hundreds of MB/s.".into(),
             "Or batch the source's tiny transactions into larger ones.".into(),
         ],
         BoundClass::SqlApplyCpu => vec![

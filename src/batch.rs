@@ -328,8 +328,7 @@ fn row(path: &Path, name: String, report: crate::model::Report, out: &Path) -> B
     let severity = |f: &crate::model::Finding| format!("{:?}", f.severity).to_lowercase();
     if let Some(f) = report.doc.findings.first() {
         row.top_rule = Some(f.rule.to_string());
-        row.title =
-            Some(crate::rules::spec(f.rule).map_or_else(|| f.rule.to_string(), |s| s.title.to_string()));
+        row.title = Some(crate::report::rule_title(f.rule));
         row.severity = Some(severity(f));
         row.summary = Some(f.summary.clone());
         row.number = crate::report::headline(f);

@@ -5,7 +5,8 @@
 //! (pipes, files, CI logs) or with `-q`, and it is cleared before the summary.
 
 use std::io::IsTerminal;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// How long the work must last before the line appears.
@@ -15,14 +16,14 @@ pub const DELAY: Duration = Duration::from_secs(2);
 pub struct Progress {
     bar: Option<indicatif::ProgressBar>,
     /// Set once the work is done, so that the delayed start does not show a finished line.
-    done: Arc<Mutex<bool>>,
+    done: Arc<AtomicBool>,
 }
 
 impl Progress {
     /// Starts the line on standard error, shown after [`DELAY`] (or `IOSIFT_PROGRESS_DELAY_MS`);
     /// disabled when `quiet` or when standard error is not a terminal.
     pub fn start(quiet: bool) -> Progress {
-        let done = Arc::new(Mutex::new(false));
+        let done = Arc::new(AtomicBool::new(false));
         if quiet || !std::io::stderr().is_terminal() {
             return Progress { bar: None, done };
         }
@@ -40,8 +41,7 @@ impl Progress {
         // The line appears only if the work is still going after the delay.
         let _ = std::thread::Builder::new().name("progress".into()).spawn(move || {
             std::thread::sleep(delay);
-            let done = d.lock().map(|g| *g).unwrap_or(true);
-            if !done {
+            if !d.load(Ordering::SeqCst) {
                 b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
                 b.enable_steady_tick(Duration::from_millis(200));
             }
@@ -58,9 +58,7 @@ impl Progress {
 
     /// Clears the line (before the summary is printed).
     pub fn finish(&self) {
-        if let Ok(mut g) = self.done.lock() {
-            *g = true;
-        }
+        self.done.store(true, Ordering::SeqCst);
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }

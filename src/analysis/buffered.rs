@@ -13,6 +13,9 @@ use crate::table::cell::at;
 /// Bytes of one page in `/proc/vmstat` page counts.
 pub const PAGE_BYTES: f64 = 4096.0;
 
+/// A second a thread was charged at least this many bytes counts in [`reached_at_once`].
+pub const CHARGE_MIN_BYTES: f64 = 1024.0 * 1024.0;
+
 /// The share of a thread's bytes in `rows` (seconds it was charged at least 1 MiB) that a
 /// device wrote within a second: at least 80 % of them in the second before, of or after
 /// (the samplers' phases differ), on the busiest of `devices`. pidstat charges an O_DIRECT
@@ -25,7 +28,7 @@ pub fn reached_at_once(rates: &[f64], rows: std::ops::RangeInclusive<usize>, dev
     for r in rows.filter(|&r| r < rates.len()) {
         let x = rates[r].max(0.0);
         total += x;
-        if x < 1024.0 * 1024.0 {
+        if x < CHARGE_MIN_BYTES {
             continue;
         }
         let dev = devices.iter().map(|d| bytes(d, r.saturating_sub(1), r + 1)).fold(0.0, f64::max);

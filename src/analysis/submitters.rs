@@ -95,11 +95,12 @@ pub fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables)
             view.period_s?;
             // A timer's thread writes its data in its bursts; a thread charged all along
             // (a copy held at the dirty limit, a build) only shows a cadence in part of it.
-            let in_bursts: f64 = view.periodic_bursts().iter().map(|b| b.total).sum();
+            let periodic = view.periodic_bursts();
+            let in_bursts: f64 = periodic.iter().map(|b| b.total).sum();
             // pidstat sees the charge, not the submission: it needs more repetitions than
             // the trace's bios.
             if witness == Witness::Pidstat
-                && (in_bursts < IN_BURSTS_SHARE * bytes || view.periodic_bursts().len() < MIN_PIDSTAT_BURSTS)
+                && (in_bursts < IN_BURSTS_SHARE * bytes || periodic.len() < MIN_PIDSTAT_BURSTS)
             {
                 return None;
             }
@@ -137,11 +138,8 @@ pub fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables)
 
 /// Rows `s..=e` widened by the second before and after where `device` wrote in them.
 fn device_seconds(inp: &Inputs<'_>, device: &str, s: usize, e: usize) -> (usize, usize) {
-    use crate::table::columns::{Col, DevMetric, DsMetric};
     let tl = inp.tl;
-    let col = tl
-        .col(&Col::Dev(device.to_string(), DevMetric::WBytesS))
-        .or_else(|| tl.col(&Col::Ds(device.to_string(), DsMetric::WBytesS)));
+    let col = super::stack::write_series(tl, device).map(|(_, c)| c);
     let wrote = |r: usize| col.is_some_and(|c| c.get(r).and_then(|x| x.get()).is_some_and(|x| x > 0.0));
     let s = if s > 0 && wrote(s - 1) { s - 1 } else { s };
     let e = if e + 1 < tl.len && wrote(e + 1) { e + 1 } else { e };
@@ -164,13 +162,10 @@ const COLLECTOR_COMMS: &[&str] =
 /// pidstat's non-kernel threads whose charged bytes reached `device` within a second
 /// ([`AT_ONCE_SHARE`] of them), by comm: (epoch second, bytes).
 fn from_pidstat<'a>(inp: &Inputs<'a>, device: &str) -> BTreeMap<&'a str, Vec<(i64, u64)>> {
-    use crate::table::columns::{Col, DevMetric, DsMetric};
+    use crate::table::columns::Col;
     let tl = inp.tl;
     let mut per: BTreeMap<&str, BTreeMap<i64, u64>> = BTreeMap::new();
-    let Some(dev) = tl
-        .col(&Col::Dev(device.to_string(), DevMetric::WBytesS))
-        .or_else(|| tl.col(&Col::Ds(device.to_string(), DsMetric::WBytesS)))
-    else {
+    let Some((_, dev)) = super::stack::write_series(tl, device) else {
         return BTreeMap::new();
     };
     for (tid, t) in inp.threads.iter() {

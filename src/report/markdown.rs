@@ -62,8 +62,7 @@ pub fn summary_md(report: &Report, charts: &[Chart]) -> String {
     let fs = ranked(&doc.findings);
     match fs.first() {
         Some(f) => {
-            let title =
-                crate::rules::spec(f.rule).map_or_else(|| super::story::title_of(f.rule), |x| x.title.into());
+            let title = super::story::rule_title(f.rule);
             let number = super::fmt::headline(f).map(|n| format!(" ({})", esc(&n))).unwrap_or_default();
             let _ = writeln!(
                 s,
@@ -89,8 +88,7 @@ pub fn summary_md(report: &Report, charts: &[Chart]) -> String {
     let _ = writeln!(s, "| input files | {} |", doc.bundle.inputs.len());
     let _ = writeln!(s, "| iosift | {} |\n", esc(&doc.iosift_version));
     for f in &fs {
-        let title =
-            crate::rules::spec(f.rule).map_or_else(|| super::story::title_of(f.rule), |x| x.title.into());
+        let title = super::story::rule_title(f.rule);
         let _ = writeln!(s, "## {} {} (`{}`)\n", sev(f.severity), esc(&title), f.rule);
         let _ = writeln!(s, "{}\n", esc(&f.summary));
         let _ = writeln!(s, "- **When:** {}", esc(&super::story::when(f, report)));

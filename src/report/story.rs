@@ -21,6 +21,11 @@ const KEY_PANEL_H: f64 = 130.0;
 /// Width of a key chart's coordinate system (about its size on screen: text stays legible).
 const KEY_W: f64 = 600.0;
 
+/// A rule's title on the page: its [`crate::verdict::RuleSpec`]'s, else its id in words.
+pub fn rule_title(rule: &str) -> String {
+    crate::rules::spec(rule).map_or_else(|| title_of(rule), |s| s.title.to_string())
+}
+
 /// The rule id in words (`fsync_bound_small_transactions` -> `Fsync bound small transactions`).
 pub(super) fn title_of(rule: &str) -> String {
     let w = rule.replace('_', " ");
@@ -169,7 +174,7 @@ fn story(f: &Finding, report: &Report, charts: &[Chart], i: usize) -> Markup {
     html! {
         div class={ "finding story " (sev) } {
             div {
-                h3 { span class={ "sev " (sev) } { (sev) } " " (crate::rules::spec(f.rule).map_or_else(|| title_of(f.rule), |s| s.title.to_string())) " " span.rid { (f.rule) } }
+                h3 { span class={ "sev " (sev) } { (sev) } " " (rule_title(f.rule)) " " span.rid { (f.rule) } }
                 p.summary { (f.summary) }
                 dl {
                     dt { "When" } dd { (when(f, report)) }
@@ -207,7 +212,7 @@ pub fn one_line(report: &Report) -> String {
     let Some(f) = fs.first() else {
         return "Verdict: no rule fired on this capture.".into();
     };
-    let title = crate::rules::spec(f.rule).map_or_else(|| title_of(f.rule), |s| s.title.to_string());
+    let title = rule_title(f.rule);
     let number = super::fmt::headline(f).map(|n| format!(" ({n})")).unwrap_or_default();
     let mut counts = Vec::new();
     for s in [Severity::Critical, Severity::Warning, Severity::Info] {

@@ -286,7 +286,7 @@ pub fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
     // (at most half of its seconds) whose bytes reached the disk in the seconds they were
     // charged never waited there. (A copy charged every second while the flusher writes
     // older data at the same pace is not told apart this way: it is left to Dirty.)
-    let charged = rates[run.0..=run.1.min(last)].iter().filter(|x| **x >= 1024.0 * 1024.0).count();
+    let charged = rates[run.0..=run.1.min(last)].iter().filter(|x| **x >= buffered::CHARGE_MIN_BYTES).count();
     let bursty = 2 * charged <= run.1 - run.0 + 1;
     let bypass = buffered::reached_at_once(&rates, run.0..=run.1, &cols);
     if bursty && bypass >= MAX_BYPASS_SHARE {

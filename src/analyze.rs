@@ -46,10 +46,12 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
     let views = Views::compute(&p.timeline, &p.ctx, &p.threads, &p.zone, &records);
     // Files of several captures: no rule runs, a finding would mix their evidence.
     let mixed = p.captures.len() > 1;
-    let (mut findings, checked) = if mixed {
-        (Vec::new(), Vec::new())
+    let (mut findings, checked, measures) = if mixed {
+        (Vec::new(), Vec::new(), Default::default())
     } else {
-        rules::evaluate(&rules::Available::new(&p, &records, &views))
+        let a = rules::Available::new(&p, &records, &views);
+        let (findings, checked) = rules::evaluate(&a);
+        (findings, checked, rules::measure(&a))
     };
     findings.sort_by(|a, b| {
         b.severity.cmp(&a.severity).then(b.confidence.total_cmp(&a.confidence)).then(a.rule.cmp(b.rule))
@@ -110,6 +112,7 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         window_error,
         system,
         captures,
+        measures,
     }
 }
 

@@ -217,6 +217,8 @@ pub struct Report {
     pub captures: Vec<crate::pipeline::captures::Capture>,
     /// The host and database settings at a glance (the report's system box).
     pub system: crate::system::SystemBox,
+    /// The numbers the rules measure whatever they decide (`iosift diff` compares them).
+    pub measures: crate::analysis::measures::Measures,
 }
 
 impl Report {

@@ -390,6 +390,13 @@ pub struct RuleSpec {
     /// The one number that says how much (a metric key of the rule's findings, and its
     /// label): the batch overview's line of a capture whose top finding this rule is.
     pub headline: Option<(&'static str, &'static str)>,
+    /// The capture measure (a `diff.json` change key) that stands for the headline in a
+    /// comparison: measured whether or not the rule fires, so a diff can say what it was in
+    /// the capture where the finding vanished.
+    pub measure: Option<&'static str>,
+    /// Text metrics whose change between two captures is a change of verdict (the side
+    /// that bounds a replica, the class of a pattern's issuer), not of degree.
+    pub decisive: &'static [&'static str],
 }
 
 #[cfg(test)]

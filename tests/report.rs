@@ -320,6 +320,7 @@ fn report() -> Report {
         display: Default::default(),
         window_error: None,
         captures: Vec::new(),
+        measures: Default::default(),
         system: Default::default(),
         host: Default::default(),
     }
@@ -854,7 +855,7 @@ fn sample_page_tells_the_story() {
     let pos = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing"));
     // Story first: the finding, its window in words, who was in fsync, its key chart.
     assert!(pos("Commits bound by fsync of small transactions") < pos("id=\"system\""));
-    assert!(html.contains("2026-11-29 21:10:22 to 21:10:39 UTC, host local time is UTC (18 s)"));
+    assert!(html.contains("2026-11-29 21:10:19 to 21:11:19 UTC, host local time is UTC (61 s)"));
     assert!(
         html.contains("the application&#39;s own flush (fsync / msync / sync_file_range): mariadbd [23183]")
             || html

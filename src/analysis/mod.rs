@@ -14,6 +14,7 @@ pub mod device;
 pub mod episodes;
 pub mod harm;
 pub mod lag_witness;
+pub mod measures;
 pub mod period;
 pub mod periodicity;
 pub mod replica_bound;

@@ -17,14 +17,47 @@ use std::collections::BTreeMap;
 /// Files larger than this (decompressed) are not read for context.
 pub const MAX_FILE_BYTES: usize = 1 << 20;
 
-/// MySQL/MariaDB variables compared: durability first, then I/O sizing.
+/// MySQL/MariaDB variables compared: durability first (the source's and the replica's),
+/// then group commit, replication (parallelism, relay log, repositories), then I/O sizing.
+/// Both spellings where MySQL renamed them (`slave_*` / `replica_*`, `master_*` / `source_*`).
 pub const VARIABLES: &[&str] = &[
+    // Durability of commits.
     "innodb_flush_log_at_trx_commit",
     "sync_binlog",
+    "innodb_flush_log_at_timeout",
     "innodb_flush_method",
     "innodb_doublewrite",
-    "binlog_format",
+    // Durability of a replica's position and relay log.
+    "sync_relay_log",
+    "sync_relay_log_info",
+    "sync_master_info",
+    "sync_source_info",
+    "relay_log_recovery",
+    "master_info_repository",
+    "relay_log_info_repository",
+    // Group commit.
     "binlog_group_commit_sync_delay",
+    "binlog_group_commit_sync_no_delay_count",
+    "binlog_commit_wait_count",
+    "binlog_commit_wait_usec",
+    // Binary log and replication.
+    "log_bin",
+    "binlog_format",
+    "binlog_row_image",
+    "log_slave_updates",
+    "log_replica_updates",
+    "slave_parallel_threads",
+    "slave_parallel_mode",
+    "slave_parallel_workers",
+    "replica_parallel_workers",
+    "slave_parallel_type",
+    "replica_parallel_type",
+    "slave_preserve_commit_order",
+    "replica_preserve_commit_order",
+    "binlog_transaction_dependency_tracking",
+    "relay_log_space_limit",
+    "read_only",
+    // I/O sizing.
     "innodb_use_native_aio",
     "innodb_flush_neighbors",
     "innodb_io_capacity",

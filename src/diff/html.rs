@@ -210,7 +210,7 @@ fn overlays(doc: &DiffDoc, a: &Report, b: &Report) -> Vec<(String, String)> {
 fn change_rows(changes: &[Change]) -> Markup {
     html! {
         @for c in changes {
-            tr class=(c.change) {
+            tr class={ (c.change) @if c.deciding { " deciding" } } {
                 td { (c.label) @if let Some(n) = c.note_a.as_ref().or(c.note_b.as_ref()) { " " span.note { "(" (n) ")" } } }
                 td.num { (value(c.a, &c.unit)) }
                 td.num { (value(c.b, &c.unit)) }
@@ -229,7 +229,8 @@ table{border-collapse:collapse;margin:1em 0;width:100%}td,th{border-bottom:1px s
 td.num{text-align:right;white-space:nowrap}td.key,.note,.src{color:#777;font-size:85%}
 tr.appeared td:first-child{border-left:4px solid #d62728}tr.vanished td:first-child{border-left:4px solid #2ca02c}
 tr.same{color:#999}.a{color:#1f77b4;font-weight:bold}.b{color:#ff7f0e;font-weight:bold}
-figure{margin:1em 0}figure svg{max-width:100%;height:auto}";
+figure{margin:1em 0}figure svg{max-width:100%;height:auto}
+ul.headline{font-size:110%;line-height:1.5}tr.deciding td:first-child{font-weight:bold}";
 
 /// The page.
 pub fn render(doc: &DiffDoc, a: &Report, b: &Report) -> String {
@@ -257,6 +258,9 @@ pub fn render(doc: &DiffDoc, a: &Report, b: &Report) -> String {
                         ". "
                     }
                 }
+                h2 { "What changed the verdict" }
+                @if doc.headline.is_empty() { p { "Nothing: no finding, measure or setting changed." } }
+                @else { ul.headline { @for h in &doc.headline { li { (h) } } } }
                 h2 { "Findings" }
                 @if doc.findings.is_empty() { p { "No rule fired in either capture." } }
                 @else { table {

@@ -5,15 +5,18 @@
 //! transaction, fsync share, bytes per transaction, group commit), memory
 //! (Dirty and FilePmdMapped peaks), replication lag, CPU iowait.
 //!
-//! Everything is read through the public [`Report`] and its [`Timeline`]
-//! (`report.timeline.get(name)`); nothing is recomputed from the inputs.
+//! Everything is read through the public [`Report`] and its [`Timeline`]. A number a
+//! finding also states comes from the rules' own function ([`crate::analysis::measures::Measures`]):
+//! the commit and flush rates from [`LoadRates::over`], the lag from the best witness of the
+//! replication rule ([`crate::analysis::measures::LagMeasure`]), the bursts from the periodicity
+//! analysis' periodic bursts; over a whole capture the diff and the report read the same.
 //!
-//! Rates of a database workload are means over its *load window*: the seconds
-//! from the first to the last whose commit rate reaches a quarter of the
-//! commit rate's 90th percentile (a 60 s benchmark inside a 75 s capture is
-//! compared over its 60 s, not diluted by the idle seconds around it).
+//! Rates of a database workload are means over its *load window*: the seconds with at least
+//! [`LoadRates::ACTIVE_TRX_S`] commits, the window of the fsync rule (a 60 s benchmark inside
+//! a 75 s capture is compared over its 60 s, not diluted by the idle seconds around it).
 
-use crate::analysis::stats::{mean, median, present, quantile};
+use crate::analysis::measures::LoadRates;
+use crate::analysis::stats::{mean, median};
 use crate::model::Report;
 use crate::table::Timeline;
 use std::ops::Range;
@@ -61,49 +64,55 @@ fn source_of(tl: &Timeline, name: &str) -> Option<String> {
 pub struct Span {
     /// The compared rows (from the alignment point, as long as the shorter capture).
     pub rows: Range<usize>,
-    /// The load window inside them (`rows` when the capture has no commit rate).
-    pub load: Range<usize>,
+    /// The load window inside them (every compared row when the capture has no commit rate).
+    pub load: Vec<usize>,
     /// The column the load window was found on.
     pub load_by: Option<String>,
+    /// The commit and flush rates over the load window (the fsync rule's function).
+    pub rates: Option<LoadRates>,
 }
 
-/// Commit counters, best first: the server's own count of binlog commits, then the
-/// decoded binlog's transactions, then statement commits.
-pub const COMMIT_COLUMNS: &[&str] =
-    &["mysql.Binlog_commits_s", "binlog.trx_s", "mysql.Com_commit_s", "mysql.Handler_commit_s"];
-
-fn col<'a>(tl: &'a Timeline, name: &str, rows: &Range<usize>) -> Option<&'a [crate::table::Cell]> {
-    let v = tl.get(name)?;
-    v.get(rows.start.min(v.len())..rows.end.min(v.len()))
-}
-
-fn mean_of(tl: &Timeline, name: &str, rows: &Range<usize>) -> Val {
-    let value = col(tl, name, rows).and_then(|v| mean(&present(v)));
-    Val { value, source: value.and(source_of(tl, name)) }
-}
-
-fn median_of(tl: &Timeline, name: &str, rows: &Range<usize>) -> Val {
-    let value = col(tl, name, rows).and_then(|v| median(&present(v)));
-    Val { value, source: value.and(source_of(tl, name)) }
-}
-
-fn max_of(tl: &Timeline, name: &str, rows: &Range<usize>) -> Val {
-    let value = col(tl, name, rows).and_then(|v| present(v).into_iter().reduce(f64::max));
-    Val { value, source: value.and(source_of(tl, name)) }
-}
-
-/// The load window of the compared rows: found on the first commit column with
-/// activity (see the module doc).
-pub fn span(tl: &Timeline, rows: Range<usize>) -> Span {
-    for name in COMMIT_COLUMNS {
-        let Some(v) = col(tl, name, &rows) else { continue };
-        let Some(p90) = quantile(&present(v), 0.9).filter(|p| *p > 0.0) else { continue };
-        let hot = |x: &crate::table::Cell| x.is_some_and(|x| x >= 0.25 * p90);
-        let (Some(first), Some(last)) = (v.iter().position(hot), v.iter().rposition(hot)) else { continue };
-        let load = rows.start + first..rows.start + last + 1;
-        return Span { rows, load, load_by: Some(name.to_string()) };
+impl Span {
+    /// Every compared row.
+    fn all(&self) -> Vec<usize> {
+        self.rows.clone().collect()
     }
-    Span { load: rows.clone(), rows, load_by: None }
+}
+
+fn values(tl: &Timeline, name: &str, rows: &[usize]) -> Option<Vec<f64>> {
+    let v = tl.get(name)?;
+    Some(rows.iter().filter_map(|&r| crate::table::cell::at(v, r)).collect())
+}
+
+fn mean_of(tl: &Timeline, name: &str, rows: &[usize]) -> Val {
+    let value = values(tl, name, rows).and_then(|v| mean(&v));
+    Val { value, source: value.and(source_of(tl, name)) }
+}
+
+fn median_of(tl: &Timeline, name: &str, rows: &[usize]) -> Val {
+    let value = values(tl, name, rows).and_then(|v| median(&v));
+    Val { value, source: value.and(source_of(tl, name)) }
+}
+
+fn max_of(tl: &Timeline, name: &str, rows: &[usize]) -> Val {
+    let value = values(tl, name, rows).and_then(|v| v.into_iter().reduce(f64::max));
+    Val { value, source: value.and(source_of(tl, name)) }
+}
+
+/// The load window of the compared rows: the fsync rule's, on the columns it chose
+/// ([`crate::analysis::measures::Measures::load`]).
+pub fn span(r: &Report, rows: Range<usize>) -> Span {
+    let tl = &r.timeline;
+    if let Some(l) = &r.measures.load
+        && let (Some(c), Some(f)) = (tl.get(&l.commit_column), tl.get(&l.flush_column))
+    {
+        let rates = LoadRates::over((&l.commit_column, c), (&l.flush_column, f), rows.clone(), tl.bin());
+        if !rates.rows.is_empty() {
+            let load_by = Some(l.commit_column.clone());
+            return Span { load: rates.rows.clone(), rows, load_by, rates: Some(rates) };
+        }
+    }
+    Span { load: rows.clone().collect(), rows, load_by: None, rates: None }
 }
 
 /// Every measure of a capture over its span.
@@ -151,7 +160,7 @@ pub fn measure(r: &Report, s: &Span) -> Vec<Measure> {
     m("device.aqu_sz", "main device queue size (mean)", "device", "1", mean_of(tl, &dc("aqu_sz"), w));
     bursts(r, s, &mut m);
     database(r, s, &mut m);
-    let all = &s.rows;
+    let all = &s.all();
     m("memory.dirty_peak", "Dirty peak (/proc/meminfo)", "memory", "B", max_of(tl, "mem.dirty_bytes", all));
     m(
         "memory.file_pmd_mapped_peak",
@@ -161,7 +170,7 @@ pub fn measure(r: &Report, s: &Span) -> Vec<Measure> {
         max_of(tl, "mem.file_pmd_mapped_bytes", all),
     );
     m("cpu.iowait_pct", "CPU iowait (mean)", "cpu", "%", mean_of(tl, "cpu.iowait_pct", w));
-    replication(tl, all, &mut m);
+    replication(r, s, &mut m);
     for ws in &r.write_sources {
         m(
             &format!("writes.{}", ws.category),
@@ -175,6 +184,16 @@ pub fn measure(r: &Report, s: &Span) -> Vec<Measure> {
     if let Some(d) = &dev {
         let name = d.split('.').nth(1).unwrap_or(d).to_string();
         out.iter_mut().filter(|x| x.group == "device").for_each(|x| x.note = Some(name.clone()));
+    }
+    // The flush column (the device's, or this server's fsyncs) and the lag's witness.
+    let flush_note = s.rates.as_ref().map(|x| x.flush_column.clone());
+    let witness = r.measures.lag.as_ref().map(|l| format!("witness: {}", l.series.witness.id()));
+    for x in out.iter_mut() {
+        match x.key.as_str() {
+            "db.flushes_s" | "db.flushes_per_trx" => x.note.clone_from(&flush_note),
+            "replication.lag_max" | "replication.lag_growth" => x.note.clone_from(&witness),
+            _ => {}
+        }
     }
     let top = r.write_sources.iter().flat_map(|w| w.top_threads.iter()).max_by(|a, b| a.2.total_cmp(&b.2));
     if let Some((comm, tid, _)) = top {
@@ -195,8 +214,16 @@ type Put<'a> = dyn FnMut(&str, &str, &'static str, &'static str, Val) + 'a;
 
 fn bursts(r: &Report, s: &Span, m: &mut Put<'_>) {
     let Some(p) = &r.periodicity else { return };
-    let inside: Vec<f64> = p.bursts.iter().filter(|b| s.rows.contains(&b.start)).map(|b| b.total).collect();
-    m("bursts.count", "write bursts of the main device", "bursts", "1", Some(inside.len() as f64).into());
+    // The bursts the period was found on (the periodic rule's), those starting in the span.
+    let inside: Vec<f64> =
+        p.periodic_bursts().into_iter().filter(|b| s.rows.contains(&b.start)).map(|b| b.total).collect();
+    m(
+        "bursts.count",
+        "periodic write bursts of the main device",
+        "bursts",
+        "1",
+        Some(inside.len() as f64).into(),
+    );
     m("bursts.median_bytes", "burst size (median bytes per burst)", "bursts", "B", median(&inside).into());
     m("bursts.period_s", "burst period", "bursts", "s", p.period_s.into());
 }
@@ -204,25 +231,37 @@ fn bursts(r: &Report, s: &Span, m: &mut Put<'_>) {
 fn database(r: &Report, s: &Span, m: &mut Put<'_>) {
     let tl = &r.timeline;
     let w = &s.load;
-    let commits = s.load_by.as_deref().map(|c| mean_of(tl, c, w)).unwrap_or_default();
-    let c = commits.value;
-    m("db.commit_rate", "commit rate (transactions per second)", "database", "1/s", commits);
-    let dev_f = r
-        .periodicity
-        .as_ref()
-        .map(|p| p.series.replace(".w_bytes_s", ".f_s"))
-        .or_else(|| r.main_device.as_ref().map(|d| format!("dev.{d}.f_s")));
-    let flushes = match (c, dev_f) {
-        (Some(_), Some(f)) => mean_of(tl, &f, w),
-        _ => Val::default(),
+    let rate = |f: fn(&LoadRates) -> Option<f64>, col: fn(&LoadRates) -> &str| Val {
+        value: s.rates.as_ref().and_then(f),
+        source: s.rates.as_ref().and_then(|x| source_of(tl, col(x))),
     };
-    let f = flushes.value;
-    m("db.flushes_s", "device flushes per second during the load", "database", "1/s", flushes);
-    let per_trx = match (f, c) {
-        (Some(f), Some(c)) if c > 0.0 => Some(f / c),
-        _ => None,
-    };
-    m("db.flushes_per_trx", "device flushes per transaction", "database", "1", per_trx.into());
+    fn commits(x: &LoadRates) -> &str {
+        &x.commit_column
+    }
+    fn flushes(x: &LoadRates) -> &str {
+        &x.flush_column
+    }
+    m(
+        "db.commit_rate",
+        "commit rate (transactions per second)",
+        "database",
+        "1/s",
+        rate(|x| Some(x.transactions_per_s), commits),
+    );
+    m(
+        "db.flushes_s",
+        "flushes per second during the load",
+        "database",
+        "1/s",
+        rate(|x| Some(x.flushes_per_s), flushes),
+    );
+    m(
+        "db.flushes_per_trx",
+        "flushes per transaction",
+        "database",
+        "1",
+        rate(LoadRates::flushes_per_transaction, flushes),
+    );
     m(
         "db.innodb_fsyncs_s",
         "InnoDB fsyncs per second (Innodb_data_fsyncs)",
@@ -238,75 +277,42 @@ fn database(r: &Report, s: &Span, m: &mut Put<'_>) {
         _ => None,
     };
     m("db.trx_per_group_commit", "transactions per binlog group commit", "database", "1", group.into());
-    let (fs, all) =
-        r.fsync_shares.iter().fold((0u64, 0u64), |(f, a), x| (f + x.fsync_samples, a + x.samples));
     m(
         "db.fsync_share",
         "share of perf samples in fsync paths",
         "database",
         "%",
-        (all > 0).then(|| 100.0 * fs as f64 / all as f64).into(),
+        r.measures.fsync_sample_share.map(|x| 100.0 * x).into(),
     );
+    let bytes = r.measures.bytes_per_transaction.as_ref();
     m(
         "db.bytes_per_trx",
         "binlog bytes per transaction (mean)",
         "database",
         "B",
-        Val {
-            value: r.binlog.as_ref().map(|b| b.mean_bytes),
-            source: r.binlog.as_ref().map(|b| b.file.clone()),
-        },
+        Val { value: bytes.map(|b| b.0), source: bytes.map(|b| b.1.clone()) },
     );
 }
 
-fn replication(tl: &Timeline, rows: &Range<usize>, m: &mut Put<'_>) {
-    let Some(v) = col(tl, "repl.seconds_behind_s", rows) else { return };
-    let pts: Vec<(usize, f64)> = v.iter().enumerate().filter_map(|(i, x)| x.map(|x| (i, x))).collect();
+/// The lag of the replication rule's best witness, over the compared span.
+fn replication(r: &Report, s: &Span, m: &mut Put<'_>) {
+    let Some(lag) = &r.measures.lag else { return };
+    let tl = &r.timeline;
+    let (from, to) = (tl.epoch(s.rows.start) as f64, (tl.epoch(s.rows.end) - 1) as f64 + 0.999);
+    let series = lag.within(from, to);
+    let source = r.doc.bundle.inputs.get(series.file).map(|i| i.path.clone());
     m(
         "replication.lag_max",
-        "replication lag (Seconds_Behind_Master), max",
+        "replication lag, max",
         "replication",
         "s",
-        Val {
-            value: pts.iter().map(|p| p.1).reduce(f64::max),
-            source: source_of(tl, "repl.seconds_behind_s"),
-        },
+        Val { value: series.max_s(), source: source.clone() },
     );
-    let growth = match (pts.first(), pts.last()) {
-        (Some(a), Some(b)) if b.0 > a.0 => Some((b.1 - a.1) / (b.0 - a.0) as f64),
-        _ => None,
-    };
     m(
         "replication.lag_growth",
-        "replication lag growth (seconds per second)",
+        "replication lag growth (seconds per second, least squares)",
         "replication",
         "1",
-        Val { value: growth, source: source_of(tl, "repl.seconds_behind_s") },
+        Val { value: series.growth(), source },
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn load_window_skips_idle_and_ramp_seconds() {
-        // mysqladmin Binlog_commits per second of mariadb_fsync_durable, start and end
-        // of the benchmark: idle, a partial first second (282), the load, idle.
-        let commits =
-            [0.0, 0.0, 0.0, 282.0, 1798.0, 1422.0, 1622.0, 1088.0, 1307.0, 969.0, 1324.0, 862.0, 0.0, 0.0];
-        let mut tl = Timeline::new(100.0, 100.0 + commits.len() as f64 - 1.0);
-        for (i, c) in commits.iter().enumerate() {
-            tl.set_gauge("mysql.Binlog_commits_s", "1/s", "mysqladmin", 100.0 + i as f64, *c);
-        }
-        let s = span(&tl, 0..tl.len);
-        assert_eq!(s.load, 4..12);
-        assert_eq!(s.load_by.as_deref(), Some("mysql.Binlog_commits_s"));
-        let m = mean_of(&tl, "mysql.Binlog_commits_s", &s.load);
-        assert_eq!(m.value, Some(10392.0 / 8.0));
-        assert_eq!(m.source.as_deref(), Some("mysqladmin"));
-        // No commit column: the whole span.
-        let empty = Timeline::new(100.0, 109.0);
-        assert_eq!(span(&empty, 2..8).load, 2..8);
-    }
 }

@@ -10,6 +10,7 @@
 //! facts of [`context`] that differ.
 
 pub mod context;
+mod headline;
 pub mod html;
 pub mod measures;
 mod summary;
@@ -44,6 +45,10 @@ pub struct DiffDoc {
     pub b: SideInfo,
     /// Seconds compared (from each alignment point, as long as the shorter capture).
     pub compared_s: usize,
+    /// The deciding changes in words, first: findings that appeared or vanished or changed
+    /// their verdict, each with its rule's measure in both captures, then the settings that
+    /// differ (durability first).
+    pub headline: Vec<String>,
     /// Findings that appeared, vanished or persist, ranked.
     pub findings: Vec<FindingChange>,
     /// Measured numbers, ranked by how much they changed.
@@ -94,6 +99,9 @@ pub struct Change {
     pub change: &'static str,
     /// Ranking score: |ln(b/a)|, 10 for appeared/vanished, 0 for same.
     pub score: f64,
+    /// The measure of a finding whose verdict changed (ranked before every other change).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deciding: bool,
     /// What it is about in A (device, thread), when that varies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note_a: Option<String>,
@@ -125,6 +133,29 @@ pub struct FindingChange {
     pub summary_b: Option<String>,
     /// Its numeric metrics in both, ranked like [`DiffDoc::changes`].
     pub metrics: Vec<Change>,
+    /// Of a finding in both: its text metrics that decide the verdict (the rule's
+    /// [`crate::verdict::RuleSpec::decisive`]) and differ, such as the side bounding a replica.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub verdict_changes: Vec<TextChange>,
+}
+
+/// A text metric of a finding that differs between the captures.
+#[derive(Debug, Clone, Serialize)]
+pub struct TextChange {
+    /// The metric key (`bound_by`).
+    pub key: String,
+    /// Its value in A.
+    pub a: String,
+    /// Its value in B.
+    pub b: String,
+}
+
+impl FindingChange {
+    /// Whether the verdict changed: the finding appeared or vanished, its severity moved, or
+    /// a decisive text metric differs.
+    pub fn decides(&self) -> bool {
+        self.change != "persists" || self.severity_a != self.severity_b || !self.verdict_changes.is_empty()
+    }
 }
 
 /// Score of a change that exists on one side only.
@@ -161,7 +192,7 @@ pub fn change_of(a: Option<f64>, b: Option<f64>, unit: &str) -> (&'static str, f
 }
 
 fn ranked(mut v: Vec<Change>) -> Vec<Change> {
-    v.sort_by(|x, y| y.score.total_cmp(&x.score).then(x.key.cmp(&y.key)));
+    v.sort_by(|x, y| y.deciding.cmp(&x.deciding).then(y.score.total_cmp(&x.score)).then(x.key.cmp(&y.key)));
     v
 }
 
@@ -213,8 +244,7 @@ pub fn diff(a: &Side<'_>, b: &Side<'_>) -> Result<DiffDoc, String> {
     }
     let (ra, rb) = (align_row(a)?, align_row(b)?);
     let len = (a.report.timeline.len - ra).min(b.report.timeline.len - rb);
-    let (sa, sb) =
-        (measures::span(&a.report.timeline, ra..ra + len), measures::span(&b.report.timeline, rb..rb + len));
+    let (sa, sb) = (measures::span(a.report, ra..ra + len), measures::span(b.report, rb..rb + len));
     let (ma, mb) = (measured(a, &sa), measured(b, &sb));
     let mut keys: Vec<&String> = ma.keys().chain(mb.keys()).collect();
     keys.sort();
@@ -238,6 +268,7 @@ pub fn diff(a: &Side<'_>, b: &Side<'_>) -> Result<DiffDoc, String> {
             ratio,
             change,
             score,
+            deciding: false,
             note_a: x.and_then(|m| m.note.clone()),
             note_b: y.and_then(|m| m.note.clone()),
             source_a: x.and_then(|m| m.source.clone()),
@@ -245,13 +276,21 @@ pub fn diff(a: &Side<'_>, b: &Side<'_>) -> Result<DiffDoc, String> {
         });
     }
     let (context, context_same) = context::diff(&a.facts, &b.facts);
+    let findings = findings(a.report, b.report);
+    // The measures of the findings whose verdict changed rank first.
+    for f in findings.iter().filter(|f| f.decides()) {
+        let key = crate::rules::spec(f.rule).and_then(|s| s.measure);
+        changes.iter_mut().filter(|c| Some(c.key.as_str()) == key).for_each(|c| c.deciding = true);
+    }
+    let changes = ranked(changes);
     Ok(DiffDoc {
         iosift_version: env!("CARGO_PKG_VERSION").to_string(),
         a: side_info(a, ra, &sa),
         b: side_info(b, rb, &sb),
         compared_s: len * bin_a as usize,
-        findings: findings(a.report, b.report),
-        changes: ranked(changes),
+        headline: headline::of(&findings, &changes, &context),
+        findings,
+        changes,
         context,
         context_same,
     })
@@ -265,17 +304,18 @@ fn side_info(s: &Side<'_>, row: usize, span: &measures::Span) -> SideInfo {
         start: timed.then(|| crate::model::rfc3339(tl.t0)),
         aligned_at: timed.then(|| crate::model::rfc3339(tl.epoch(row))),
         aligned_after_start_s: row * tl.bin() as usize,
-        load_window_s: [
-            (span.load.start - row) * tl.bin() as usize,
-            (span.load.end - row) * tl.bin() as usize,
-        ],
+        load_window_s: match (span.load.first(), span.load.last()) {
+            (Some(a), Some(z)) => [(a - row) * tl.bin() as usize, (z + 1 - row) * tl.bin() as usize],
+            _ => [0, 0],
+        },
         load_window_by: span.load_by.clone(),
         findings: s.report.doc.findings.iter().map(|f| f.rule).collect(),
     }
 }
 
-/// Findings of both captures: appeared and vanished first (by severity), then
-/// those in both by how much their metrics moved.
+/// Findings of both captures: appeared and vanished first (by severity), then those in
+/// both whose verdict changed (severity, a decisive text metric), then the others by how
+/// much their metrics moved.
 fn findings(a: &Report, b: &Report) -> Vec<FindingChange> {
     let mut rules: Vec<&'static str> = a.doc.findings.iter().chain(&b.doc.findings).map(|f| f.rule).collect();
     rules.sort();
@@ -309,6 +349,7 @@ fn findings(a: &Report, b: &Report) -> Vec<FindingChange> {
                         ratio,
                         change,
                         score,
+                        deciding: false,
                         note_a: None,
                         note_b: None,
                         source_a: None,
@@ -321,11 +362,32 @@ fn findings(a: &Report, b: &Report) -> Vec<FindingChange> {
                 (None, Some(_)) => "appeared",
                 _ => "persists",
             };
+            let text = |f: Option<&crate::model::Finding>, k: &str| {
+                f.and_then(|f| f.metrics.get(k)?.value.as_str().map(str::to_string))
+            };
+            let decisive = crate::rules::spec(rule).map_or(&[][..], |s| s.decisive);
+            let verdict_changes: Vec<TextChange> = match (fa, fb) {
+                (Some(_), Some(_)) => decisive
+                    .iter()
+                    .filter_map(|k| {
+                        let (x, y) = (text(fa, k), text(fb, k));
+                        (x != y).then(|| TextChange {
+                            key: k.to_string(),
+                            a: x.unwrap_or_else(|| "none".into()),
+                            b: y.unwrap_or_else(|| "none".into()),
+                        })
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
             let sev = fa.or(fb).map_or(0.0, |f| f.severity as u8 as f64);
-            let score = if change == "persists" {
-                metrics.iter().map(|m| m.score).fold(0.0, f64::max).min(ONE_SIDED - 1.0)
-            } else {
+            let moved = fa.map(|f| f.severity) != fb.map(|f| f.severity) || !verdict_changes.is_empty();
+            let score = if change != "persists" {
                 ONE_SIDED * 10.0 + sev
+            } else if moved {
+                ONE_SIDED * 5.0 + sev
+            } else {
+                metrics.iter().map(|m| m.score).fold(0.0, f64::max).min(ONE_SIDED - 1.0)
             };
             let fc = FindingChange {
                 rule,
@@ -335,11 +397,17 @@ fn findings(a: &Report, b: &Report) -> Vec<FindingChange> {
                 summary_a: fa.map(|f| f.summary.clone()),
                 summary_b: fb.map(|f| f.summary.clone()),
                 metrics: ranked(metrics),
+                verdict_changes,
             };
             (score, fc)
         })
         .collect();
-    out.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.rule.cmp(y.1.rule)));
+    // The most severe first, then by how much the verdict changed.
+    let worst = |f: &FindingChange| f.severity_a.max(f.severity_b);
+    out.sort_by(|x, y| {
+        let rank = |f: &(f64, FindingChange)| (f.1.decides(), worst(&f.1));
+        rank(y).cmp(&rank(x)).then(y.0.total_cmp(&x.0)).then(x.1.rule.cmp(y.1.rule))
+    });
     out.into_iter().map(|x| x.1).collect()
 }
 

@@ -1,15 +1,16 @@
-//! The terminal summary of `iosift diff`: findings that appeared or vanished,
+//! The terminal summary of `iosift diff`: the headline (what changed the verdict),
 //! the top changes, the context that differs, and where the page is.
 
 use super::{DiffDoc, html};
 
-/// The terminal summary: findings that changed, the top changes, the context diff.
+/// The terminal summary: the headline, the top changes, the context diff.
 pub fn summary(doc: &DiffDoc, dir: &std::path::Path) -> String {
     let mut s =
         format!("iosift diff: A {} -> B {} ({} s compared)\n", doc.a.name, doc.b.name, doc.compared_s);
-    for f in doc.findings.iter().filter(|f| f.change != "persists") {
-        s.push_str(&format!("  finding {} {}\n", f.rule, f.change));
+    for h in &doc.headline {
+        s.push_str(&format!("  {h}\n"));
     }
+    s.push_str("then the measures that moved most:\n");
     for c in doc.changes.iter().filter(|c| c.change != "same").take(12) {
         s.push_str(&format!(
             "  {:<55} {:>14} -> {:<14} {}\n",

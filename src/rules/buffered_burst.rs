@@ -31,6 +31,8 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     title: "Buffered write burst",
     key_charts: &["dirty-writeback", "write-sources"],
     headline: Some(("writer_bytes", "written")),
+    measure: Some("device.w_bytes_s"),
+    decisive: &[],
 };
 
 /// The page cache must have held at least this share of the write at once: most of it.

@@ -34,6 +34,8 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     title: "Buffered writer held at the dirty limit",
     key_charts: &["dirty-writeback", "write-sources"],
     headline: Some(("writer_bytes_s", "writer at")),
+    measure: Some("writes.top_thread"),
+    decisive: &[],
 };
 
 /// Dirty + Writeback must be at or above the freerun ceiling in at least this share of the

@@ -22,6 +22,8 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     title: "ext4 dioread_nolock + nodelalloc",
     key_charts: &[],
     headline: Some(("write_mb_per_s", "writes")),
+    measure: Some("device.w_bytes_s"),
+    decisive: &[],
 };
 
 /// Seconds writing more than this (bytes/s) are the busy ones.

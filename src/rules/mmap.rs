@@ -29,6 +29,8 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     title: "Large-folio writeback of an mmap'd file",
     key_charts: &[],
     headline: Some(("burst_bytes_median", "bursts of")),
+    measure: Some("bursts.median_bytes"),
+    decisive: &[],
 };
 
 /// Fewer bursts than this are not a repeated writeback.

@@ -36,6 +36,17 @@ pub mod mmap;
 pub mod periodic;
 pub mod replication;
 pub mod saturation;
+/// The numbers a capture measures whatever its rules decide, by the rules' own functions
+/// ([`fsync::load_rates`], [`replication::lag`]).
+pub fn measure(a: &Available<'_>) -> crate::analysis::measures::Measures {
+    crate::analysis::measures::Measures {
+        load: fsync::gather(a).ok().map(|i| fsync::load_rates(&i)),
+        lag: replication::gather(a).ok().and_then(|i| replication::lag(&i)),
+        fsync_sample_share: a.fsync_sample_share(),
+        bytes_per_transaction: a.binlog().map(|b| (b.mean_bytes, b.file.to_string())),
+    }
+}
+
 #[cfg(test)]
 mod testkit;
 

@@ -27,6 +27,8 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     title: "Periodic write bursts",
     key_charts: &[],
     headline: Some(("period_s", "period")),
+    measure: Some("bursts.period_s"),
+    decisive: &["issuer_class", "submitter"],
 };
 
 /// Fewer bursts than this are no series.

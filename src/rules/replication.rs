@@ -15,6 +15,7 @@ use super::evidence::{ctx_evidence, line_evidence};
 use super::inputs::{Available, Missing};
 use super::{Decision, Outcome};
 use crate::analysis::lag_witness::{LagSeries, Witness, Witnesses};
+use crate::analysis::measures::LagMeasure;
 use crate::analysis::replica_bound::{BoundClass, IO_FSYNC_SHARE, Side};
 use crate::analysis::replication::{EventLag, ReplicaView, ThreadFsync};
 use crate::model::{Evidence, Finding, Severity};
@@ -31,6 +32,8 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     title: "Replication lag",
     key_charts: &["replication"],
     headline: Some(("lag_max_s", "lag up to")),
+    measure: Some("replication.lag_max"),
+    decisive: &["bound_by"],
 };
 
 /// Lag growth below this (s per s) is noise of 1 s readings.
@@ -318,14 +321,23 @@ pub struct Verdict {
     pub basis: super::Basis,
 }
 
+/// The connection falling behind fastest, by its best witness, with that witness's growth.
+fn fastest(views: &[ReplicaView]) -> Option<(&ReplicaView, &LagSeries, f64)> {
+    views.iter().filter_map(|v| judged(v).map(|(s, g)| (v, s, g))).max_by(|a, b| a.2.total_cmp(&b.2))
+}
+
+/// The lag of the connection falling behind fastest: the finding's numbers, and those of
+/// `iosift diff` whether or not the rule fires ([`crate::analysis::measures::Measures`]).
+pub fn lag(i: &Inputs<'_>) -> Option<LagMeasure> {
+    let (v, best, _) = fastest(i.replicas)?;
+    Some(LagMeasure { series: best.clone(), bound_by: v.bound.side.map(Side::id) })
+}
+
 /// Decides: fires when the connection falling behind fastest grows its lag by at least
 /// [`MIN_RISE_S`] at [`MIN_GROWTH`] s per s or more.
 pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let views = i.replicas;
-    // The connection falling behind fastest, by its best witness.
-    let Some((v, best, growth)) =
-        views.iter().filter_map(|v| judged(v).map(|(s, g)| (v, s, g))).max_by(|a, b| a.2.total_cmp(&b.2))
-    else {
+    let Some((v, best, growth)) = fastest(views) else {
         return Decision::Pass(format!(
             "fewer than 5 lag readings (Seconds_Behind_Master) in {} connection(s)",
             views.len()

@@ -18,6 +18,8 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     title: "Device saturation",
     key_charts: &["latency-queue"],
     headline: Some(("seconds_saturated", "saturated")),
+    measure: Some("device.util_pct"),
+    decisive: &[],
 };
 
 /// A second at or above this `%util` is saturated.

@@ -74,5 +74,5 @@ impl Drop for Progress {
 /// `1536 files, 2.5 GB` for the bundle's files (streamed ones by their size on disk).
 pub fn read_words(b: &crate::bundle::Bundle) -> String {
     let bytes: u64 = b.files.iter().map(|f| f.stream.as_ref().map_or(f.data.len() as u64, |s| s.len)).sum();
-    format!("{} files, {:.1} MB", b.files.len(), bytes as f64 / 1e6)
+    format!("{} files, {:.1} MiB", b.files.len(), bytes as f64 / crate::verdict::MIB)
 }

@@ -302,6 +302,10 @@ pub fn number(v: f64) -> Value {
     serde_json::Number::from_f64((v * 1000.0).round() / 1000.0).map_or(Value::Null, Value::Number)
 }
 
+/// Bytes per MiB. Every size iosift writes is in binary units (KiB, MiB, GiB), as the
+/// tools' own "kB" are (iostat, /proc/meminfo, smaps, pidstat: 1024 bytes).
+pub const MIB: f64 = 1024.0 * 1024.0;
+
 /// One named value of a finding, with its unit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Metric {

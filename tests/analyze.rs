@@ -54,7 +54,7 @@ fn s1_periodic_writeback_without_amplification() {
     assert!(!f.evidence.is_empty() && f.evidence[0].lines.is_some());
     assert_eq!(outcome(&r, "mmap_large_folio_writeback"), "passed");
     let why = r.doc.checked.iter().find(|c| c.rule == "mmap_large_folio_writeback").unwrap();
-    assert!(why.reason.as_deref().unwrap_or("").contains("FilePmdMapped 0 kB"), "{:?}", why.reason);
+    assert!(why.reason.as_deref().unwrap_or("").contains("FilePmdMapped 0 KiB"), "{:?}", why.reason);
     // One clock: the iostat burst seconds coincide with the Dirty drops within 1 s.
     let tl = &r.timeline;
     let w = tl.get("dev.vda.w_bytes_s").unwrap();

@@ -326,7 +326,7 @@ fn analyze_shows_progress_on_a_terminal_and_not_when_piped() {
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
     let tty = under_pty("a", false);
-    assert!(tty.contains("analyzing (29 files, 4.0 MB"), "{tty}");
+    assert!(tty.contains("analyzing (29 files, 3.8 MiB"), "{tty}");
     assert!(tty.contains("iosift: mmap_large_folio (host vm)"), "{tty}");
     assert!(!under_pty("b", true).contains("analyzing"));
     let mut piped = Command::new(BIN);

@@ -75,10 +75,10 @@ fn the_page_has_a_one_line_verdict_like_the_summary() {
     let out = tmp.path().join("r");
     let (md, _) = summary("mmap_large_folio", &out);
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
-    let line = "Verdict: CRITICAL Large-folio writeback of an mmap'd file (bursts of 799.3 MB); findings: 1 critical, 1 warning.";
+    let line = "Verdict: CRITICAL Large-folio writeback of an mmap'd file (bursts of 762.2 MiB); findings: 1 critical, 1 warning.";
     assert!(page.contains(&format!("<p class=\"oneline\">{line}</p>")), "{page}");
     assert!(
-        md.contains("**Verdict: CRITICAL Large-folio writeback of an mmap'd file** (bursts of 799.3 MB)"),
+        md.contains("**Verdict: CRITICAL Large-folio writeback of an mmap'd file** (bursts of 762.2 MiB)"),
         "{md}"
     );
 }

@@ -29,7 +29,7 @@ use crate::attribution::is_kernel_issuer;
 use crate::source::ThreadTotal;
 use crate::table::Timeline;
 use crate::table::columns::{Col, MemMetric};
-use crate::verdict::{Actor, IssuerClass, Role};
+use crate::verdict::{Actor, IssuerClass, MIB, Role};
 use iosift_parsers::perf_script::{PerfScript, StackClass};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -345,10 +345,10 @@ impl StackBios {
         }
         let share = *n as f64 / own as f64;
         let line = format!(
-            "trace: {:.0} MB queued on {up} in the episode's seconds, {:.0} % of the {:.0} MB queued here; {who} queued {:.0} % of these",
-            up_bytes as f64 / 1e6,
+            "trace: {:.0} MiB queued on {up} in the episode's seconds, {:.0} % of the {:.0} MiB queued here; {who} queued {:.0} % of these",
+            up_bytes as f64 / MIB,
             100.0 * up_bytes as f64 / own as f64,
-            own as f64 / 1e6,
+            own as f64 / MIB,
             100.0 * share
         );
         let mut evidence = vec![line];
@@ -554,8 +554,8 @@ fn reclaim_met(tl: &Timeline, around: std::ops::RangeInclusive<usize>, bytes: f6
     let mean = sum / during.len() as f64;
     (mean >= RECLAIM_MIN_PAGES_S && mean >= RECLAIM_OVER_MEDIAN * base && sum * 4096.0 >= 0.01 * bytes).then(|| {
         format!(
-            "vmstat: reclaim met {:.0} MB of dirty or writeback pages in the episode's seconds (nr_vmscan_immediate_reclaim + nr_vmscan_write, {mean:.0} pages/s against a median of {base:.0}): memory reclaim was pushing the data out",
-            sum * 4096.0 / 1e6
+            "vmstat: reclaim met {:.0} MiB of dirty or writeback pages in the episode's seconds (nr_vmscan_immediate_reclaim + nr_vmscan_write, {mean:.0} pages/s against a median of {base:.0}): memory reclaim was pushing the data out",
+            sum * 4096.0 / MIB
         )
     })
 }
@@ -643,7 +643,7 @@ pub(super) fn attribute(
     let tl = inp.tl;
     let (a, b) = (tl.epoch(s), tl.epoch(e));
     let mut sc = Scores::default();
-    let mb = |v: f64| v / 1e6;
+    let mb = |v: f64| v / MIB;
     // The trace: who submitted the bios (block_bio_queue runs in the submitter's context),
     // and, for bios of the flusher, why it ran (writeback_start reason=). Per-second
     // stamps are floored on both clocks: one second of slack each side.
@@ -667,7 +667,7 @@ pub(super) fn attribute(
         {
             let share = *n as f64 / total as f64;
             let line = format!(
-                "trace: {top} submitted {:.0} % of the {via} write bytes ({:.0} MB)",
+                "trace: {top} submitted {:.0} % of the {via} write bytes ({:.0} MiB)",
                 100.0 * share,
                 mb(*n as f64)
             );
@@ -698,7 +698,7 @@ pub(super) fn attribute(
             sc.add(
                 IssuerClass::StackedReissue,
                 2.0,
-                format!("trace: only {top} submitted writes ({:.0} MB)", mb(*n as f64)),
+                format!("trace: only {top} submitted writes ({:.0} MiB)", mb(*n as f64)),
             );
             sc.name(IssuerClass::StackedReissue, top, None, 1.0, "trace");
         }
@@ -809,7 +809,7 @@ pub(super) fn attribute(
         let buffered = d.drop >= 0.3 * bytes || d.drop >= 64e6;
         if buffered {
             let line = format!(
-                "meminfo: Dirty fell {:.0} MB ({:.0} -> {:.0} MB) as the device wrote {:.0} MB",
+                "meminfo: Dirty fell {:.0} MiB ({:.0} -> {:.0} MiB) as the device wrote {:.0} MiB",
                 mb(d.drop),
                 mb(d.before),
                 mb(d.after),
@@ -862,7 +862,7 @@ pub(super) fn attribute(
                     IssuerClass::SyncOther,
                     -1.0,
                     format!(
-                        "meminfo: Dirty kept {:.0} MB through the episode: a sync would have written it all",
+                        "meminfo: Dirty kept {:.0} MiB through the episode: a sync would have written it all",
                         mb(d.after)
                     ),
                 );
@@ -871,7 +871,7 @@ pub(super) fn attribute(
             // Only without nr_dirtied: a write and its flush inside one meminfo sample leave
             // Dirty where it was too, so this is half a witness.
             let line = format!(
-                "meminfo: Dirty moved {:.1} MB while the device wrote {:.0} MB: the data did not sit in the page cache for a sample (bypassed it, or was flushed within the second it was written)",
+                "meminfo: Dirty moved {:.1} MiB while the device wrote {:.0} MiB: the data did not sit in the page cache for a sample (bypassed it, or was flushed within the second it was written)",
                 mb(d.drop),
                 mb(bytes)
             );
@@ -901,7 +901,7 @@ pub(super) fn attribute(
             around.clone().filter_map(|i| d.get(i).and_then(|c| c.get())).sum::<f64>() * 4096.0;
         if has_dirtied && dirtied < 0.2 * bytes {
             let line = format!(
-                "vmstat: {:.0} MB of pages dirtied around the episode for {:.0} MB written: the data bypassed the page cache",
+                "vmstat: {:.0} MiB of pages dirtied around the episode for {:.0} MiB written: the data bypassed the page cache",
                 mb(dirtied),
                 mb(bytes)
             );
@@ -919,7 +919,7 @@ pub(super) fn attribute(
                 IssuerClass::DirectIo,
                 -1.0,
                 format!(
-                    "vmstat: {:.0} MB of pages dirtied around the episode, as much as it wrote",
+                    "vmstat: {:.0} MiB of pages dirtied around the episode, as much as it wrote",
                     mb(dirtied)
                 ),
             );
@@ -934,7 +934,7 @@ pub(super) fn attribute(
             {
                 flushed_at_once = true;
                 let line = format!(
-                    "vmstat + meminfo: {:.0} MB dirtied in the episode's seconds and written at once, never held in Dirty: flushed by its writer",
+                    "vmstat + meminfo: {:.0} MiB dirtied in the episode's seconds and written at once, never held in Dirty: flushed by its writer",
                     mb(dirtied)
                 );
                 sc.add(IssuerClass::ApplicationFlush, 1.5, line.clone());
@@ -1008,7 +1008,7 @@ pub(super) fn attribute(
         && let Some((tid, comm, charged)) = top_thread(inp, s, e)
         && charged >= 0.5 * bytes
     {
-        let line = format!("pidstat: {comm} [{tid}] was charged {:.0} MB during the episode", mb(charged));
+        let line = format!("pidstat: {comm} [{tid}] was charged {:.0} MiB during the episode", mb(charged));
         sc.add(IssuerClass::DirectIo, 1.0, line.clone());
         sc.name(IssuerClass::DirectIo, &comm, Some(tid), (charged / bytes).min(1.0), "pidstat -d");
         sc.add(IssuerClass::WriterThrottled, 0.5, line.clone());
@@ -1146,9 +1146,9 @@ pub(super) fn writers(inp: &Inputs<'_>, issuer: &Attribution, s: usize, e: usize
         .filter(|x| x.2 >= 0.05 * total)
         .map(|(tid, comm, b)| {
             Actor::measured(Role::Writer, &comm, Some(tid), Some(b / total), "pidstat -d").with_note(format!(
-                "{:.0} MB charged (episode {:.0} MB)",
-                b / 1e6,
-                bytes / 1e6
+                "{:.0} MiB charged (episode {:.0} MiB)",
+                b / MIB,
+                bytes / MIB
             ))
         })
         .collect()

@@ -331,12 +331,12 @@ pub fn heartbeat_series(
     let executed = view.executed_bytes_s.unwrap_or(0.0) * span;
     if stamps.len() == 1 && rows.len() >= MIN_POINTS && span >= 10.0 && executed > 0.0 {
         return Err(format!(
-            "the source's row (server id {}, stamped {}) never changed in {} readings over {:.0} s while the SQL thread executed {:.0} kB of the source's binlog: pt-heartbeat --update is not running on the source, and the time since its last stamp is no lag",
+            "the source's row (server id {}, stamped {}) never changed in {} readings over {:.0} s while the SQL thread executed {:.0} KiB of the source's binlog: pt-heartbeat --update is not running on the source, and the time since its last stamp is no lag",
             rows[0].server_id,
             rows[0].stamp.format("%Y-%m-%d %H:%M:%S"),
             rows.len(),
             span,
-            executed / 1e3
+            executed / 1024.0
         ));
     }
     // pt-heartbeat's interval: the smallest step between the stamps seen (1 s by default).

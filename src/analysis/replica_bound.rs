@@ -261,7 +261,7 @@ fn sql_class(v: &ReplicaView, threads: Option<ThreadFsync>, stacks: Option<Stack
 /// The bound of `v`'s lag, from its rates and states and the replication threads' perf samples.
 pub fn bound(v: &ReplicaView, threads: Option<ThreadFsync>, stacks: Option<StackProfile>) -> BoundView {
     let mut b = BoundView { stacks, source: "SHOW SLAVE STATUS", ..Default::default() };
-    let kb = |x: Option<f64>| x.map_or("?".to_string(), |b| format!("{:.0} kB/s", b / 1e3));
+    let kb = |x: Option<f64>| x.map_or("?".to_string(), |b| format!("{:.0} KiB/s", b / 1024.0));
     let side = match v.io_bound() {
         Some(io) => Some(if io { Side::Io } else { Side::Sql }),
         None => v.states.sql_idle.map(|x| if x >= STATE_SHARE { Side::Io } else { Side::Sql }),

@@ -14,16 +14,16 @@ pub fn section(report: &Report) -> Markup {
         section #episodes {
             h2 { "Write episodes" }
             @if eps.is_empty() {
-                p.muted { "No significant write episode (16 MB or more in a burst) on any device, or no one-second device series." }
+                p.muted { "No significant write episode (16 MiB or more in a burst) on any device, or no one-second device series." }
             } @else {
-                p { (eps.len()) " significant write episodes (bursts of 16 MB or more, and the periodic bursts of a device stacked on a disk, however small), each with its issuer measured from the capture's own witnesses (trace, perf call chains, Dirty, flush requests, pidstat) or marked not measured." }
+                p { (eps.len()) " significant write episodes (bursts of 16 MiB or more, and the periodic bursts of a device stacked on a disk, however small), each with its issuer measured from the capture's own witnesses (trace, perf call chains, Dirty, flush requests, pidstat) or marked not measured." }
                 table {
-                    tr { th { "device" } th { "when (" (report.display.label) ")" } th { "MB" } th { "issued by" } th { "wrote the data" } th { "cost" } }
+                    tr { th { "device" } th { "when (" (report.display.label) ")" } th { "MiB" } th { "issued by" } th { "wrote the data" } th { "cost" } }
                     @for e in eps {
                         tr {
                             td { (e.device) }
                             td { (full(&report.display, e.start_epoch)) @if e.end_epoch > e.start_epoch { " +" (e.end_epoch - e.start_epoch) " s" } }
-                            td.n { (format!("{:.0}", e.bytes / 1e6)) }
+                            td.n { (format!("{:.0}", e.bytes / crate::rules::evidence::MIB)) }
                             td {
                                 @match e.issuer.class {
                                     Some(c) => { (c.words()) @if let Some(n) = &e.issuer.issuer.comm { ": " (n) } " (" (e.issuer.issuer.source) ")" }

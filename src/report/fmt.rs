@@ -82,19 +82,19 @@ pub fn json_cell(v: &serde_json::Value) -> String {
 }
 
 /// A finding's headline number in words: the metric its rule declares, by its unit (bytes in
-/// decimal MB, as the findings' summaries write them).
+/// binary units, as the findings' summaries write them).
 pub fn headline(f: &crate::model::Finding) -> Option<String> {
     use crate::verdict::Unit;
     let (key, label) = crate::rules::spec(f.rule)?.headline?;
     let m = f.metrics.get(key)?;
     let x = m.value.as_f64().filter(|x| x.is_finite())?;
     let v = match m.unit {
-        Unit::Bytes => crate::rules::evidence::mb(x),
-        Unit::BytesPerSecond => format!("{}/s", crate::rules::evidence::mb(x)),
+        Unit::Bytes => crate::rules::evidence::mib(x),
+        Unit::BytesPerSecond => format!("{}/s", crate::rules::evidence::mib(x)),
         Unit::Seconds => format!("{x:.1} s"),
         Unit::Milliseconds => format!("{x:.1} ms"),
         Unit::PerSecond => format!("{x:.0}/s"),
-        Unit::MegabytesPerSecond => format!("{x:.1} MB/s"),
+        Unit::MegabytesPerSecond => format!("{:.1} MiB/s", x * 1e6 / crate::rules::evidence::MIB),
         Unit::Percent => format!("{x:.0} %"),
         Unit::Ratio => format!("{x:.1}x"),
         _ => format!("{x}"),

@@ -126,7 +126,8 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
                     (doc.clock.start.as_deref().map_or("?".into(), |t| instant(&report.display, t))) " to "
                     (doc.clock.end.as_deref().map_or("?".into(), |t| instant(&report.display, t)))
                     " · host time zone " (doc.clock.timezone) " (" (doc.clock.timezone_source) "); "
-                    "times below are shown in " (report.display.label) " (--display-tz utc|host|ZONE)"
+                    "times below are shown in " (report.display.label) " (--display-tz utc|host|ZONE); "
+                    "sizes in binary units (1 MiB = 1024 KiB = 1,048,576 bytes), as the tools count their kB"
                 }
                 nav {
                     a href="#verdict" { "What happened" } a href="#episodes" { "Episodes" } a href="#system" { "System" } a href="#evidence" { "Evidence" }
@@ -223,7 +224,8 @@ fn metric_cell(m: &Metric, zone: &crate::clock::DisplayZone) -> String {
         Unit::Milliseconds => "ms",
         Unit::SecondsPerSecond => "s/s",
         Unit::KiB => "KiB",
-        Unit::MegabytesPerSecond => "MB/s",
+        // The contract's value stays in MB/s; the page shows it in binary units like the rest.
+        Unit::MegabytesPerSecond => return format!("{v} MB/s ({}/s)", bytes_h(x * 1e6)),
         Unit::Percent => "%",
         Unit::PerSecond => "/s",
         Unit::Fraction

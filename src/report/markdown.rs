@@ -86,7 +86,8 @@ pub fn summary_md(report: &Report, charts: &[Chart]) -> String {
         let _ = writeln!(s, "| host | {} |", esc(h));
     }
     let _ = writeln!(s, "| input files | {} |", doc.bundle.inputs.len());
-    let _ = writeln!(s, "| iosift | {} |\n", esc(&doc.iosift_version));
+    let _ = writeln!(s, "| iosift | {} |", esc(&doc.iosift_version));
+    let _ = writeln!(s, "| sizes | binary units: 1 MiB = 1024 KiB (the tools' kB) |\n");
     for f in &fs {
         let title = super::story::rule_title(f.rule);
         let _ = writeln!(s, "## {} {} (`{}`)\n", sev(f.severity), esc(&title), f.rule);

@@ -234,8 +234,8 @@ mod tests {
     #[test]
     fn one_confidence_and_no_terminal_tricks() {
         assert_eq!(
-            without_confidence("bursts every 31.0 s (confidence 0.84), median 799 MB"),
-            "bursts every 31.0 s, median 799 MB"
+            without_confidence("bursts every 31.0 s (confidence 0.84), median 762.2 MiB"),
+            "bursts every 31.0 s, median 762.2 MiB"
         );
         assert_eq!(clean("a\u{202e}b\x1b[31mc\n"), "a b [31mc ");
     }

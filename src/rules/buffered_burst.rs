@@ -11,7 +11,7 @@
 
 use crate::table::Cell;
 
-use super::evidence::mb;
+use super::evidence::mib;
 use super::inputs::{Available, DeviceWrites, Missing, Series};
 use super::{Decision, Outcome};
 use crate::analysis::buffered::{self, Drain, Held};
@@ -241,7 +241,7 @@ pub fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
     if run.1 >= last {
         return Err(format!(
             "{who} wrote {} and was still writing when the capture ended: a steady dirtier, not one write absorbed and flushed",
-            mb(volume)
+            mib(volume)
         ));
     }
     let Some(held) = buffered::held(&rates, i.dirty.values, dirtied, run.0, (run.1 + 1).min(last)) else {
@@ -251,26 +251,26 @@ pub fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
     if held.bytes < MIN_HELD_BYTES || share < MIN_HELD_SHARE {
         return Err(format!(
             "{who} wrote {}; the page cache held at most {} of it at once ({:.0} %, Dirty {}): written back as it went, not absorbed",
-            mb(volume),
-            mb(held.bytes),
+            mib(volume),
+            mib(held.bytes),
             share * 100.0,
-            mb(held.dirty)
+            mib(held.dirty)
         ));
     }
     let Some(drain) = buffered::drain(i.dirty.values, held.row, DRAIN_SHARE * held.bytes) else {
         return Err(format!(
             "{who}'s {} were held in the page cache ({}); Dirty did not fall by half of it before the capture ended",
-            mb(volume),
-            mb(held.bytes)
+            mib(volume),
+            mib(held.bytes)
         ));
     };
     let after: f64 = rates.iter().skip(drain.end + 1).sum();
     if after > MAX_AFTER_DRAIN_SHARE * volume {
         return Err(format!(
             "{who} went on writing after the page cache had flushed half of its held {} ({} of its {} after that): a steady dirtier, not one write absorbed and flushed",
-            mb(held.bytes),
-            mb(after),
-            mb(volume)
+            mib(held.bytes),
+            mib(after),
+            mib(volume)
         ));
     }
     let cols: Vec<&[Cell]> = i.devices.iter().map(|d| d.series.values).collect();
@@ -280,8 +280,8 @@ pub fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
     else {
         return Err(format!(
             "Dirty fell by {} after {who}'s write, but no device wrote half of the held {} meanwhile",
-            mb(drain.main_drop),
-            mb(held.bytes)
+            mib(drain.main_drop),
+            mib(held.bytes)
         ));
     };
     // Dirty held it, but others may have dirtied that memory: a writer charged in bursts
@@ -294,7 +294,7 @@ pub fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
     if bursty && bypass >= MAX_BYPASS_SHARE {
         return Err(format!(
             "{who} wrote {}; {:.0} % of it reached a device within a second of being charged: it did not wait in the page cache (direct I/O, a flush at once, or a writer held at the dirty limit), not one write absorbed and flushed",
-            mb(volume),
+            mib(volume),
             100.0 * bypass
         ));
     }
@@ -317,7 +317,7 @@ pub fn explains(i: &Inputs<'_>, bursts: &[crate::analysis::bursts::Burst]) -> Op
                 bursts.len(),
                 i.writer.comm,
                 i.writer.tid,
-                mb(e.volume),
+                mib(e.volume),
                 i.window.interval_s
             ),
         )
@@ -519,12 +519,12 @@ pub fn explain(v: &Verdict) -> Finding {
         "{} (tid {}) wrote {} in {:.0} s ({}/s, the rate of dirtying memory, not of the disk); the page cache held up to {} of it at once ({:.0} %, Dirty {}), and writeback wrote it to {}{} afterwards: from {:.0} s, the main flush {:.0} s after the writer began (dirty_expire_centisecs {:.0} s, flusher every {:.0} s{tunables}: {lag_text}); {} wrote {} until Dirty had fallen by half the held data, {:.0} s after the writer's last second, up to {}/s. The writer's own report is not the disk's: its data was not durable when it finished{}.",
         v.writer.comm,
         v.writer.tid,
-        mb(v.writer.bytes),
+        mib(v.writer.bytes),
         v.writer.seconds,
-        mb(v.writer.bytes_s),
-        mb(v.held_bytes),
+        mib(v.writer.bytes_s),
+        mib(v.held_bytes),
         v.held_share * 100.0,
-        mb(v.dirty_peak_bytes),
+        mib(v.dirty_peak_bytes),
         v.device.described,
         if v.also_written_on.is_empty() {
             String::new()
@@ -536,9 +536,9 @@ pub fn explain(v: &Verdict) -> Finding {
         v.dirty_expire_s,
         v.writeback_interval_s,
         v.device.name,
-        mb(v.device_drain_bytes),
+        mib(v.device_drain_bytes),
         v.drain_end_after_writer_s,
-        mb(v.device_peak_bytes_s),
+        mib(v.device_peak_bytes_s),
         if v.issuers.is_empty() {
             String::new()
         } else {
@@ -549,7 +549,7 @@ pub fn explain(v: &Verdict) -> Finding {
         }
     );
     let remedies = vec![
-        "To make a bulk copy durable as it goes (and the device's load smooth), write with O_DIRECT or sync in steps (fdatasync / sync_file_range every few hundred MB, dd oflag=direct or conv=fsync).".into(),
+        "To make a bulk copy durable as it goes (and the device's load smooth), write with O_DIRECT or sync in steps (fdatasync / sync_file_range every few hundred MiB, dd oflag=direct or conv=fsync).".into(),
         "Lower vm.dirty_background_bytes so background writeback starts early instead of a burst when the data ages out.".into(),
         "Measure the copy's speed including its flush (time ... && sync), not from the writer's own report.".into(),
     ];

@@ -13,7 +13,7 @@ use crate::table::Cell;
 use crate::table::cell::at;
 
 use super::buffered_burst::{self, Writer, Written};
-use super::evidence::{ctx_evidence, mb};
+use super::evidence::{ctx_evidence, mib};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
 use super::{Decision, Outcome};
 use crate::analysis::buffered::{self, Limits};
@@ -265,8 +265,8 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     if share < MIN_ABOVE_SHARE && !hovering {
         return Decision::Pass(format!(
             "{who} wrote {} in {seconds} s; Dirty + Writeback (median {}) was at or above the freerun ceiling in {above} of its {} seconds ({}): not held by the dirty limit",
-            mb(volume),
-            mb(median),
+            mib(volume),
+            mib(median),
             pools.len(),
             limit_text(lim.limit, lim.background, lim.freerun())
         ));
@@ -350,7 +350,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
 
 /// `limit 128.0 MB, background 64.0 MB, freerun ceiling 96.0 MB`.
 fn limit_text(limit: f64, background: f64, freerun: f64) -> String {
-    format!("limit {}, background {}, freerun ceiling {}", mb(limit), mb(background), mb(freerun))
+    format!("limit {}, background {}, freerun ceiling {}", mib(limit), mib(background), mib(freerun))
 }
 
 /// Writes the verdict as the finding.
@@ -362,20 +362,20 @@ pub fn explain(v: &Verdict) -> Finding {
             "Dirty + Writeback at or above the freerun ceiling in {} of {} seconds (median {}{}, {limit_text}{}): strong, the kernel pauses dirtiers there",
             v.seconds_above,
             v.seconds_judged,
-            mb(v.dirty_writeback_median_bytes),
+            mib(v.dirty_writeback_median_bytes),
             if v.hovering { ", hovering at the ceiling" } else { "" },
             if v.limits_from_kernel { " from nr_dirty_threshold" } else { " from the sysctls" }
         ),
         match (v.writer_to_device_rate, device_name) {
             (Some(x), Some(d)) if v.equal_rates => format!(
                 "the writer's {}/s equals {d}'s {}/s (ratio {x:.2}): supporting, a held writer goes at the device's pace",
-                mb(v.writer.bytes_s),
-                mb(v.device_bytes_s.unwrap_or(0.0))
+                mib(v.writer.bytes_s),
+                mib(v.device_bytes_s.unwrap_or(0.0))
             ),
             (Some(x), Some(d)) => format!(
                 "the writer's {}/s against {d}'s {}/s (ratio {x:.2}): not equal, weakens it (other writers share the device or the pool)",
-                mb(v.writer.bytes_s),
-                mb(v.device_bytes_s.unwrap_or(0.0))
+                mib(v.writer.bytes_s),
+                mib(v.device_bytes_s.unwrap_or(0.0))
             ),
             _ => "no device wrote half the writer's volume while it ran: the device's pace is unknown".into(),
         },
@@ -419,11 +419,11 @@ pub fn explain(v: &Verdict) -> Finding {
         "{} (tid {}) is held at the dirty limit: {} in {:.0} s at {}/s{}, with Dirty + Writeback up to {} against the {limit_text}. Evidence: {}.",
         v.writer.comm,
         v.writer.tid,
-        mb(v.writer.bytes),
+        mib(v.writer.bytes),
         v.writer.seconds,
-        mb(v.writer.bytes_s),
+        mib(v.writer.bytes_s),
         v.device.as_ref().map_or(String::new(), |d| format!(", the pace of {}", d.described)),
-        mb(v.peak_pool_bytes),
+        mib(v.peak_pool_bytes),
         pieces.join("; ")
     );
     let remedies = vec![
@@ -516,7 +516,7 @@ mod tests {
         // 13 of 30 seconds at 110 MB, the others at 90 MB (median 90 >= 0.9 x 96).
         let f = fired(run_low(110.0, 13, 90.0, 90.0, None));
         assert!(
-            f.summary.contains("in 13 of 30 seconds (median 90.0 MB, hovering at the ceiling"),
+            f.summary.contains("in 13 of 30 seconds (median 85.8 MiB, hovering at the ceiling"),
             "{}",
             f.summary
         );

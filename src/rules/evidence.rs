@@ -56,7 +56,9 @@ pub fn mount_evidence(m: &Sourced<Mount>, metric: &str) -> Evidence {
     }
 }
 
-/// Human bytes (MB with one decimal).
-pub fn mb(bytes: f64) -> String {
-    format!("{:.1} MB", bytes / 1e6)
+pub use crate::verdict::MIB;
+
+/// Human bytes (MiB with one decimal).
+pub fn mib(bytes: f64) -> String {
+    format!("{:.1} MiB", bytes / MIB)
 }

@@ -160,7 +160,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
         && let Some(w) = i.device.and_then(|d| d.writes)
         && let Some(row) = w.values.iter().position(|x| x.is_some_and(|x| x > BUSY_BYTES_S))
     {
-        evidence.push(w.evidence(row, "wMB/s", w.values[row].unwrap_or(0.0) / 1e6));
+        evidence.push(w.evidence(row, "wkB/s", w.values[row].unwrap_or(0.0) / 1024.0));
     }
     Decision::Fire(Verdict {
         kernel,
@@ -195,7 +195,8 @@ pub fn explain(v: &Verdict) -> Finding {
         v.kernel,
         match (v.write_mb_per_s, v.util_pct_mean) {
             (Some(w), Some(u)) => format!(
-                ": buffered writes plateau at {w:.1} MB/s with the device {u:.1} % busy, the signature of the unwritten-extent writeback bug"
+                ": buffered writes plateau at {:.1} MiB/s with the device {u:.1} % busy, the signature of the unwritten-extent writeback bug",
+                w * 1e6 / super::evidence::MIB
             ),
             _ => String::new(),
         }
@@ -253,7 +254,7 @@ mod tests {
         // The first busy second (> 1 MB/s), not the 0.5 MB/s one.
         assert_eq!(
             (f.evidence[2].metric.as_str(), &f.evidence[2].value),
-            ("wMB/s", &serde_json::json!(30.0))
+            ("wkB/s", &serde_json::json!(29296.875))
         );
     }
 

@@ -6,7 +6,7 @@
 
 use crate::table::Cell;
 
-use super::evidence::{ctx_evidence, mb, mount_evidence, opt};
+use super::evidence::{ctx_evidence, mib, mount_evidence, opt};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
 use super::{Decision, Outcome};
 use crate::analysis::periodicity::PeriodicityView;
@@ -210,7 +210,7 @@ pub struct Verdict {
 
 /// The mean request size in words (`512.0 kB`, `unknown`).
 fn request_text(req: Option<f64>) -> String {
-    req.map_or("unknown".to_string(), |r| format!("{:.1} kB", r / 1024.0))
+    req.map_or("unknown".to_string(), |r| format!("{:.1} KiB", r / 1024.0))
 }
 
 /// Decides the rule.
@@ -299,7 +299,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             _ => String::new(),
         };
         return Decision::Pass(format!(
-            "no large-folio amplification: FilePmdMapped {} kB{}{}{why}, burst writes average {req_text} per request",
+            "no large-folio amplification: FilePmdMapped {} KiB{}{}{why}, burst writes average {req_text} per request",
             smaps_pmd.or(meminfo_pmd).map_or("unknown".into(), |v| v.to_string()),
             path.as_ref().map_or(String::new(), |p| format!(" for {p}")),
             if thp_rate > 0.0 || file_map.is_some() { "" } else { ", thp_file_mapped not rising" },
@@ -309,7 +309,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     // point at the written file only when the bursts' write requests are whole folios.
     if folio == Strength::Medium && request != Strength::Supporting {
         return Decision::Pass(format!(
-            "system-wide FilePmdMapped {} kB and thp_file_mapped rising, but no smaps of the writer and the bursts' writes average {req_text} per request: nothing ties the large folios to the written file",
+            "system-wide FilePmdMapped {} KiB and thp_file_mapped rising, but no smaps of the writer and the bursts' writes average {req_text} per request: nothing ties the large folios to the written file",
             meminfo_pmd.unwrap_or(0)
         ));
     }
@@ -463,19 +463,19 @@ pub fn explain(v: &Verdict) -> Finding {
     };
     let folio_text = match (v.large_folios, v.smaps_file_pmd_mapped_kb, v.file_pmd_mapped_share) {
         (Strength::Strong, Some(p), Some(share)) => format!(
-            "strong: FilePmdMapped {p} kB of the {} kB mapping ({:.0} %)",
+            "strong: FilePmdMapped {p} KiB of the {} KiB mapping ({:.0} %)",
             v.mapping_size_kb.unwrap_or(0),
             100.0 * share
         ),
-        (Strength::Strong, Some(p), _) => format!("strong: FilePmdMapped {p} kB of the mapping"),
+        (Strength::Strong, Some(p), _) => format!("strong: FilePmdMapped {p} KiB of the mapping"),
         _ => format!(
-            "medium: system-wide FilePmdMapped {} kB with thp_file_mapped rising, no smaps of the writer",
+            "medium: system-wide FilePmdMapped {} KiB with thp_file_mapped rising, no smaps of the writer",
             v.meminfo_file_pmd_mapped_kb.unwrap_or(0)
         ),
     };
     let amp_text = match v.amplification_estimate {
         Some(a) => format!(
-            "{}: up to {a:.0}x what 4 kB-granular dirtying would write (pidstat's {} kB folio charges)",
+            "{}: up to {a:.0}x what 4 KiB-granular dirtying would write (pidstat's {} KiB folio charges)",
             v.amplification.word(),
             v.folio_kb_from_pidstat.unwrap_or(0)
         ),
@@ -490,7 +490,7 @@ pub fn explain(v: &Verdict) -> Finding {
     };
     let summary = format!(
         "Periodic writeback bursts of {} on {} while {} is mapped with large folios; {gate_text}. Large folios: {folio_text}. Amplification: {amp_text}. Request size {}: {req_word}.",
-        mb(v.burst_bytes_median),
+        mib(v.burst_bytes_median),
         v.device.described,
         v.mapped_file.clone().unwrap_or_else(|| "a file".into()),
         request_text(v.burst_request_bytes_mean),
@@ -683,7 +683,7 @@ mod tests {
         let small = fired(c.run());
         assert_eq!(small.metrics["evidence_request_size"].value, "against");
         assert!(small.confidence < big.confidence, "{} {}", small.confidence, big.confidence);
-        assert!(small.summary.contains("Request size 128.0 kB: not supporting"), "{}", small.summary);
+        assert!(small.summary.contains("Request size 128.0 KiB: not supporting"), "{}", small.summary);
         c.request = None;
         assert_eq!(fired(c.run()).metrics["evidence_request_size"].value, "not measured");
     }
@@ -712,7 +712,7 @@ mod tests {
         c.mappings = vec![mapping(0)];
         assert!(
             passed(c.run())
-                .starts_with("no large-folio amplification: FilePmdMapped 0 kB for /data/table.ibd")
+                .starts_with("no large-folio amplification: FilePmdMapped 0 KiB for /data/table.ibd")
         );
     }
 
@@ -739,7 +739,7 @@ mod tests {
         c.thp = Some(vals(&[0.0, 0.0]));
         assert!(
             passed(c.run())
-                .ends_with(", thp_file_mapped not rising, burst writes average 512.0 kB per request")
+                .ends_with(", thp_file_mapped not rising, burst writes average 512.0 KiB per request")
         );
     }
 

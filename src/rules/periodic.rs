@@ -2,7 +2,7 @@
 //! size, and whether the period matches the writeback tunables.
 
 use super::actors::EpisodeVerdict;
-use super::evidence::{mb, num};
+use super::evidence::{mib, num};
 use super::inputs::{Available, DeviceWrites, Missing, Series};
 use super::{Decision, Outcome};
 use crate::analysis::periodicity::PeriodicityView;
@@ -392,8 +392,8 @@ fn decide_device(i: &Inputs<'_>) -> Decision<Verdict> {
     if !matches && !cadence && n < MIN_BURSTS_MIXED_SIZES && largest > TIMER_SIZE_RATIO * smallest {
         return Decision::Pass(format!(
             "{n} write bursts on {dev} every {period:.1} s, not the writeback window, of {} to {}: one large write and smaller ones, not a repeating source",
-            mb(smallest),
-            mb(largest)
+            mib(smallest),
+            mib(largest)
         ));
     }
     let first = periodic.first().map(|b| b.start).unwrap_or(0);
@@ -418,13 +418,13 @@ fn decide_device(i: &Inputs<'_>) -> Decision<Verdict> {
         .iter()
         .filter(|w| w.1.category != "writeback" && !could_have(w.1.bytes))
         .take(3)
-        .map(|w| format!("{} (tid {}, {})", w.0, w.2, mb(w.1.bytes)))
+        .map(|w| format!("{} (tid {}, {})", w.0, w.2, mib(w.1.bytes)))
         .collect();
     let dirtiers: Vec<String> = writers
         .iter()
         .filter(|w| w.1.category != "writeback" && could_have(w.1.bytes))
         .take(3)
-        .map(|w| format!("{} (tid {}, {})", w.0, w.2, mb(w.1.bytes)))
+        .map(|w| format!("{} (tid {}, {})", w.0, w.2, mib(w.1.bytes)))
         .collect();
     // Who issued the bursts is measured per episode, never assumed from the period; the
     // pattern's class is the one most of its bursts measured.
@@ -553,7 +553,7 @@ fn explain_submitter(
         v.device.name,
         v.bursts,
         v.period_confidence,
-        mb(v.burst_bytes_median),
+        mib(v.burst_bytes_median),
         if v.matches_writeback_window {
             format!(", near the writeback window of {window:.0} s")
         } else if v.matches_flusher_interval {
@@ -613,7 +613,7 @@ fn explain_device(v: &Verdict, d: &DeviceBursts) -> (String, Vec<String>) {
         "{} writes come in {n} bursts every {period:.1} s{method} (confidence {:.2}), median {} per burst{}; {}{}.",
         v.device.described,
         v.period_confidence,
-        mb(v.burst_bytes_median),
+        mib(v.burst_bytes_median),
         if matches {
             format!(", matching the writeback window of {window:.0} s from {tunable_text}")
         } else if cadence {
@@ -856,7 +856,7 @@ mod tests {
                 .into_iter()
                 .collect();
         let f = fired(run(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &threads));
-        assert!(f.summary.contains("pages dirtied steadily by writer (tid 42, 300.0 MB)"), "{}", f.summary);
+        assert!(f.summary.contains("pages dirtied steadily by writer (tid 42, 286.1 MiB)"), "{}", f.summary);
         // Unmeasured, the flusher is not claimed; measured, it is.
         assert!(!f.summary.contains("written by the kernel flusher"), "{}", f.summary);
         let wb = measured(3, IssuerClass::WritebackAge, "kworker/u8:1", false);
@@ -881,9 +881,9 @@ mod tests {
         let threads: BTreeMap<u32, ThreadTotal> =
             [(42, thread("writer", "app", 300e6)), (9, thread("mariadbd", "app", 2e9))].into_iter().collect();
         let f = fired(run(&view(bursts(3), Some(35.0), Some(0.9)), WritebackWindow::default(), &threads));
-        assert_eq!(f.metrics["dirtiers"].value, serde_json::json!(["writer (tid 42, 300.0 MB)"]));
-        assert_eq!(f.metrics["writers_elsewhere"].value, serde_json::json!(["mariadbd (tid 9, 2000.0 MB)"]));
-        assert!(f.summary.contains("Not counted as dirtiers: mariadbd (tid 9, 2000.0 MB)"), "{}", f.summary);
+        assert_eq!(f.metrics["dirtiers"].value, serde_json::json!(["writer (tid 42, 286.1 MiB)"]));
+        assert_eq!(f.metrics["writers_elsewhere"].value, serde_json::json!(["mariadbd (tid 9, 1907.3 MiB)"]));
+        assert!(f.summary.contains("Not counted as dirtiers: mariadbd (tid 9, 1907.3 MiB)"), "{}", f.summary);
     }
 
     /// The held-out XFS copy with dirty_bytes=128 MiB: dd's 3 GB run and the writeback of
@@ -899,7 +899,7 @@ mod tests {
             burst(36, 42.0 * MB, 42.0 * MB),
         ];
         let r = passed(run(&view(tail, Some(16.0), Some(0.76)), w, &none));
-        assert!(r.contains("of 22.0 MB to 3040.9 MB: one large write and smaller ones"), "{r}");
+        assert!(r.contains("of 21.0 MiB to 2900.0 MiB: one large write and smaller ones"), "{r}");
         let even = vec![
             burst(4, 40.0 * MB, 40.0 * MB),
             burst(21, 21.0 * MB, 21.0 * MB),

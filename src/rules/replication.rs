@@ -135,7 +135,7 @@ fn remedies(class: BoundClass) -> Vec<String> {
         BoundClass::IoThreadWrites | BoundClass::IoThread => vec![
             "The IO thread pays a flush per received event or transaction: on the replica set sync_relay_log=0 (or 10000) and sync_master_info=10000, and relax sync_binlog (0) and innodb_flush_log_at_trx_commit (2 or 0) where the replica can be rebuilt; the received rate then rises to what the network and disk can stream.".into(),
             "MySQL 5.7/8.0 with master_info_repository/relay_log_info_repository=TABLE commits to InnoDB per received transaction: relaxed innodb_flush_log_at_trx_commit lifts that too.".into(),
-            "Test the network (mysqlbinlog --read-from-remote-server, scp) only after the flushes: an IO thread that flushes per event can receive ~100 kB/s over a link that streams hundreds of MB/s.".into(),
+            "Test the network (mysqlbinlog --read-from-remote-server, scp) only after the flushes: an IO thread that flushes per event can receive ~100 KiB/s over a link that streams hundreds of MiB/s.".into(),
             "Or batch the source's tiny transactions into larger ones.".into(),
         ],
         BoundClass::SqlApplyCpu => vec![
@@ -305,7 +305,7 @@ pub struct Verdict {
     pub backlog_bytes: (Option<f64>, Option<f64>),
     /// Share of readings with the SQL thread caught up with the IO thread, 0..1.
     pub sql_caught_up_share: f64,
-    /// Readings of 0 left out (SQL thread within 4 kB of the IO thread).
+    /// Readings of 0 left out (SQL thread within 4 KiB of the IO thread).
     pub zero_readings_dropped: usize,
     /// How late the replica wrote the source's transactions.
     pub event_lag: Option<EventLag>,
@@ -577,7 +577,7 @@ pub fn explain(v: &Verdict) -> Finding {
         v.lag_uncertainty_s,
         if v.zero_readings_dropped > 0 && v.witness == Witness::SecondsBehind {
             format!(
-                ", {} readings of 0 printed while the SQL thread was within 4 kB of the IO thread left out",
+                ", {} readings of 0 printed while the SQL thread was within 4 KiB of the IO thread left out",
                 v.zero_readings_dropped
             )
         } else {

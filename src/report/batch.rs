@@ -291,7 +291,7 @@ main{max-width:1400px;margin:0 auto;padding:12px 24px}
 h1{font-size:20px;margin:6px 0} p.counts{margin:4px 0} form.filter{margin:6px 0 8px}
 table{border-collapse:collapse;font-size:13px} th,td{border:1px solid #d0d7de;padding:2px 6px;text-align:left;vertical-align:top;white-space:nowrap}
 th{background:#f3f5f7;position:sticky;top:0} td.n{text-align:right} td.m,th.m{text-align:center;width:2.2em;padding:2px}
-td.cap{max-width:19em;overflow:hidden;text-overflow:ellipsis} td.h{max-width:8em;overflow:hidden;text-overflow:ellipsis} td.bad{white-space:normal;max-width:40em}
+td.cap{max-width:15em;overflow:hidden;text-overflow:ellipsis} td.h{max-width:6em;overflow:hidden;text-overflow:ellipsis} td.bad{white-space:normal;max-width:40em}
 .critical{color:#cf222e;font-weight:bold} .warning{color:#9a6700;font-weight:bold} .info{color:#0969da} .bad{color:#cf222e}
 @media print{main{padding:0;max-width:none} form.filter{display:none} table{font-size:9px;width:100%}
  th,td{padding:1px 3px} th{position:static} td.cap,td.h{max-width:none} td:nth-child(6){white-space:normal}

@@ -72,6 +72,27 @@ pub fn write_all_into(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf
     written.push(table::write_timeline_parquet(&report.timeline, &inferred, &tdir)?);
     let mut cols = table::columns_frame(&report.timeline)?;
     written.push(table::write_frame(&mut cols, &tdir, "columns", TableFormat::Parquet)?);
+    written.extend(write_stacks(&report.flames, dir)?);
+    Ok(written)
+}
+
+/// Writes the folded stacks of the perf scripts into `dir/stacks/` ([`crate::report::flame::folded_files`]):
+/// input for flamegraph.pl, inferno-flamegraph, speedscope or difffolded.
+fn write_stacks(flames: &[crate::analysis::views::FlameInput], dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let files = crate::report::flame::folded_files(flames);
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sdir = dir.join("stacks");
+    if !sdir.is_dir() {
+        std::fs::create_dir(&sdir).with_context(|| format!("cannot create {}", sdir.display()))?;
+    }
+    let mut written = Vec::new();
+    for (name, text) in files {
+        let path = sdir.join(name);
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        written.push(path);
+    }
     Ok(written)
 }
 
@@ -145,6 +166,8 @@ pub fn write_tables_to(
     }
     let mut cols = table::columns_frame(&p.timeline)?;
     written.push(table::write_frame(&mut cols, dir, "columns", format)?);
+    let records = crate::rules::inputs::records(&p);
+    written.extend(write_stacks(&crate::analysis::views::perf_views(&records.perf).0, dir)?);
     let threads: Vec<(u32, Option<u32>, String, &str, f64)> =
         p.threads.iter().map(|(tid, t)| (*tid, t.tgid, t.comm.clone(), t.category, t.bytes)).collect();
     if !threads.is_empty() {

@@ -150,6 +150,32 @@ pub fn render_all(flames: &[FlameInput]) -> (Vec<Flame>, Vec<String>) {
     (out, failed)
 }
 
+/// The folded stacks a report writes under `stacks/`, as (file name, text): per perf file every
+/// stack (`<file>.folded`, what inferno-collapse-perf and FlameGraph's stackcollapse-perf.pl
+/// print for that perf script) and per process its stacks (`<file>-<process>.folded`, every
+/// process, not only the drawn ones). Lines `frame;frame;leaf count`, sorted, one per stack;
+/// names made safe ([`safe_stem`]) and unique (`-2`, `-3` appended).
+pub fn folded_files(flames: &[FlameInput]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut push = |base: String, lines: &[&str]| {
+        let mut name = format!("{base}.folded");
+        let mut k = 2;
+        while out.iter().any(|o| o.0 == name) {
+            name = format!("{base}-{k}.folded");
+            k += 1;
+        }
+        out.push((name, lines.iter().map(|l| format!("{l}\n")).collect()));
+    };
+    for f in flames {
+        let all: Vec<&str> = f.folded.iter().map(String::as_str).filter(|l| !l.trim().is_empty()).collect();
+        push(safe_stem(&f.stem), &all);
+        for (name, _, lines) in by_process(&f.folded) {
+            push(safe_stem(&format!("{}-{name}", f.stem)), &lines);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,7 +33,7 @@
 //! ([`Stamp::Local`]) when the banner has one, else a time of day. `Average:`
 //! rows are summaries and are counted, not kept.
 
-use crate::common::number::parse_f64;
+use crate::common::number::{parse_f64, parse_human};
 use crate::common::sysstat::{Banner, average_label_len, parse_banner, parse_time_of_day};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use chrono::{NaiveDate, NaiveTime, Timelike};
@@ -232,6 +232,8 @@ pub struct Sar {
     pub averages: usize,
     /// Decimal comma seen (de_DE, fr_FR, ...).
     pub decimal_comma: bool,
+    /// Values printed by `sar -h` (`--human`): sizes with a unit suffix, percentages with `%`.
+    pub human: bool,
     /// Clock of the time stamps: `24h`, `12h` (AM/PM), `cjk`, `utc` (sadf), `epoch`.
     pub clock: Option<&'static str>,
 }
@@ -248,6 +250,7 @@ impl Sar {
             restarts: Vec::new(),
             averages: 0,
             decimal_comma: false,
+            human: false,
             clock: None,
         }
     }
@@ -338,6 +341,9 @@ impl Summary for Sar {
         }
         if self.decimal_comma {
             v.insert("decimal", "comma".to_string());
+        }
+        if self.human {
+            v.insert("human", "true".to_string());
         }
         if !self.restarts.is_empty() {
             v.insert("restarts", self.restarts.len().to_string());
@@ -489,7 +495,7 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
             d.skip(line.no, DiagKind::Malformed, t);
             continue;
         }
-        if rest.iter().all(|x| parse_f64(x).is_none()) {
+        if rest.iter().all(|x| parse_f64(x).is_none() && parse_human(x).is_none()) {
             let (item, columns) = split_header(rest);
             let activity = identify(item.as_ref().map(|(n, _)| n.as_str()), &columns);
             let width = rest.len();
@@ -513,8 +519,13 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
             None => (None, rest),
         };
         let mut values = Vec::with_capacity(vals.len());
-        for v in vals {
-            let x = parse_f64(v);
+        let columns = &out.tables[cur.table].columns;
+        for (i, v) in vals.iter().enumerate() {
+            let x = parse_f64(v).or_else(|| {
+                let h = human_value(v, columns.get(i).map_or("", String::as_str));
+                out.human |= h.is_some();
+                h
+            });
             if x.is_none() {
                 d.note(line.no, DiagKind::BadNumber, format!("{v:?} in: {t}"));
             } else if v.contains(',') {
@@ -535,6 +546,41 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
     place_on_days(&mut out.rows, &row_segment, &segments, &seeds, &mut d);
     out.fill_intervals();
     d.finish(out, lines.line_no())
+}
+
+/// A `sar -h` value in its column's unit. Sizes are printed as absolute amounts with a
+/// binary suffix, whatever the column's unit: `16.3M` under `wkB/s` is 16.3 MiB/s, that is
+/// 16691.2 kB/s; `8.5G` under `kbmemfree` is 8912896 kB; `61.3k` under `areq-sz` (kB) is
+/// 61.3. Percentages carry `%` (`83.8%` under `%user`). `None` for a plain number (read by
+/// [`parse_f64`]) or no number at all.
+///
+/// Real lines (`sar -h -u -r -d 1 2`, sysstat 12.6.1, this machine):
+///
+/// ```text
+/// 17:26:39        CPU     %user     %nice   %system   %iowait    %steal     %idle
+/// 17:26:40        all     83.8%      0.0%     15.7%      0.0%      0.0%      0.5%
+/// 17:26:39    kbmemfree   kbavail kbmemused  %memused kbbuffers  kbcached  kbcommit   %commit  kbactive   kbinact   kbdirty
+/// 17:26:40         8.5G     22.1G    998.3M      4.1%     71.0M     13.2G    405.3M      1.7%      5.9G      7.8G    990.6M
+/// 17:26:39          tps     rkB/s     wkB/s     dkB/s   areq-sz    aqu-sz     await     %util DEV
+/// 17:26:40       276.00    208.0k     16.3M      0.0k     61.3k      1.61      5.85      1.6% vda
+/// ```
+fn human_value(v: &str, column: &str) -> Option<f64> {
+    let last = *v.as_bytes().last()?;
+    if last.is_ascii_digit() {
+        return None;
+    }
+    let x = parse_human(v)?;
+    if !matches!(last, b'B' | b'k' | b'K' | b'M' | b'G' | b'T' | b'P') {
+        return Some(x);
+    }
+    // The column's unit: kB (`wkB/s`, `kbmemfree`, `areq-sz`), MB (`MBfsfree` of `-F`), else bytes.
+    Some(if column.contains("kB") || column.starts_with("kb") || column == "areq-sz" {
+        x / 1024.0
+    } else if column.starts_with("MB") {
+        x / (1024.0 * 1024.0)
+    } else {
+        x
+    })
 }
 
 /// Places the rows (their stamps still times of day) on the days of their segment, each

@@ -4,7 +4,7 @@
 //! `-p`, `-j`), the pt-stalk `-mpstat` files, and the field's sysstat 10 files.
 
 use iosift_parsers::common::decode::maybe_gunzip;
-use iosift_parsers::common::{Format, Stamp};
+use iosift_parsers::common::{Format, Stamp, Summary};
 use iosift_parsers::sar::{Activity, Sar};
 use iosift_parsers::{detect, sa_binary};
 use std::path::PathBuf;
@@ -96,6 +96,42 @@ fn every_rendering_of_one_sa_file_gives_the_same_series() {
     assert_eq!(at((Activity::Disk, Some("vda"), "wkB/s"), "2026-12-01T19:14:14"), Some(34916.0));
     assert_eq!(c.averages, 1 + 1 + 1 + 1 + 1 + 1 + 3 + 4);
     assert!(c.rows.iter().all(|r| r.interval_s == Some(1.0)));
+}
+
+#[test]
+fn human_values_read_in_their_columns_units() {
+    // `sar -h` of the same binary file: sizes as absolute amounts with a binary suffix
+    // (`34.1M` under `wkB/s`), percentages with `%`, one decimal. Every series equals the plain
+    // rendering's to within half the printed last digit.
+    let c = read("sar_mariadb/capture/sar_C.txt", "sar");
+    let h = read("sar_mariadb/capture/sar_h_C.txt.gz", "sar");
+    assert!(h.human && !c.human);
+    for &spec in SERIES {
+        let (want, got) = (series(&c, spec), series(&h, spec));
+        assert_eq!(got.len(), want.len(), "{spec:?}");
+        let column = spec.2;
+        let kb = column.contains("kB") || column.starts_with("kb");
+        for ((t, w), (u, g)) in want.iter().zip(&got) {
+            assert_eq!(t, u);
+            let tol = if column.starts_with('%') {
+                0.0501
+            } else if kb && *w != 0.0 {
+                // The printed unit of a kB column's value: k, M or G.
+                let k = (w.abs().max(1.0) * 1024.0).log(1024.0).floor();
+                0.0501 * 1024f64.powf(k) / 1024.0
+            } else {
+                0.0
+            };
+            assert!((g - w).abs() <= tol, "{spec:?} at {t}: {g} vs {w} (tolerance {tol})");
+        }
+    }
+    // As printed (sar_h_C.txt): vda `34.1M` wkB/s at 19:14:14 (34916.00 kB/s plain), `46.1M`
+    // kbdirty at 19:14:14, `81.4%` %usr.
+    let at = |spec, t: &str| series(&h, spec).into_iter().find(|(s, _)| s == t).map(|(_, v)| v);
+    assert_eq!(at((Activity::Disk, Some("vda"), "wkB/s"), "2026-12-01T19:14:14"), Some(34.1 * 1024.0));
+    assert_eq!(at((Activity::Memory, None, "kbdirty"), "2026-12-01T19:14:14"), Some(46.1 * 1024.0));
+    assert_eq!(at((Activity::Cpu, Some("all"), "%usr"), "2026-12-01T19:14:14"), Some(81.4));
+    assert_eq!(h.variant().get("human").map(String::as_str), Some("true"));
 }
 
 #[test]

@@ -714,3 +714,70 @@ fn replication_samples_keep_their_bound() {
         }
     }
 }
+
+// ---------------------------------------------------------------- issue 37: /proc/diskstats read and discard rates
+
+/// pt-stalk's `-diskstats` of samples/mariadb_fsync_durable gives reads and discards besides the
+/// writes. `iosift tables` lists every rate the file gave, with the seconds between its two
+/// snapshots: rate x seconds, summed, is the counter's growth from the first snapshot to the
+/// last, read from the file (vda's line of the first and last `TS` blocks). The timeline holds
+/// the columns, and a second's mean read request size is its bytes over its reads.
+#[test]
+fn diskstats_read_and_discard_rates_add_up_to_the_counters() {
+    let dir = sample("mariadb_fsync_durable");
+    let name = "2026_11_29_21_10_16-diskstats";
+    let text = std::fs::read_to_string(dir.join(name)).unwrap();
+    // `254 0 vda reads merged sectors_read ms writes merged sectors_written ms in_flight io_ticks
+    // time_in_queue discards merged sectors_discarded ms flushes ms`
+    let vda: Vec<Vec<f64>> = text
+        .lines()
+        .filter(|l| l.split_whitespace().nth(2) == Some("vda"))
+        .map(|l| l.split_whitespace().skip(3).map(|x| x.parse().unwrap()).collect())
+        .collect();
+    let (first, last) = (&vda[0], &vda[vda.len() - 1]);
+    let grown = |i: usize| last[i] - first[i];
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_iosift"))
+        .arg("tables")
+        .arg(&dir)
+        .args(["--format", "csv", "-q", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(&format!("{name}.csv")))
+        .unwrap();
+    // `time,entity,metric,value,interval_s`
+    let csv = std::fs::read_to_string(table).unwrap();
+    let total = |metric: &str| -> f64 {
+        csv.lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|f| f.len() == 5 && f[1] == "vda" && f[2] == metric)
+            .map(|f| f[3].parse::<f64>().unwrap() * f[4].parse::<f64>().unwrap())
+            .sum()
+    };
+    let near = |got: f64, want: f64, what: &str| {
+        assert!(want > 0.0 && (got - want).abs() <= 1e-6 * want, "{what}: {got} vs {want}");
+    };
+    near(total("ds_r_bytes_s"), grown(2) * 512.0, "bytes read");
+    near(total("ds_r_s"), grown(0), "reads");
+    near(total("ds_w_bytes_s"), grown(6) * 512.0, "bytes written");
+    near(total("ds_d_bytes_s"), grown(13) * 512.0, "bytes discarded");
+    near(total("ds_d_s"), grown(11), "discards");
+    near(total("ds_f_s"), grown(15), "flushes");
+    let r = run(dir);
+    let tl = &r.timeline;
+    let (rb, rs, rq) = (
+        tl.get("ds.vda.r_bytes_s").unwrap(),
+        tl.get("ds.vda.r_s").unwrap(),
+        tl.get("ds.vda.r_req_bytes").unwrap(),
+    );
+    let row = (0..tl.len).find(|&i| rs[i].get().is_some_and(|x| x > 0.0)).unwrap();
+    let want = rb[row].get().unwrap() / rs[row].get().unwrap();
+    assert!((rq[row].get().unwrap() - want).abs() <= 1e-9 * want, "{:?} vs {want}", rq[row]);
+    assert!(tl.get("ds.vda.d_bytes_s").is_some() && tl.get("ds.vda.d_s").is_some());
+}

@@ -241,6 +241,30 @@ impl<'d> Adapter<'d> for Diskstats<'d> {
                 {
                     sink.rate(&Col::Ds(d.name.to_string(), DsMetric::FS), t, dt, fl / dt);
                 }
+                // Reads, likewise: bytes, requests and their mean size.
+                let read = v.delta(o.sectors_read as f64, d.sectors_read as f64);
+                if let Some(r) = read {
+                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::RBytesS), t, dt, r * 512.0 / dt);
+                }
+                if let Some(n) = v.delta(o.reads as f64, d.reads as f64) {
+                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::RS), t, dt, n / dt);
+                    if let Some(r) = read
+                        && n > 0.0
+                    {
+                        sink.rate(&Col::Ds(d.name.to_string(), DsMetric::RReqBytes), t, dt, r * 512.0 / n);
+                    }
+                }
+                // Discards (kernel >= 4.18: 18 fields or more).
+                if let (Some(a), Some(b)) = (o.sectors_discarded, d.sectors_discarded)
+                    && let Some(x) = v.delta(a as f64, b as f64)
+                {
+                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::DBytesS), t, dt, x * 512.0 / dt);
+                }
+                if let (Some(a), Some(b)) = (o.discards, d.discards)
+                    && let Some(x) = v.delta(a as f64, b as f64)
+                {
+                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::DS), t, dt, x / dt);
+                }
             }
         }
         s.snapshots.iter().any(|x| x.ts.is_some()).then_some((Anchoring::Epoch, 0.01))

@@ -74,6 +74,16 @@ metrics! {
         WReqBytes = ("w_req_bytes", "B", "sectors written x 512 / writes completed between two snapshots (mean write request size)"),
         /// Flushes.
         FS = ("f_s", "1/s", "flush requests completed per second (kernel >= 5.5)"),
+        /// Read bytes.
+        RBytesS = ("r_bytes_s", "B/s", "sectors read x 512 per second between two snapshots"),
+        /// Read requests.
+        RS = ("r_s", "1/s", "reads completed per second between two snapshots"),
+        /// Mean read request size.
+        RReqBytes = ("r_req_bytes", "B", "sectors read x 512 / reads completed between two snapshots (mean read request size)"),
+        /// Discarded bytes.
+        DBytesS = ("d_bytes_s", "B/s", "sectors discarded x 512 per second (kernel >= 4.18)"),
+        /// Discard requests.
+        DS = ("d_s", "1/s", "discard requests completed per second (kernel >= 4.18)"),
     }
 }
 

@@ -196,6 +196,32 @@ impl<'d> Adapter<'d> for ProcVmstat<'d> {
     }
 }
 
+/// One direction of a device between two snapshots: bytes per second (sectors of 512 bytes),
+/// requests per second and, when it has its own metric, the mean request size. A counter that
+/// went back (a reset) gives nothing ([`Visit::delta`]).
+fn direction(
+    v: &mut Visit<'_>,
+    sink: &mut dyn Sink,
+    device: &str,
+    (t, dt): (f64, f64),
+    ((s0, s1), (n0, n1)): ((u64, u64), (u64, u64)),
+    (bytes, requests, size): (DsMetric, DsMetric, Option<DsMetric>),
+) {
+    let col = |m: DsMetric| Col::Ds(device.to_string(), m);
+    let sectors = v.delta(s0 as f64, s1 as f64);
+    if let Some(x) = sectors {
+        sink.rate(&col(bytes), t, dt, x * 512.0 / dt);
+    }
+    if let Some(n) = v.delta(n0 as f64, n1 as f64) {
+        sink.rate(&col(requests), t, dt, n / dt);
+        if let (Some(x), Some(size)) = (sectors, size)
+            && n > 0.0
+        {
+            sink.rate(&col(size), t, dt, x * 512.0 / n);
+        }
+    }
+}
+
 impl<'d> Adapter<'d> for Diskstats<'d> {
     /// `  7       0 loop0 6262 0 ...`: the device numbers that name smaps' `07:00`.
     fn context(&self, file: &str, ctx: &mut Context) {
@@ -223,47 +249,43 @@ impl<'d> Adapter<'d> for Diskstats<'d> {
                 let same = p.devices.get(k).filter(|x| x.name == d.name);
                 let Some(o) = same.or_else(|| p.devices.iter().find(|x| x.name == d.name)) else { continue };
                 sink.at(d.line);
-                let sectors = v.delta(o.sectors_written as f64, d.sectors_written as f64);
-                if let Some(w) = sectors {
-                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::WBytesS), t, dt, w * 512.0 / dt);
-                }
-                // Writes completed: with the sectors, the mean write request size when iostat is missing.
-                if let Some(n) = v.delta(o.writes as f64, d.writes as f64) {
-                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::WS), t, dt, n / dt);
-                    if let Some(w) = sectors
-                        && n > 0.0
-                    {
-                        sink.rate(&Col::Ds(d.name.to_string(), DsMetric::WReqBytes), t, dt, w * 512.0 / n);
-                    }
-                }
+                let (name, at) = (&*d.name, (t, dt));
+                // Writes: with the sectors, the mean write request size when iostat is missing.
+                let writes = ((o.sectors_written, d.sectors_written), (o.writes, d.writes));
+                direction(
+                    v,
+                    sink,
+                    name,
+                    at,
+                    writes,
+                    (DsMetric::WBytesS, DsMetric::WS, Some(DsMetric::WReqBytes)),
+                );
                 if let (Some(a), Some(b)) = (o.flushes, d.flushes)
                     && let Some(fl) = v.delta(a as f64, b as f64)
                 {
-                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::FS), t, dt, fl / dt);
+                    sink.rate(&Col::Ds(name.to_string(), DsMetric::FS), t, dt, fl / dt);
                 }
-                // Reads, likewise: bytes, requests and their mean size.
-                let read = v.delta(o.sectors_read as f64, d.sectors_read as f64);
-                if let Some(r) = read {
-                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::RBytesS), t, dt, r * 512.0 / dt);
-                }
-                if let Some(n) = v.delta(o.reads as f64, d.reads as f64) {
-                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::RS), t, dt, n / dt);
-                    if let Some(r) = read
-                        && n > 0.0
-                    {
-                        sink.rate(&Col::Ds(d.name.to_string(), DsMetric::RReqBytes), t, dt, r * 512.0 / n);
-                    }
-                }
-                // Discards (kernel >= 4.18: 18 fields or more).
-                if let (Some(a), Some(b)) = (o.sectors_discarded, d.sectors_discarded)
-                    && let Some(x) = v.delta(a as f64, b as f64)
+                let reads = ((o.sectors_read, d.sectors_read), (o.reads, d.reads));
+                direction(
+                    v,
+                    sink,
+                    name,
+                    at,
+                    reads,
+                    (DsMetric::RBytesS, DsMetric::RS, Some(DsMetric::RReqBytes)),
+                );
+                // Discards (kernel >= 4.18: 18 fields or more): bytes and requests.
+                if let (Some(s0), Some(s1), Some(n0), Some(n1)) =
+                    (o.sectors_discarded, d.sectors_discarded, o.discards, d.discards)
                 {
-                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::DBytesS), t, dt, x * 512.0 / dt);
-                }
-                if let (Some(a), Some(b)) = (o.discards, d.discards)
-                    && let Some(x) = v.delta(a as f64, b as f64)
-                {
-                    sink.rate(&Col::Ds(d.name.to_string(), DsMetric::DS), t, dt, x / dt);
+                    direction(
+                        v,
+                        sink,
+                        name,
+                        at,
+                        ((s0, s1), (n0, n1)),
+                        (DsMetric::DBytesS, DsMetric::DS, None),
+                    );
                 }
             }
         }

@@ -520,7 +520,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if json {
                 emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&doc)? + "\n")))?;
             } else if !v.quiet {
-                emit(&iosift::term::safe(&iosift::diff::summary(&doc, &dir)))?;
+                let width = iosift::report::summary::Style::for_stdout().width;
+                emit(&iosift::term::safe(&iosift::diff::summary_width(&doc, &dir, width)))?;
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -338,3 +338,25 @@ fn chromium_renders_the_diff_page() {
     assert!(dom.contains("Ranked changes") && dom.contains("sync_binlog"), "{}", &dom[..dom.len().min(500)]);
     assert!(dom.matches("<svg").count() >= 4, "the overlaid charts are in the DOM");
 }
+
+#[test]
+fn the_terminal_headline_wraps_to_the_terminal_width() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = Command::new(BIN)
+        .arg("diff")
+        .arg(capture("replica_io_bound"))
+        .arg(capture("replica_sql_bound"))
+        .arg("-o")
+        .arg(tmp.path().join("d"))
+        .env("COLUMNS", "60")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let head: Vec<&str> = out.lines().skip(1).take_while(|l| !l.starts_with("then the measures")).collect();
+    assert!(head.len() > 4, "{out}");
+    assert!(head.iter().all(|l| l.chars().count() <= 60), "{head:#?}");
+    let joined = head.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    assert!(joined.contains("Replication lag: bound by io thread -> sql thread;"), "{joined}");
+    assert!(head[0].starts_with("  Commits bound by fsync") && head[1].starts_with("    "), "{head:#?}");
+}

@@ -15,7 +15,7 @@ pub mod html;
 pub mod measures;
 mod summary;
 
-pub use summary::summary;
+pub use summary::{summary, summary_width};
 
 use crate::clock::window::TimeSpec;
 use crate::model::{Report, Severity};

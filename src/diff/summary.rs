@@ -3,12 +3,21 @@
 
 use super::{DiffDoc, html};
 
-/// The terminal summary: the headline, the top changes, the context diff.
+/// The terminal summary: the headline, the top changes, the context diff; the headline
+/// wrapped at 100 columns.
 pub fn summary(doc: &DiffDoc, dir: &std::path::Path) -> String {
+    summary_width(doc, dir, 100)
+}
+
+/// [`summary`] with the headline wrapped at `width` columns (the terminal's).
+pub fn summary_width(doc: &DiffDoc, dir: &std::path::Path, width: usize) -> String {
     let mut s =
         format!("iosift diff: A {} -> B {} ({} s compared)\n", doc.a.name, doc.b.name, doc.compared_s);
     for h in &doc.headline {
-        s.push_str(&format!("  {h}\n"));
+        // The first line at 2 columns, its continuation at 4.
+        let wrapped = crate::report::summary::wrap(h, 4, width);
+        s.push_str("  ");
+        s.push_str(wrapped.trim_start());
     }
     s.push_str("then the measures that moved most:\n");
     for c in doc.changes.iter().filter(|c| c.change != "same").take(12) {

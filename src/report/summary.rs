@@ -84,7 +84,7 @@ fn without_confidence(s: &str) -> String {
 }
 
 /// Wraps `text` at `width` columns, every line starting with `indent` spaces.
-fn wrap(text: &str, indent: usize, width: usize) -> String {
+pub(crate) fn wrap(text: &str, indent: usize, width: usize) -> String {
     let room = width.saturating_sub(indent).max(20);
     let pad = " ".repeat(indent);
     let mut out = String::new();

@@ -115,12 +115,7 @@ pub fn run_timed(
     let mut names: Vec<String> = Vec::new();
     for b in &bundles {
         let base = sanitize_file_name(&bundle::bundle_name(std::slice::from_ref(b)));
-        let mut n = base.clone();
-        let mut k = 2;
-        while names.contains(&n) || RESERVED.contains(&n.as_str()) {
-            n = format!("{base}-{k}");
-            k += 1;
-        }
+        let n = bundle::unique_name(&base, "", |n| names.iter().any(|x| x == n) || RESERVED.contains(&n));
         names.push(n);
     }
     // Names of pt-stalk samples split later must not take a sibling's name either.
@@ -286,12 +281,7 @@ fn capture_dir_name(name: &str) -> String {
 fn unique(taken: &Taken, base: &str) -> String {
     let base = sanitize_file_name(base);
     let mut taken = taken.lock().unwrap_or_else(|e| e.into_inner());
-    let mut n = base.clone();
-    let mut k = 2;
-    while taken.contains(&n) {
-        n = format!("{base}-{k}");
-        k += 1;
-    }
+    let n = bundle::unique_name(&base, "", |n| taken.iter().any(|x| x == n));
     taken.push(n.clone());
     n
 }

@@ -521,7 +521,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&doc)? + "\n")))?;
             } else if !v.quiet {
                 let width = iosift::report::summary::Style::for_stdout().width;
-                emit(&iosift::term::safe(&iosift::diff::summary_width(&doc, &dir, width)))?;
+                emit(&iosift::term::safe(&iosift::diff::summary(&doc, &dir, width)))?;
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -186,6 +186,18 @@ pub fn sanitize_file_name(raw: &str) -> String {
     if s.is_empty() { "unnamed".to_string() } else { s }
 }
 
+/// `<base><ext>`, or `<base>-2<ext>`, `-3`, ... the first name that `taken` does not hold:
+/// how report folders, batch folders, flame graphs and folded stacks stay apart.
+pub fn unique_name(base: &str, ext: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = format!("{base}{ext}");
+    let mut k = 2;
+    while taken(&name) {
+        name = format!("{base}-{k}{ext}");
+        k += 1;
+    }
+    name
+}
+
 /// The folder of a file inside the bundle (`case/capture/iostat.txt` -> `case/capture`,
 /// `a.tgz!x/y.txt` -> `a.tgz!x`); empty at the top.
 pub fn folder_of(name: &str) -> &str {

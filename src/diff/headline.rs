@@ -19,13 +19,9 @@ use crate::model::Severity;
 /// Settings named in the headline, at most.
 const SETTINGS: usize = 4;
 
+/// A severity's word, `none` when the finding did not fire.
 fn severity(s: Option<Severity>) -> &'static str {
-    match s {
-        None => "none",
-        Some(Severity::Info) => "info",
-        Some(Severity::Warning) => "warning",
-        Some(Severity::Critical) => "critical",
-    }
+    s.map_or("none", crate::report::sev_word)
 }
 
 /// `label a -> b` of a measured change.
@@ -50,10 +46,10 @@ fn verdict(f: &FindingChange) -> String {
 
 /// The settings that differ, as one line (`None` when none differs).
 fn settings(context: &[ContextChange]) -> Option<String> {
-    let telling = ["mysql", "kernel", "mount", "sysctl"];
-    let items: Vec<String> = context
+    let telling: Vec<&ContextChange> =
+        context.iter().filter(|c| ["mysql", "kernel", "mount", "sysctl"].contains(&c.group)).collect();
+    let items: Vec<String> = telling
         .iter()
-        .filter(|c| telling.contains(&c.group))
         .take(SETTINGS)
         .map(|c| {
             let name =
@@ -68,7 +64,7 @@ fn settings(context: &[ContextChange]) -> Option<String> {
             }
         })
         .collect();
-    let more = context.iter().filter(|c| telling.contains(&c.group)).count().saturating_sub(SETTINGS);
+    let more = telling.len().saturating_sub(SETTINGS);
     (!items.is_empty()).then(|| {
         let tail = if more > 0 { format!(" (and {more} more)") } else { String::new() };
         format!("settings: {}{tail}", items.join(", "))

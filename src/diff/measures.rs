@@ -66,13 +66,16 @@ pub struct Span {
     pub rows: Range<usize>,
     /// The load window inside them (every compared row when the capture has no commit rate).
     pub load: Vec<usize>,
-    /// The column the load window was found on.
-    pub load_by: Option<String>,
     /// The commit and flush rates over the load window (the fsync rule's function).
     pub rates: Option<LoadRates>,
 }
 
 impl Span {
+    /// The column the load window was found on.
+    pub fn load_by(&self) -> Option<&str> {
+        self.rates.as_ref().map(|r| r.commit_column.as_str())
+    }
+
     /// Every compared row.
     fn all(&self) -> Vec<usize> {
         self.rows.clone().collect()
@@ -108,11 +111,10 @@ pub fn span(r: &Report, rows: Range<usize>) -> Span {
     {
         let rates = LoadRates::over((&l.commit_column, c), (&l.flush_column, f), rows.clone(), tl.bin());
         if !rates.rows.is_empty() {
-            let load_by = Some(l.commit_column.clone());
-            return Span { load: rates.rows.clone(), rows, load_by, rates: Some(rates) };
+            return Span { load: rates.rows.clone(), rows, rates: Some(rates) };
         }
     }
-    Span { load: rows.clone().collect(), rows, load_by: None, rates: None }
+    Span { load: rows.clone().collect(), rows, rates: None }
 }
 
 /// Every measure of a capture over its span.

@@ -15,7 +15,7 @@ pub mod html;
 pub mod measures;
 mod summary;
 
-pub use summary::{summary, summary_width};
+pub use summary::summary;
 
 use crate::clock::window::TimeSpec;
 use crate::model::{Report, Severity};
@@ -308,7 +308,7 @@ fn side_info(s: &Side<'_>, row: usize, span: &measures::Span) -> SideInfo {
             (Some(a), Some(z)) => [(a - row) * tl.bin() as usize, (z + 1 - row) * tl.bin() as usize],
             _ => [0, 0],
         },
-        load_window_by: span.load_by.clone(),
+        load_window_by: span.load_by().map(str::to_string),
         findings: s.report.doc.findings.iter().map(|f| f.rule).collect(),
     }
 }
@@ -380,15 +380,6 @@ fn findings(a: &Report, b: &Report) -> Vec<FindingChange> {
                     .collect(),
                 _ => Vec::new(),
             };
-            let sev = fa.or(fb).map_or(0.0, |f| f.severity as u8 as f64);
-            let moved = fa.map(|f| f.severity) != fb.map(|f| f.severity) || !verdict_changes.is_empty();
-            let score = if change != "persists" {
-                ONE_SIDED * 10.0 + sev
-            } else if moved {
-                ONE_SIDED * 5.0 + sev
-            } else {
-                metrics.iter().map(|m| m.score).fold(0.0, f64::max).min(ONE_SIDED - 1.0)
-            };
             let fc = FindingChange {
                 rule,
                 change,
@@ -398,6 +389,14 @@ fn findings(a: &Report, b: &Report) -> Vec<FindingChange> {
                 summary_b: fb.map(|f| f.summary.clone()),
                 metrics: ranked(metrics),
                 verdict_changes,
+            };
+            let sev = fa.or(fb).map_or(0.0, |f| f.severity as u8 as f64);
+            let score = if change != "persists" {
+                ONE_SIDED * 10.0 + sev
+            } else if fc.decides() {
+                ONE_SIDED * 5.0 + sev
+            } else {
+                fc.metrics.iter().map(|m| m.score).fold(0.0, f64::max).min(ONE_SIDED - 1.0)
             };
             (score, fc)
         })

@@ -3,14 +3,9 @@
 
 use super::{DiffDoc, html};
 
-/// The terminal summary: the headline, the top changes, the context diff; the headline
-/// wrapped at 100 columns.
-pub fn summary(doc: &DiffDoc, dir: &std::path::Path) -> String {
-    summary_width(doc, dir, 100)
-}
-
-/// [`summary`] with the headline wrapped at `width` columns (the terminal's).
-pub fn summary_width(doc: &DiffDoc, dir: &std::path::Path, width: usize) -> String {
+/// The terminal summary: the headline wrapped at `width` columns (the terminal's), the top
+/// changes, the context diff.
+pub fn summary(doc: &DiffDoc, dir: &std::path::Path, width: usize) -> String {
     let mut s =
         format!("iosift diff: A {} -> B {} ({} s compared)\n", doc.a.name, doc.b.name, doc.compared_s);
     for h in &doc.headline {

@@ -131,13 +131,9 @@ pub fn render_all(flames: &[FlameInput]) -> (Vec<Flame>, Vec<String>) {
         let procs = by_process(&f.folded);
         let total: u64 = procs.iter().map(|p| p.1).fold(0u64, u64::saturating_add);
         for (name, w, lines) in procs.iter().take(MAX_PROCESSES) {
-            let base = safe_stem(&format!("{}-{name}", f.stem));
-            let mut stem = base.clone();
-            let mut k = 2;
-            while out.iter().any(|o| o.stem == stem) {
-                stem = format!("{base}-{k}");
-                k += 1;
-            }
+            let stem = crate::bundle::unique_name(&safe_stem(&format!("{}-{name}", f.stem)), "", |n| {
+                out.iter().any(|o| o.stem == n)
+            });
             let share = if total > 0 { 100.0 * *w as f64 / total as f64 } else { 0.0 };
             let title = format!("{}: process {name} ({share:.0} % of the {})", f.title, f.count_name);
             match render_lines(&title, &f.count_name, lines) {
@@ -158,12 +154,7 @@ pub fn render_all(flames: &[FlameInput]) -> (Vec<Flame>, Vec<String>) {
 pub fn folded_files(flames: &[FlameInput]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     let mut push = |base: String, lines: &[&str]| {
-        let mut name = format!("{base}.folded");
-        let mut k = 2;
-        while out.iter().any(|o| o.0 == name) {
-            name = format!("{base}-{k}.folded");
-            k += 1;
-        }
+        let name = crate::bundle::unique_name(&base, ".folded", |n| out.iter().any(|o| o.0 == n));
         out.push((name, lines.iter().map(|l| format!("{l}\n")).collect()));
     };
     for f in flames {

@@ -94,7 +94,7 @@ pub fn headline(f: &crate::model::Finding) -> Option<String> {
         Unit::Seconds => format!("{x:.1} s"),
         Unit::Milliseconds => format!("{x:.1} ms"),
         Unit::PerSecond => format!("{x:.0}/s"),
-        Unit::MegabytesPerSecond => format!("{:.1} MiB/s", x * 1e6 / crate::rules::evidence::MIB),
+        Unit::MegabytesPerSecond => format!("{}/s", crate::rules::evidence::mib(x * 1e6)),
         Unit::Percent => format!("{x:.0} %"),
         Unit::Ratio => format!("{x:.1}x"),
         _ => format!("{x}"),

@@ -29,6 +29,7 @@ pub mod summary;
 
 pub use batch::{BatchRow, write_batch_index};
 pub use fmt::headline;
+pub use html::sev_word;
 pub use story::rule_title;
 pub use summary::terminal_summary;
 

@@ -195,8 +195,8 @@ pub fn explain(v: &Verdict) -> Finding {
         v.kernel,
         match (v.write_mb_per_s, v.util_pct_mean) {
             (Some(w), Some(u)) => format!(
-                ": buffered writes plateau at {:.1} MiB/s with the device {u:.1} % busy, the signature of the unwritten-extent writeback bug",
-                w * 1e6 / super::evidence::MIB
+                ": buffered writes plateau at {}/s with the device {u:.1} % busy, the signature of the unwritten-extent writeback bug",
+                super::evidence::mib(w * 1e6)
             ),
             _ => String::new(),
         }

@@ -781,3 +781,32 @@ fn diskstats_read_and_discard_rates_add_up_to_the_counters() {
     assert!((rq[row].get().unwrap() - want).abs() <= 1e-9 * want, "{:?} vs {want}", rq[row]);
     assert!(tl.get("ds.vda.d_bytes_s").is_some() && tl.get("ds.vda.d_s").is_some());
 }
+
+/// CPU columns mean one thing whatever sar printed: `sar -u` prints %system with the
+/// interrupts in it, `-u ALL` prints %sys, %irq and %soft apart (samples/sar_mariadb renders one
+/// sa file both ways: `19:14:14 all ... %system 18.59` and `%sys 17.09 ... %soft 1.51`).
+/// Analyzed alone, each gives the same `cpu.system_pct` and per-core busy share, second by second.
+#[test]
+fn cpu_system_means_the_same_with_u_and_u_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one = |file: &str| {
+        let d = tmp.path().join(file);
+        std::fs::create_dir(&d).unwrap();
+        std::fs::copy(sample("sar_mariadb").join(file), d.join(file)).unwrap();
+        run(d).timeline
+    };
+    let (u, all) = (one("sar_u_C.txt"), one("sar_C.txt"));
+    let values = |tl: &iosift::table::timeline::Timeline, c: &str| -> Vec<f64> {
+        tl.get(c).unwrap_or_else(|| panic!("{c}")).iter().filter_map(|v| v.get()).collect()
+    };
+    let (a, b) = (values(&u, "cpu.system_pct"), values(&all, "cpu.system_pct"));
+    assert_eq!(a.len(), 119);
+    assert_eq!(a.len(), b.len());
+    // Two decimals each, three terms summed: within 0.02 points.
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() <= 0.02 + 1e-9, "{x} vs {y}");
+    }
+    assert!((a[0] - 18.59).abs() < 1e-9, "{}", a[0]);
+    // Cores are `0` and `1` in both (sar -u -P ALL and sar -A's per-core lines).
+    assert_eq!(values(&u, "cpu.1.busy_pct")[0], 100.0 - 0.0);
+}

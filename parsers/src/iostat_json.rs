@@ -263,20 +263,10 @@ impl Format for Fmt {
 
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
-        let t = text.trim_start();
-        if !t.starts_with('{') {
-            return Sniff::No;
-        }
-        let compact: String = t.chars().take(64).filter(|c| !c.is_whitespace()).collect();
-        if !compact.starts_with("{\"sysstat\":{") {
-            return Sniff::No;
-        }
-        // The first statistics item is always within the first KiB (the banner keys take
-        // ~250 bytes); pidstat/mpstat JSON share the envelope but not these keys.
-        if text.contains("\"disk_device\"") || text.contains("\"avg-cpu\"") || text.contains("\"disk\"") {
-            Sniff::Yes
-        } else {
-            Sniff::No
+        // The first statistics item is always within the first KiB (the banner keys take ~250 bytes).
+        match crate::common::sysstat::json_kind(&text) {
+            Some(crate::common::sysstat::JsonKind::Iostat) => Sniff::Yes,
+            _ => Sniff::No,
         }
     }
 

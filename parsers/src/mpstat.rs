@@ -31,10 +31,13 @@ impl Format for Fmt {
     const ID: &'static str = "mpstat";
     const SAMPLE: &'static str =
         "19:14:24       0   71.29    0.00   28.71    0.00    0.00    0.00    0.00    0.00    0.00    0.00";
-    const DESCRIPTION: &'static str = "sysstat mpstat text (CPU per core), pt-stalk -mpstat";
+    const DESCRIPTION: &'static str = "sysstat mpstat text (CPU per core), pt-stalk -mpstat, mpstat -o JSON";
 
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
+        if let Some(json) = crate::common::sysstat::json_kind(&text) {
+            return if json == crate::common::sysstat::JsonKind::Mpstat { Sniff::Yes } else { Sniff::No };
+        }
         let mut banner = false;
         for l in text.lines().take(16) {
             if parse_banner(l).is_some() {
@@ -52,7 +55,11 @@ impl Format for Fmt {
     }
 
     fn parse(input: &[u8]) -> Parsed<Sar> {
-        parse_text(input, Source::MpstatText)
+        if input.trim_ascii_start().starts_with(b"{") {
+            crate::sadf::parse_json_as(input, Source::MpstatJson)
+        } else {
+            parse_text(input, Source::MpstatText)
+        }
     }
 }
 

@@ -27,7 +27,7 @@
 //! array becomes one [`crate::pidstat::Table`]. The JSON has no header time, so
 //! `prev_stamp` is `None`.
 
-use crate::common::sysstat::{Banner, parse_date, parse_time_of_day};
+use crate::common::sysstat::{json_banner, json_time};
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, lines::count_lines};
 use crate::pidstat::{IoValues, Pidstat, Row, Table};
 use serde_json::Value;
@@ -49,45 +49,11 @@ fn column_name(key: &str) -> &str {
     }
 }
 
-fn stamp_of(s: &str) -> Option<Stamp> {
-    let t = s.trim();
-    if !t.is_empty() && t.len() <= 12 && t.bytes().all(|b| b.is_ascii_digit()) {
-        return t.parse::<f64>().ok().map(Stamp::Epoch);
-    }
-    let toks: Vec<&str> = t.split_whitespace().collect();
-    // A `%x %X` timestamp (`29.11.2026 19:52:39`): use the time of day.
-    for k in 0..toks.len() {
-        if let Some((tod, used)) = parse_time_of_day(&toks[k..])
-            && k + used == toks.len()
-        {
-            return Some(Stamp::TimeOfDay(tod));
-        }
-    }
-    None
-}
-
 fn id_of(v: Option<&Value>) -> Option<u32> {
     match v? {
         Value::String(s) => s.trim().parse().ok(),
         Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
         _ => None,
-    }
-}
-
-fn banner_of(host: &Value) -> Banner {
-    let s = |k: &str| host.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let date_text = s("date");
-    let d = parse_date(&date_text);
-    Banner {
-        sysname: s("sysname"),
-        release: s("release"),
-        nodename: s("nodename"),
-        date_text,
-        date: d.date,
-        date_alt: d.alt,
-        date_form: d.form,
-        machine: host.get("machine").and_then(Value::as_str).map(str::to_string),
-        cpus: host.get("number-of-cpus").and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok()),
     }
 }
 
@@ -121,15 +87,19 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
     };
     let mut next_line = row_lines.into_iter();
     for (run, host) in hosts.iter().enumerate() {
-        let b = banner_of(host);
+        let b = json_banner(host);
         if out.banner.is_none() {
             out.banner = Some(b.clone());
         }
         out.banners.push(b);
         let stats = host.get("statistics").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        // pidstat without an interval prints one report of figures since each task started
+        // (the text form shows it by equal header and row times; JSON has no header time).
+        // `pidstat -o JSON I 1` prints one report too: it is kept out of the rates as well.
+        let since_start = stats.len() == 1;
         for st in stats {
             let Some(obj) = st.as_object() else { continue };
-            let stamp = obj.get("timestamp").and_then(Value::as_str).and_then(stamp_of);
+            let stamp = obj.get("timestamp").and_then(Value::as_str).and_then(json_time);
             if let Some(ts) = obj.get("timestamp").and_then(Value::as_str)
                 && stamp.is_none()
             {
@@ -155,7 +125,7 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
                         line,
                         stamp,
                         prev_stamp: None,
-                        since_boot: false,
+                        since_boot: since_start,
                         run,
                         table,
                         uid: id_of(t.get("UID")),
@@ -224,27 +194,11 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str = "sysstat pidstat -o JSON (12.7.7+)";
 
     fn sniff(head: &[u8]) -> Sniff {
-        let h = String::from_utf8_lossy(head);
-        if !h.trim_start().starts_with("{\"sysstat\"") {
-            return Sniff::No;
-        }
-        const MARKS: &[&str] = &[
-            "\"task-cpu-load\"",
-            "\"task-memory\"",
-            "\"context-switch\"",
-            "\"io\": [",
-            "\"stack\": [",
-            "\"kernel\": [",
-            "\"realtime\": [",
-            "\"TGID\"",
-            "\"PID\"",
-        ];
-        if MARKS.iter().any(|m| h.contains(m)) {
-            Sniff::Yes
-        } else if h.contains("\"avg-cpu\"") || h.contains("\"disk\"") {
-            Sniff::No
-        } else {
-            Sniff::Unsure
+        use crate::common::sysstat::{JsonKind, json_kind};
+        match json_kind(&String::from_utf8_lossy(head)) {
+            Some(JsonKind::Pidstat) => Sniff::Yes,
+            Some(JsonKind::Unknown) => Sniff::Unsure,
+            _ => Sniff::No,
         }
     }
 

@@ -30,10 +30,13 @@
 //! the CPU item `-1` is `all`. `LINUX-RESTART` records become restarts.
 
 use crate::common::number::parse_f64;
+use crate::common::sysstat::{JsonKind, json_banner, json_time};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp};
 use crate::sar::{Activity, Row, Sar, Source, Table, identify};
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc};
 use serde_json::Value;
+
+mod horizontal;
 
 /// Reads a sadf time stamp: `2026-12-01 19:14:14 UTC`, `2026-12-01 19:14:14` (local), epoch seconds (`-U`).
 fn parse_stamp(s: &str) -> Option<Stamp> {
@@ -49,12 +52,22 @@ fn parse_stamp(s: &str) -> Option<Stamp> {
     Some(if utc { Stamp::Zoned(Utc.from_utc_datetime(&n).fixed_offset()) } else { Stamp::Local(n) })
 }
 
-/// The item of a `-d` / `-p` record: `-1` is the CPU `all`; `-` means none.
+/// The item of a `-d` / `-p` record: `-1` is the CPU `all`; `-` means none; cores are
+/// named as sar and mpstat print them (`0`; `sadf -p` prints `cpu0`).
 fn item_of(s: &str, activity: Activity) -> Option<String> {
     match s {
         "-" => None,
         "-1" if activity == Activity::Cpu => Some("all".to_string()),
+        _ if activity == Activity::Cpu => Some(core_name(s).to_string()),
         _ => Some(s.to_string()),
+    }
+}
+
+/// A core as sar and mpstat name it: `cpu0` (sadf -p) is `0`.
+fn core_name(s: &str) -> &str {
+    match s.strip_prefix("cpu") {
+        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => n,
+        _ => s,
     }
 }
 
@@ -64,6 +77,7 @@ pub fn parse_csv(input: &[u8]) -> Parsed<Sar> {
     let mut d = Diags::default();
     let mut lines = Lines::new(input);
     let mut current: Option<(usize, bool)> = None;
+    let mut across: Option<Vec<horizontal::Group>> = None;
     for line in lines.by_ref() {
         let text = line.text();
         let t = text.trim_end();
@@ -78,6 +92,13 @@ pub fn parse_csv(input: &[u8]) -> Parsed<Sar> {
                 continue;
             }
             let rest = &f[3..];
+            across = None;
+            if horizontal::is_horizontal(rest) {
+                across = Some(horizontal::groups(rest, &mut out));
+                out.horizontal = true;
+                current = None;
+                continue;
+            }
             let has_item = rest[0].bytes().all(|b| b.is_ascii_uppercase()) && rest[0].len() >= 2;
             let (item, cols) = if has_item { (Some(rest[0]), &rest[1..]) } else { (None, rest) };
             let columns: Vec<String> = cols.iter().map(|c| c.to_string()).collect();
@@ -94,6 +115,31 @@ pub fn parse_csv(input: &[u8]) -> Parsed<Sar> {
             continue;
         }
         if f.len() >= 4 && f[3].starts_with("COM ") {
+            continue;
+        }
+        if let Some(groups) = &across {
+            if f.len() < 4 {
+                d.skip(line.no, DiagKind::FieldCount, t);
+                continue;
+            }
+            let Some(stamp) = parse_stamp(f[2]) else {
+                d.skip(line.no, DiagKind::BadTime, t);
+                continue;
+            };
+            let pieces = match horizontal::split(groups, &f[3..]) {
+                Ok(p) => p,
+                Err(why) => {
+                    d.skip(line.no, DiagKind::Malformed, format!("{why}: {t}"));
+                    continue;
+                }
+            };
+            out.host.get_or_insert_with(|| f[0].to_string());
+            for (table, item, vals) in pieces {
+                let activity = out.tables[table].activity;
+                let item = item.and_then(|i| item_of(i, activity));
+                let values = values_of(vals, line.no, t, &mut d);
+                out.rows.push(Row { line: line.no, table, stamp, interval_s: parse_f64(f[1]), item, values });
+            }
             continue;
         }
         let Some((table, has_item)) = current else {
@@ -157,7 +203,7 @@ pub fn parse_lines(input: &[u8]) -> Parsed<Sar> {
         let columns: Vec<String> = p.fields.iter().map(|(c, _)| c.clone()).collect();
         let item_col = p.item.as_ref().map(|_| item_column(&columns));
         let activity = identify(item_col, &columns);
-        let item = p.item.map(|i| if i == "-1" && activity == Activity::Cpu { "all".to_string() } else { i });
+        let item = p.item.and_then(|i| item_of(&i, activity));
         let table = out.table_index(Table { activity, item: item_col.map(str::to_string), columns });
         let values = p.fields.into_iter().map(|(_, v)| v).collect();
         out.rows.push(Row { line: p.line, table, stamp: p.stamp, interval_s: p.interval, item, values });
@@ -326,7 +372,14 @@ fn json_stamp(ts: &Value) -> Option<Stamp> {
 
 /// Parses `sadf -j` output.
 pub fn parse_json(input: &[u8]) -> Parsed<Sar> {
-    let mut out = Sar::new(Source::SadfJson);
+    parse_json_as(input, Source::SadfJson)
+}
+
+/// Parses sysstat JSON of CPU activities: `sadf -j` ([`Source::SadfJson`]) or `mpstat -o JSON`
+/// ([`Source::MpstatJson`]: the same envelope, `"timestamp": "19:42:28"` a time of day on the
+/// host's `"date"`, the interval from one report to the next).
+pub fn parse_json_as(input: &[u8], source: Source) -> Parsed<Sar> {
+    let mut out = Sar::new(source);
     let mut d = Diags::default();
     let n_lines = crate::common::lines::count_lines(input);
     let root: Value = match serde_json::from_slice(input) {
@@ -339,19 +392,43 @@ pub fn parse_json(input: &[u8]) -> Parsed<Sar> {
     let ts_lines = timestamp_lines(input);
     let mut k = 0usize;
     let hosts = root.pointer("/sysstat/hosts").and_then(Value::as_array).cloned().unwrap_or_default();
-    for host in &hosts {
+    let mut unread = std::collections::BTreeSet::new();
+    for (h, host) in hosts.iter().enumerate() {
         if let Some(n) = host.get("nodename").and_then(Value::as_str) {
             out.host.get_or_insert_with(|| n.to_string());
         }
+        // mpstat: times of day on the host's date, the date moving on at midnight (as in mpstat text).
+        let mut day = None;
+        if source == Source::MpstatJson {
+            let line = ts_lines.get(k).copied().unwrap_or(1);
+            let b = json_banner(host);
+            day = b.date;
+            out.banners.push((line, b));
+        }
+        let mut prev: Option<Stamp> = None;
         for st in host.get("statistics").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
             let line = ts_lines.get(k).copied().unwrap_or(1);
             k += 1;
             let Some(ts) = st.get("timestamp") else { continue };
-            let Some(stamp) = json_stamp(ts) else {
+            let stamp = match ts {
+                Value::String(s) => json_time(s),
+                _ => json_stamp(ts),
+            };
+            let Some(stamp) = stamp else {
                 d.skip(line, DiagKind::BadTime, ts.to_string());
                 continue;
             };
-            let interval = ts.get("interval").and_then(Value::as_f64);
+            let interval = ts.get("interval").and_then(Value::as_f64).or_else(|| since(prev, stamp));
+            if let (Some(Stamp::TimeOfDay(a)), Stamp::TimeOfDay(b)) = (prev, stamp)
+                && b < a
+            {
+                day = day.and_then(|d| d.succ_opt());
+            }
+            prev = Some(stamp);
+            let stamp = match (stamp, day) {
+                (Stamp::TimeOfDay(t), Some(d)) => Stamp::Local(d.and_time(t)),
+                _ => stamp,
+            };
             let Some(obj) = st.as_object() else { continue };
             for (key, v) in obj {
                 if key == "timestamp" {
@@ -366,7 +443,12 @@ pub fn parse_json(input: &[u8]) -> Parsed<Sar> {
                     vec![(key.as_str(), v)]
                 };
                 for (gk, gv) in groups {
-                    let Some((activity, items)) = json_activity(gk) else { continue };
+                    let Some((activity, items)) = json_activity(gk) else {
+                        if unread.insert((h, gk.to_string())) {
+                            d.note(line, DiagKind::Unsupported, format!("activity \"{gk}\" not read"));
+                        }
+                        continue;
+                    };
                     let entries: Vec<&Value> = match gv {
                         Value::Array(a) => a.iter().collect(),
                         o @ Value::Object(_) => vec![o],
@@ -376,8 +458,8 @@ pub fn parse_json(input: &[u8]) -> Parsed<Sar> {
                         let mut fields = Vec::new();
                         flatten(e, &mut fields, items.map(|(k, _)| k));
                         let item = items.and_then(|(ik, _)| match e.get(ik)? {
-                            Value::String(s) => Some(s.clone()),
-                            Value::Number(n) => Some(n.to_string()),
+                            Value::String(s) => item_of(s, activity),
+                            Value::Number(n) => item_of(&n.to_string(), activity),
                             _ => None,
                         });
                         let columns: Vec<String> =
@@ -402,7 +484,20 @@ pub fn parse_json(input: &[u8]) -> Parsed<Sar> {
     if hosts.is_empty() {
         d.skip(1, DiagKind::Malformed, "no sysstat.hosts array");
     }
+    // mpstat's first report has no previous one: it gets the file's usual interval.
+    out.fill_intervals();
     d.finish(out, n_lines)
+}
+
+/// Seconds from one report's time to the next one's (times of day: across midnight too).
+fn since(prev: Option<Stamp>, now: Stamp) -> Option<f64> {
+    let secs = match (prev?, now) {
+        (Stamp::TimeOfDay(a), Stamp::TimeOfDay(b)) => (b - a).num_milliseconds() as f64 / 1000.0,
+        (Stamp::Epoch(a), Stamp::Epoch(b)) => b - a,
+        _ => return None,
+    };
+    let secs = if secs <= 0.0 { secs + 86_400.0 } else { secs };
+    (secs > 0.0 && secs < 86_400.0).then_some(secs)
 }
 
 /// The `sadf` format (`-d`, `-p` and `-j`).
@@ -418,8 +513,11 @@ impl Format for Fmt {
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let t = text.trim_start();
-        if t.starts_with("{\"sysstat\"") || (t.starts_with('{') && t.contains("\"sysstat\": {")) {
-            return if t.contains("\"hosts\"") || t.len() < 40 { Sniff::Yes } else { Sniff::Unsure };
+        match crate::common::sysstat::json_kind(t) {
+            Some(JsonKind::Sadf) => return Sniff::Yes,
+            Some(JsonKind::Unknown) => return Sniff::Unsure,
+            Some(_) => return Sniff::No,
+            None => {}
         }
         if t.starts_with("# hostname;interval;timestamp;") {
             return Sniff::Yes;

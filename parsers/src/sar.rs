@@ -164,6 +164,8 @@ pub enum Source {
     SarText,
     /// `mpstat` text.
     MpstatText,
+    /// `mpstat -o JSON`.
+    MpstatJson,
     /// `sadf -d` (semicolon-separated, `# hostname;interval;timestamp;...` headers).
     SadfCsv,
     /// `sadf -p` (one value a line: host, interval, timestamp, item, field, value).
@@ -178,6 +180,7 @@ impl Source {
         match self {
             Source::SarText => "sar text",
             Source::MpstatText => "mpstat text",
+            Source::MpstatJson => "mpstat -o JSON",
             Source::SadfCsv => "sadf -d",
             Source::SadfLines => "sadf -p",
             Source::SadfJson => "sadf -j",
@@ -234,6 +237,8 @@ pub struct Sar {
     pub decimal_comma: bool,
     /// Values printed by `sar -h` (`--human`): sizes with a unit suffix, percentages with `%`.
     pub human: bool,
+    /// `sadf -dh`: every activity of a sample on one line.
+    pub horizontal: bool,
     /// Clock of the time stamps: `24h`, `12h` (AM/PM), `cjk`, `utc` (sadf), `epoch`.
     pub clock: Option<&'static str>,
 }
@@ -251,6 +256,7 @@ impl Sar {
             averages: 0,
             decimal_comma: false,
             human: false,
+            horizontal: false,
             clock: None,
         }
     }
@@ -341,6 +347,9 @@ impl Summary for Sar {
         }
         if self.decimal_comma {
             v.insert("decimal", "comma".to_string());
+        }
+        if self.horizontal {
+            v.insert("horizontal", "true".to_string());
         }
         if self.human {
             v.insert("human", "true".to_string());

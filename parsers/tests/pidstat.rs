@@ -395,6 +395,15 @@ fn json_values() {
     assert_eq!(c.value.rows.len(), 1);
     assert_eq!(c.value.rows[0].stamp, epoch(1591016004.0));
     assert_eq!(&*c.value.rows[0].command, "firefox");
+    // Reports of an interval (`2 6`) are rates; without an interval (`-p ALL`, one report) the
+    // figures are since each task started, as in the text form, and stay out of the rates.
+    assert!(v.rows.iter().chain(&c.value.rows).all(|r| !r.since_boot));
+    let all =
+        pidstat_json::Fmt::parse(&shared("corpus/pidstat/sysstat-tests__expected.pidstat-At-ALL-JSON.txt"));
+    assert!(all.diagnostics.is_empty(), "{:#?}", all.diagnostics);
+    assert!(all.value.rows.len() > 10);
+    assert!(all.value.rows.iter().all(|r| r.since_boot));
+    assert_eq!(all.value.variant().get("since_boot").map(String::as_str), Some("yes"));
 }
 
 #[test]

@@ -76,7 +76,9 @@ fn every_rendering_of_one_sa_file_gives_the_same_series() {
         ("sadf -d", read("sar_mariadb/capture/sadf_d.csv", "sadf")),
         ("sadf -p", read("sar_mariadb/capture/sadf_p.txt.gz", "sadf")),
         ("sadf -j", read("sar_mariadb/capture/sadf_j.json.gz", "sadf")),
+        ("sadf -dh", read("sar_mariadb/capture/sadf_dh_P_ALL.csv", "sadf")),
     ];
+    assert!(renderings[6].1.horizontal);
     assert!(renderings[0].1.decimal_comma);
     assert_eq!(renderings[1].1.clock, Some("cjk"));
     assert_eq!(renderings[2].1.clock, Some("12h"));
@@ -181,6 +183,98 @@ fn the_binary_file_is_recognised_with_its_version() {
     assert_eq!(d.format.id, "sa_binary");
     let h = sa_binary::header(&bin).unwrap();
     assert_eq!((h.version_text().as_str(), h.format_magic), ("12.6.1", 0x2175));
+}
+
+#[test]
+fn cores_are_named_alike_in_sar_and_every_sadf_form() {
+    // sar -A prints `0`, `sadf -d` `0`, `sadf -p` `cpu0`, `sadf -j` `"cpu": "0"`, `sadf -dh` `0`
+    // (a repeating group after `-1`, the all-CPU item): all are core `0`.
+    let a = read("sar_mariadb/capture/sar_A_C.txt.gz", "sar");
+    let p = read("sar_mariadb/capture/sadf_p_P_ALL.txt.gz", "sadf");
+    let h = read("sar_mariadb/capture/sadf_dh_P_ALL.csv", "sadf");
+    for core in ["0", "1"] {
+        for col in ["%usr", "%sys", "%soft", "%idle"] {
+            let want = series(&a, (Activity::Cpu, Some(core), col));
+            assert_eq!(want.len(), 119, "{core} {col}");
+            assert_eq!(series(&p, (Activity::Cpu, Some(core), col)), want, "sadf -p {core} {col}");
+            assert_eq!(series(&h, (Activity::Cpu, Some(core), col)), want, "sadf -dh {core} {col}");
+        }
+    }
+    // sar_A_C.txt: `19:14:14          1     71.00      0.00     26.00 ...      3.00 ...`.
+    let sys1 = series(&h, (Activity::Cpu, Some("1"), "%sys"));
+    assert_eq!(sys1[0], ("2026-12-01T19:14:14".to_string(), 26.0));
+    // sadf -dh splits devices from interfaces of the same width by their names.
+    let items = |a| {
+        let mut v: Vec<_> = h.rows_of(a).filter_map(|r| r.item.clone()).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    assert_eq!(items(Activity::Disk), ["loop0", "loop1", "vda"]);
+    assert_eq!(items(Activity::NetDev), ["eth0", "ifb0", "ifb1", "lo"]);
+}
+
+#[test]
+fn mpstat_json_reads_like_mpstat_text() {
+    let j = read("mpstat_json/capture/mpstat_P_ALL.json", "mpstat");
+    let t = read("mpstat_json/capture/mpstat_P_ALL.txt", "mpstat");
+    assert_eq!(j.source, iosift_parsers::sar::Source::MpstatJson);
+    assert_eq!(j.banners[0].1.nodename, "vm");
+    let time = |s: &Sar, core| -> Vec<String> {
+        s.series(Activity::Cpu, Some(core), "%usr")
+            .iter()
+            .map(|(st, _)| match st {
+                Stamp::Local(t) => t.to_string(),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    for core in ["all", "0", "1"] {
+        // Two runs of the same five seconds (19:42:57 .. 19:43:01), each its own samples of /proc/stat.
+        assert_eq!(time(&j, core), time(&t, core), "{core}");
+        assert_eq!(time(&j, core).len(), 5);
+        assert_eq!(time(&j, core)[0], "2026-12-05 19:42:57");
+        for col in ["%usr", "%sys", "%idle"] {
+            for ((_, a), (_, b)) in
+                j.series(Activity::Cpu, Some(core), col).iter().zip(t.series(Activity::Cpu, Some(core), col))
+            {
+                assert!((a - b).abs() < 2.0, "{core} {col}: {a} vs {b}");
+            }
+        }
+    }
+    // mpstat_P_ALL.json line 15: `{"cpu": "0", "usr": 97.00, ..., "sys": 3.00, ...}`.
+    assert_eq!(j.series(Activity::Cpu, Some("0"), "%usr")[0].1, 97.0);
+    assert_eq!(j.series(Activity::Cpu, Some("0"), "%sys")[0].1, 3.0);
+    assert!(j.rows.iter().all(|r| r.interval_s == Some(1.0)));
+    // -A adds activities iosift does not read: each is named once, not silently dropped.
+    let a = detect(&sample("mpstat_json/capture/mpstat_A.json")).unwrap();
+    assert_eq!(a.format.id, "mpstat");
+    let notes: Vec<String> = a.parsed.diagnostics.iter().map(|d| d.text.clone()).collect();
+    for k in ["node-load", "sum-interrupts", "individual-interrupts", "soft-interrupts"] {
+        assert_eq!(notes.iter().filter(|n| n.contains(k)).count(), 1, "{k}: {notes:?}");
+    }
+}
+
+#[test]
+fn sysstat_json_of_each_tool_goes_to_its_reader() {
+    let cases =
+        [("mpstat_json/capture/mpstat_P_ALL.json", "mpstat"), ("sar_mariadb/capture/sadf_j.json.gz", "sadf")];
+    for (rel, id) in cases {
+        assert_eq!(detect(&sample(rel)).unwrap().format.id, id, "{rel}");
+    }
+    // A sadf -j of other activities than the sample's (disk first, no CPU) is still sadf -j,
+    // not iostat JSON (which also has a "disk" array).
+    let sadf = String::from_utf8(sample("sar_mariadb/capture/sadf_j.json.gz")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&sadf).unwrap();
+    let mut disk_only = v.clone();
+    for st in disk_only["sysstat"]["hosts"][0]["statistics"].as_array_mut().unwrap() {
+        let o = st.as_object_mut().unwrap();
+        o.retain(|k, _| k == "timestamp" || k == "disk");
+    }
+    let text = serde_json::to_string_pretty(&disk_only).unwrap();
+    let d = detect(text.as_bytes()).unwrap();
+    assert_eq!(d.format.id, "sadf");
+    assert!(d.parsed.value.summary().records() > 0);
 }
 
 #[test]

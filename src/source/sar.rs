@@ -87,8 +87,13 @@ impl<'d> Adapter<'d> for SarSource<'d> {
                 }
                 Activity::Cpu if cpu || cores => {
                     let item = r.item.as_deref().unwrap_or("all");
-                    let user = any(&["%user", "%usr"]);
-                    let system = any(&["%system", "%sys"]);
+                    // One meaning whatever the form: `sar -u` (and iostat, vmstat) count guest time in
+                    // %user and interrupts in %system; `-u ALL` and mpstat print them apart.
+                    let plus = |base: &str, parts: &[&str]| {
+                        get(base).map(|b| b + parts.iter().filter_map(|c| get(c)).sum::<f64>())
+                    };
+                    let user = get("%user").or_else(|| plus("%usr", &["%guest"]));
+                    let system = get("%system").or_else(|| plus("%sys", &["%irq", "%soft"]));
                     let (iowait, idle) = (get("%iowait"), get("%idle"));
                     if item == "all" && cpu {
                         for (k, x) in [

@@ -91,9 +91,13 @@ metrics! {
     /// CPU of all cores (`cpu.<metric>`): iostat avg-cpu, else sar -u or mpstat.
     CpuMetric {
         /// User.
-        UserPct = ("user_pct", "%", "CPU time in user space"),
+        UserPct = ("user_pct", "%", "CPU time in user space, guests included (sar -u %user; -u ALL and mpstat: %usr + %guest)"),
         /// System.
-        SystemPct = ("system_pct", "%", "CPU time in the kernel"),
+        SystemPct = (
+            "system_pct",
+            "%",
+            "CPU time in the kernel, interrupts included (sar -u and iostat %system; -u ALL and mpstat: %sys + %irq + %soft)"
+        ),
         /// I/O wait.
         IowaitPct = ("iowait_pct", "%", "idle CPU time with I/O outstanding"),
         /// Idle.
@@ -102,7 +106,8 @@ metrics! {
 }
 
 metrics! {
-    /// Per-core CPU (`cpu.<n>.<metric>`): sar -P ALL, mpstat -P ALL.
+    /// Per-core CPU (`cpu.<n>.<metric>`): sar -P ALL, mpstat -P ALL; `<n>` is the core number as
+    /// sar prints it (`sadf -p`'s `cpu0` is core `0`).
     CoreMetric {
         /// Busy.
         BusyPct = ("busy_pct", "%", "100 - %idle of the core"),

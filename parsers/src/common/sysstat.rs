@@ -372,6 +372,117 @@ pub fn merged_variant(factor: u32) -> String {
     format!("{factor} to 1 (memory budget)")
 }
 
+/// Which sysstat tool wrote a JSON file, from its first KiB: every tool shares the
+/// `{"sysstat": {"hosts": [...]}}` envelope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonKind {
+    /// `sadf -j`: the host object has `"file-date"`, a report's `"timestamp"` is an object.
+    Sadf,
+    /// `iostat -o JSON`: `"avg-cpu"`, `"disk"` with `"disk_device"`.
+    Iostat,
+    /// `pidstat -o JSON`: task activities (`"task-cpu-load"`, `"io"` arrays of `"TGID"`/`"PID"` rows).
+    Pidstat,
+    /// `mpstat -o JSON`: `"cpu-load"`, `"node-load"`, `"sum-interrupts"`, ...
+    Mpstat,
+    /// The envelope, but nothing that tells the tool in the first KiB.
+    Unknown,
+}
+
+/// The tool of a sysstat JSON file (`None`: not sysstat JSON).
+///
+/// ```text
+/// {"sysstat": {
+///     "hosts": [
+///         {
+///             "nodename": "vm", ..., "file-date": "2026-12-01", "file-utc-time": "19:14:13", ...   <- sadf -j
+///             "statistics": [
+///                 {
+///                     "timestamp": {"date": "2026-12-01", "time": "19:14:14", "utc": 1, "interval": 1},
+///                     "timestamp": "19:42:28",                                                      <- iostat, pidstat, mpstat
+///                     "cpu-load": [                                                                 <- sadf -j -u, mpstat
+///                         {"cpu": "all", "usr": 76.00, ...                                          <- mpstat: no "timestamp": {
+/// ```
+pub fn json_kind(head: &str) -> Option<JsonKind> {
+    let compact: String = head.trim_start().chars().take(64).filter(|c| !c.is_whitespace()).collect();
+    if !compact.starts_with("{\"sysstat\":") {
+        return None;
+    }
+    let has = |k: &str| head.contains(k);
+    Some(if has("\"file-date\"") || has("\"file-utc-time\"") || has("\"timestamp\": {") {
+        JsonKind::Sadf
+    } else if has("\"disk_device\"") || has("\"avg-cpu\"") || has("\"disk\"") {
+        JsonKind::Iostat
+    } else if [
+        "\"task-",
+        "\"TGID\"",
+        "\"PID\"",
+        "\"context-switch\"",
+        "\"io\": [",
+        "\"stack\": [",
+        "\"kernel\": [",
+        "\"realtime\": [",
+    ]
+    .iter()
+    .any(|m| has(m))
+    {
+        JsonKind::Pidstat
+    } else if [
+        "\"cpu-load\"",
+        "\"node-load\"",
+        "\"sum-interrupts\"",
+        "\"individual-interrupts\"",
+        "\"soft-interrupts\"",
+    ]
+    .iter()
+    .any(|m| has(m))
+    {
+        JsonKind::Mpstat
+    } else {
+        JsonKind::Unknown
+    })
+}
+
+/// The time of a sysstat JSON report (`"timestamp": "19:42:28"`, `"1591016002"` with `-H`,
+/// `"29.11.2026 19:52:39"`): a time of day (the date is the host's `"date"`) or epoch seconds.
+pub fn json_time(s: &str) -> Option<Stamp> {
+    let t = s.trim();
+    if !t.is_empty() && t.len() <= 12 && t.bytes().all(|b| b.is_ascii_digit()) {
+        return t.parse::<f64>().ok().map(Stamp::Epoch);
+    }
+    let toks: Vec<&str> = t.split_whitespace().collect();
+    // A `%x %X` timestamp (`29.11.2026 19:52:39`): use the time of day.
+    for k in 0..toks.len() {
+        if let Some((tod, used)) = parse_time_of_day(&toks[k..])
+            && k + used == toks.len()
+        {
+            return Some(Stamp::TimeOfDay(tod));
+        }
+    }
+    None
+}
+
+/// The banner of a sysstat JSON host object (`nodename`, `sysname`, `release`, `machine`,
+/// `number-of-cpus`, `date`).
+pub fn json_banner(host: &serde_json::Value) -> Banner {
+    let s = |k: &str| host.get(k).and_then(serde_json::Value::as_str).unwrap_or("").to_string();
+    let date_text = s("date");
+    let d = parse_date(&date_text);
+    Banner {
+        sysname: s("sysname"),
+        release: s("release"),
+        nodename: s("nodename"),
+        date_text,
+        date: d.date,
+        date_alt: d.alt,
+        date_form: d.form,
+        machine: host.get("machine").and_then(serde_json::Value::as_str).map(str::to_string),
+        cpus: host
+            .get("number-of-cpus")
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

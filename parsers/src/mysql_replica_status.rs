@@ -128,9 +128,22 @@ pub struct ReplicaStatus {
     pub layout: &'static str,
     /// `"source"` when the file spelled the columns `Source`/`Replica` (MySQL 8.0.22+), else `"master"`.
     pub naming: &'static str,
+    /// pt-stalk's echoed `SHOW SLAVE STATUS\G` statements (one per collection loop).
+    pub statements: usize,
+    /// Those of them that returned no row: the server was not a replica then.
+    pub empty_answers: usize,
+    /// performance_schema replication tables pt-stalk adds for MySQL > 5.6 (not read; their rows repeat
+    /// SHOW SLAVE STATUS).
+    pub other_statements: usize,
 }
 
 impl ReplicaStatus {
+    /// True when the file shows a server that is not a replica: every `SHOW SLAVE STATUS`
+    /// pt-stalk ran returned nothing.
+    pub fn not_a_replica(&self) -> bool {
+        self.rows.is_empty() && self.empty_answers > 0 && self.empty_answers == self.statements
+    }
+
     /// The connection names, in order of first appearance.
     pub fn connections(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
@@ -261,9 +274,39 @@ struct State {
     ts: Option<TsLine>,
     header: Option<Header>,
     rec: Option<Record>,
+    /// The statement pt-stalk echoed last: a replica status one (and the rows seen before it), or another.
+    stmt: Option<(bool, usize)>,
+}
+
+/// A statement pt-stalk echoes before its output (`slave_status` in bin/pt-stalk):
+/// `SHOW SLAVE STATUS\G`, or for MySQL > 5.6 also
+/// `SELECT * FROM performance_schema.replication_connection_status\G`. `Some(true)` for a
+/// replica status statement.
+fn echoed_statement(t: &str) -> Option<bool> {
+    let t = t.trim();
+    let status = matches!(t, "SHOW SLAVE STATUS\\G" | "SHOW REPLICA STATUS\\G" | "SHOW ALL SLAVES STATUS\\G");
+    (status
+        || (t.starts_with("SELECT ") && t.ends_with("\\G") && t.contains("performance_schema.replication")))
+    .then_some(status)
 }
 
 impl State {
+    /// Closes the statement before `next`: counts a status statement that returned no row.
+    fn statement(&mut self, next: Option<bool>) {
+        self.flush();
+        if let Some((true, before)) = self.stmt
+            && self.out.rows.len() == before
+        {
+            self.out.empty_answers += 1;
+        }
+        match next {
+            Some(true) => self.out.statements += 1,
+            Some(false) => self.out.other_statements += 1,
+            None => {}
+        }
+        self.stmt = next.map(|status| (status, self.out.rows.len()));
+    }
+
     fn naming(&mut self, names: &[String]) {
         // Words, not substrings: MariaDB's `Replicate_Do_DB` is not MySQL 8's `Replica_IO_Running`.
         if names.iter().any(|n| n.split('_').any(|w| w == "Source" || w == "Replica")) {
@@ -327,6 +370,12 @@ impl Format for Fmt {
     /// table or tab header naming the read and executed positions, or a `File
     /// Position` header after a `TS` line.
     fn sniff(head: &[u8]) -> Sniff {
+        // pt-stalk `-slave-status`: the echoed statement first (followed by nothing on a server
+        // that is not a replica).
+        if Lines::new(head).find(|l| !l.is_blank()).is_some_and(|l| echoed_statement(&l.text()) == Some(true))
+        {
+            return Sniff::Yes;
+        }
         let mut after_ts = false;
         let mut after_marker = false;
         let mut border = false;
@@ -373,6 +422,7 @@ impl Format for Fmt {
             ts: None,
             header: None,
             rec: None,
+            stmt: None,
         };
         let mut lines = 0;
         for l in Lines::new(input) {
@@ -386,6 +436,14 @@ impl Format for Fmt {
                 s.flush();
                 s.ts = Some(tsl);
                 s.header = None;
+                continue;
+            }
+            if let Some(status) = echoed_statement(t) {
+                s.statement(Some(status));
+                continue;
+            }
+            // Rows of the performance_schema tables repeat SHOW SLAVE STATUS: counted, not read.
+            if s.stmt.is_some_and(|(status, _)| !status) {
                 continue;
             }
             if is_row_marker(t) {
@@ -439,14 +497,14 @@ impl Format for Fmt {
             let vals: Vec<String> = raw.iter().map(|c| c.trim().to_string()).collect();
             s.row(l.no, names, &vals, if is_pipe { "table" } else { "tsv" });
         }
-        s.flush();
+        s.statement(None);
         s.d.finish(s.out, lines)
     }
 }
 
 impl Summary for ReplicaStatus {
     fn records(&self) -> usize {
-        self.rows.len() + self.binlog.len()
+        self.rows.len() + self.binlog.len() + self.empty_answers
     }
 
     fn variant(&self) -> Variant {
@@ -458,6 +516,9 @@ impl Summary for ReplicaStatus {
         }
         if !self.binlog.is_empty() {
             v.insert("binlog_positions", self.binlog.len().to_string());
+        }
+        if self.not_a_replica() {
+            v.insert("not_a_replica", format!("{} empty answers", self.empty_answers));
         }
         v
     }

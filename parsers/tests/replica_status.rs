@@ -109,3 +109,30 @@ Waiting for source to send event\tdb1\tbinlog.000007\t9000\tbinlog.000007\tYes\t
     );
     assert_eq!(c.backlog_bytes(), Some(1000));
 }
+
+/// pt-stalk's `-slave-status` of a server that is not a replica (samples/pt_stalk_mariadb, pt-stalk
+/// 3.2.1 against MariaDB 10.11): the statement echoed once per collection loop and no row after it,
+/// 30 times. The file says "not a replica"; it is not an unread file.
+#[test]
+fn pt_stalk_slave_status_of_a_server_that_is_not_a_replica() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../samples/pt_stalk_mariadb/capture/2026_12_01_19_14_22-slave-status"
+    );
+    let raw = std::fs::read(path).unwrap();
+    let echoed = String::from_utf8_lossy(&raw).lines().filter(|l| *l == "SHOW SLAVE STATUS\\G").count();
+    assert_eq!(echoed, 30);
+    let d = detect(&raw).expect("detected");
+    assert_eq!(d.format.id, "mysql_replica_status");
+    assert!(d.parsed.diagnostics.is_empty(), "{:?}", d.parsed.diagnostics.first());
+    let Data::MysqlReplicaStatus(s) = d.parsed.value else { panic!() };
+    assert_eq!((s.statements, s.empty_answers, s.rows.len()), (echoed, echoed, 0));
+    assert!(s.not_a_replica());
+    // The same statement followed by a replica's row: a replica, the row read.
+    let mut replica = b"\nSHOW SLAVE STATUS\\G\n\n".to_vec();
+    replica.extend(std::fs::read(format!("{FIXTURES}/replica-status-vertical.txt")).unwrap());
+    let d = detect(&replica).unwrap();
+    let Data::MysqlReplicaStatus(s) = d.parsed.value else { panic!() };
+    assert_eq!((s.statements, s.empty_answers, s.rows.len()), (1, 0, 1));
+    assert!(!s.not_a_replica());
+}

@@ -124,6 +124,9 @@ pub struct Views {
     pub replica_threads: Option<replication::ThreadFsync>,
     /// How late the replica wrote the source's transactions.
     pub event_lag: Option<replication::EventLag>,
+    /// Status files showing the server is not a replica (pt-stalk's `SHOW SLAVE STATUS` answered
+    /// nothing every time): bundle index and empty answers of each.
+    pub not_a_replica: Vec<(usize, usize)>,
     /// The significant write episodes of every written device, with their measured issuer.
     pub episodes: Vec<episodes::Episode>,
     /// The large submitters of the block trace, with the period of their own bursts.
@@ -218,6 +221,12 @@ impl Views {
             replicas: replicas(records, ctx, own, zone),
             replica_threads: replication::thread_fsync(&records.perf, &ctx.thread_map),
             event_lag: replication::event_lag(own, records.binlog.as_ref(), &records.status, zone),
+            not_a_replica: records
+                .status
+                .iter()
+                .filter(|s| s.status.not_a_replica())
+                .map(|s| (s.file, s.status.empty_answers))
+                .collect(),
             device,
             window,
             periodicity,

@@ -404,6 +404,11 @@ impl<'a> Available<'a> {
         &self.views.replicas
     }
 
+    /// Status files showing the server is not a replica: bundle index and empty answers of each.
+    pub fn not_a_replica(&self) -> &'a [(usize, usize)] {
+        &self.views.not_a_replica
+    }
+
     /// perf samples of the replication threads.
     pub fn replica_threads(&self) -> Option<ThreadFsync> {
         self.views.replica_threads

@@ -67,12 +67,23 @@ pub struct Inputs<'a> {
     pub event_lag: Option<EventLag>,
     /// The settings found: (name, value).
     pub settings: Vec<(&'static str, &'a Sourced<String>)>,
+    /// No connection, because the capture shows the server is not a replica: why.
+    pub not_a_replica: Option<String>,
 }
 
 /// Picks the inputs.
 pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     let replicas = a.replicas();
-    if replicas.is_empty() {
+    let empty = a.not_a_replica();
+    let not_a_replica = (replicas.is_empty() && !empty.is_empty()).then(|| {
+        let runs: usize = empty.iter().map(|(_, n)| n).sum();
+        let names: Vec<&str> = empty.iter().filter_map(|(i, _)| Some(a.file(*i)?.name.as_str())).collect();
+        format!(
+            "not a replica: SHOW SLAVE STATUS returned no row in any of its {runs} runs ({})",
+            names.join(", ")
+        )
+    });
+    if replicas.is_empty() && not_a_replica.is_none() {
         return Err(vec![Missing::ReplicaStatus]);
     }
     let settings =
@@ -84,11 +95,12 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
         .collect();
     Ok(Inputs {
         replicas,
-        status_file: a.file(replicas[0].file),
+        status_file: replicas.first().and_then(|r| a.file(r.file)),
         files,
         threads: a.replica_threads(),
         event_lag: a.event_lag(),
         settings,
+        not_a_replica,
     })
 }
 
@@ -336,6 +348,9 @@ pub fn lag(i: &Inputs<'_>) -> Option<LagMeasure> {
 /// Decides: fires when the connection falling behind fastest grows its lag by at least
 /// [`MIN_RISE_S`] at [`MIN_GROWTH`] s per s or more.
 pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
+    if let Some(why) = &i.not_a_replica {
+        return Decision::Pass(why.clone());
+    }
     let views = i.replicas;
     let Some((v, best, growth)) = fastest(views) else {
         return Decision::Pass(format!(
@@ -668,6 +683,7 @@ mod tests {
             threads: None,
             event_lag: None,
             settings,
+            not_a_replica: None,
         })
     }
 

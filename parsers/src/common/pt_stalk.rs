@@ -6,15 +6,11 @@
 /// Collectors whose files are not parsed: suffix and what the file holds.
 pub const UNREAD: &[(&str, &str)] = &[
     ("-dmesg", "kernel messages since the collection started (dmesg), not read"),
-    ("-hostname", "the host name, not read"),
+    ("-hostname", "the host name: read for the capture's host (the report's title), not tabled"),
     ("-output", "pt-stalk's own collector messages and errors, not read"),
     ("-trigger", "pt-stalk's trigger log and command line, not read"),
     ("-procstat", "/proc/stat snapshots (CPU jiffies, context switches): CPU is read from -mpstat instead"),
     ("-slabinfo", "/proc/slabinfo snapshots (kernel slab caches), not read"),
-    (
-        "-slave-status",
-        "SHOW SLAVE STATUS\\G and performance_schema replication tables (empty when not a replica), not read",
-    ),
     (
         "-transactions",
         "INFORMATION_SCHEMA.INNODB_TRX / INNODB_LOCKS / INNODB_LOCK_WAITS (\\G) every second, not read",

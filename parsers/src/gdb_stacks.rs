@@ -205,10 +205,19 @@ pub struct ThreadStack {
     pub wait: Wait,
 }
 
-impl ThreadStack {
-    /// [`entry`] of the frames.
-    pub fn entry(&self) -> Option<&str> {
-        entry(self.frames.iter().map(String::as_str))
+/// A stack of function names, innermost first (a gdb thread's, a pt-pmp line's).
+pub trait Frames {
+    /// The function names, innermost first.
+    fn frames(&self) -> &[String];
+    /// The function the thread was started in ([`entry`]).
+    fn entry(&self) -> Option<&str> {
+        entry(self.frames().iter().map(String::as_str))
+    }
+}
+
+impl Frames for ThreadStack {
+    fn frames(&self) -> &[String] {
+        &self.frames
     }
 }
 

@@ -13,14 +13,14 @@
 //! ```
 //!
 //! The thread identity (LWP) is gone in this form: a stack is told apart by its
-//! functions only ([`crate::gdb_stacks::entry`]: `handle_slave_io` is the IO thread).
+//! functions only ([`Frames::entry`]: `handle_slave_io` is the IO thread).
 //! pt-pmp's awk prints a warning on stderr (`awk: cmd. line:12: warning: regexp
 //! escape sequence ...`) that a capture may have kept: a tool message.
 
 use crate::common::number::parse_u64;
 use crate::common::ts::{TsLine, ts_range};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
-use crate::gdb_stacks::{Wait, classify, entry, parse_any_ts};
+use crate::gdb_stacks::{Frames, Wait, classify, parse_any_ts};
 
 /// One aggregated stack.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,10 +35,9 @@ pub struct PmpStack {
     pub wait: Wait,
 }
 
-impl PmpStack {
-    /// The function the thread was started in ([`entry`]).
-    pub fn entry(&self) -> Option<&str> {
-        entry(self.frames.iter().map(String::as_str))
+impl Frames for PmpStack {
+    fn frames(&self) -> &[String] {
+        &self.frames
     }
 }
 

@@ -17,7 +17,7 @@
 //! - pt-stalk: `grep -c '^Thread ' pt_stalk/2026_12_05_19_46_40-stacktrace` = 21, `grep -c '^TS'` = 0.
 
 use iosift_parsers::common::decode::maybe_gunzip;
-use iosift_parsers::gdb_stacks::{self, GdbStacks, Wait};
+use iosift_parsers::gdb_stacks::{self, Frames, GdbStacks, Wait};
 use iosift_parsers::pt_pmp::{self, PtPmp};
 use iosift_parsers::{Format, Parsed, Stamp, Summary, detect};
 use std::path::PathBuf;

@@ -12,7 +12,7 @@
 use super::StackInput;
 use super::replication::role;
 use crate::source::Stacks;
-use iosift_parsers::gdb_stacks::Wait;
+use iosift_parsers::gdb_stacks::{Frames, Wait};
 use serde::Serialize;
 use std::collections::BTreeMap;
 

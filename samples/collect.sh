@@ -4,7 +4,7 @@
 #
 #   collect.sh [-d SECONDS] [-i INTERVAL] [-m MAX_MB] [-o OUT.tar.gz] [-w WORKDIR]
 #              [-p PID[,PID..] | -n NAME[,NAME..]] [-S SMAPS_EVERY_S] [-P] [-T] [-F PERF_HZ]
-#              [-M "CLIENT OPTIONS"] [-W BINLOG_WINDOW_S] [-k]
+#              [-M "CLIENT OPTIONS"] [-W BINLOG_WINDOW_S] [-G GDB_EVERY_S] [-k]
 #
 # Every collector is bounded by a sample count (DURATION / INTERVAL); a watchdog stops them early
 # when the output directory grows past MAX_MB, and INT/TERM stop them too.  The result is always
@@ -26,6 +26,7 @@ PERF_HZ=99
 MYSQL=0
 MYSQL_OPTS=
 BINLOG_WINDOW=0
+GDB_EVERY=0
 KEEP=0
 
 usage() {
@@ -47,12 +48,17 @@ usage: collect.sh [options]
   -M "OPTS"    MySQL/MariaDB: client options passed to mysql/mysqladmin, e.g.
                -M "--defaults-file=/etc/mysql/debian.cnf" or -M "-uroot -S /run/mysqld/mysqld.sock"
   -W SECONDS   decode only the first SECONDS of the binlog window (default 0: the whole capture)
+  -G SECONDS   thread stacks of the selected processes every SECONDS with pt-stalk --collect-gdb's command
+               (gdb -ex "set pagination 0" -ex "thread apply all bt" --batch -p PID), each snapshot after a
+               TS line, into PREFIX-stacktrace; at the end pt-pmp's aggregate of them into PREFIX-pmp (when
+               pt-pmp is installed). gdb stops the process while it reads the stacks (about 0.1-1 s each):
+               use a few snapshots, not a profile (default 0: none)
   -k           keep the output directory next to the tarball
   -h           this help
 EOF
 }
 
-while getopts d:i:m:o:w:p:n:S:PTF:M:W:kh opt; do
+while getopts d:i:m:o:w:p:n:S:PTF:M:W:G:kh opt; do
     case $opt in
         d) DURATION=$OPTARG ;;
         i) INTERVAL=$OPTARG ;;
@@ -67,6 +73,7 @@ while getopts d:i:m:o:w:p:n:S:PTF:M:W:kh opt; do
         F) PERF_HZ=$OPTARG ;;
         M) MYSQL=1; MYSQL_OPTS=$OPTARG ;;
         W) BINLOG_WINDOW=$OPTARG ;;
+        G) GDB_EVERY=$OPTARG ;;
         k) KEEP=1 ;;
         h) usage; exit 0 ;;
         *) usage >&2; exit 2 ;;
@@ -74,7 +81,7 @@ while getopts d:i:m:o:w:p:n:S:PTF:M:W:kh opt; do
 done
 
 is_uint() { case $1 in ''|*[!0-9]*) return 1 ;; *) return 0 ;; esac; }
-for v in "$DURATION" "$INTERVAL" "$MAX_MB" "$SMAPS_EVERY" "$PERF_HZ" "$BINLOG_WINDOW"; do
+for v in "$DURATION" "$INTERVAL" "$MAX_MB" "$SMAPS_EVERY" "$PERF_HZ" "$BINLOG_WINDOW" "$GDB_EVERY"; do
     is_uint "$v" || { echo "collect.sh: '$v' is not a whole number" >&2; exit 2; }
 done
 [ "$INTERVAL" -ge 1 ] || { echo "collect.sh: interval must be >= 1" >&2; exit 2; }
@@ -353,6 +360,29 @@ smaps_loop() {
     done
 }
 
+# ---------------------------------------------------------------- thread stacks (gdb, pt-pmp)
+gdb_loop() {  # pt-stalk --collect-gdb's command every GDB_EVERY s; no snapshot starts in the last 3 s
+    end=$((START_S + DURATION - 3))
+    tmo=
+    have timeout && tmo="timeout 30"
+    while [ "$(date +%s)" -lt "$end" ]; do
+        for p in $PIDS; do
+            # shellcheck disable=SC2086   # tmo is a command prefix or nothing
+            { ts; $tmo gdb -ex "set pagination 0" -ex "thread apply all bt" --batch -p "$p"; } \
+                >> "$D/$PREFIX-stacktrace" 2>> "$D/gdb.err"
+        done
+        sleep "$GDB_EVERY"
+    done
+}
+pmp_finish() {  # pt-pmp's aggregate of the saved snapshots (its own awk: one line per distinct stack)
+    [ -s "$D/$PREFIX-stacktrace" ] || return 0
+    if have pt-pmp; then
+        pt-pmp "$D/$PREFIX-stacktrace" > "$D/$PREFIX-pmp" 2>> "$D/gdb.err"
+    else
+        skip "PREFIX-pmp: pt-pmp not installed (percona-toolkit); PREFIX-stacktrace has the stacks"
+    fi
+}
+
 # ---------------------------------------------------------------- stop / finish
 stop_children() {  # stop_children WHY
     [ "$STOPPED" = 1 ] && return 0
@@ -372,6 +402,7 @@ finish() {
     epoch_minus_mono >> "$D/timeline.txt"
     [ -n "$PIDS" ] && smaps_snapshot end
     mysql_finish
+    pmp_finish
     if [ -f "$D/perf-profile.data" ]; then
         perf script --header -F +pid,+tid -i "$D/perf-profile.data" 2> "$D/perf-profile.script.err" | gzip -6 > "$D/perf-profile.script.txt.gz"
         perf report -i "$D/perf-profile.data" --stdio --no-children --sort pid,comm,sym -g none --percent-limit 1 \
@@ -401,7 +432,7 @@ on_signal() {
 }
 
 # ---------------------------------------------------------------- main
-ARGS="-d $DURATION -i $INTERVAL -m $MAX_MB -S $SMAPS_EVERY -P=$PERF -T=$TRACE -M=$MYSQL -W $BINLOG_WINDOW pids: $PIDS"
+ARGS="-d $DURATION -i $INTERVAL -m $MAX_MB -S $SMAPS_EVERY -P=$PERF -T=$TRACE -M=$MYSQL -W $BINLOG_WINDOW -G $GDB_EVERY pids: $PIDS"
 trap on_signal INT TERM
 START_S=$(date +%s)
 mark collect_start
@@ -453,6 +484,14 @@ if [ "$TRACE" = 1 ]; then
     perf record -k CLOCK_MONOTONIC -a $events \
         -o "$D/perf-trace.data" -- sleep "$DURATION" > "$D/perf-trace.record.log" 2>&1 &
     bg $! perf-trace
+fi
+if [ "$GDB_EVERY" -gt 0 ]; then
+    if ! have gdb; then skip "PREFIX-stacktrace: gdb not installed; -G ignored"
+    elif [ -z "$PIDS" ]; then skip "PREFIX-stacktrace: no process selected (-p/-n); -G ignored"
+    else
+        gdb_loop & bg $! gdb-stacks
+        echo "gdb_stacks every $GDB_EVERY pids $PIDS" >> "$D/timeline.txt"
+    fi
 fi
 mark collectors_started
 

@@ -199,6 +199,8 @@ pub struct Report {
     pub flames: Vec<FlameInput>,
     /// fsync share per thread.
     pub fsync_shares: Vec<FsyncShare>,
+    /// Where threads wait, from gdb or pt-pmp stacks (`None`: not measured).
+    pub stacks: Option<crate::analysis::waits::StacksView>,
     /// Binlog summary.
     pub binlog: Option<BinlogView>,
     /// Bundle-level problems (unreadable files, limits).

@@ -332,6 +332,75 @@ fn sample_replica_io_bound() {
     assert!(chart.title.contains("IO thread"), "{}", chart.title);
 }
 
+/// Issue 37, the IO-bound replica with gdb stacks (`samples/replica_io_bound_gdb`, `collect.sh -G 3`):
+/// `iosift analyze` names the IO thread through performance_schema.threads, shows its share of gdb
+/// snapshots in fsync on the page beside perf's flame graphs, and the fsync rule cites it.
+///
+/// Measured on the raw file without iosift (README.md of the sample, `truth.json` `gdb_stacks`):
+/// `zcat capture/2026_12_05_19_44_44-stacktrace.gz | awk '/^Thread [0-9]+ \(/{match($0,/LWP [0-9]+/);
+/// l=substr($0,RSTART+4,RLENGTH-4); f=1; next} /^#0 /{if(f){n[l]++; if($0~/fsync|fdatasync/)s[l]++} f=0}
+/// END{print n[13881], s[13881], n[13882], s[13882]}'` prints `16 15 16 6`: the IO thread (LWP 13881,
+/// `thread/sql/slave_io`) in fdatasync in 15 of 16 snapshots, the SQL thread (LWP 13882) in 6 of 16;
+/// `awk '/LWP 13881\)/{h=NR; next} h && /^#0 /{if ($0 ~ /fdatasync/) print h; h=0}'` gives the IO
+/// thread's first and last stack in fsync at lines 307 and 4200.
+#[test]
+fn sample_replica_io_bound_gdb_stacks() {
+    let truth = sample_truth("replica_io_bound_gdb");
+    let io = &truth["gdb_stacks"]["threads"]["thread/sql/slave_io"];
+    assert_eq!((io["snapshots"].as_u64(), io["frame0_fsync"].as_u64()), (Some(16), Some(15)));
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_iosift"))
+        .arg("analyze")
+        .arg(sample("replica_io_bound_gdb"))
+        .arg("-q")
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    let rule = |id: &str| doc["findings"].as_array().unwrap().iter().find(|f| f["rule"] == id).cloned();
+    let lag = rule("replication_lag").expect("replication_lag fires");
+    assert_eq!(lag["metrics"]["bound_by"], "io_thread");
+    let fs = rule("fsync_bound_small_transactions").expect("the fsync rule fires");
+    let m = &fs["metrics"];
+    assert_eq!(m["replica_thread"], "io_thread");
+    // 15/16 and 6/16, as findings.json rounds them.
+    assert_eq!(m["io_thread_fsync_stack_share"], 0.938);
+    assert_eq!(m["sql_thread_fsync_stack_share"], 0.375);
+    let summary = fs["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(
+            "Thread stacks (16 gdb snapshots): the IO thread (thread/sql/slave_io, LWP 13881) in fsync in 15 of 16 (94 %), \
+             the SQL thread (thread/sql/slave_sql, LWP 13882) in fsync in 6 of 16 (38 %)."
+        ),
+        "{summary}"
+    );
+    let cited = fs["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| {
+            e["metric"].as_str().is_some_and(|m| m.starts_with("IO thread (thread/sql/slave_io, LWP 13881)"))
+        })
+        .expect("the IO thread's stacks are cited");
+    assert_eq!(cited["file"], "2026_12_05_19_44_44-stacktrace.gz");
+    assert_eq!(cited["lines"], serde_json::json!([307, 4200]));
+    assert_eq!(cited["value"], 0.938);
+    // The page: the stacks table in the perf section, after the flame graph.
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let flame = html.find("<iframe class=\"flame\"").expect("a flame graph");
+    let at = html.find("Thread stacks: where threads wait").expect("the stacks table");
+    assert!(flame < at);
+    let row = &html[html[at..].find("<td>thread/sql/slave_io</td>").expect("the IO thread's row") + at..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(row.contains(">13881<") && row.contains(">16<") && row.contains(">94 %<"), "{row}");
+    // pt-pmp's aggregate of the same snapshots is listed, not counted twice.
+    assert!(html.contains("Not counted again: 2026_12_05_19_44_44-pmp"));
+}
+
 /// Issue 15, relaxed replica: still behind, now bound by its single SQL thread; no fsync finding.
 #[test]
 fn sample_replica_sql_bound() {

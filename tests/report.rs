@@ -306,6 +306,7 @@ fn report() -> Report {
             FsyncShare { comm: HOSTILE.into(), tid: Some(5002), samples: 100, fsync_samples: 40 },
             FsyncShare { comm: "ib_log_flush".into(), tid: None, samples: 90, fsync_samples: 60 },
         ],
+        stacks: None,
         binlog: Some(BinlogView {
             file: "binlog-summary.json".into(),
             transactions: 290_000,

@@ -205,9 +205,7 @@ impl Summary for Threads {
         v
     }
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        let first = self.rows.iter().find_map(|r| r.ts)?;
-        let last = self.rows.iter().rev().find_map(|r| r.ts)?;
-        Some((Stamp::Epoch(first.epoch), Stamp::Epoch(last.epoch)))
+        crate::common::ts::ts_range(self.rows.iter().map(|r| r.ts))
     }
 }
 

@@ -86,6 +86,8 @@ formats! {
     ProcPressure => proc_pressure,
     Smaps => smaps,
     PerfScript => perf_script,
+    GdbStacks => gdb_stacks,
+    PtPmp => pt_pmp,
     Mysqlbinlog => mysqlbinlog,
     Binlogsum => binlogsum,
     MysqlVariables => mysql_variables,

@@ -78,6 +78,7 @@ const NOT_CAPTURE_DATA: &[(&str, &str)] = &[
     ("collect.log", "collector bookkeeping"),
     ("collectors.pids", "collector bookkeeping"),
     ("mysql.err", "collector stderr (mysqlbinlog warning)"),
+    ("gdb.err", "collector stderr (gdb: the source line it echoes when it attaches)"),
     ("perf-trace.script.err", "collector stderr (perf script: 'Processed N events and lost M chunks!')"),
     // Owned by other formats: findmnt -rno (no header) is a mounts layout, not handled yet by `mounts`.
     ("findmnt.txt", "findmnt -rno TARGET,SOURCE,FSTYPE,OPTIONS: for the mounts parser"),

@@ -10,6 +10,8 @@ Reads, for the case in CASE_DIR:
                                                   when the source was at the positions the replica's threads report
   capture/*-slave-status, *-master-status, *-mysqladmin (.gz or not), iostat-x-t.txt, binlog-*-decoded.txt.gz,
           timeline.txt
+  capture/*-stacktrace (collect.sh -G, when present)  gdb snapshots: per replication thread (its LWP from
+                                                  mysql-threads*.tsv), snapshots and those whose frame #0 is fsync/fdatasync
 and writes CASE_DIR/truth.json. EXTRA_JSON holds the hand-entered fields (expectations, configuration notes).
 The status-series slope is the least-squares slope of Seconds_Behind_Master over the readings > 0: MariaDB prints 0
 whenever its SQL thread has caught up with its IO thread, however far the IO thread is behind the source.
@@ -260,9 +262,40 @@ fs.sort()
 iostat = {"seconds": len(fs), "vda_f_s_mean": round(sum(fs) / len(fs), 1) if fs else None,
           "vda_f_s_median": fs[len(fs) // 2] if fs else None}
 
+# ---- gdb stacks (collect.sh -G): the replication threads' innermost frames, read with regular expressions only
+stacks = None
+st = one("*-stacktrace*")
+if st:
+    roles = {}
+    for tf in glob.glob(os.path.join(cap, "mysql-threads*.tsv")):
+        for row in open(tf):
+            c = row.rstrip("\n").split("\t")
+            if len(c) == 7 and c[1] in ("thread/sql/slave_io", "thread/sql/slave_sql") and c[6].isdigit():
+                roles[c[6]] = c[1]
+    per = {}
+    lwp, first = None, False
+    for line in opener(st):
+        m = re.match(r"Thread \d+ \(.*\(LWP (\d+)\)", line)
+        if m:
+            lwp, first = m.group(1), True
+            continue
+        if line.startswith("#0 ") and first:
+            first = False
+            if lwp in roles:
+                d = per.setdefault(roles[lwp], {"lwp": int(lwp), "snapshots": 0, "frame0_fsync": 0})
+                d["snapshots"] += 1
+                d["frame0_fsync"] += bool(re.search(r"fsync|fdatasync", line))
+    for d in per.values():
+        d["fsync_share"] = round(d["frame0_fsync"] / d["snapshots"], 4)
+    stacks = {"file": os.path.basename(st),
+              "snapshots": sum(1 for line in opener(st) if line.startswith("[Inferior ")),
+              "threads": per}
+
 truth = {"case": name, "load_on_primary": load, "primary": primary, "status_series": status, "heartbeat": heartbeat,
          "source_positions": source_positions,
          "replica": replica, "replica_binlog_window": binlog, "iostat_during_load": iostat}
+if stacks:
+    truth["gdb_stacks"] = stacks
 truth.update(extra)
 with open(os.path.join(case_dir, "truth.json"), "w") as f:
     json.dump(truth, f, indent=1)

@@ -16,6 +16,7 @@
 #                      then on the replica only (sql_log_bin=0) rebuilt without its PRIMARY KEY, the 1000 rows the load
 #                      updates stored last: each replicated UPDATE scans ~N rows; the key is restored on exit
 #  RX_PAYLOAD=BYTES    tiny_trx.py --payload BYTES
+#  RX_GDB_EVERY=N      collect.sh -G N: gdb thread stacks of the replica every N s (+ pt-pmp's aggregate)
 #  RX_STOP_PAIR=1      stop both servers (mariadb_pair.sh stop: by their pid files) on exit
 set -eu
 CASE=$1; PSB=$2; PTC=$3; RSB=$4; RTC=$5; RSR=$6; THREADS=${7:-8}; LOAD=${8:-65}; SECS=${9:-75}; WIN=${10:-5}
@@ -95,6 +96,7 @@ sync; sleep 2
 PSL=$!
 rm -f "$W"/*.tar.gz
 sh "$HERE/../collect.sh" -d "$SECS" -i 1 -p "$RPID" -P -F 49 -M "--defaults-file=$RC" -W "$WIN" -m 300 -w "$W" \
+    ${RX_GDB_EVERY:+-G "$RX_GDB_EVERY"} \
     -o "$W/capture.tar.gz" > "$CASE/truth/collect.stdout" 2>&1 &
 CP=$!
 $PY "$HERE/heartbeat.py" --primary-socket "$B/primary/mariadb.sock" --replica-socket "$B/replica/mariadb.sock" \

@@ -23,6 +23,7 @@ pub mod stack;
 pub mod stats;
 pub mod submitters;
 pub mod views;
+pub mod waits;
 pub mod writeback;
 
 use crate::clock::Zone;
@@ -42,6 +43,15 @@ pub struct PerfInput<'a> {
     pub base: &'a str,
     /// Its samples.
     pub script: &'a PerfScript,
+}
+
+/// One file of thread stacks (gdb snapshots or pt-pmp's aggregate).
+#[derive(Debug, Clone, Copy)]
+pub struct StackInput<'a> {
+    /// Name within the bundle.
+    pub name: &'a str,
+    /// Its stacks.
+    pub stacks: crate::source::Stacks<'a>,
 }
 
 /// The decoded binlog the timeline's commit rate came from.
@@ -88,6 +98,8 @@ pub struct Records<'a> {
     pub perf_offset: Option<f64>,
     /// Every pt-heartbeat rows file, in bundle order.
     pub heartbeat: Vec<HeartbeatInput<'a>>,
+    /// Every thread-stack file (gdb, pt-pmp), in bundle order.
+    pub stacks: Vec<StackInput<'a>>,
 }
 
 /// Everything the analysis derived, for the rules and the report.
@@ -122,6 +134,8 @@ pub struct Views {
     pub replicas: Vec<replication::ReplicaView>,
     /// perf samples of the replication threads.
     pub replica_threads: Option<replication::ThreadFsync>,
+    /// Where threads wait, from gdb or pt-pmp stacks.
+    pub stacks: Option<waits::StacksView>,
     /// How late the replica wrote the source's transactions.
     pub event_lag: Option<replication::EventLag>,
     /// Status files showing the server is not a replica (pt-stalk's `SHOW SLAVE STATUS` answered
@@ -220,6 +234,7 @@ impl Views {
             binlog: views::binlog_view(records.binlog.as_ref()),
             replicas: replicas(records, ctx, own, zone),
             replica_threads: replication::thread_fsync(&records.perf, &ctx.thread_map),
+            stacks: waits::view(&records.stacks, &ctx.thread_map),
             event_lag: replication::event_lag(own, records.binlog.as_ref(), &records.status, zone),
             not_a_replica: records
                 .status

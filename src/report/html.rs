@@ -443,7 +443,53 @@ fn perf(report: &Report, charts: &[Chart], flames: &[Flame]) -> Markup {
                 }
                 @if rows.len() > MAX_ROWS { p.muted { "and " (rows.len() - MAX_ROWS) " more threads" } }
             }
+            (stacks(report))
         }
+    }
+}
+
+/// Where threads wait, from gdb snapshots or pt-pmp's aggregate, beside perf's flame graphs.
+fn stacks(report: &Report) -> Markup {
+    use iosift_parsers::gdb_stacks::Wait;
+    let Some(v) = &report.stacks else {
+        return html! {
+            h3 { "Thread stacks: where threads wait" }
+            p.muted { "Not measured: the capture has no gdb thread stacks (thread apply all bt, pt-stalk -stacktrace, \
+                       collect.sh -G) and no pt-pmp output." }
+        };
+    };
+    // Only the kinds some thread waits in.
+    let kinds: Vec<Wait> =
+        Wait::ALL.into_iter().filter(|w| v.threads.iter().any(|t| t.count(*w) > 0)).collect();
+    let files: Vec<String> = v.files.iter().map(|(f, form)| format!("{f} ({form})")).collect();
+    html! {
+        h3 { "Thread stacks: where threads wait" }
+        p { "From " (v.described()) " in " (files.join(", ")) ". Each thread's stacks by where the innermost frame \
+             that says so waits (fsync, a mutex, a condition, a network read, poll, sleep, asynchronous I/O, a signal; \
+             other: running or unclassified), as a share of its stacks. Threads are named through \
+             performance_schema.threads (LWP = THREAD_OS_ID) where the capture has it, else by the function they \
+             started in." }
+        @if !v.ignored.is_empty() {
+            p.muted { "Not counted again: " (v.ignored.join(", ")) " (pt-pmp's aggregate of the same gdb snapshots)." }
+        }
+        table {
+            tr {
+                th { "thread" } th { "named by" } th { "LWP" } th { "stacks" }
+                @for w in &kinds { th { (w.as_str()) } }
+            }
+            @for t in v.threads.iter().take(MAX_ROWS) {
+                tr {
+                    td { (t.thread) }
+                    td { (t.named_by) }
+                    td.n { (t.lwp.map(|l| l.to_string()).unwrap_or_else(|| "-".into())) }
+                    td.n { (t.stacks) }
+                    @for w in &kinds {
+                        td.n { (if t.count(*w) > 0 { format!("{:.0} %", 100.0 * t.share(*w)) } else { "-".into() }) }
+                    }
+                }
+            }
+        }
+        @if v.threads.len() > MAX_ROWS { p.muted { "and " (v.threads.len() - MAX_ROWS) " more threads" } }
     }
 }
 

@@ -11,10 +11,12 @@ use crate::analysis::measures::LoadRates;
 use crate::analysis::replica_bound::Side;
 use crate::analysis::replication::{ReplicaView, ThreadFsync};
 use crate::analysis::stats::present;
+use crate::analysis::waits::{StacksView, ThreadWaits};
 use crate::model::{Evidence, Finding, Severity};
 use crate::pipeline::Sourced;
 use crate::table::columns::{BinlogMetric, Col, DevMetric, DsMetric, MysqlCounter};
 use crate::verdict::{Device, Metric, Unit};
+use iosift_parsers::gdb_stacks::Wait;
 
 /// Rule id.
 pub const ID: &str = "fsync_bound_small_transactions";
@@ -105,6 +107,8 @@ pub struct Inputs<'a> {
     pub replica: Option<&'a ReplicaView>,
     /// perf samples of its replication threads.
     pub replica_threads: Option<ThreadFsync>,
+    /// Thread stacks (gdb snapshots or pt-pmp's aggregate), when the capture has them.
+    pub stacks: Option<&'a StacksView>,
     /// The device the server writes (its datadir's, else the most written) with its stack,
     /// named in the finding.
     pub device: Option<DeviceWrites<'a>>,
@@ -162,8 +166,71 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
         fsync_share: a.fsync_sample_share(),
         replica,
         replica_threads: a.replica_threads(),
+        stacks: a.stacks(),
         device: a.device_writes(),
     })
+}
+
+/// One thread's stacks in fsync (gdb snapshots or pt-pmp's aggregate): the witness seed 003 used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackFsync {
+    /// The thread (`thread/sql/slave_io`).
+    pub thread: String,
+    /// Its Linux thread id (gdb).
+    pub lwp: Option<u32>,
+    /// Its stacks in fsync.
+    pub in_fsync: u64,
+    /// Its stacks.
+    pub stacks: u64,
+    /// The stacks' file and the lines of its first and last stack in fsync.
+    pub file: String,
+    /// Lines of its first and last stack in fsync.
+    pub lines: Option<[usize; 2]>,
+    /// What the stacks are (`16 gdb snapshots`).
+    pub described: String,
+}
+
+impl StackFsync {
+    fn of(t: &ThreadWaits, v: &StacksView) -> StackFsync {
+        StackFsync {
+            thread: t.thread.clone(),
+            lwp: t.lwp,
+            in_fsync: t.count(Wait::Fsync),
+            stacks: t.stacks,
+            file: t.file.clone(),
+            lines: t.fsync_lines,
+            described: v.described(),
+        }
+    }
+
+    /// Share of its stacks in fsync, 0..1.
+    pub fn share(&self) -> f64 {
+        if self.stacks == 0 { 0.0 } else { self.in_fsync as f64 / self.stacks as f64 }
+    }
+
+    /// `thread/sql/slave_io, LWP 13881`.
+    pub fn named(&self) -> String {
+        match self.lwp {
+            Some(l) => format!("{}, LWP {l}", self.thread),
+            None => self.thread.clone(),
+        }
+    }
+
+    /// `15 of 16 (94 %)`.
+    pub fn counted(&self) -> String {
+        format!("{} of {} ({:.0} %)", self.in_fsync, self.stacks, self.share() * 100.0)
+    }
+
+    /// The finding's evidence: the share, citing the stacks' file.
+    fn evidence(&self, who: &str) -> Evidence {
+        Evidence {
+            file: self.file.clone(),
+            lines: self.lines,
+            metric: format!("{who} ({}): share of its stacks in fsync ({})", self.named(), self.described),
+            value: opt(Some(self.share())),
+            quote: None,
+        }
+    }
 }
 
 /// This server as a replica, when it is one.
@@ -181,6 +248,10 @@ pub struct OnReplica {
     pub io_thread_fsync_share: Option<f64>,
     /// Share of the SQL thread's, 0..1.
     pub sql_thread_fsync_share: Option<f64>,
+    /// The IO thread's stacks in fsync.
+    pub io_stacks: Option<StackFsync>,
+    /// The SQL thread's stacks in fsync.
+    pub sql_stacks: Option<StackFsync>,
 }
 
 /// What the rule concluded: the commit and flush rates, the transactions' size, the
@@ -203,6 +274,10 @@ pub struct Verdict {
     pub sync_relay_log: Option<String>,
     /// Share of perf samples in fsync paths, 0..1.
     pub fsync_sample_share: Option<f64>,
+    /// Thread stacks were in the capture (the stack metrics are reported, `null` when not measured).
+    pub stacks_present: bool,
+    /// The thread with the most stacks in fsync (not on a replica: there the IO and SQL threads').
+    pub stack_fsync: Option<StackFsync>,
     /// What the commit counter counts.
     pub commit_counter: &'static str,
     /// The timeline column of the commit rate.
@@ -249,11 +324,16 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
         let share = |n: u64, d: u64| (d > 0).then(|| n as f64 / d as f64);
         let io = t.and_then(|t| share(t.io_fsync, t.io_samples));
         let sql = t.and_then(|t| share(t.sql_fsync, t.sql_samples));
-        // The thread the flushes stall: by perf when both threads were sampled, else by the settings
-        // (sync_relay_log=1 syncs the relay log after every event the IO thread writes).
-        let thread = match (io, sql) {
-            (Some(a), Some(b)) if a >= b => Side::Io,
-            (Some(_), Some(_)) => Side::Sql,
+        let stack = |r: &str| i.stacks.and_then(|v| v.role(r).map(|t| StackFsync::of(t, v)));
+        let (io_stacks, sql_stacks) = (stack("io"), stack("sql"));
+        // The thread the flushes stall: by perf when both threads were sampled, else by their stacks
+        // (gdb, pt-pmp), else by the settings (sync_relay_log=1 syncs the relay log after every event
+        // the IO thread writes).
+        let thread = match (io, sql, &io_stacks, &sql_stacks) {
+            (Some(a), Some(b), _, _) if a >= b => Side::Io,
+            (Some(_), Some(_), _, _) => Side::Sql,
+            (_, _, Some(a), Some(b)) if a.share() >= b.share() => Side::Io,
+            (_, _, Some(_), Some(_)) => Side::Sql,
             _ if sync_relay.as_deref() == Some("1") => Side::Io,
             _ => Side::Sql,
         };
@@ -264,8 +344,14 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             thread,
             io_thread_fsync_share: io,
             sql_thread_fsync_share: sql,
+            io_stacks,
+            sql_stacks,
         }
     });
+    let stack_fsync = match &on_replica {
+        Some(_) => None,
+        None => i.stacks.and_then(|v| v.top_fsync().map(|t| StackFsync::of(t, v))),
+    };
     if relaxed || !flush_bound || !small {
         let replica_note = on_replica.as_ref().map_or(String::new(), |r| {
             format!(
@@ -298,6 +384,17 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     if let Some(&row) = active.iter().max_by(|a, b| f_at(**a).total_cmp(&f_at(**b))) {
         evidence.push(i.flushes.evidence(row, "f/s", f_at(row)));
     }
+    // The stacks: the replication threads' on a replica, else the thread most often in fsync.
+    if let Some(r) = &on_replica {
+        for (st, who) in [(&r.io_stacks, "IO thread"), (&r.sql_stacks, "SQL thread")] {
+            if let Some(st) = st {
+                evidence.push(st.evidence(who));
+            }
+        }
+    }
+    if let Some(st) = &stack_fsync {
+        evidence.push(st.evidence("thread"));
+    }
     // The binlog the number came from.
     if let Some(b) = i.binlog {
         evidence.push(Evidence {
@@ -320,6 +417,8 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
         flush_log,
         sync_relay_log: sync_relay,
         fsync_sample_share: i.fsync_share,
+        stacks_present: i.stacks.is_some(),
+        stack_fsync,
         commit_counter: i.commits.counter.meaning(),
         commit_column: trx_col.to_string(),
         own_fsyncs,
@@ -356,6 +455,16 @@ pub fn explain(v: &Verdict) -> Finding {
         metrics.insert("io_thread_fsync_share", Metric::opt(r.io_thread_fsync_share, Unit::Fraction));
         metrics.insert("sql_thread_fsync_share", Metric::opt(r.sql_thread_fsync_share, Unit::Fraction));
         metrics.insert("source_on_this_host", Metric::flag(r.source_on_this_host));
+        if v.stacks_present {
+            let sh = |s: &Option<StackFsync>| s.as_ref().map(StackFsync::share);
+            metrics.insert("io_thread_fsync_stack_share", Metric::opt(sh(&r.io_stacks), Unit::Fraction));
+            metrics.insert("sql_thread_fsync_stack_share", Metric::opt(sh(&r.sql_stacks), Unit::Fraction));
+        }
+    } else if v.stacks_present {
+        metrics.insert(
+            "fsync_stack_share",
+            Metric::opt(v.stack_fsync.as_ref().map(StackFsync::share), Unit::Fraction),
+        );
     }
     metrics.insert("commit_counter", Metric::text(v.commit_counter));
     if let Some(d) = &v.device {
@@ -388,7 +497,7 @@ pub fn explain(v: &Verdict) -> Finding {
                 _ => "",
             }
         )
-    });
+    }) + &stacks_sentence(v);
     let remedies = v.replica.as_ref().map_or_else(Vec::new, |_| vec![
         "On this replica: sync_relay_log=0 (or 10000) and sync_master_info=10000 free the IO thread; sync_binlog=0 and innodb_flush_log_at_trx_commit=2 free the SQL thread's commits (a replica can be rebuilt from its source).".to_string(),
     ]).into_iter().chain([
@@ -397,6 +506,30 @@ pub fn explain(v: &Verdict) -> Finding {
         "Use a device with a power-loss-protected write cache (cheap flushes).".into(),
     ]).collect();
     v.basis.finding(ID, summary, metrics, remedies)
+}
+
+/// What the thread stacks say: ` Thread stacks (16 gdb snapshots): the IO thread (thread/sql/slave_io,
+/// LWP 13881) in fsync in 15 of 16 (94 %), the SQL thread (...) in 6 of 16 (38 %).`; empty without stacks.
+fn stacks_sentence(v: &Verdict) -> String {
+    let one = |who: &str, s: &StackFsync| format!("{who} ({}) in fsync in {}", s.named(), s.counted());
+    let (parts, described): (Vec<String>, Option<&str>) = match &v.replica {
+        Some(r) => {
+            let p: Vec<String> = [(&r.io_stacks, "the IO thread"), (&r.sql_stacks, "the SQL thread")]
+                .into_iter()
+                .filter_map(|(s, who)| s.as_ref().map(|s| one(who, s)))
+                .collect();
+            let d = r.io_stacks.as_ref().or(r.sql_stacks.as_ref()).map(|s| s.described.as_str());
+            (p, d)
+        }
+        None => (
+            v.stack_fsync.iter().map(|s| one("the thread", s)).collect(),
+            v.stack_fsync.as_ref().map(|s| s.described.as_str()),
+        ),
+    };
+    match described {
+        Some(d) if !parts.is_empty() => format!(" Thread stacks ({d}): {}.", parts.join(", ")),
+        _ => String::new(),
+    }
 }
 
 /// Evaluates the rule: [`decide`], then [`explain`].
@@ -418,6 +551,7 @@ mod tests {
         bytes: Option<f64>,
         sync_binlog: Option<&'static str>,
         flush_log: Option<&'static str>,
+        stacks: Option<StacksView>,
     }
 
     impl Case {
@@ -429,6 +563,7 @@ mod tests {
                 bytes: Some(340.0),
                 sync_binlog: Some("1"),
                 flush_log: Some("1"),
+                stacks: None,
             }
         }
 
@@ -447,6 +582,7 @@ mod tests {
                 fsync_share: Some(0.25),
                 replica: None,
                 replica_threads: None,
+                stacks: self.stacks.as_ref(),
                 device: None,
             })
         }
@@ -470,6 +606,48 @@ mod tests {
             ]
         );
         assert!(f.summary.contains("; 25 % of perf samples are in fsync paths."), "{}", f.summary);
+    }
+
+    #[test]
+    fn cites_the_thread_most_often_in_fsync_and_says_nothing_without_stacks() {
+        use crate::analysis::waits::ThreadWaits;
+        let f = fired(Case::durable().run());
+        assert!(!f.metrics.contains_key("fsync_stack_share"), "no stacks, no stack metric");
+        assert!(!f.summary.contains("Thread stacks"));
+        let mut waits = [0; Wait::ALL.len()];
+        waits[0] = 3; // fsync
+        waits[2] = 1; // cond
+        let mut c = Case::durable();
+        c.stacks = Some(StacksView {
+            files: vec![("x-stacktrace".into(), "gdb")],
+            snapshots: 4,
+            threads: vec![ThreadWaits {
+                thread: "thread/sql/one_connection".into(),
+                named_by: "performance_schema.threads",
+                lwp: Some(77),
+                role: None,
+                stacks: 4,
+                waits,
+                file: "x-stacktrace".into(),
+                fsync_lines: Some([12, 90]),
+            }],
+            ..Default::default()
+        });
+        let f = fired(c.run());
+        assert_eq!(f.metrics["fsync_stack_share"].value, 0.75);
+        assert!(
+            f.summary.ends_with(
+                " Thread stacks (4 gdb snapshots): the thread (thread/sql/one_connection, LWP 77) in fsync in 3 of 4 (75 %)."
+            ),
+            "{}",
+            f.summary
+        );
+        let e = f.evidence.iter().find(|e| e.file == "x-stacktrace").unwrap();
+        assert_eq!(e.lines, Some([12, 90]));
+        assert_eq!(
+            e.metric,
+            "thread (thread/sql/one_connection, LWP 77): share of its stacks in fsync (4 gdb snapshots)"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::analysis::device::MainDevice;
 use crate::analysis::periodicity::PeriodicityView;
 use crate::analysis::replication::{EventLag, ReplicaView, ThreadFsync};
 use crate::analysis::writeback::WritebackWindow;
-use crate::analysis::{BinlogInput, HeartbeatInput, PerfInput, Records, StatusInput, Views};
+use crate::analysis::{BinlogInput, HeartbeatInput, PerfInput, Records, StackInput, StatusInput, Views};
 use crate::model::Evidence;
 use crate::pipeline::{Context, LineIndex, ParsedFile, Pipeline, Sourced, ThreadTotal};
 use crate::table::Timeline;
@@ -94,6 +94,9 @@ pub fn records(p: &Pipeline) -> Records<'_> {
         }
         if let Some(heartbeat) = crate::source::heartbeat(f) {
             r.heartbeat.push(HeartbeatInput { file: i, heartbeat });
+        }
+        if let Some(stacks) = crate::source::stacks(f) {
+            r.stacks.push(StackInput { name: &f.name, stacks });
         }
     }
     r.binlog = p.binlog.and_then(|i| {
@@ -412,6 +415,11 @@ impl<'a> Available<'a> {
     /// perf samples of the replication threads.
     pub fn replica_threads(&self) -> Option<ThreadFsync> {
         self.views.replica_threads
+    }
+
+    /// Where threads wait, from gdb or pt-pmp stacks.
+    pub fn stacks(&self) -> Option<&'a crate::analysis::waits::StacksView> {
+        self.views.stacks.as_ref()
     }
 
     /// How late the replica wrote the source's transactions.

@@ -20,6 +20,7 @@ mod pressure;
 mod procfs;
 mod sar;
 mod series;
+mod stacks;
 pub mod stream;
 mod system;
 
@@ -242,6 +243,10 @@ pub trait Adapter<'d> {
     fn state(&self) -> Option<State<'d>> {
         None
     }
+    /// Thread stacks (gdb snapshots, pt-pmp's aggregate).
+    fn stacks(&self) -> Option<Stacks<'d>> {
+        None
+    }
     /// The rows of the file's own table (`iosift tables`) when they are not the points it
     /// emits: every counter as read, every binlog second. `None`: the emitted points are the table.
     fn raw_rows(&self, _zone: &Zone) -> Option<Vec<RawRow>> {
@@ -259,6 +264,15 @@ pub enum State<'d> {
     Top(&'d iosift_parsers::top::Top),
     /// `netstat`.
     Netstat(&'d iosift_parsers::netstat::Netstat),
+}
+
+/// Thread stacks of one file.
+#[derive(Debug, Clone, Copy)]
+pub enum Stacks<'d> {
+    /// gdb `thread apply all bt` snapshots: every thread with its LWP.
+    Gdb(&'d iosift_parsers::gdb_stacks::GdbStacks),
+    /// pt-pmp's aggregate: distinct stacks with their counts, no thread ids.
+    Pmp(&'d iosift_parsers::pt_pmp::PtPmp),
 }
 
 /// The adapter of a parsed file: the one exhaustive match over the formats.
@@ -281,6 +295,8 @@ pub fn of(d: &Data) -> Box<dyn Adapter<'_> + '_> {
         Data::ProcDiskstats(x) => Box::new(procfs::Diskstats(x)),
         Data::ProcPressure(x) => Box::new(pressure::Pressure(x)),
         Data::PerfScript(x) => Box::new(perf::Perf(x)),
+        Data::GdbStacks(x) => Box::new(stacks::Gdb(x)),
+        Data::PtPmp(x) => Box::new(stacks::Pmp(x)),
         Data::Mysqlbinlog(x) => Box::new(mysql::Binlog(x)),
         Data::MysqladminExt(x) => Box::new(mysql::Mysqladmin(x)),
         Data::MysqlReplicaStatus(x) => Box::new(mysql::ReplicaStatus(x)),
@@ -414,7 +430,12 @@ pub fn state(f: &ParsedFile) -> Option<State<'_>> {
     f.data.as_ref().and_then(|d| of(d).state())
 }
 
-/// Whether anything after the fill reads the file's records: the perf, binlog, replication
+/// The thread stacks of a file, if it is a gdb or pt-pmp output.
+pub fn stacks(f: &ParsedFile) -> Option<Stacks<'_>> {
+    f.data.as_ref().and_then(|d| of(d).stacks())
+}
+
+/// Whether anything after the fill reads the file's records: the perf, stacks, binlog, replication
 /// and state views do; every other source is read only through the timeline, so `analyze`
 /// drops its records once it is filled ([`crate::pipeline::fill::fill_releasing`]).
 pub fn read_after_fill(f: &ParsedFile) -> bool {
@@ -423,6 +444,7 @@ pub fn read_after_fill(f: &ParsedFile) -> bool {
         || replica_status(f).is_some()
         || heartbeat(f).is_some()
         || state(f).is_some()
+        || stacks(f).is_some()
 }
 
 /// The epoch of a stamp: the simple forms (epoch, zoned), else a local date-time or a

@@ -72,6 +72,18 @@ pub fn place_by_series<T>(
     }
 }
 
+/// The first and last `TS` epochs of a file's snapshots in file order (`None` for a snapshot
+/// without one): a file's time range, `None` when no snapshot has a `TS` line.
+pub fn ts_range<I>(snapshots: I) -> Option<(super::Stamp, super::Stamp)>
+where
+    I: IntoIterator<Item = Option<TsLine>>,
+{
+    let mut it = snapshots.into_iter().flatten();
+    let first = it.next()?;
+    let last = it.last().unwrap_or(first);
+    Some((super::Stamp::Epoch(first.epoch), super::Stamp::Epoch(last.epoch)))
+}
+
 /// Parses a `TS` line; `None` when the line is not one.
 ///
 /// `TS 1795981039.666693755 2026-11-29 19:37:19`, `TS 1795981039`, `TS 1795981039.666693755`

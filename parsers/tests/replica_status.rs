@@ -128,11 +128,17 @@ fn pt_stalk_slave_status_of_a_server_that_is_not_a_replica() {
     let Data::MysqlReplicaStatus(s) = d.parsed.value else { panic!() };
     assert_eq!((s.statements, s.empty_answers, s.rows.len()), (echoed, echoed, 0));
     assert!(s.not_a_replica());
-    // The same statement followed by a replica's row: a replica, the row read.
-    let mut replica = b"\nSHOW SLAVE STATUS\\G\n\n".to_vec();
-    replica.extend(std::fs::read(format!("{FIXTURES}/replica-status-vertical.txt")).unwrap());
-    let d = detect(&replica).unwrap();
+    // A replica's (pt-stalk 3.2.1 --collect-gdb against samples/replica_io_bound_gdb's replica, a
+    // short run): each of its 5 runs the statement, then its row: `Read_Master_Log_Pos: 3049501` first.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../samples/replica_io_bound_gdb/pt_stalk/2026_12_05_19_46_40-slave-status"
+    );
+    let d = detect(&std::fs::read(path).unwrap()).unwrap();
+    assert_eq!(d.format.id, "mysql_replica_status");
+    assert!(d.parsed.diagnostics.is_empty(), "{:?}", d.parsed.diagnostics.first());
     let Data::MysqlReplicaStatus(s) = d.parsed.value else { panic!() };
-    assert_eq!((s.statements, s.empty_answers, s.rows.len()), (1, 0, 1));
+    assert_eq!((s.statements, s.empty_answers, s.rows.len()), (5, 0, 5));
+    assert_eq!(s.rows[0].read_pos, Some(3049501));
     assert!(!s.not_a_replica());
 }

@@ -104,6 +104,7 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         write_sources: views.write_sources,
         flames: views.flames,
         fsync_shares: views.fsync_shares,
+        perf_heat: views.perf_heat,
         binlog: views.binlog,
         problems: bundle.problems.clone(),
         state,

@@ -199,6 +199,8 @@ pub struct Report {
     pub flames: Vec<FlameInput>,
     /// fsync share per thread.
     pub fsync_shares: Vec<FsyncShare>,
+    /// The sub-second heat map of each perf file with timed call stacks.
+    pub perf_heat: Vec<crate::analysis::heat::PerfHeat>,
     /// Binlog summary.
     pub binlog: Option<BinlogView>,
     /// Bundle-level problems (unreadable files, limits).

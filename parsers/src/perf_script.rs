@@ -34,8 +34,9 @@
 //! ```
 //!
 //! Memory: [`Collector`] keeps only aggregates (distinct stacks, threads,
-//! per-second tracepoint counts) and the current sample, so a multi-GB file
-//! never needs its size in memory.
+//! per-second tracepoint counts, samples per 100 ms and per (100 ms, stack), the
+//! latter capped at [`MAX_STACK_BUCKETS`]) and the current sample, so a multi-GB
+//! file never needs its size in memory.
 //!
 //! Collapsing follows `inferno-collapse-perf` with default options (only the
 //! first event type is folded, stacks are weighted by the sample period when
@@ -90,10 +91,11 @@ pub struct PerfScript {
     pub callchain_samples: u64,
     /// How the sample headers looked (fields present), for `inspect`.
     pub layout: Layout,
-    /// Folded samples (those in `collapsed`) with a time stamp, counted per 100 ms of perf
-    /// time: bucket `floor(ts * 10)` -> samples (not periods): when the CPU ran what.
+    /// Samples of the folded event (`collapse_event`) with a time stamp, with or without a
+    /// call stack, counted per 100 ms of perf time: bucket `floor(ts * 10)` -> samples (not
+    /// periods): when the CPU ran.
     pub sample_buckets: BTreeMap<i64, u64>,
-    /// The same samples per (100 ms bucket, stack): `(bucket, index of the stack in
+    /// Those with a stack per (100 ms bucket, stack): `(bucket, index of the stack in
     /// `collapsed`'s order, samples)`, sorted; at most [`MAX_STACK_BUCKETS`] distinct pairs
     /// (later new pairs are counted in `stack_buckets_dropped` only).
     pub stack_buckets: Vec<(i64, u32, u64)>,
@@ -102,7 +104,7 @@ pub struct PerfScript {
 }
 
 /// Most distinct (100 ms bucket, stack) pairs kept in [`PerfScript::stack_buckets`].
-pub const MAX_STACK_BUCKETS: usize = 2_000_000;
+pub const MAX_STACK_BUCKETS: usize = 500_000;
 
 /// Which optional fields the sample headers carried (counts of samples).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -996,6 +998,10 @@ impl Collector {
                 *self.out.fsync_per_sec.entry(t.floor() as i64).or_insert(0) += 1;
             }
         }
+        let bucket = c.ts.filter(|_| c.fold).map(|t| (t * 10.0).floor() as i64);
+        if let Some(b) = bucket {
+            *self.out.sample_buckets.entry(b).or_insert(0) += 1;
+        }
         if c.fold && !c.units.is_empty() {
             let k = &mut self.key;
             k.clear();
@@ -1030,9 +1036,7 @@ impl Collector {
                     n
                 }
             };
-            if let Some(t) = c.ts {
-                let b = (t * 10.0).floor() as i64;
-                *self.out.sample_buckets.entry(b).or_insert(0) += 1;
+            if let Some(b) = bucket {
                 let full = self.timed.len() >= MAX_STACK_BUCKETS;
                 match self.timed.get_mut(&(b, id)) {
                     Some(v) => *v += 1,
@@ -1335,11 +1339,13 @@ mod tests {
         // Two fsync samples at 2359.5452, one flusher sample at 2359.58 (same bucket), a
         // third fsync sample a second later.
         let later = FSYNC_SAMPLE.replace("2359.545200", "2360.999999");
-        let text = format!("{FSYNC_SAMPLE}{FSYNC_SAMPLE}{flusher}{later}");
+        // A sample without a call chain counts per 100 ms too, with no stack.
+        let bare = "mariadbd 22844/23660  2360.050000:   20408163 cpu-clock:ppp: \n\n";
+        let text = format!("{FSYNC_SAMPLE}{FSYNC_SAMPLE}{flusher}{bare}{later}");
         let p = parse_with(text.as_bytes(), CollapseOptions::default()).value;
         assert_eq!(
             p.sample_buckets.iter().map(|(b, n)| (*b, *n)).collect::<Vec<_>>(),
-            [(23595, 3), (23609, 1)]
+            [(23595, 3), (23600, 1), (23609, 1)]
         );
         // Stack ids index `collapsed` in its order: `kworker...` (0) sorts before `mariadbd...` (1).
         let keys: Vec<&String> = p.collapsed.keys().collect();

@@ -120,11 +120,11 @@ fn caption(report: &Report, h: &PerfHeat, max: u32) -> String {
             h.tree.cut
         );
     }
-    if h.tree.dropped > 0 {
+    if h.no_stack > 0 {
         let _ = write!(
             s,
-            " {} samples have no stack in the range flame graphs (too many distinct stacks).",
-            h.tree.dropped
+            " {} of the samples have no call stack (on the map, not in the range flame graphs).",
+            h.no_stack
         );
     }
     s

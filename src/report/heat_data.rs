@@ -67,7 +67,7 @@ mod tests {
     #[test]
     fn json_is_compact_and_names_are_escaped() {
         let stacks = ["my\u{202e}sqld;fsync", "my\u{202e}sqld;\"x\\"];
-        let tree = CallTree::build(&stacks, [(3, 0, 2), (4, 1, 1)].into_iter(), 0);
+        let tree = CallTree::build(&stacks, [(3, 0, 2), (4, 1, 1)].into_iter());
         let h = PerfHeat { counts: vec![0, 0, 0, 2, 1], tree, ..Default::default() };
         let j = json(&h);
         assert_eq!(

@@ -54,7 +54,7 @@ function draw(m,a,b){
   var fg=m.fg;if(!fg)return;while(fg.firstChild)fg.removeChild(fg.firstChild);
   var h=document.createElement("p");h.className="hft";
   h.textContent="Flame graph of "+(a===0&&b===m.c.length-1?"the whole map":at(m,a)+" to "+at(m,b)+" (+100 ms) "+m.zone)+": "+many(total,"sample")+
-    (heat>total?" ("+(heat-total)+" more without a kept stack)":"")+"; widths are samples, fsync-like frames red; hover a frame for its name and count.";
+    (heat>total?" (and "+(heat-total)+" without a call stack)":"")+"; widths are samples, fsync-like frames red; hover a frame for its name and count.";
   fg.appendChild(h);fg.dataset.range=a+"-"+b;fg.dataset.samples=total;
   if(!total)return;
   var W=1000,RH=16,x=[],depth=[],boxes=[],maxd=0,stack=[0];x[0]=0;depth[0]=0;

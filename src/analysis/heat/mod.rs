@@ -39,6 +39,9 @@ pub struct PerfHeat {
     pub counts: Vec<u32>,
     /// Samples on the map (the sum of `counts`).
     pub samples: u64,
+    /// Samples on the map without a call stack in `tree` (perf recorded none, or the
+    /// parser's cap left it out).
+    pub no_stack: u64,
     /// Samples with a time stamp outside the map's columns.
     pub outside: u64,
     /// Why the map shows only part of the capture, when it does.
@@ -63,7 +66,8 @@ fn wall(bucket: i64, shift: i64) -> i64 {
 
 fn one(f: &PerfInput<'_>, off: f64, tl: &Timeline) -> Option<PerfHeat> {
     let ps = f.script;
-    if ps.sample_buckets.is_empty() {
+    // No call stacks (a tracepoint file): no flame graphs, no map.
+    if ps.sample_buckets.is_empty() || ps.collapsed.is_empty() {
         return None;
     }
     let shift = (off * 10.0).round() as i64;
@@ -89,10 +93,14 @@ fn one(f: &PerfInput<'_>, off: f64, tl: &Timeline) -> Option<PerfHeat> {
     }
     let stacks: Vec<&str> = ps.collapsed.keys().map(String::as_str).collect();
     let cells = ps.stack_buckets.iter().filter_map(|&(b, s, n)| Some((cell(b)?, s, n)));
-    let tree = tree::CallTree::build(&stacks, cells, ps.stack_buckets_dropped);
+    let tree = tree::CallTree::build(&stacks, cells);
+    let with_stack: u64 = tree.cells.iter().flat_map(|(_, v)| v.iter().map(|&(_, n)| u64::from(n))).sum();
+    // Per command from every stack on the map (the tree may have cut rare ones).
     let mut processes: BTreeMap<String, u64> = BTreeMap::new();
-    for (name, n) in tree.roots() {
-        *processes.entry(name.to_string()).or_default() += n;
+    for &(b, s, n) in &ps.stack_buckets {
+        if let (Some(_), Some(stack)) = (cell(b), stacks.get(s as usize)) {
+            *processes.entry(stack.split(';').next().unwrap_or("").to_string()).or_default() += n;
+        }
     }
     let mut processes: Vec<(String, u64)> = processes.into_iter().collect();
     processes.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -103,6 +111,7 @@ fn one(f: &PerfInput<'_>, off: f64, tl: &Timeline) -> Option<PerfHeat> {
         cols,
         counts,
         samples,
+        no_stack: samples.saturating_sub(with_stack),
         outside,
         clip_note,
         processes,

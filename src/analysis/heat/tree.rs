@@ -8,9 +8,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 /// Most nodes kept.
-pub const MAX_NODES: usize = 5000;
+pub const MAX_NODES: usize = 3000;
 /// Most (cell, node) counts kept.
-pub const MAX_PAIRS: usize = 40_000;
+pub const MAX_PAIRS: usize = 16_000;
 
 /// A call tree with the samples of each cell.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -24,15 +24,12 @@ pub struct CallTree {
     pub cells: Vec<(usize, Vec<(u32, u32)>)>,
     /// Nodes cut to keep the tree small.
     pub cut: usize,
-    /// Samples the parser kept no stack for (its cap), not in `cells`.
-    pub dropped: u64,
 }
 
 impl CallTree {
     /// The tree of `stacks` (folded, by index) from `(cell, stack index, samples)` counts.
-    pub fn build(stacks: &[&str], counts: impl Iterator<Item = (usize, u32, u64)>, dropped: u64) -> CallTree {
-        let mut t =
-            CallTree { frames: vec!["all".into()], nodes: vec![(0, 0)], dropped, ..Default::default() };
+    pub fn build(stacks: &[&str], counts: impl Iterator<Item = (usize, u32, u64)>) -> CallTree {
+        let mut t = CallTree { frames: vec!["all".into()], nodes: vec![(0, 0)], ..Default::default() };
         let mut frame_ids: HashMap<String, u32> = HashMap::new();
         let mut children: HashMap<(u32, u32), u32> = HashMap::new();
         let mut leaf_of: HashMap<u32, u32> = HashMap::new();
@@ -143,24 +140,6 @@ impl CallTree {
             }
         }
     }
-
-    /// The samples under each child of the root (the processes), as (name, samples).
-    pub fn roots(&self) -> Vec<(&str, u64)> {
-        let mut weight = vec![0u64; self.nodes.len()];
-        for (_, v) in &self.cells {
-            for &(node, n) in v {
-                weight[node as usize] += u64::from(n);
-            }
-        }
-        for i in (1..self.nodes.len()).rev() {
-            let p = self.nodes[i].0 as usize;
-            weight[p] += weight[i];
-        }
-        (1..self.nodes.len())
-            .filter(|&i| self.nodes[i].0 == 0)
-            .map(|i| (self.frames[self.nodes[i].1 as usize].as_str(), weight[i]))
-            .collect()
-    }
 }
 
 #[cfg(test)]
@@ -170,18 +149,17 @@ mod tests {
     #[test]
     fn stacks_merge_on_their_callers() {
         let stacks = ["mysqld;a;fsync", "mysqld;a;b", "kworker;wb"];
-        let t = CallTree::build(&stacks, [(3, 0, 2), (3, 1, 1), (7, 2, 4), (7, 0, 1)].into_iter(), 0);
+        let t = CallTree::build(&stacks, [(3, 0, 2), (3, 1, 1), (7, 2, 4), (7, 0, 1)].into_iter());
         assert_eq!(t.frames, ["all", "mysqld", "a", "fsync", "b", "kworker", "wb"]);
         assert_eq!(t.nodes, [(0, 0), (0, 1), (1, 2), (2, 3), (2, 4), (0, 5), (5, 6)]);
         assert_eq!(t.cells, [(3, vec![(3, 2), (4, 1)]), (7, vec![(3, 1), (6, 4)])]);
-        assert_eq!(t.roots(), [("mysqld", 4), ("kworker", 4)]);
         assert_eq!(t.cut, 0);
     }
 
     #[test]
     fn the_lightest_nodes_are_cut_to_their_callers() {
         let stacks = ["p;a;x", "p;a;y", "p;b"];
-        let mut t = CallTree::build(&stacks, [(0, 0, 5), (0, 1, 1), (1, 2, 3)].into_iter(), 0);
+        let mut t = CallTree::build(&stacks, [(0, 0, 5), (0, 1, 1), (1, 2, 3)].into_iter());
         let pairs: BTreeMap<(usize, u32), u64> =
             t.cells.iter().flat_map(|(c, v)| v.iter().map(move |&(n, k)| ((*c, n), u64::from(k)))).collect();
         // Nodes: all 9, p 9, a 6, x 5, b 3, y 1: keeping 5 cuts y into a.

@@ -105,6 +105,7 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         flames: views.flames,
         fsync_shares: views.fsync_shares,
         stacks: views.stacks,
+        perf_heat: views.perf_heat,
         binlog: views.binlog,
         problems: bundle.problems.clone(),
         state,

@@ -201,6 +201,8 @@ pub struct Report {
     pub fsync_shares: Vec<FsyncShare>,
     /// Where threads wait, from gdb or pt-pmp stacks (`None`: not measured).
     pub stacks: Option<crate::analysis::waits::StacksView>,
+    /// The sub-second heat map of each perf file with timed call stacks.
+    pub perf_heat: Vec<crate::analysis::heat::PerfHeat>,
     /// Binlog summary.
     pub binlog: Option<BinlogView>,
     /// Bundle-level problems (unreadable files, limits).

@@ -301,6 +301,7 @@ fn report() -> Report {
             ],
             count_name: "samples".into(),
         }],
+        perf_heat: Vec::new(),
         fsync_shares: vec![
             FsyncShare { comm: "connection".into(), tid: Some(5001), samples: 1200, fsync_samples: 812 },
             FsyncShare { comm: HOSTILE.into(), tid: Some(5002), samples: 100, fsync_samples: 40 },
@@ -786,18 +787,7 @@ fn chromium_page_is_interactive() {
     let tmp = tmpdir();
     write_report(&report(), tmp.path()).unwrap();
     let html = std::fs::read_to_string(tmp.path().join("index.html")).unwrap();
-    let driven = html.replacen("</body>", &format!("{DRIVER}</body>"), 1);
-    assert_ne!(driven, html, "the page has a body end");
-    let test_page = tmp.path().join("driven.html");
-    std::fs::write(&test_page, driven).unwrap();
-    let page = common::load_page(&chromium, tmp.path(), &format!("file://{}", test_page.display()));
-    assert!(page.console.is_empty(), "console messages: {:?}", page.console);
-    let dom = &page.dom;
-    let start = dom.find("<pre id=\"test-out\">").expect("the driver ran") + "<pre id=\"test-out\">".len();
-    let end = start + dom[start..].find("</pre>").unwrap();
-    let text = dom[start..end].replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
-    let out: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-    assert!(out.get("error").is_none(), "driver failed: {}", out["error"]);
+    let (page, out) = common::drive(&chromium, tmp.path(), &html, DRIVER);
     // Hover: the time of second 11 and the value of the data at that second (150 MiB/s burst).
     let tip = out["tip"].as_str().unwrap();
     assert_eq!(out["tipShown"], "block");

@@ -34,8 +34,9 @@
 //! ```
 //!
 //! Memory: [`Collector`] keeps only aggregates (distinct stacks, threads,
-//! per-second tracepoint counts) and the current sample, so a multi-GB file
-//! never needs its size in memory.
+//! per-second tracepoint counts, samples per 100 ms and per (100 ms, stack), the
+//! latter capped at [`MAX_STACK_BUCKETS`]) and the current sample, so a multi-GB
+//! file never needs its size in memory.
 //!
 //! Collapsing follows `inferno-collapse-perf` with default options (only the
 //! first event type is folded, stacks are weighted by the sample period when
@@ -90,7 +91,20 @@ pub struct PerfScript {
     pub callchain_samples: u64,
     /// How the sample headers looked (fields present), for `inspect`.
     pub layout: Layout,
+    /// Samples of the folded event (`collapse_event`) with a time stamp, with or without a
+    /// call stack, counted per 100 ms of perf time: bucket `floor(ts * 10)` -> samples (not
+    /// periods): when the CPU ran.
+    pub sample_buckets: BTreeMap<i64, u64>,
+    /// Those with a stack per (100 ms bucket, stack): `(bucket, index of the stack in
+    /// `collapsed`'s order, samples)`, sorted; at most [`MAX_STACK_BUCKETS`] distinct pairs
+    /// (later new pairs are counted in `stack_buckets_dropped` only).
+    pub stack_buckets: Vec<(i64, u32, u64)>,
+    /// Samples left out of `stack_buckets` by its cap.
+    pub stack_buckets_dropped: u64,
 }
+
+/// Most distinct (100 ms bucket, stack) pairs kept in [`PerfScript::stack_buckets`].
+pub const MAX_STACK_BUCKETS: usize = 500_000;
 
 /// Which optional fields the sample headers carried (counts of samples).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -675,7 +689,10 @@ pub struct Collector {
     toks: Vec<(usize, usize)>,
     scratch: String,
     key: String,
-    stacks: HashMap<String, u64>,
+    /// Folded stack -> (weight, id in order of first appearance).
+    stacks: HashMap<String, (u64, u32)>,
+    /// (100 ms bucket, stack id) -> samples.
+    timed: BTreeMap<(i64, u32), u64>,
     threads: HashMap<(Option<u32>, Option<u32>), Vec<ThreadStat>>,
     tp: BTreeMap<TraceKey, (u64, u64)>,
     wb: BTreeMap<(i64, String, String), (u64, u64)>,
@@ -981,6 +998,10 @@ impl Collector {
                 *self.out.fsync_per_sec.entry(t.floor() as i64).or_insert(0) += 1;
             }
         }
+        let bucket = c.ts.filter(|_| c.fold).map(|t| (t * 10.0).floor() as i64);
+        if let Some(b) = bucket {
+            *self.out.sample_buckets.entry(b).or_insert(0) += 1;
+        }
         if c.fold && !c.units.is_empty() {
             let k = &mut self.key;
             k.clear();
@@ -1004,10 +1025,25 @@ impl Collector {
                 k.push(';');
                 k.push_str(c.buf.get(s..e).unwrap_or(""));
             }
-            match self.stacks.get_mut(k.as_str()) {
-                Some(n) => *n = n.saturating_add(c.weight),
+            let n = self.stacks.len() as u32;
+            let id = match self.stacks.get_mut(k.as_str()) {
+                Some(e) => {
+                    e.0 = e.0.saturating_add(c.weight);
+                    e.1
+                }
                 None => {
-                    self.stacks.insert(k.clone(), c.weight);
+                    self.stacks.insert(k.clone(), (c.weight, n));
+                    n
+                }
+            };
+            if let Some(b) = bucket {
+                let full = self.timed.len() >= MAX_STACK_BUCKETS;
+                match self.timed.get_mut(&(b, id)) {
+                    Some(v) => *v += 1,
+                    None if !full => {
+                        self.timed.insert((b, id), 1);
+                    }
+                    None => self.out.stack_buckets_dropped += 1,
                 }
             }
         }
@@ -1017,7 +1053,18 @@ impl Collector {
     pub fn finish(mut self) -> Parsed<PerfScript> {
         self.finish_sample();
         let mut out = self.out;
-        out.collapsed = self.stacks.into_iter().collect();
+        // Stack ids become indexes in `collapsed`'s (sorted) order.
+        let mut keyed: Vec<(String, (u64, u32))> = self.stacks.into_iter().collect();
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut rank = vec![0u32; keyed.len()];
+        for (i, (_, (_, id))) in keyed.iter().enumerate() {
+            rank[*id as usize] = i as u32;
+        }
+        out.collapsed = keyed.into_iter().map(|(k, (w, _))| (k, w)).collect();
+        let mut timed: Vec<(i64, u32, u64)> =
+            self.timed.into_iter().map(|((b, id), n)| (b, rank[id as usize], n)).collect();
+        timed.sort_unstable();
+        out.stack_buckets = timed;
         let mut threads: Vec<ThreadStat> = self.threads.into_values().flatten().collect();
         threads.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.tid.cmp(&b.tid)).then(a.comm.cmp(&b.comm)));
         out.threads = threads;
@@ -1281,6 +1328,30 @@ mod tests {
 ";
         let p = parse_with(held.as_bytes(), CollapseOptions::default()).value;
         assert_eq!(p.stack_seconds[0].class, StackClass::Throttle);
+    }
+
+    #[test]
+    fn folded_samples_are_counted_per_100_ms_and_stack() {
+        let flusher = "kworker/u8:2-fl   311/311   2359.580000:   20408163 cpu-clock:ppp: 
+	ffffffff81790c2e ext4_writepages+0x2e ([kernel.kallsyms])
+
+";
+        // Two fsync samples at 2359.5452, one flusher sample at 2359.58 (same bucket), a
+        // third fsync sample a second later.
+        let later = FSYNC_SAMPLE.replace("2359.545200", "2360.999999");
+        // A sample without a call chain counts per 100 ms too, with no stack.
+        let bare = "mariadbd 22844/23660  2360.050000:   20408163 cpu-clock:ppp: \n\n";
+        let text = format!("{FSYNC_SAMPLE}{FSYNC_SAMPLE}{flusher}{bare}{later}");
+        let p = parse_with(text.as_bytes(), CollapseOptions::default()).value;
+        assert_eq!(
+            p.sample_buckets.iter().map(|(b, n)| (*b, *n)).collect::<Vec<_>>(),
+            [(23595, 3), (23600, 1), (23609, 1)]
+        );
+        // Stack ids index `collapsed` in its order: `kworker...` (0) sorts before `mariadbd...` (1).
+        let keys: Vec<&String> = p.collapsed.keys().collect();
+        assert!(keys[0].starts_with("kworker/u8:2-fl;") && keys[1].starts_with("mariadbd;"), "{keys:?}");
+        assert_eq!(p.stack_buckets, [(23595, 0, 1), (23595, 1, 2), (23609, 1, 1)]);
+        assert_eq!(p.stack_buckets_dropped, 0);
     }
 
     #[test]

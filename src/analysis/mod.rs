@@ -13,6 +13,7 @@ pub mod correlate;
 pub mod device;
 pub mod episodes;
 pub mod harm;
+pub mod heat;
 pub mod lag_witness;
 pub mod measures;
 pub mod period;
@@ -124,6 +125,8 @@ pub struct Views {
     pub flames: Vec<views::FlameInput>,
     /// fsync share per thread.
     pub fsync_shares: Vec<views::FsyncShare>,
+    /// The sub-second heat map of each perf file with timed call stacks.
+    pub perf_heat: Vec<heat::PerfHeat>,
     /// Share of all perf samples in fsync paths.
     pub fsync_sample_share: Option<f64>,
     /// On-CPU samples per command and those in `balance_dirty_pages`.
@@ -229,6 +232,7 @@ impl Views {
             write_sources: views::write_sources(tl, threads),
             flames,
             fsync_shares,
+            perf_heat: heat::of_perf(&records.perf, records.perf_offset, tl),
             fsync_sample_share: views::fsync_sample_share(&records.perf),
             dirty_throttle_samples: views::dirty_throttle_samples(&records.perf),
             binlog: views::binlog_view(records.binlog.as_ref()),

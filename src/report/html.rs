@@ -2,7 +2,8 @@
 //! finding, in plain words beside its key chart; then the system box; then
 //! the evidence (collapsed); then every chart and table. Inline CSS, time
 //! charts as inline SVG with one small inline script of the project's
-//! ([`super::live::SCRIPT`]: hover, shared crosshair, zoom, legend toggles),
+//! ([`super::live::SCRIPT`]: hover, shared crosshair, zoom, legend toggles; and
+//! [`super::heat_script::SCRIPT`]: the perf heat map's range flame graph),
 //! other charts as SVG data URIs, flame graphs (one per process) in sandboxed
 //! frames so their own search and zoom work; a Content-Security-Policy that
 //! forbids every network request. Readable with scripts off, printable to
@@ -63,6 +64,9 @@ details.finding{padding:6px 14px} details summary{cursor:pointer}
 .lg i.dash{border-top:2px dashed #969696;height:0}
 .tip{position:absolute;z-index:10;background:rgba(255,255,255,.96);border:1px solid #8c959f;border-radius:3px;padding:4px 7px;font-size:12px;pointer-events:none;box-shadow:0 1px 4px rgba(0,0,0,.15)}
 iframe.flame{width:100%;height:560px;border:1px solid #eaeef2}
+.hm svg,.hfg svg{width:100%;height:auto;display:block;font-size:12px;font-family:"DejaVu Sans",Verdana,Arial,sans-serif;user-select:none}
+.hm text{fill:#333} .hm .yd,.hm .xd{fill:#57606a} .hm.live rect.hov{cursor:crosshair} .hm .lg{margin-left:64px}
+.hfg svg{font-size:11px} .hfg rect{stroke:#fff;stroke-width:0.5} .hfg text{fill:#1d1d1f;pointer-events:none} .hft{margin:8px 0 4px;font-size:13px}
 @media print{main{max-width:none;padding:0} h2{break-after:avoid} nav,.lg button.off{display:none} a{color:inherit;text-decoration:none}
  .story{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}
  #verdict{break-after:page} iframe.flame{height:420px} .tip{display:none}}
@@ -154,8 +158,8 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
                 (state(report))
                 (inventory(report, render_problems))
             }
-            @if charts.iter().any(|c| c.time.is_some()) {
-                script { (PreEscaped(super::live::SCRIPT)) }
+            @if charts.iter().any(|c| c.time.is_some()) || !report.perf_heat.is_empty() {
+                script { (PreEscaped(super::live::SCRIPT)) (PreEscaped(super::heat_script::SCRIPT)) }
             }
             }
         }
@@ -421,6 +425,8 @@ fn perf(report: &Report, charts: &[Chart], flames: &[Flame]) -> Markup {
         section #perf {
             h2 { "perf: flame graphs and fsync" }
             @if flames.is_empty() && fs.is_empty() { p.muted { "No perf script output in the capture." } }
+            (super::heat::section(report))
+            @if !report.perf_heat.is_empty() && !flames.is_empty() { h3 { "Where: flame graphs of the whole file, per process" } }
             @for f in flames {
                 figure {
                     iframe.flame sandbox="allow-scripts" title=(f.title) srcdoc=(String::from_utf8_lossy(&f.svg)) {}

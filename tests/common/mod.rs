@@ -127,6 +127,26 @@ pub fn load_page(bin: &Path, tmp: &Path, url: &str) -> Page {
     Page { png, console, dom, net_log: std::fs::read_to_string(&net).unwrap_or_default() }
 }
 
+/// Loads `html` with `driver` appended before `</body>` (a `<script>` that writes what it saw
+/// as JSON into `<pre id="test-out">`, and `error` when it failed) in headless Chromium, as
+/// `driven.html` under `tmp`. Returns the page and the driver's JSON; panics on a console
+/// message or a driver error.
+pub fn drive(bin: &Path, tmp: &Path, html: &str, driver: &str) -> (Page, serde_json::Value) {
+    let driven = html.replacen("</body>", &format!("{driver}</body>"), 1);
+    assert_ne!(driven, html, "the page has a body end");
+    let test_page = tmp.join("driven.html");
+    std::fs::write(&test_page, driven).unwrap();
+    let page = load_page(bin, tmp, &format!("file://{}", test_page.display()));
+    assert!(page.console.is_empty(), "console messages: {:?}", page.console);
+    let dom = &page.dom;
+    let start = dom.find("<pre id=\"test-out\">").expect("the driver ran") + "<pre id=\"test-out\">".len();
+    let end = start + dom[start..].find("</pre>").unwrap();
+    let text = dom[start..end].replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+    let out: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert!(out.get("error").is_none(), "driver failed: {}", out["error"]);
+    (page, out)
+}
+
 /// A capture file as a crashed or still running writer leaves it: `head`, then a hole of
 /// `hole` bytes (read back as NULs; sparse, so no disk is used), then `tail`.
 pub fn with_hole(path: &Path, head: &[u8], hole: u64, tail: &[u8]) {

@@ -79,6 +79,9 @@ pub struct SystemBox {
     pub replication: Vec<(String, Fact)>,
     /// What the capture lacked (the inputs the rules missed).
     pub lacked: Vec<String>,
+    /// Notable kernel messages (hung tasks, I/O and file-system errors, OOM kills); `None`
+    /// when the capture has no kernel log.
+    pub kernel_log: Option<Vec<Fact>>,
 }
 
 /// Pseudo filesystems whose mount options say nothing about I/O.
@@ -148,10 +151,62 @@ fn fact(s: &Sourced<String>) -> Fact {
     Fact { value: s.value.trim().to_string(), source }
 }
 
+/// A notable kernel message in words: what, who, since when, where it waits (a hung task's
+/// frames after the scheduler's own), and when on the wall clock when the boot time is known.
+pub fn kernel_event(e: &iosift_parsers::dmesg::Event, btime: Option<u64>) -> String {
+    use iosift_parsers::dmesg::Kind;
+    let what = match &e.kind {
+        Kind::HungTask { task, pid, secs, stack } => {
+            let waits: Vec<&str> = stack
+                .iter()
+                .map(String::as_str)
+                .filter(|f| !matches!(*f, "__schedule" | "schedule"))
+                .take(5)
+                .collect();
+            let at =
+                if waits.is_empty() { String::new() } else { format!(", waiting in {}", waits.join(" < ")) };
+            format!("hung task: {task} (pid {pid}) blocked for more than {secs} s{at}")
+        }
+        Kind::IoError { device } => format!("I/O error on {device}: {}", e.text),
+        Kind::FsError { device } => format!("file-system error on {device}: {}", e.text),
+        Kind::OomKill { pid, task } => format!("OOM kill: {task} (pid {pid})"),
+    };
+    let when = match (e.stamp, btime) {
+        (Some(iosift_parsers::Stamp::SinceBoot(s)), Some(b)) => {
+            iosift_parsers::common::time::epoch_to_utc(b as f64 + s)
+                .map(|t| {
+                    format!(
+                        " at {} UTC (boot + {s:.1} s, boot time from /proc/stat)",
+                        t.format("%Y-%m-%d %H:%M:%S")
+                    )
+                })
+                .unwrap_or_default()
+        }
+        (Some(iosift_parsers::Stamp::SinceBoot(s)), None) => {
+            format!(" at boot + {s:.1} s (no boot time in the capture to place it on the clock)")
+        }
+        (Some(st), _) => format!(" at {}", st.display()),
+        (None, _) => String::new(),
+    };
+    format!("{what}{when}")
+}
+
 /// Fills the box from the context, the timeline's columns, the main device and
 /// the inputs the rules missed (`lacked`, deduplicated in order).
 pub fn of(ctx: &Context, tl: &Timeline, main_device: Option<&str>, lacked: &[String]) -> SystemBox {
     let mut b = SystemBox { kernel: ctx.kernel.as_ref().map(fact), ..Default::default() };
+    if !ctx.kernel_log_files.is_empty() {
+        let btime = ctx.btime.as_ref().map(|b| b.value);
+        b.kernel_log = Some(
+            ctx.kernel_log
+                .iter()
+                .map(|e| Fact {
+                    value: kernel_event(&e.value, btime),
+                    source: format!("{}:{}", e.file, e.line),
+                })
+                .collect(),
+        );
+    }
     let cores = tl.typed().filter(|(c, _)| matches!(c, Col::Core(_, CoreMetric::BusyPct))).count();
     if cores > 0 {
         b.cpus = Some(Fact { value: cores.to_string(), source: "per-core CPU series".into() });

@@ -879,3 +879,44 @@ fn cpu_system_means_the_same_with_u_and_u_all() {
     // Cores are `0` and `1` in both (sar -u -P ALL and sar -A's per-core lines).
     assert_eq!(values(&u, "cpu.1.busy_pct")[0], 100.0 - 0.0);
 }
+
+/// samples/pt_stalk_hung_task: pt-stalk's `-dmesg` reports a dd blocked on a frozen file system;
+/// the system box says so, placed on the wall clock by `-procstat`'s boot time (computed here from
+/// the raw files: `btime` + the message's seconds since boot), and `-procstat` feeds
+/// `stat.procs_blocked` with the file's values.
+#[test]
+fn pt_stalk_kernel_log_and_procstat() {
+    let dir = sample("pt_stalk_hung_task");
+    let dmesg = std::fs::read_to_string(dir.join("2026_12_05_20_47_09-dmesg")).unwrap();
+    let procstat = std::fs::read_to_string(dir.join("2026_12_05_20_47_09-procstat")).unwrap();
+    let line = dmesg.lines().find(|l| l.contains("blocked for more than")).unwrap();
+    let since_boot: f64 = line[1..line.find(']').unwrap()].trim().parse().unwrap();
+    let btime: f64 = procstat.lines().find_map(|l| l.strip_prefix("btime ")).unwrap().parse().unwrap();
+    let at = chrono::DateTime::from_timestamp((btime + since_boot) as i64, 0).unwrap();
+    let r = run(dir);
+    let log = r.system.kernel_log.as_ref().expect("a kernel log was read");
+    assert_eq!(log.len(), 1, "{log:?}");
+    let want = format!("at {} UTC", at.format("%Y-%m-%d %H:%M:%S"));
+    assert!(
+        log[0].value.starts_with("hung task: dd (pid 26513) blocked for more than 5 s"),
+        "{}",
+        log[0].value
+    );
+    assert!(
+        log[0].value.contains("waiting in percpu_rwsem_wait < __percpu_down_read < mnt_want_write"),
+        "{}",
+        log[0].value
+    );
+    assert!(log[0].value.contains(&want), "{} vs {want}", log[0].value);
+    assert_eq!(log[0].source, "2026_12_05_20_47_09-dmesg:4");
+    let file_max = procstat
+        .lines()
+        .filter_map(|l| l.strip_prefix("procs_blocked "))
+        .map(|x| x.parse::<f64>().unwrap())
+        .fold(0.0, f64::max);
+    let col = r.timeline.get("stat.procs_blocked").unwrap();
+    let tl_max = col.iter().filter_map(|c| c.get()).fold(0.0, f64::max);
+    assert_eq!((tl_max, file_max), (3.0, 3.0));
+    // A capture without a kernel log says so (None), not "nothing notable".
+    assert!(run(sample("replica_io_bound")).system.kernel_log.is_none());
+}

@@ -66,9 +66,10 @@ fn every_pt_stalk_file_is_recognised_or_listed_with_what_it_holds() {
 #[test]
 fn mpstat_cpu_is_on_the_timeline() {
     let r = pt_stalk("2026_12_01_19_14_22");
-    // `19:14:24     all   63.68    0.00   32.34 ...` covers the second 19:14:23 (epoch 1796152463).
+    // `19:14:24     all   63.68    0.00   32.34    0.00    0.00    3.98 ...` covers the second 19:14:23
+    // (epoch 1796152463); %system counts the interrupts, as sar -u prints it: 32.34 + 0.00 + 3.98.
     assert_eq!(at(&r, "cpu.user_pct", 1_796_152_463), Some(63.68));
-    assert_eq!(at(&r, "cpu.system_pct", 1_796_152_463), Some(32.34));
+    assert_eq!(at(&r, "cpu.system_pct", 1_796_152_463).map(|x| (x * 100.0).round() / 100.0), Some(36.32));
     // `19:14:24       1   56.00 ... 0.00` (core 1, %idle 0.00): busy 100 %.
     assert_eq!(at(&r, "cpu.1.busy_pct", 1_796_152_463), Some(100.0));
     let col = &r.timeline.columns["cpu.user_pct"];

@@ -60,8 +60,14 @@ impl Format for Fmt {
     const ID: &'static str = "proc_vmstat";
     const SAMPLE: &'static str = "nr_dirtied 5431977";
     const DESCRIPTION: &'static str = "/proc/vmstat, one snapshot or a pt-stalk TS-framed series";
+    /// `/proc/vmstat` names are lower case (`nr_dirty 1234`): `SHOW GLOBAL STATUS` in batch form
+    /// (`Aborted_clients\t0`, pt-mysql-summary's `mysql-status`) has the same shape otherwise.
     fn sniff(head: &[u8]) -> Sniff {
-        sniff_series(head, parse_line, SIGNATURE)
+        let capitalised = crate::common::Lines::new(head)
+            .filter(|l| !l.is_blank() && !crate::tsblocks::is_ts_line(l.bytes))
+            .take(12)
+            .any(|l| l.bytes.iter().take_while(|b| !b.is_ascii_whitespace()).any(u8::is_ascii_uppercase));
+        if capitalised { Sniff::No } else { sniff_series(head, parse_line, SIGNATURE) }
     }
     fn parse(input: &[u8]) -> Parsed<Series> {
         parse_series(input, SeriesKind::Vmstat, parse_line)

@@ -84,6 +84,7 @@ formats! {
     ProcVmstat => proc_vmstat,
     ProcDiskstats => proc_diskstats,
     ProcPressure => proc_pressure,
+    ProcStat => proc_stat,
     Smaps => smaps,
     PerfScript => perf_script,
     GdbStacks => gdb_stacks,
@@ -109,6 +110,7 @@ formats! {
     DdSummary => dd_summary,
     ChecksumList => checksum_list,
     PerfRecordLog => perf_record_log,
+    Dmesg => dmesg,
     CsvTable => csv_table,
     Sections => sections,
 }

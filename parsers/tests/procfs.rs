@@ -500,3 +500,105 @@ fn a_ts_epoch_that_breaks_the_series_is_placed_by_it() {
         assert!(d[0].text.contains("2026-12-01T08:18:50"), "{:?}", d[0]);
     }
 }
+
+fn sample(rel: &str) -> Vec<u8> {
+    read(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../samples")).join(rel))
+}
+
+/// pt-stalk's `-dmesg` and `-procstat` of samples/pt_stalk_hung_task: a `dd` blocked on a frozen
+/// ext4 (the kernel reported it after 5 s, hung_task_timeout_secs lowered to 5 for the run).
+#[test]
+fn pt_stalk_dmesg_hung_task_and_procstat() {
+    use iosift_parsers::dmesg::Kind;
+    use iosift_parsers::{Data, common::Stamp};
+    let d = detect(&sample("pt_stalk_hung_task/capture/2026_12_05_20_47_09-dmesg")).unwrap();
+    assert_eq!(d.format.id, "dmesg");
+    assert!(d.parsed.diagnostics.is_empty(), "{:?}", d.parsed.diagnostics.first());
+    let Data::Dmesg(k) = d.parsed.value else { panic!() };
+    // 33 lines, each a message with its `[ seconds]` stamp.
+    assert_eq!(k.messages, 33);
+    assert_eq!(k.events.len(), 1);
+    let e = &k.events[0];
+    // Line 4: `[ 4111.777212] INFO: task dd:26513 blocked for more than 5 seconds.`
+    assert_eq!((e.line, e.stamp), (4, Some(Stamp::SinceBoot(4111.777212))));
+    let Kind::HungTask { task, pid, secs, stack } = &e.kind else { panic!("{:?}", e.kind) };
+    assert_eq!((task.as_str(), *pid, *secs), ("dd", 26513, 5));
+    // The reliable frames between `<TASK>` and `</TASK>` (the `? ...` ones left out).
+    assert_eq!(
+        stack[..6],
+        [
+            "__schedule",
+            "schedule",
+            "percpu_rwsem_wait",
+            "__percpu_down_read",
+            "mnt_want_write",
+            "path_openat"
+        ]
+    );
+    assert!(!stack.iter().any(|f| f.contains("__pfx_")));
+    let p = detect(&sample("pt_stalk_hung_task/capture/2026_12_05_20_47_09-procstat")).unwrap();
+    assert_eq!(p.format.id, "proc_stat");
+    assert!(p.parsed.diagnostics.is_empty(), "{:?}", p.parsed.diagnostics.first());
+    let Data::ProcStat(s) = p.parsed.value else { panic!() };
+    // 30 `TS` snapshots; `btime 1796499514`; procs_blocked peaks at 3.
+    assert_eq!(s.snapshots.len(), 30);
+    assert_eq!(s.btime, Some(1796499514));
+    assert_eq!(s.snapshots.iter().filter_map(|x| x.blocked).max(), Some(3));
+    // `TS 1796503631.014891181 2026-12-05 20:47:11` (an f64 keeps the microseconds).
+    assert!((s.snapshots[0].ts.unwrap().epoch - 1_796_503_631.014_891).abs() < 1e-6);
+    assert_eq!(s.snapshots[0].cpu[..4], [724289, 818, 57889, 20447]);
+}
+
+/// The kernel's I/O-error, file-system-error and OOM formats in the three stamp forms
+/// (a hand-written fixture, fixtures/dmesg/README.md says why).
+#[test]
+fn dmesg_io_errors_fixture() {
+    use iosift_parsers::Data;
+    use iosift_parsers::dmesg::Kind;
+    let d = detect(&fixture("../dmesg/io-errors.txt")).unwrap();
+    assert_eq!(d.format.id, "dmesg");
+    assert!(d.parsed.diagnostics.is_empty(), "{:?}", d.parsed.diagnostics);
+    let Data::Dmesg(k) = d.parsed.value else { panic!() };
+    assert_eq!(k.messages, 8);
+    let got: Vec<String> = k
+        .events
+        .iter()
+        .map(|e| match &e.kind {
+            Kind::IoError { device } => format!("io {device}"),
+            Kind::FsError { device } => format!("fs {device}"),
+            Kind::OomKill { pid, task } => format!("oom {task} {pid}"),
+            Kind::HungTask { task, .. } => format!("hung {task}"),
+        })
+        .collect();
+    assert_eq!(got, ["io sdb", "io sdb1", "fs sdb1", "fs sdc1", "io sdd", "oom mariadbd 4242", "io nvme0n1"]);
+}
+
+/// pt-mysql-summary's `--save-samples` `mysql-status` (SHOW GLOBAL STATUS in batch form,
+/// `Aborted_clients\t0`) has the shape of /proc/vmstat but capitalised names: not /proc/vmstat.
+/// Its first 16 lines, real (pt-mysql-summary 3.2.1 against MariaDB 10.11.19, made here on 2026-12-05).
+#[test]
+fn show_global_status_is_not_proc_vmstat() {
+    let status = b"Aborted_clients\t0\n\
+Aborted_connects\t0\n\
+Aborted_connects_preauth\t0\n\
+Access_denied_errors\t0\n\
+Acl_column_grants\t0\n\
+Acl_database_grants\t3\n\
+Acl_function_grants\t0\n\
+Acl_procedure_grants\t0\n\
+Acl_package_spec_grants\t0\n\
+Acl_package_body_grants\t0\n\
+Acl_proxy_users\t2\n\
+Acl_role_grants\t0\n\
+Acl_roles\t1\n\
+Acl_table_grants\t1\n\
+Acl_users\t5\n\
+Aria_pagecache_blocks_not_flushed\t5\n";
+    assert_eq!(proc_vmstat::Fmt::sniff(status), Sniff::No);
+    assert_ne!(detect(status).map(|d| d.format.id), Some("proc_vmstat"));
+    // The same sniff still takes /proc/vmstat.
+    assert_eq!(
+        proc_vmstat::Fmt::sniff(b"nr_free_pages 3684210\nnr_zone_inactive_anon 7\nnr_dirty 58\n"),
+        Sniff::Yes
+    );
+}

@@ -353,6 +353,12 @@ pub fn system_box(b: &SystemBox) -> Markup {
                     @if b.replication.is_empty() { p.muted { "No replication variables in the capture." } } @else {
                         table { @for (k, f) in &b.replication { (fact_row(k, f)) } }
                     }
+                    h3 { "Kernel log" }
+                    @match &b.kernel_log {
+                        None => { p.muted { "Not in the capture (dmesg, pt-stalk -dmesg)." } }
+                        Some(events) if events.is_empty() => { p.muted { "No hung task, I/O error, file-system error or OOM kill in the kernel log." } }
+                        Some(events) => { ul { @for f in events { li title={ "read from " (f.source) } { (f.value) } } } }
+                    }
                     h3 { "What the capture lacked" }
                     @if b.lacked.is_empty() { p.muted { "Nothing a rule needed was missing." } } @else {
                         ul { @for l in &b.lacked { li { (l) } } }

@@ -47,6 +47,12 @@ pub struct Context {
     pub block_majmin: BTreeMap<String, Sourced<(u32, u32)>>,
     /// Write-source categories (built in, with the user's overrides).
     pub taxonomy: crate::attribution::Taxonomy,
+    /// Boot time, epoch seconds (/proc/stat `btime`): places the kernel log's seconds since boot.
+    pub btime: Option<Sourced<u64>>,
+    /// Notable kernel messages (hung tasks, I/O and file-system errors, OOM kills), in file order.
+    pub kernel_log: Vec<Sourced<iosift_parsers::dmesg::Event>>,
+    /// The kernel logs read (file names), whether or not they held a notable message.
+    pub kernel_log_files: Vec<String>,
 }
 
 impl Context {

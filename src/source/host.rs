@@ -1,6 +1,8 @@
 //! Host context of pt-stalk samples on the timeline: `top -b` (processes in
 //! D state, the database server's CPU, iowait), `/proc/interrupts` (all
-//! interrupts per second) and `netstat -s` (TCP retransmissions per second).
+//! interrupts per second), `netstat -s` (TCP retransmissions per second) and
+//! `/proc/stat` (blocked and running tasks, context switches and forks per
+//! second; its boot time places the kernel log on the wall clock).
 
 use super::{Adapter, Sink, State, Visit, snapshot_pairs};
 use crate::clock::{Anchoring, DayRoller};
@@ -16,6 +18,49 @@ pub struct Interrupts<'d>(pub &'d iosift_parsers::interrupts::Interrupts);
 
 /// `netstat -s` / `-antp` snapshots.
 pub struct Netstat<'d>(pub &'d iosift_parsers::netstat::Netstat);
+
+/// `/proc/stat` snapshots.
+pub struct ProcStat<'d>(pub &'d iosift_parsers::proc_stat::ProcStat);
+
+impl<'d> Adapter<'d> for ProcStat<'d> {
+    fn context(&self, file: &str, ctx: &mut crate::source::Context) {
+        if let Some(b) = self.0.btime
+            && ctx.btime.is_none()
+        {
+            ctx.btime =
+                Some(crate::source::Sourced { value: b, file: file.to_string(), line: self.0.btime_line });
+        }
+    }
+
+    fn visit(&self, v: &mut Visit<'_>, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
+        let x = self.0;
+        let epoch = |s: &iosift_parsers::proc_stat::Snapshot| s.ts.map(|t| t.epoch);
+        for s in &x.snapshots {
+            let Some(t) = epoch(s) else { continue };
+            sink.at(s.line);
+            for (m, n) in
+                [(HostMetric::StatProcsBlocked, s.blocked), (HostMetric::StatProcsRunning, s.running)]
+            {
+                if let Some(n) = n {
+                    sink.gauge(&Col::Host(m), t, n as f64);
+                }
+            }
+        }
+        for (a, b, t, dt) in snapshot_pairs(&x.snapshots, epoch) {
+            sink.at(b.line);
+            for (m, p, c) in
+                [(HostMetric::StatCtxtS, a.ctxt, b.ctxt), (HostMetric::StatForksS, a.processes, b.processes)]
+            {
+                if let (Some(p), Some(c)) = (p, c)
+                    && let Some(n) = v.delta(p as f64, c as f64)
+                {
+                    sink.rate(&Col::Host(m), t, dt, n / dt);
+                }
+            }
+        }
+        x.snapshots.iter().any(|s| s.ts.is_some()).then_some((Anchoring::Epoch, 0.01))
+    }
+}
 
 impl<'d> Adapter<'d> for Top<'d> {
     fn state(&self) -> Option<State<'d>> {

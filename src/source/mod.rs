@@ -288,6 +288,8 @@ pub fn of(d: &Data) -> Box<dyn Adapter<'_> + '_> {
         Data::Top(x) => Box::new(host::Top(x)),
         Data::Netstat(x) => Box::new(host::Netstat(x)),
         Data::Interrupts(x) => Box::new(host::Interrupts(x)),
+        Data::ProcStat(x) => Box::new(host::ProcStat(x)),
+        Data::Dmesg(x) => Box::new(system::Dmesg(x)),
         Data::Vmstat(x) => Box::new(series::Vmstat(x)),
         Data::DstatCsv(x) | Data::DstatText(x) => Box::new(series::Dstat(x)),
         Data::ProcMeminfo(x) => Box::new(procfs::Meminfo(x)),

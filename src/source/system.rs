@@ -18,6 +18,17 @@ pub struct Smaps<'d>(pub &'d iosift_parsers::smaps::Smaps);
 pub struct Sections<'d>(pub &'d iosift_parsers::sections::Sections);
 /// epoch - CLOCK_MONOTONIC readings of a collector.
 pub struct ClockRef<'d>(pub &'d iosift_parsers::clock_reference::ClockReference);
+/// The kernel log (`dmesg`, pt-stalk `-dmesg`).
+pub struct Dmesg<'d>(pub &'d iosift_parsers::dmesg::Dmesg);
+
+impl<'d> Adapter<'d> for Dmesg<'d> {
+    fn context(&self, file: &str, ctx: &mut Context) {
+        ctx.kernel_log_files.push(file.to_string());
+        for e in &self.0.events {
+            ctx.kernel_log.push(Sourced { value: e.clone(), file: file.to_string(), line: e.line });
+        }
+    }
+}
 
 fn sourced(v: String, file: &str, line: usize) -> Sourced<String> {
     Sourced { value: v, file: file.to_string(), line }

@@ -284,6 +284,18 @@ metrics! {
         NetTcpRetransS = ("net.tcp_retrans_s", "1/s", "TCP segments retransmitted per second (netstat -s)"),
         /// Established.
         NetTcpEstablished = ("net.tcp_established", "1", "TCP connections established (netstat -s)"),
+        /// /proc/stat procs_blocked.
+        StatProcsBlocked = (
+            "stat.procs_blocked",
+            "1",
+            "tasks waiting for I/O (/proc/stat procs_blocked: the kernel's nr_iowait, not every D-state task)"
+        ),
+        /// /proc/stat procs_running.
+        StatProcsRunning = ("stat.procs_running", "1", "runnable tasks (/proc/stat procs_running)"),
+        /// /proc/stat ctxt.
+        StatCtxtS = ("stat.ctxt_s", "1/s", "context switches per second (/proc/stat ctxt)"),
+        /// /proc/stat processes.
+        StatForksS = ("stat.forks_s", "1/s", "processes created per second (/proc/stat processes)"),
     }
 }
 

@@ -5,15 +5,16 @@
 
 /// Collectors whose files are not parsed: suffix and what the file holds.
 pub const UNREAD: &[(&str, &str)] = &[
-    ("-dmesg", "kernel messages since the collection started (dmesg), not read"),
     ("-hostname", "the host name: read for the capture's host (the report's title), not tabled"),
-    ("-output", "pt-stalk's own collector messages and errors, not read"),
-    ("-trigger", "pt-stalk's trigger log and command line, not read"),
-    ("-procstat", "/proc/stat snapshots (CPU jiffies, context switches): CPU is read from -mpstat instead"),
-    ("-slabinfo", "/proc/slabinfo snapshots (kernel slab caches), not read"),
+    (
+        "-output",
+        "pt-stalk's own messages and its collectors' errors (a query the server refused): not analysis input, not read",
+    ),
+    ("-trigger", "pt-stalk's trigger log and command line: not analysis input, not read"),
+    ("-slabinfo", "/proc/slabinfo snapshots (kernel slab caches): no rule reads slab sizes, not read"),
     (
         "-transactions",
-        "INFORMATION_SCHEMA.INNODB_TRX / INNODB_LOCKS / INNODB_LOCK_WAITS (\\G) every second, not read",
+        "INFORMATION_SCHEMA.INNODB_TRX rows (\\G) every second, with no time per snapshot (pt-stalk frames none, and an empty snapshot prints nothing): they cannot be placed on the timeline, not read",
     ),
     ("-lock-waits", "InnoDB lock waits (INFORMATION_SCHEMA joins, \\G) every second, not read"),
     ("-mutex-status1", "SHOW ENGINE INNODB MUTEX, not read"),
@@ -37,8 +38,8 @@ pub fn unread(base_name: &str) -> Option<&'static str> {
 mod tests {
     #[test]
     fn suffixes_after_a_prefix_only() {
-        assert!(super::unread("2026_12_01_19_14_22-dmesg").is_some_and(|w| w.contains("kernel")));
-        assert!(super::unread("dmesg").is_none());
+        assert!(super::unread("2026_12_01_19_14_22-slabinfo").is_some_and(|w| w.contains("slab")));
+        assert!(super::unread("slabinfo").is_none());
         assert!(super::unread("2026_12_01_19_14_22-iostat").is_none());
     }
 }

@@ -524,7 +524,13 @@ impl Format for Fmt {
         }
         let first = t.lines().next().unwrap_or("");
         let f: Vec<&str> = first.split('\t').collect();
-        if f.len() == 6 && parse_f64(f[1]).is_some() && parse_stamp(f[2]).is_some() {
+        // `vm\t1\t2026-12-01 19:14:14 UTC\t...`; with -U, epoch seconds (ten digits): a small
+        // number is not a time (pt-summary's `dentry-state | 219818\t218527\t45\t...`).
+        let stamp = match parse_stamp(f.get(2).copied().unwrap_or("")) {
+            Some(Stamp::Epoch(e)) => e >= 1e8,
+            s => s.is_some(),
+        };
+        if f.len() == 6 && parse_f64(f[1]).is_some() && stamp && !f[0].contains(char::is_whitespace) {
             return Sniff::Yes;
         }
         Sniff::No

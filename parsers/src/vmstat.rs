@@ -512,13 +512,21 @@ impl Format for Fmt {
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let mut summary_like = 0;
-        for l in text.lines().take(8) {
+        let lines: Vec<&str> = text.lines().take(8).collect();
+        for (i, l) in lines.iter().enumerate() {
             let l = strip_ansi(Cow::Borrowed(l));
             let t = l.trim_start();
             let first = t.split_ascii_whitespace().next().unwrap_or("");
             if (first == "procs" || first == "--procs--" || first.eq_ignore_ascii_case("disk-"))
                 && t.contains("---")
             {
+                // pt-summary's "Simplified and fuzzy rounded vmstat" (`r b si so bi bo ir cs us sy
+                // il wa st`): values rounded by pt-summary, not vmstat's output.
+                let next: Vec<&str> =
+                    lines.get(i + 1).map_or(vec![], |n| n.split_ascii_whitespace().collect());
+                if next.contains(&"ir") && next.contains(&"il") {
+                    return Sniff::No;
+                }
                 return Sniff::Yes;
             }
             if t.contains(" K total memory") || t.contains(" M total memory") {

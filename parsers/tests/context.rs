@@ -401,6 +401,27 @@ fn pt_summary_sections() {
     assert_eq!(f.get("nvme0n1", "nr_requests"), Some("1023"));
 }
 
+/// Real pt-summary and pt-mysql-summary reports of this VM (fixtures/context/README.md): their
+/// sections are read as the formats they hold and nothing else (pt-summary's inode table is not
+/// `sadf -p`, its rounded vmstat table is not vmstat's output).
+#[test]
+fn pt_summary_sections_of_this_vm_without_false_formats() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/context");
+    let p = iosift_parsers::sections::Fmt::parse(&std::fs::read(format!("{dir}/pt-summary-vm.txt")).unwrap());
+    assert_eq!(p.skipped_lines, 0, "{:?}", p.diagnostics);
+    let mut ids: Vec<&str> = p.value.sections.iter().filter_map(|x| x.format).collect();
+    ids.sort();
+    assert_eq!(ids, ["mounts", "ps", "sysfs"]);
+    let Some(Data::Sysfs(f)) = p.value.find("sysfs").next() else { panic!("no sysfs") };
+    // `         vda | [mq-deadline] 256`
+    assert_eq!(f.get("vda", "scheduler").and_then(active_choice), Some("mq-deadline"));
+    let m = iosift_parsers::sections::Fmt::parse(
+        &std::fs::read(format!("{dir}/pt-mysql-summary-vm.txt")).unwrap(),
+    );
+    assert_eq!(m.skipped_lines, 0, "{:?}", m.diagnostics);
+    assert!(m.value.sections.iter().all(|x| x.format.is_none()), "pt-mysql-summary's sections are text");
+}
+
 /// Every parser of this helper on every corpus file (and cut copies of it):
 /// must not panic, and every diagnostic must point at a real line.
 #[test]

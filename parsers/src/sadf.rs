@@ -39,14 +39,23 @@ use serde_json::Value;
 mod horizontal;
 
 /// Reads a sadf time stamp: `2026-12-01 19:14:14 UTC`, `2026-12-01 19:14:14` (local), epoch seconds (`-U`).
+/// With `-T` a sysstat that names the local zone prints its abbreviation (`2026-12-01 20:14:14 CET`):
+/// a wall-clock time of an ambiguous zone, read as local time like the unlabelled form.
 fn parse_stamp(s: &str) -> Option<Stamp> {
     let t = s.trim();
     if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
         return t.parse::<f64>().ok().map(Stamp::Epoch);
     }
-    let (body, utc) = match t.strip_suffix(" UTC") {
+    let (body, utc) = match t.strip_suffix(" UTC").or_else(|| t.strip_suffix(" GMT")) {
         Some(b) => (b, true),
-        None => (t, false),
+        None => match t.rsplit_once(' ') {
+            Some((b, zone))
+                if (2..=5).contains(&zone.len()) && zone.bytes().all(|c| c.is_ascii_uppercase()) =>
+            {
+                (b, false)
+            }
+            _ => (t, false),
+        },
     };
     let n = NaiveDateTime::parse_from_str(body, "%Y-%m-%d %H:%M:%S").ok()?;
     Some(if utc { Stamp::Zoned(Utc.from_utc_datetime(&n).fixed_offset()) } else { Stamp::Local(n) })
@@ -553,6 +562,14 @@ impl Format for Fmt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zone_labels_of_minus_t() {
+        // Hand-written from the shape `sadf -d -T` prints where the zone has a name.
+        assert!(matches!(parse_stamp("2026-12-01 20:14:14 CET"), Some(Stamp::Local(_))));
+        assert!(matches!(parse_stamp("2026-12-01 19:14:14 UTC"), Some(Stamp::Zoned(_))));
+        assert!(parse_stamp("2026-12-01 20:14:14 Europe/Paris").is_none());
+    }
 
     #[test]
     fn stamps() {

@@ -390,9 +390,12 @@ fn is_cpu_tok(tok: &str) -> bool {
     tok.strip_prefix('[').and_then(|t| t.strip_suffix(']')).is_some_and(is_digits)
 }
 
+/// An event name before its `:` (`cycles`, `cpu-clock`, `block:block_rq_issue`, `cpu/mem-loads/`);
+/// a path is not one (gdb's `29\t../sysdeps/unix/sysv/linux/poll.c: No such file or directory.`).
 fn event_tok(tok: &str) -> Option<&str> {
     let e = tok.strip_suffix(':')?;
-    (!e.is_empty() && !is_digits(e) && !e.starts_with('[')).then_some(e)
+    let starts = e.bytes().next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_');
+    (starts && !is_digits(e) && !e.starts_with('[')).then_some(e)
 }
 
 /// Parses a sample header line (already right-trimmed); `None` when the line is not one.

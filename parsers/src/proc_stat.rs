@@ -101,6 +101,23 @@ impl Format for Fmt {
                 continue;
             }
             let (key, rest) = t.split_once(' ').unwrap_or((t, ""));
+            let known = matches!(
+                key,
+                "cpu"
+                    | "ctxt"
+                    | "processes"
+                    | "procs_running"
+                    | "procs_blocked"
+                    | "btime"
+                    | "intr"
+                    | "softirq"
+                    | "page"
+                    | "swap"
+            ) || key.strip_prefix("cpu").is_some_and(|n| n.parse::<u32>().is_ok());
+            if !known {
+                d.skip(l.no, DiagKind::Malformed, t);
+                continue;
+            }
             if key == "cpu" {
                 out.snapshots.extend(cur.take());
             }
@@ -108,13 +125,6 @@ impl Format for Fmt {
             let first = || rest.split_whitespace().next().and_then(|x| x.parse::<u64>().ok());
             let ok = match key {
                 "cpu" => numbers(rest).map(|n| snap.cpu = n).is_some(),
-                k if k.starts_with("cpu") => match (k[3..].parse::<u32>(), numbers(rest)) {
-                    (Ok(n), Some(v)) => {
-                        snap.cores.push((n, v));
-                        true
-                    }
-                    _ => false,
-                },
                 "ctxt" => first().map(|x| snap.ctxt = Some(x)).is_some(),
                 "processes" => first().map(|x| snap.processes = Some(x)).is_some(),
                 "procs_running" => first().map(|x| snap.running = Some(x)).is_some(),
@@ -131,10 +141,16 @@ impl Format for Fmt {
                 },
                 // Interrupt and softirq counts per source: not read.
                 "intr" | "softirq" | "page" | "swap" => true,
-                _ => false,
+                k => match (k[3..].parse::<u32>(), numbers(rest)) {
+                    (Ok(n), Some(v)) => {
+                        snap.cores.push((n, v));
+                        true
+                    }
+                    _ => false,
+                },
             };
             if !ok {
-                d.skip(l.no, DiagKind::Malformed, t);
+                d.skip(l.no, DiagKind::BadNumber, t);
             }
         }
         out.snapshots.extend(cur.take());

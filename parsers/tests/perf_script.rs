@@ -342,3 +342,14 @@ fn every_corpus_file_is_safe() {
         let _ = Fmt::sniff(&data[..data.len().min(1024)]);
     }
 }
+
+/// gdb's stderr of samples/replica_io_bound_gdb (`29\t../sysdeps/unix/sysv/linux/poll.c: No such
+/// file or directory.`) has the shape of a sample header without a time: a path is not an event.
+#[test]
+fn gdb_stderr_is_not_a_perf_script() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples/replica_io_bound_gdb/capture/gdb.err");
+    let raw = read(&p);
+    assert!(String::from_utf8_lossy(&raw).starts_with("29\t../sysdeps/unix/sysv/linux/poll.c: No such file"));
+    assert_eq!(Fmt::sniff(&raw[..raw.len().min(1024)]), iosift_parsers::Sniff::No);
+    assert_ne!(detect(&raw).map(|d| d.format.id), Some("perf_script"));
+}

@@ -406,15 +406,17 @@ pub fn parse_json_as(input: &[u8], source: Source) -> Parsed<Sar> {
         if let Some(n) = host.get("nodename").and_then(Value::as_str) {
             out.host.get_or_insert_with(|| n.to_string());
         }
-        // mpstat: times of day on the host's date, the date moving on at midnight (as in mpstat text).
-        let mut day = None;
+        // mpstat: times of day on the host's date, placed and rolled over midnight by the clock
+        // sar and mpstat text use (an hour back is a daylight saving change, not a new day).
+        let mut date = None;
         if source == Source::MpstatJson {
             let line = ts_lines.get(k).copied().unwrap_or(1);
             let b = json_banner(host);
-            day = b.date;
+            date = b.date;
             out.banners.push((line, b));
         }
-        let mut prev: Option<Stamp> = None;
+        let mut clock = crate::sar::Clock::default();
+        let mut prev_epoch: Option<f64> = None;
         for st in host.get("statistics").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
             let line = ts_lines.get(k).copied().unwrap_or(1);
             k += 1;
@@ -427,17 +429,16 @@ pub fn parse_json_as(input: &[u8], source: Source) -> Parsed<Sar> {
                 d.skip(line, DiagKind::BadTime, ts.to_string());
                 continue;
             };
-            let interval = ts.get("interval").and_then(Value::as_f64).or_else(|| since(prev, stamp));
-            if let (Some(Stamp::TimeOfDay(a)), Stamp::TimeOfDay(b)) = (prev, stamp)
-                && b < a
-            {
-                day = day.and_then(|d| d.succ_opt());
-            }
-            prev = Some(stamp);
-            let stamp = match (stamp, day) {
-                (Stamp::TimeOfDay(t), Some(d)) => Stamp::Local(d.and_time(t)),
-                _ => stamp,
+            let (stamp, placed) = match stamp {
+                Stamp::TimeOfDay(t) => {
+                    let (day, interval) = clock.place(t);
+                    let d = date.and_then(|d| d.checked_add_days(chrono::Days::new(day.max(0) as u64)));
+                    (d.map_or(stamp, |d| Stamp::Local(d.and_time(t))), interval)
+                }
+                Stamp::Epoch(e) => (stamp, prev_epoch.replace(e).map(|p| e - p).filter(|x| *x > 0.0)),
+                _ => (stamp, None),
             };
+            let interval = ts.get("interval").and_then(Value::as_f64).or(placed);
             let Some(obj) = st.as_object() else { continue };
             for (key, v) in obj {
                 if key == "timestamp" {
@@ -496,17 +497,6 @@ pub fn parse_json_as(input: &[u8], source: Source) -> Parsed<Sar> {
     // mpstat's first report has no previous one: it gets the file's usual interval.
     out.fill_intervals();
     d.finish(out, n_lines)
-}
-
-/// Seconds from one report's time to the next one's (times of day: across midnight too).
-fn since(prev: Option<Stamp>, now: Stamp) -> Option<f64> {
-    let secs = match (prev?, now) {
-        (Stamp::TimeOfDay(a), Stamp::TimeOfDay(b)) => (b - a).num_milliseconds() as f64 / 1000.0,
-        (Stamp::Epoch(a), Stamp::Epoch(b)) => b - a,
-        _ => return None,
-    };
-    let secs = if secs <= 0.0 { secs + 86_400.0 } else { secs };
-    (secs > 0.0 && secs < 86_400.0).then_some(secs)
 }
 
 /// The `sadf` format (`-d`, `-p` and `-j`).

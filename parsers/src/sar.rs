@@ -404,9 +404,10 @@ struct Current {
     width: usize,
 }
 
-/// Day roll-over and interval tracking of one table within one banner.
+/// Day roll-over and interval tracking of one table within one banner (also mpstat JSON's
+/// times of day, [`crate::sadf::parse_json_as`]).
 #[derive(Debug, Clone, Copy, Default)]
-struct Clock {
+pub(crate) struct Clock {
     day: i64,
     last_abs: Option<f64>,
     last_interval: Option<f64>,
@@ -423,7 +424,7 @@ impl Clock {
     /// Seconds since the banner's midnight, rolling to the next day when the time goes
     /// back by more than 12 h (an hour back is the repeated hour of a daylight saving
     /// time change, not a new day).
-    fn place(&mut self, tod: NaiveTime) -> (i64, Option<f64>) {
+    pub(crate) fn place(&mut self, tod: NaiveTime) -> (i64, Option<f64>) {
         let mut abs = self.day as f64 * 86_400.0 + secs_of(tod);
         if let Some(last) = self.last_abs
             && abs + 43_200.0 < last

@@ -207,7 +207,7 @@ pub fn of(ctx: &Context, tl: &Timeline, main_device: Option<&str>, lacked: &[Str
                 .collect(),
         );
     }
-    let cores = tl.typed().filter(|(c, _)| matches!(c, Col::Core(_, CoreMetric::BusyPct))).count();
+    let cores = tl.iter().filter(|(c, _)| matches!(c, Col::Core(_, CoreMetric::BusyPct))).count();
     if cores > 0 {
         b.cpus = Some(Fact { value: cores.to_string(), source: "per-core CPU series".into() });
     }
@@ -218,7 +218,7 @@ pub fn of(ctx: &Context, tl: &Timeline, main_device: Option<&str>, lacked: &[Str
             d.queue.insert(attr.clone(), fact(v));
         }
     }
-    for (c, _) in tl.typed() {
+    for (c, _) in tl.iter() {
         if let Col::Dev(dev, DevMetric::WBytesS | DevMetric::RBytesS) = &c {
             disks
                 .entry(dev.clone())
@@ -307,12 +307,14 @@ mod tests {
         ctx.sysfs.insert(("vda".into(), "read_ahead_kb".into()), s("128"));
         ctx.sysctl.insert("vm.dirty_ratio".into(), s("20"));
         ctx.sysctl.insert("kernel.pid_max".into(), s("1"));
-        let mut tl = Timeline { t0: 0, len: 2, ..Default::default() };
-        tl.columns.insert(
-            "dev.loop0.w_bytes_s".into(),
+        let mut tl = Timeline::rows(0, 2);
+        let col = Col::Dev("loop0".into(), DevMetric::WBytesS);
+        let values = crate::table::cell::cells([Some(1.0), None]);
+        tl.insert(
+            col,
             crate::table::timeline::Series {
-                values: crate::table::cell::cells([Some(1.0), None]),
-                unit: "B/s",
+                values,
+                unit: crate::table::columns::Unit::BytesPerS,
                 source: "x".into(),
             },
         );

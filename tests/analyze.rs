@@ -7,6 +7,7 @@ use iosift::analyze::analyze;
 use iosift::bundle::{Limits, load};
 use iosift::model::Report;
 use iosift::pipeline::Options;
+use iosift::table::columns::*;
 use std::path::PathBuf;
 
 fn shared(p: &str) -> Option<PathBuf> {
@@ -57,8 +58,8 @@ fn s1_periodic_writeback_without_amplification() {
     assert!(why.reason.as_deref().unwrap_or("").contains("FilePmdMapped 0 KiB"), "{:?}", why.reason);
     // One clock: the iostat burst seconds coincide with the Dirty drops within 1 s.
     let tl = &r.timeline;
-    let w = tl.get("dev.vda.w_bytes_s").unwrap();
-    let dirty = tl.get("mem.dirty_bytes").unwrap();
+    let w = tl.get(&Col::Dev("vda".into(), DevMetric::WBytesS)).unwrap();
+    let dirty = tl.get(&Col::Mem(MemMetric::DirtyBytes)).unwrap();
     let view = r.periodicity.as_ref().unwrap();
     let mut matched = 0;
     for b in &view.bursts {
@@ -112,8 +113,8 @@ fn s2a_fsync_bound_small_transactions() {
     assert_eq!(bl.transactions, 220_038);
     // The binlog per-second series lines up with the iostat flushes.
     let tl = &r.timeline;
-    let trx = tl.get("binlog.trx_s").unwrap();
-    let fl = tl.get("dev.vda.f_s").unwrap();
+    let trx = tl.get(&Col::Binlog(BinlogMetric::TrxS)).unwrap();
+    let fl = tl.get(&Col::Dev("vda".into(), DevMetric::FS)).unwrap();
     let busy_trx: Vec<usize> = (0..tl.len).filter(|&i| trx[i].unwrap_or(0.0) > 500.0).collect();
     let busy_fl: Vec<usize> = (0..tl.len).filter(|&i| fl[i].unwrap_or(0.0) > 500.0).collect();
     let (a0, a1) = (busy_trx[0] as i64, *busy_trx.last().unwrap() as i64);
@@ -326,7 +327,7 @@ fn sample_replica_io_bound() {
     assert!(metric(fs, "flushes_per_s") < 0.5 * truth_f64(&truth, &["iostat_during_load", "vda_f_s_mean"]));
     assert!(fs.summary.contains("replica"), "{}", fs.summary);
     // The replica's binlog events carry the source's server id and times: not this server's rate.
-    assert!(r.timeline.get("binlog.trx_s").is_none());
+    assert!(r.timeline.get(&Col::Binlog(BinlogMetric::TrxS)).is_none());
     // The chart on the shared timeline.
     let chart = iosift::report::charts::replication(&r).expect("replication chart");
     assert!(chart.title.contains("IO thread"), "{}", chart.title);
@@ -523,7 +524,7 @@ fn counter_resets_are_gaps_and_noted() {
     let r = run(tmp.path().to_path_buf());
     let input = &r.doc.bundle.inputs[0];
     assert!(input.note.as_deref().unwrap_or("").contains("counter decrease"), "{:?}", input.note);
-    let col = r.timeline.get("vm.nr_dirtied_s").unwrap();
+    let col = r.timeline.get(&Col::Vm(VmCounter::NrDirtiedS)).unwrap();
     assert!(col.iter().flatten().all(|v| v >= 0.0), "no negative rates");
     assert!(col.iter().filter(|v| v.is_none()).count() >= 1, "the reset interval is a gap");
 }
@@ -630,18 +631,19 @@ fn releasing_the_series_records_changes_nothing_the_analysis_reads() {
     let lean = run_with(&b, &Options::default(), Keep::ReadAfterFill);
     let (ta, tl) = (&all.timeline, &lean.timeline);
     assert_eq!((ta.t0, ta.len), (tl.t0, tl.len));
-    assert!(ta.columns.len() > 40, "{} columns", ta.columns.len());
-    assert_eq!(ta.columns.keys().collect::<Vec<_>>(), tl.columns.keys().collect::<Vec<_>>());
-    for (name, s) in &ta.columns {
-        assert_eq!(Some(s.values.as_slice()), tl.get(name), "{name}");
+    assert!(ta.column_count() > 40, "{} columns", ta.column_count());
+    let cols = |t: &iosift::table::Timeline| t.iter().map(|(c, _)| c.clone()).collect::<Vec<_>>();
+    assert_eq!(cols(ta), cols(tl));
+    for (col, s) in ta.iter() {
+        assert_eq!(Some(s.values.as_slice()), tl.get(col), "{col}");
     }
     assert_eq!(format!("{:?}", all.threads), format!("{:?}", lean.threads));
     assert_eq!((&all.notes, &all.clock_warnings), (&lean.notes, &lean.clock_warnings));
     assert_eq!((all.lines.len(), all.lines.runs()), (lean.lines.len(), lean.lines.runs()));
-    for name in ta.columns.keys() {
+    for name in ta.iter().map(|(c, _)| c.name()) {
         for r in 0..ta.len {
             let e = ta.epoch(r);
-            assert_eq!(all.lines.get(name, e), lean.lines.get(name, e), "{name} at {e}");
+            assert_eq!(all.lines.get(&name, e), lean.lines.get(&name, e), "{name} at {e}");
         }
     }
     let kept = |p: &iosift::pipeline::Pipeline, name: &str| {
@@ -841,14 +843,17 @@ fn diskstats_read_and_discard_rates_add_up_to_the_counters() {
     let r = run(dir);
     let tl = &r.timeline;
     let (rb, rs, rq) = (
-        tl.get("ds.vda.r_bytes_s").unwrap(),
-        tl.get("ds.vda.r_s").unwrap(),
-        tl.get("ds.vda.r_req_bytes").unwrap(),
+        tl.get(&Col::Ds("vda".into(), DsMetric::RBytesS)).unwrap(),
+        tl.get(&Col::Ds("vda".into(), DsMetric::RS)).unwrap(),
+        tl.get(&Col::Ds("vda".into(), DsMetric::RReqBytes)).unwrap(),
     );
     let row = (0..tl.len).find(|&i| rs[i].get().is_some_and(|x| x > 0.0)).unwrap();
     let want = rb[row].get().unwrap() / rs[row].get().unwrap();
     assert!((rq[row].get().unwrap() - want).abs() <= 1e-9 * want, "{:?} vs {want}", rq[row]);
-    assert!(tl.get("ds.vda.d_bytes_s").is_some() && tl.get("ds.vda.d_s").is_some());
+    assert!(
+        tl.get(&Col::Ds("vda".into(), DsMetric::DBytesS)).is_some()
+            && tl.get(&Col::Ds("vda".into(), DsMetric::DS)).is_some()
+    );
 }
 
 /// CPU columns mean one thing whatever sar printed: `sar -u` prints %system with the
@@ -865,10 +870,11 @@ fn cpu_system_means_the_same_with_u_and_u_all() {
         run(d).timeline
     };
     let (u, all) = (one("sar_u_C.txt"), one("sar_C.txt"));
-    let values = |tl: &iosift::table::timeline::Timeline, c: &str| -> Vec<f64> {
+    let values = |tl: &iosift::table::timeline::Timeline, c: &Col| -> Vec<f64> {
         tl.get(c).unwrap_or_else(|| panic!("{c}")).iter().filter_map(|v| v.get()).collect()
     };
-    let (a, b) = (values(&u, "cpu.system_pct"), values(&all, "cpu.system_pct"));
+    let system = Col::Cpu(CpuMetric::SystemPct);
+    let (a, b) = (values(&u, &system), values(&all, &system));
     assert_eq!(a.len(), 119);
     assert_eq!(a.len(), b.len());
     // Two decimals each, three terms summed: within 0.02 points.
@@ -877,7 +883,7 @@ fn cpu_system_means_the_same_with_u_and_u_all() {
     }
     assert!((a[0] - 18.59).abs() < 1e-9, "{}", a[0]);
     // Cores are `0` and `1` in both (sar -u -P ALL and sar -A's per-core lines).
-    assert_eq!(values(&u, "cpu.1.busy_pct")[0], 100.0 - 0.0);
+    assert_eq!(values(&u, &Col::Core("1".into(), CoreMetric::BusyPct))[0], 100.0 - 0.0);
 }
 
 /// samples/pt_stalk_hung_task: pt-stalk's `-dmesg` reports a dd blocked on a frozen file system;
@@ -914,7 +920,7 @@ fn pt_stalk_kernel_log_and_procstat() {
         .filter_map(|l| l.strip_prefix("procs_blocked "))
         .map(|x| x.parse::<f64>().unwrap())
         .fold(0.0, f64::max);
-    let col = r.timeline.get("stat.procs_blocked").unwrap();
+    let col = r.timeline.get(&Col::Host(HostMetric::StatProcsBlocked)).unwrap();
     let tl_max = col.iter().filter_map(|c| c.get()).fold(0.0, f64::max);
     assert_eq!((tl_max, file_max), (3.0, 3.0));
     // A capture without a kernel log says so (None), not "nothing notable".

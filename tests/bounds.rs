@@ -11,6 +11,7 @@ use iosift::analyze::analyze;
 use iosift::bundle::{Limits, load};
 use iosift::model::Report;
 use iosift::pipeline::Options;
+use iosift::table::columns::*;
 
 /// The iostat (`-x -t`, ISO stamps) of the mariadb_fsync_durable sample.
 fn iostat() -> String {
@@ -43,7 +44,7 @@ fn an_old_run_30_days_earlier_in_the_same_file_keeps_the_incident() {
         r.doc.clock.warnings
     );
     assert!(tl.len < 2 * 3600, "timeline of {} s", tl.len);
-    let w: Vec<f64> = tl.get("dev.vda.w_bytes_s").unwrap().iter().flatten().collect();
+    let w: Vec<f64> = tl.get(&Col::Dev("vda".into(), DevMetric::WBytesS)).unwrap().iter().flatten().collect();
     assert!(w.len() > 50, "{} seconds of writes", w.len());
     let warn =
         r.doc.clock.warnings.iter().find(|w| w.contains("densest part")).expect("a densest-part warning");
@@ -64,8 +65,12 @@ fn devices_beyond_the_busiest_64_are_left_out_with_a_warning() {
         }
     }
     let r = run(&[("iostat-x-t.txt", text)]);
-    let devices: std::collections::BTreeSet<&str> =
-        r.timeline.columns.keys().filter_map(|k| k.strip_prefix("dev.")?.split('.').next()).collect();
+    let devices: std::collections::BTreeSet<&str> = r
+        .timeline
+        .iter()
+        .filter(|(c, _)| matches!(c, Col::Dev(..)))
+        .filter_map(|(c, _)| c.device())
+        .collect();
     assert_eq!(devices.len(), 64, "{devices:?}");
     assert!(devices.contains("vda"));
     let warn = r.doc.clock.warnings.iter().find(|w| w.contains("busiest")).expect("a device warning");
@@ -108,7 +113,7 @@ fn a_month_sampled_every_ten_minutes_is_binned_in_ten_minute_rows_and_keeps_ever
     assert!(warn.contains("spans 30.0 days") && warn.contains("every 600 s or more"), "{warn}");
     assert!(!r.doc.clock.warnings.iter().any(|w| w.contains("densest part")));
     // Every byte the reports state is in the timeline: each row is its report's wkB/s.
-    let w = tl.get("dev.vda.w_bytes_s").unwrap();
+    let w = tl.get(&Col::Dev("vda".into(), DevMetric::WBytesS)).unwrap();
     for (row, k) in [(0, 0), (1, 1), (74, 74), (4319, 4319)] {
         assert_eq!(w[row].get(), Some(wkb[k] * 1024.0), "row {row}");
     }
@@ -144,7 +149,7 @@ fn a_month_with_one_second_runs_keeps_its_densest_part_at_one_second() {
         "t0 {}",
         r.timeline.t0
     );
-    let w = r.timeline.get("dev.vda.w_bytes_s").unwrap();
+    let w = r.timeline.get(&Col::Dev("vda".into(), DevMetric::WBytesS)).unwrap();
     let fine_rows = (0..r.timeline.len).filter(|&i| r.timeline.epoch(i) >= hour && w[i].is_some()).count();
     assert!(fine_rows >= 3_590, "{fine_rows} rows of the 1 s hour");
     assert!(r.doc.clock.warnings.iter().any(|w| w.contains("densest part")), "{:?}", r.doc.clock.warnings);

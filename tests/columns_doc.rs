@@ -20,7 +20,7 @@ fn every_snapshot_column_is_in_the_catalogue() {
             let (name, unit) = (c[0].as_str().unwrap(), c[1].as_str().unwrap());
             seen += 1;
             match Col::parse(name) {
-                Some(col) if col.name() == name && col.unit() == unit => {}
+                Some(col) if col.name() == name && col.unit().as_str() == unit => {}
                 other => unknown.push(format!("{name} ({unit}): {other:?}")),
             }
         }

@@ -7,6 +7,7 @@ mod common;
 
 use iosift::bundle::{Limits, load};
 use iosift::pipeline::{Options, Pipeline, run};
+use iosift::table::columns::*;
 use std::path::PathBuf;
 
 /// A file (or folder) of the field corpus, or `None` (with a visible skip) when absent.
@@ -52,7 +53,7 @@ fn pidstat_30_minute_header_interval_is_spread() {
     let Some(f) = field("pidstat/ada231asd-nain__pidstat.log") else { return };
     let p = pipeline(f);
     // 10:55:29 AM row under a 10:25:29 AM header: 1800 s covered by one rate.
-    let col = p.timeline.get("cat.other.w_bytes_s").expect("pidstat writes");
+    let col = p.timeline.get(&Col::Category("other")).expect("pidstat writes");
     let first = col.iter().position(iosift::table::Cell::is_some).unwrap();
     let run = col[first..].iter().take_while(|v| v.is_some()).count();
     assert_eq!(run % 1800, 0, "{run}");
@@ -166,7 +167,7 @@ fn cron_date_lines_anchor_vmstat_runs() {
     assert_eq!(p.timeline.t0, 1566988321);
     assert_eq!(c.first, 1566988321.0);
     // 209 runs of 6 one-second rows after the since-boot row (1,251 of them with values).
-    let bo = p.timeline.get("vmstat.bo").unwrap();
+    let bo = p.timeline.get(&Col::Vmstat(VmstatField::Bo)).unwrap();
     assert_eq!(bo.iter().flatten().count(), 1251);
     assert_eq!(&bo[..7], &[Some(22.0), Some(1.0), Some(8.0), Some(3.0), Some(3.0), Some(4.0), None]);
     let r = inspect(f);

@@ -15,6 +15,7 @@ use iosift::analyze::analyze;
 use iosift::bundle::{Bundle, BundleError, Limits, load};
 use iosift::model::{InputInfo, Report};
 use iosift::pipeline::Options;
+use iosift::table::columns::*;
 use std::io::Write;
 use std::path::Path;
 
@@ -61,7 +62,10 @@ fn iostat_head() -> Option<Vec<u8>> {
 }
 
 fn vda_writes(r: &Report) -> Vec<f64> {
-    r.timeline.get("dev.vda.w_bytes_s").map(|s| s.iter().flatten().collect()).unwrap_or_default()
+    r.timeline
+        .get(&Col::Dev("vda".into(), DevMetric::WBytesS))
+        .map(|s| s.iter().flatten().collect())
+        .unwrap_or_default()
 }
 
 #[test]
@@ -160,7 +164,7 @@ fn overflowing_negative_and_nan_rates_never_reach_the_timeline() {
         let Some(r) = iostat_variant(|t| t.replacen("44130.04", bad, 1)) else { return };
         let i = input(&r, "iostat-x-t.txt");
         assert_eq!(i.format, Some("iostat"), "{bad}");
-        for (name, s) in &r.timeline.columns {
+        for (name, s) in r.timeline.iter() {
             for v in s.values.iter().flatten() {
                 assert!(v.is_finite(), "{bad}: {name} holds {v}");
             }

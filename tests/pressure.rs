@@ -19,8 +19,8 @@ fn io_pressure_peaks_in_the_direct_copy_second() {
     assert_eq!(input.records, 30);
     assert_eq!(input.skipped_lines, 0);
     let tl = &r.timeline;
-    let some = tl.get(&Col::Psi(PsiResource::Io, PsiKind::SomePct).name()).expect("psi.io.some_pct");
-    let full = tl.get(&Col::Psi(PsiResource::Io, PsiKind::FullPct).name()).expect("psi.io.full_pct");
+    let some = tl.get(&Col::Psi(PsiResource::Io, PsiKind::SomePct)).expect("psi.io.some_pct");
+    let full = tl.get(&Col::Psi(PsiResource::Io, PsiKind::FullPct)).expect("psi.io.full_pct");
     let (row, peak) = some
         .iter()
         .enumerate()

@@ -10,6 +10,7 @@ use iosift::analyze::analyze;
 use iosift::bundle::{Limits, load, split_pt_stalk};
 use iosift::model::Report;
 use iosift::pipeline::Options;
+use iosift::table::columns::*;
 use std::path::PathBuf;
 
 fn sample(rel: &str) -> PathBuf {
@@ -28,7 +29,7 @@ fn truth() -> serde_json::Value {
 }
 
 /// The value of a timeline column at an epoch second.
-fn at(r: &Report, col: &str, epoch: i64) -> Option<f64> {
+fn at(r: &Report, col: &Col, epoch: i64) -> Option<f64> {
     let t = &r.timeline;
     t.get(col)?.get(usize::try_from(epoch - t.t0).ok()?).and_then(iosift::table::Cell::get)
 }
@@ -68,18 +69,23 @@ fn mpstat_cpu_is_on_the_timeline() {
     let r = pt_stalk("2026_12_01_19_14_22");
     // `19:14:24     all   63.68    0.00   32.34    0.00    0.00    3.98 ...` covers the second 19:14:23
     // (epoch 1796152463); %system counts the interrupts, as sar -u prints it: 32.34 + 0.00 + 3.98.
-    assert_eq!(at(&r, "cpu.user_pct", 1_796_152_463), Some(63.68));
-    assert_eq!(at(&r, "cpu.system_pct", 1_796_152_463).map(|x| (x * 100.0).round() / 100.0), Some(36.32));
+    assert_eq!(at(&r, &Col::Cpu(CpuMetric::UserPct), 1_796_152_463), Some(63.68));
+    assert_eq!(
+        at(&r, &Col::Cpu(CpuMetric::SystemPct), 1_796_152_463).map(|x| (x * 100.0).round() / 100.0),
+        Some(36.32)
+    );
     // `19:14:24       1   56.00 ... 0.00` (core 1, %idle 0.00): busy 100 %.
-    assert_eq!(at(&r, "cpu.1.busy_pct", 1_796_152_463), Some(100.0));
-    let col = &r.timeline.columns["cpu.user_pct"];
+    assert_eq!(at(&r, &Col::Core("1".into(), CoreMetric::BusyPct), 1_796_152_463), Some(100.0));
+    let col = r.timeline.series(&Col::Cpu(CpuMetric::UserPct)).unwrap();
     assert!(col.source.ends_with("2026_12_01_19_14_22-mpstat"), "{}", col.source);
     assert!(col.values.iter().flatten().count() >= 29);
     let overall = r.doc.bundle.inputs.iter().find(|i| i.path.ends_with("-mpstat-overall")).unwrap();
     assert!(overall.note.as_deref().is_some_and(|n| n.contains("finer interval")), "{:?}", overall.note);
     // top: processes in D state and the database servers' CPU.
-    assert!(r.timeline.get("top.d_state").is_some_and(|v| v.iter().flatten().count() >= 10));
-    assert!(r.timeline.names_with_prefix("proc.").count() >= 1);
+    assert!(
+        r.timeline.get(&Col::Host(HostMetric::TopDState)).is_some_and(|v| v.iter().flatten().count() >= 10)
+    );
+    assert!(r.timeline.iter().filter(|(c, _)| matches!(c, Col::ProcCpu(_))).count() >= 1);
     // The report's state table: the server found through -variables' port and -netstat.
     let state = |w: &str| r.state.iter().find(|s| s.what.starts_with(w)).map(|s| s.value.clone());
     assert_eq!(state("database server process").as_deref(), Some("23847/mariadbd listening on port 3320"));
@@ -110,12 +116,12 @@ fn sar_sadf_and_the_sa_file_feed_the_timeline_once() {
     let b = load(&[sample("sar_mariadb/capture")], &Limits::default()).expect("loads");
     let r = analyze(&b, &Options::default());
     // `19:14:14 ... 34916.00 ... vda` (sar -d -p): second 19:14:13 = epoch 1796152453.
-    assert_eq!(at(&r, "dev.vda.w_bytes_s", 1_796_152_453), Some(34916.0 * 1024.0));
-    assert_eq!(at(&r, "dev.vda.util_pct", 1_796_152_453), Some(29.2));
+    assert_eq!(at(&r, &Col::Dev("vda".into(), DevMetric::WBytesS), 1_796_152_453), Some(34916.0 * 1024.0));
+    assert_eq!(at(&r, &Col::Dev("vda".into(), DevMetric::UtilPct), 1_796_152_453), Some(29.2));
     // `-B`: pgpgout/s 50460.00 at 19:14:15; `-r`: kbdirty 131536 at 19:14:16.
-    assert_eq!(at(&r, "vm.pgpgout_s", 1_796_152_454), Some(50460.0));
-    assert_eq!(at(&r, "mem.dirty_bytes", 1_796_152_456), Some(131536.0 * 1024.0));
-    assert_eq!(at(&r, "cpu.user_pct", 1_796_152_453), Some(81.41));
+    assert_eq!(at(&r, &Col::Vm(VmCounter::PgpgoutS), 1_796_152_454), Some(50460.0));
+    assert_eq!(at(&r, &Col::Mem(MemMetric::DirtyBytes), 1_796_152_456), Some(131536.0 * 1024.0));
+    assert_eq!(at(&r, &Col::Cpu(CpuMetric::UserPct), 1_796_152_453), Some(81.41));
     // Nine renderings of one sadc run: one is used, the others say which.
     let notes = r
         .doc

@@ -12,6 +12,7 @@ use iosift::analysis::bursts::Burst;
 use iosift::bundle::Problem;
 use iosift::model::*;
 use iosift::report::{BatchRow, terminal_summary, write_batch_index, write_report};
+use iosift::table::columns::*;
 use iosift::table::timeline::Series;
 use iosift::table::{Cell, Timeline};
 use iosift::verdict::{Actor, Actors, IssuerClass, Metric, Role, Unit};
@@ -31,16 +32,28 @@ fn in_burst(i: usize) -> bool {
     i % PERIOD >= 10 && i % PERIOD < 13
 }
 
-fn series(unit: &'static str, source: &str, f: impl Fn(usize) -> Option<f64>) -> Series {
+/// The unit of a timeline column.
+type ColUnit = iosift::table::columns::Unit;
+
+fn series(unit: &str, source: &str, f: impl Fn(usize) -> Option<f64>) -> Series {
+    let unit = match unit {
+        "B/s" => ColUnit::BytesPerS,
+        "B" => ColUnit::Bytes,
+        "1/s" => ColUnit::PerS,
+        "ms" => ColUnit::Ms,
+        "%" => ColUnit::Pct,
+        "s" => ColUnit::S,
+        _ => ColUnit::One,
+    };
     Series { values: (0..LEN).map(|i| Cell::new(f(i))).collect(), unit, source: source.into() }
 }
 
 fn timeline() -> Timeline {
-    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new(), ..Default::default() };
+    let mut t = Timeline::rows(T0, LEN);
     let io = "iostat-x-t.txt";
     let gap = |i: usize| (300..306).contains(&i);
     let mut put = |name: &str, s: Series| {
-        t.columns.insert(name.into(), s);
+        t.insert(Col::parse(name).unwrap_or_else(|| panic!("{name} is no column")), s);
     };
     put(
         "dev.vda.w_bytes_s",
@@ -73,7 +86,7 @@ fn timeline() -> Timeline {
 }
 
 fn bursts(t: &Timeline) -> Vec<Burst> {
-    let w = t.get("dev.vda.w_bytes_s").unwrap();
+    let w = t.get(&Col::Dev("vda".into(), DevMetric::WBytesS)).unwrap();
     let mut out: Vec<Burst> = Vec::new();
     for (i, v) in w.iter().enumerate() {
         let Some(v) = v.get() else { continue };
@@ -92,7 +105,12 @@ fn bursts(t: &Timeline) -> Vec<Burst> {
 }
 
 fn acf(t: &Timeline) -> Vec<f64> {
-    let w: Vec<f64> = t.get("dev.vda.w_bytes_s").unwrap().iter().map(|v| v.unwrap_or(5.0 * MIB)).collect();
+    let w: Vec<f64> = t
+        .get(&Col::Dev("vda".into(), DevMetric::WBytesS))
+        .unwrap()
+        .iter()
+        .map(|v| v.unwrap_or(5.0 * MIB))
+        .collect();
     let mean = w.iter().sum::<f64>() / w.len() as f64;
     let var: f64 = w.iter().map(|x| (x - mean).powi(2)).sum();
     (0..120)
@@ -224,7 +242,6 @@ fn report() -> Report {
         episodes: vec![],
     };
     let periodicity = PeriodicityView {
-        series: "dev.vda.w_bytes_s".into(),
         bursts,
         threshold: 60.0 * MIB,
         period_s: Some(31.0),
@@ -236,7 +253,7 @@ fn report() -> Report {
         writeback_window_s: Some((35.0, false)),
         shared_with: vec![("mem.writeback_bytes".into(), 31.0, 0.9)],
         chain: Vec::new(),
-        ..Default::default()
+        ..PeriodicityView::of(Col::Dev("vda".into(), DevMetric::WBytesS))
     };
     let curve = |best: i64, r: f64| -> Vec<(i64, f64)> {
         (-30..=30).map(|l| (l, r * (-(((l - best) as f64) / 6.0).powi(2)).exp())).collect()
@@ -271,7 +288,7 @@ fn report() -> Report {
         write_sources: vec![
             WriteSource {
                 category: "replication_applier".into(),
-                column: "cat.replication_applier.w_bytes_s".into(),
+                column: Col::Category("replication_applier"),
                 total_bytes: 2100.0 * MIB,
                 top_threads: vec![
                     ("galera_applier".into(), 4101, 1500.0 * MIB),
@@ -280,13 +297,13 @@ fn report() -> Report {
             },
             WriteSource {
                 category: "replication_receiver".into(),
-                column: "cat.replication_receiver.w_bytes_s".into(),
+                column: Col::Category("replication_receiver"),
                 total_bytes: 600.0 * MIB,
                 top_threads: vec![("galera_recv-0".into(), 4099, 600.0 * MIB)],
             },
             WriteSource {
                 category: "engine_redo".into(),
-                column: "cat.engine_redo.w_bytes_s".into(),
+                column: Col::Category("engine_redo"),
                 total_bytes: 180.0 * MIB,
                 top_threads: vec![("ib_log_writer".into(), 4000, 180.0 * MIB)],
             },
@@ -529,7 +546,7 @@ fn findings_json_round_trips_with_contract_keys() {
 #[test]
 fn charts_without_data_are_left_out() {
     let mut r = report();
-    r.timeline = Timeline { t0: T0, len: LEN, columns: BTreeMap::new(), ..Default::default() };
+    r.timeline = Timeline::rows(T0, LEN);
     r.periodicity = None;
     r.correlations.clear();
     r.write_sources.clear();
@@ -545,8 +562,8 @@ fn charts_without_data_are_left_out() {
     assert!(html.contains("No perf script output in the capture."));
     assert!(!html.contains("data:image/"));
     // Only Dirty: one chart.
-    let mut t = Timeline { t0: T0, len: LEN, columns: BTreeMap::new(), ..Default::default() };
-    t.columns.insert("mem.dirty_bytes".into(), series("B", "m", |i| (i % 2 == 0).then_some(i as f64 * MIB)));
+    let mut t = Timeline::rows(T0, LEN);
+    t.insert(Col::Mem(MemMetric::DirtyBytes), series("B", "m", |i| (i % 2 == 0).then_some(i as f64 * MIB)));
     r.timeline = t;
     let tmp = tmpdir();
     let files: Vec<PathBuf> = write_report(&r, tmp.path()).unwrap();
@@ -575,14 +592,14 @@ fn long_timelines_are_bucketed_by_maximum() {
     // Two days: 172800 s, one 2 s burst every 31 s; bucketed to at most 1500 points.
     let len = 2 * 86400;
     let mut r = report();
-    let mut t = Timeline { t0: T0, len, columns: BTreeMap::new(), ..Default::default() };
-    t.columns.insert(
-        "dev.vda.w_bytes_s".into(),
+    let mut t = Timeline::rows(T0, len);
+    t.insert(
+        Col::Dev("vda".into(), DevMetric::WBytesS),
         Series {
             values: (0..len)
                 .map(|i| Cell::some(if i % PERIOD < 2 { 150.0 * MIB } else { 5.0 * MIB }))
                 .collect(),
-            unit: "B/s",
+            unit: ColUnit::BytesPerS,
             source: "iostat".into(),
         },
     );
@@ -613,18 +630,18 @@ fn long_timelines_are_bucketed_by_maximum() {
 fn degenerate_inputs_do_not_panic() {
     let mut r = report();
     // One-second timeline, NaN and infinite values, bursts beyond the end, empty curves.
-    let mut t = Timeline { t0: i64::MAX - 10, len: 1, columns: BTreeMap::new(), ..Default::default() };
-    t.columns.insert(
-        "dev.vda.w_bytes_s".into(),
-        Series { values: vec![Cell::some(f64::NAN)], unit: "B/s", source: "x".into() },
+    let mut t = Timeline::rows(i64::MAX - 10, 1);
+    t.insert(
+        Col::Dev("vda".into(), DevMetric::WBytesS),
+        Series { values: vec![Cell::some(f64::NAN)], unit: ColUnit::BytesPerS, source: "x".into() },
     );
-    t.columns.insert(
-        "mem.dirty_bytes".into(),
-        Series { values: vec![Cell::some(f64::INFINITY)], unit: "B", source: "x".into() },
+    t.insert(
+        Col::Mem(MemMetric::DirtyBytes),
+        Series { values: vec![Cell::some(f64::INFINITY)], unit: ColUnit::Bytes, source: "x".into() },
     );
-    t.columns.insert(
-        "binlog.trx_s".into(),
-        Series { values: vec![Cell::some(-5.0)], unit: "1/s", source: "x".into() },
+    t.insert(
+        Col::Binlog(BinlogMetric::TrxS),
+        Series { values: vec![Cell::some(-5.0)], unit: ColUnit::PerS, source: "x".into() },
     );
     r.timeline = t;
     if let Some(p) = r.periodicity.as_mut() {
@@ -1001,11 +1018,11 @@ fn who_rows_are_the_verdicts_measured_actors_or_not_measured() {
 fn a_saturated_cpu_is_said_above_the_stories() {
     let page = |busy_s: usize, iowait: f64| {
         let mut r = report();
-        r.timeline.columns.insert(
-            "cpu.idle_pct".into(),
+        r.timeline.insert(
+            Col::Cpu(CpuMetric::IdlePct),
             series("%", "iostat", |i| Some(if i < busy_s { 2.0 } else { 60.0 })),
         );
-        r.timeline.columns.insert("cpu.iowait_pct".into(), series("%", "iostat", |_| Some(iowait)));
+        r.timeline.insert(Col::Cpu(CpuMetric::IowaitPct), series("%", "iostat", |_| Some(iowait)));
         let tmp = tmpdir();
         write_report(&r, tmp.path()).unwrap();
         String::from_utf8(read(&tmp.path().join("index.html"))).unwrap()

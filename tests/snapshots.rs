@@ -31,9 +31,8 @@ fn snapshot(dir: &Path) -> Value {
     }
     let columns: Vec<Value> = r
         .timeline
-        .columns
         .iter()
-        .map(|(name, s)| json!([name, s.unit, s.source, s.values.iter().flatten().count()]))
+        .map(|(col, s)| json!([col.name(), s.unit.as_str(), s.source, s.values.iter().flatten().count()]))
         .collect();
     json!({ "findings": doc, "timeline_columns": columns })
 }

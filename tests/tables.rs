@@ -8,6 +8,7 @@ mod common;
 
 use iosift::bundle::{Limits, load};
 use iosift::pipeline::{Options, run};
+use iosift::table::Col;
 use polars::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
@@ -64,11 +65,11 @@ fn folder_targz_and_zip_give_the_same_timeline() {
     for other in [&b, &c] {
         assert_eq!(a.timeline.t0, other.timeline.t0);
         assert_eq!(a.timeline.len, other.timeline.len);
-        let ka: Vec<_> = a.timeline.columns.keys().collect();
-        let kb: Vec<_> = other.timeline.columns.keys().collect();
+        let ka: Vec<_> = a.timeline.iter().map(|(c, _)| c).collect();
+        let kb: Vec<_> = other.timeline.iter().map(|(c, _)| c).collect();
         assert_eq!(ka, kb);
-        for (k, s) in &a.timeline.columns {
-            assert_eq!(s.values, other.timeline.columns[k].values, "column {k}");
+        for (k, s) in a.timeline.iter() {
+            assert_eq!(Some(s.values.as_slice()), other.timeline.get(k), "column {k}");
         }
     }
 }
@@ -95,7 +96,7 @@ fn parquet_reads_back_with_the_same_rows() {
     let tl = written.iter().find(|w| w.ends_with("timeline.parquet")).unwrap();
     let df = ParquetReader::new(std::fs::File::open(tl).unwrap()).finish().unwrap();
     assert_eq!(df.height(), p.timeline.len);
-    assert_eq!(df.width(), p.timeline.columns.len() + 1);
+    assert_eq!(df.width(), p.timeline.column_count() + 1);
     // Besides the tables, the folded stacks of the capture's perf scripts (tests/stacks.rs).
     let (tables, other): (Vec<_>, Vec<_>) =
         written.iter().partition(|w| w.extension().is_some_and(|e| e == "parquet"));
@@ -124,7 +125,7 @@ fn tables_for_notebooks_names_entities_threads_and_every_source_row() {
         assert!(n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'), "{n}");
     }
     let cols = read(&tmp.path().join("columns.parquet"));
-    assert_eq!(cols.height(), p.timeline.columns.len());
+    assert_eq!(cols.height(), p.timeline.column_count());
     let col = cols.column("column").unwrap().str().unwrap();
     let old = cols.column("timeline_name").unwrap().str().unwrap();
     let i = (0..cols.height())
@@ -147,7 +148,7 @@ fn tables_for_notebooks_names_entities_threads_and_every_source_row() {
         .filter(|&i| met.get(i) == Some("thr_w_bytes_s"))
         .filter_map(|i| ent.get(i))
         .collect();
-    let kept = p.timeline.columns.keys().filter(|k| k.starts_with("thr.")).count();
+    let kept = p.timeline.iter().filter(|(c, _)| matches!(c, Col::Thread(_))).count();
     assert!(tids.len() > kept, "{} threads in the source table, {kept} in the timeline", tids.len());
     // No empty entity anywhere.
     for w in written.iter().filter(|w| w.file_name().is_some_and(|n| n.to_string_lossy().starts_with('0'))) {
@@ -179,7 +180,11 @@ fn batch_dataset_is_one_table_for_duckdb_across_bundles() {
     let cells = |case: &str| {
         let b = load(&[root.join("samples").join(case).join("capture")], &Limits::default()).unwrap();
         let p = run(&b, &Options::default());
-        p.timeline.columns.values().map(|s| s.values.iter().filter(|v| v.is_some()).count()).sum::<usize>()
+        p.timeline
+            .iter()
+            .map(|(_, s)| s)
+            .map(|s| s.values.iter().filter(|v| v.is_some()).count())
+            .sum::<usize>()
     };
     let sql = format!(
         "select bundle, count(*), count(distinct metric), min(time) from read_parquet('{}/dataset/*/*.parquet', hive_partitioning=true) group by bundle order by bundle",
@@ -240,11 +245,12 @@ fn many_threads_keep_the_busiest_columns_and_every_total() {
         assert_eq!(got, k as f64 * 1024.0 * 30.0, "thread {k}");
     }
     // The columns: the busiest 8 (5033..=5040), each with its rate every second.
-    let kept: Vec<&String> = p.timeline.columns.keys().filter(|k| k.starts_with("thr.")).collect();
+    let kept: Vec<String> =
+        p.timeline.iter().filter(|(c, _)| matches!(c, Col::Thread(_))).map(|(c, _)| c.name()).collect();
     let want: Vec<String> =
         (5040 - KEPT_THREADS as u32 + 1..=5040).map(|t| format!("thr.{t}.w_bytes_s")).collect();
-    assert_eq!(kept, want.iter().collect::<Vec<_>>());
-    let c = &p.timeline.columns["thr.5040.w_bytes_s"];
+    assert_eq!(kept, want);
+    let c = p.timeline.series(&Col::Thread(5040)).unwrap();
     assert_eq!(c.values.iter().flatten().filter(|v| *v == 40.0 * 1024.0).count(), 30);
     assert!(p.clock_warnings.iter().all(|w| !w.contains("per-thread column")), "{:?}", p.clock_warnings);
 }

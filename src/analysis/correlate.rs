@@ -73,44 +73,43 @@ fn shuffled_max(a: &[Cell], b: &[Cell]) -> f64 {
 /// The name of the sum of every write-source category (not a timeline column).
 pub const PIDSTAT_TOTAL: &str = "pidstat.total";
 
-/// Correlations at lags of -60..=60 s of the pairs present; `write_col` is the main device's writes.
-pub fn correlations(tl: &Timeline, write_col: Option<&str>) -> Vec<Correlation> {
-    let col = |c: Col| c.name();
-    let has = |c: Col| tl.col(&c).is_some();
-    let mut pairs: Vec<(String, String, String)> = Vec::new();
+/// The pairs of series correlated: (leading, following, label); a leading `None` is the sum
+/// of every write-source category ([`PIDSTAT_TOTAL`]).
+fn pairs(tl: &Timeline, write_col: Option<&Col>) -> Vec<(Option<Col>, Col, String)> {
+    let has = |c: &Col| tl.get(c).is_some();
+    let mut pairs: Vec<(Option<Col>, Col, String)> = Vec::new();
     if let Some(w) = write_col {
-        if has(Col::Vm(VmCounter::NrDirtiedS)) {
-            pairs.push((
-                col(Col::Vm(VmCounter::NrDirtiedS)),
-                w.into(),
-                "pages dirtied (/proc/vmstat nr_dirtied) vs device writes".into(),
-            ));
-        }
-        if tl.typed().any(|(c, _)| matches!(c, Col::Category(_))) {
-            pairs.push((
-                PIDSTAT_TOTAL.into(),
-                w.into(),
-                "bytes dirtied per pidstat (all threads) vs device writes".into(),
-            ));
-        }
-        if has(Col::Binlog(BinlogMetric::BytesS)) {
-            pairs.push((
-                col(Col::Binlog(BinlogMetric::BytesS)),
-                w.into(),
-                "binlog bytes vs device writes".into(),
-            ));
+        let leads = [
+            (
+                Some(Col::Vm(VmCounter::NrDirtiedS)),
+                "pages dirtied (/proc/vmstat nr_dirtied) vs device writes",
+            ),
+            (None, "bytes dirtied per pidstat (all threads) vs device writes"),
+            (Some(Col::Binlog(BinlogMetric::BytesS)), "binlog bytes vs device writes"),
+        ];
+        for (lead, label) in leads {
+            let present = match &lead {
+                Some(c) => has(c),
+                None => tl.iter().any(|(c, _)| matches!(c, Col::Category(_))),
+            };
+            if present {
+                pairs.push((lead, w.clone(), label.into()));
+            }
         }
     }
-    if has(Col::Perf(PerfMetric::FsyncSamplesS)) && has(Col::Binlog(BinlogMetric::TrxS)) {
-        pairs.push((
-            col(Col::Binlog(BinlogMetric::TrxS)),
-            col(Col::Perf(PerfMetric::FsyncSamplesS)),
-            "commit rate vs fsync samples (perf)".into(),
-        ));
+    let (trx, fsyncs) = (Col::Binlog(BinlogMetric::TrxS), Col::Perf(PerfMetric::FsyncSamplesS));
+    if has(&fsyncs) && has(&trx) {
+        pairs.push((Some(trx), fsyncs, "commit rate vs fsync samples (perf)".into()));
     }
+    pairs
+}
+
+/// Correlations at lags of -60..=60 s of the pairs present; `write_col` is the main device's writes.
+pub fn correlations(tl: &Timeline, write_col: Option<&Col>) -> Vec<Correlation> {
+    let pairs = pairs(tl, write_col);
     let total: Vec<Cell> = {
         let cats: Vec<&[Cell]> = tl
-            .typed()
+            .iter()
             .filter(|(c, _)| matches!(c, Col::Category(_)))
             .map(|(_, s)| s.values.as_slice())
             .collect();
@@ -123,8 +122,12 @@ pub fn correlations(tl: &Timeline, write_col: Option<&str>) -> Vec<Correlation> 
     };
     let mut out = Vec::new();
     for (a, b, label) in pairs {
-        let av: &[Cell] = if a == PIDSTAT_TOTAL { &total } else { tl.get(&a).unwrap_or(&[]) };
+        let av: &[Cell] = match &a {
+            Some(a) => tl.get(a).unwrap_or(&[]),
+            None => &total,
+        };
         let bv = tl.get(&b).unwrap_or(&[]);
+        let (a, b) = (a.map_or_else(|| PIDSTAT_TOTAL.to_string(), |a| a.name()), b.name());
         let curve = lag_search(av, bv);
         let Some(&(best_lag_s, best_r)) = curve.iter().max_by(|x, y| x.1.abs().total_cmp(&y.1.abs())) else {
             continue;
@@ -142,16 +145,22 @@ pub fn correlations(tl: &Timeline, write_col: Option<&str>) -> Vec<Correlation> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::columns::DevMetric;
 
     #[test]
     fn dirtied_pages_lead_the_device_by_their_lag() {
         let mut tl = Timeline::new(0.0, 99.0);
         for t in 0..100 {
             let dirtied = ((t * t * 37 + t * 11) % 101) as f64;
-            tl.set_gauge("vm.nr_dirtied_s", "1/s", "vmstat", t as f64, dirtied);
-            tl.set_gauge("dev.vda.w_bytes_s", "B/s", "iostat", (t + 3) as f64, dirtied * 4096.0);
+            tl.set_gauge(&Col::Vm(VmCounter::NrDirtiedS), "vmstat", t as f64, dirtied);
+            tl.set_gauge(
+                &Col::Dev("vda".into(), DevMetric::WBytesS),
+                "iostat",
+                (t + 3) as f64,
+                dirtied * 4096.0,
+            );
         }
-        let c = correlations(&tl, Some("dev.vda.w_bytes_s"));
+        let c = correlations(&tl, Some(&Col::Dev("vda".into(), DevMetric::WBytesS)));
         assert_eq!(c.len(), 1);
         assert_eq!((c[0].best_lag_s, (c[0].best_r * 1000.0).round()), (3, 1000.0));
         assert!(

@@ -111,8 +111,8 @@ pub fn stacked_periodic(
             }
             let (writes, _) = stack::write_series(tl, &d)?;
             let tunables = super::writeback::Tunables::for_device(window, &ctx.mounts, &d);
-            let floor = stacked_burst_floor(tl.get(&writes.name()).unwrap_or(&[]));
-            let view = super::periodicity::periodicity_over(tl, &writes.name(), &tunables, floor);
+            let floor = stacked_burst_floor(tl.get(&writes).unwrap_or(&[]));
+            let view = super::periodicity::periodicity_over(tl, &writes, &tunables, floor);
             // Any period, not only the writeback window's: an application's timer on the
             // stacked device is hidden in the disk's mixed writes just the same.
             view.is_periodic().then(|| {
@@ -139,7 +139,7 @@ pub const STACKED_FLOOR_MIN: f64 = 64.0 * 1024.0;
 /// The most written device: iostat's columns first, /proc/diskstats' when iostat has none.
 pub fn main_device(tl: &Timeline) -> Option<MainDevice> {
     let best = |want: fn(&Col) -> bool| {
-        tl.typed()
+        tl.iter()
             .filter(|(c, _)| want(c))
             .map(|(c, s)| (c, s.values.iter().flatten().sum::<f64>()))
             .filter(|(_, t)| *t > 0.0)
@@ -147,7 +147,7 @@ pub fn main_device(tl: &Timeline) -> Option<MainDevice> {
     };
     let (writes, _) = best(|c| matches!(c, Col::Dev(_, DevMetric::WBytesS)))
         .or_else(|| best(|c| matches!(c, Col::Ds(_, DsMetric::WBytesS))))?;
-    Some(MainDevice::plain(&writes.entity()?, writes))
+    Some(MainDevice::plain(&writes.entity()?, writes.clone()))
 }
 
 #[cfg(test)]
@@ -158,7 +158,7 @@ mod tests {
         let mut t = Timeline::new(0.0, 3.0);
         for (name, vals) in cols {
             for (i, v) in vals.iter().enumerate() {
-                t.set_gauge(name, "B/s", "test", i as f64, *v);
+                t.set_gauge(&Col::parse(name).expect("a column"), "test", i as f64, *v);
             }
         }
         t

@@ -259,7 +259,7 @@ pub fn of_all(
     let perf = perf_pairs(records);
     let inp = Inputs { tl, threads, window, perf: &perf, majmin };
     let mut devs: Vec<(String, Col, f64)> = Vec::new();
-    for (c, s) in tl.typed() {
+    for (c, s) in tl.iter() {
         let name = match &c {
             Col::Dev(d, crate::table::columns::DevMetric::WBytesS) => d.clone(),
             Col::Ds(d, crate::table::columns::DsMetric::WBytesS) => d.clone(),
@@ -270,7 +270,7 @@ pub fn of_all(
         }
         devs.retain(|(d, k, _)| !(*d == name && matches!(k, Col::Ds(..))));
         let total: f64 = s.values.iter().filter_map(|v| v.get()).sum();
-        devs.push((name, c, total));
+        devs.push((name, c.clone(), total));
     }
     let top = devs.iter().map(|d| d.2).fold(0.0, f64::max);
     devs.retain(|d| d.2 > 0.0 && d.2 >= 0.1 * top);
@@ -375,7 +375,7 @@ pub const REISSUE_SHARE: f64 = 0.5;
 
 /// The significant write episodes of `device` (its write bytes/s column `col`).
 pub fn episodes(inp: &Inputs<'_>, device: &str, col: &Col) -> Vec<Episode> {
-    let Some(series) = inp.tl.col(col) else { return Vec::new() };
+    let Some(series) = inp.tl.get(col) else { return Vec::new() };
     let strict = bursts::detect(series, 6.0, 3.0, 2.0 * 1024.0 * 1024.0);
     // A device writing a busy floor (a database's tens of MB/s): its flushes stand out of
     // the floor, not three times over it.
@@ -424,7 +424,7 @@ pub fn of_bursts(inp: &Inputs<'_>, device: &str, found: &[&bursts::Burst]) -> Ve
 
 /// The witnesses a capture holds for `device`.
 pub(super) fn witnesses(inp: &Inputs<'_>, device: &str, perf: &PerfSeconds) -> Witnesses {
-    let has = |c: &Col| inp.tl.col(c).is_some_and(|s| s.iter().any(|v| v.get().is_some()));
+    let has = |c: &Col| inp.tl.get(c).is_some_and(|s| s.iter().any(|v| v.get().is_some()));
     Witnesses {
         perf: perf.chains,
         trace: perf.trace,
@@ -457,7 +457,7 @@ struct DirtyShape {
 const PINNED_SHARE: f64 = 0.9;
 
 fn dirty_shape(tl: &Timeline, s: usize, e: usize) -> Option<DirtyShape> {
-    let d = tl.col(&Col::Mem(MemMetric::DirtyBytes))?;
+    let d = tl.get(&Col::Mem(MemMetric::DirtyBytes))?;
     let at = |i: usize| d.get(i).and_then(|c| c.get());
     let before = (s.saturating_sub(3)..s).filter_map(at).fold(f64::NAN, f64::max);
     let before = if before.is_nan() { at(s)? } else { before };
@@ -487,10 +487,10 @@ fn dirty_shape(tl: &Timeline, s: usize, e: usize) -> Option<DirtyShape> {
             _ => break true,
         }
     };
-    let limit = tl.col(&Col::Mem(MemMetric::DirtyBackgroundLimitBytes));
+    let limit = tl.get(&Col::Mem(MemMetric::DirtyBackgroundLimitBytes));
     // Background writeback starts when Dirty + Writeback pass the background threshold; the
     // flusher then holds them just under it. A tenth of slack for the samples.
-    let wb = tl.col(&Col::Mem(MemMetric::WritebackBytes));
+    let wb = tl.get(&Col::Mem(MemMetric::WritebackBytes));
     let pinned = limit.is_some_and(|l| {
         (s.saturating_sub(5)..=e).any(|i| match (at(i), l.get(i).and_then(|c| c.get())) {
             (Some(v), Some(lim)) => {
@@ -502,7 +502,7 @@ fn dirty_shape(tl: &Timeline, s: usize, e: usize) -> Option<DirtyShape> {
     });
     let during: Vec<f64> = (s..=e).filter_map(at).collect();
     let level = during.iter().sum::<f64>() / during.len().max(1) as f64;
-    let hard = tl.col(&Col::Mem(MemMetric::DirtyLimitBytes));
+    let hard = tl.get(&Col::Mem(MemMetric::DirtyLimitBytes));
     let at_ceiling = match (limit, hard) {
         (Some(l), Some(h)) => {
             let secs: Vec<bool> = (s..=e)
@@ -538,7 +538,7 @@ fn reclaim_met(tl: &Timeline, around: std::ops::RangeInclusive<usize>, bytes: f6
     use crate::table::columns::VmCounter;
     let cols: Vec<&[crate::table::Cell]> = [VmCounter::VmscanImmediateS, VmCounter::VmscanWriteS]
         .iter()
-        .filter_map(|m| tl.col(&Col::Vm(*m)))
+        .filter_map(|m| tl.get(&Col::Vm(*m)))
         .collect();
     let first = cols.first()?;
     let at = |i: usize| -> Option<f64> {
@@ -570,11 +570,11 @@ pub const RECLAIM_OVER_MEDIAN: f64 = 10.0;
 /// within a second of their dirtying. False when the threshold is not in the capture.
 fn near_background(tl: &Timeline, s: usize, e: usize) -> bool {
     let (Some(d), Some(l)) =
-        (tl.col(&Col::Mem(MemMetric::DirtyBytes)), tl.col(&Col::Mem(MemMetric::DirtyBackgroundLimitBytes)))
+        (tl.get(&Col::Mem(MemMetric::DirtyBytes)), tl.get(&Col::Mem(MemMetric::DirtyBackgroundLimitBytes)))
     else {
         return false;
     };
-    let wb = tl.col(&Col::Mem(MemMetric::WritebackBytes));
+    let wb = tl.get(&Col::Mem(MemMetric::WritebackBytes));
     (s.saturating_sub(2)..=e + 1).any(|i| {
         let v = d.get(i).and_then(|c| c.get()).unwrap_or(0.0)
             + wb.and_then(|w| w.get(i)).and_then(|c| c.get()).unwrap_or(0.0);
@@ -785,7 +785,7 @@ pub(super) fn attribute(
     // after (the counter's snapshots and iostat's reports of the same second are stamped up
     // to a second apart): the better witness of whether the data went through the page
     // cache; Dirty's samples can miss a sub-second cycle.
-    let nr_dirtied = tl.col(&Col::Vm(crate::table::columns::VmCounter::NrDirtiedS));
+    let nr_dirtied = tl.get(&Col::Vm(crate::table::columns::VmCounter::NrDirtiedS));
     let around = s.saturating_sub(2)..=e + 1;
     let has_dirtied =
         nr_dirtied.is_some_and(|d| around.clone().any(|i| d.get(i).and_then(|c| c.get()).is_some()));
@@ -990,7 +990,7 @@ pub(super) fn attribute(
     }
     // Flush requests: a flush per fsync (devices with a volatile write cache).
     if w.flushes
-        && let Some(f) = tl.col(&Col::Dev(device.to_string(), crate::table::columns::DevMetric::FS))
+        && let Some(f) = tl.get(&Col::Dev(device.to_string(), crate::table::columns::DevMetric::FS))
     {
         let all: Vec<f64> = f.iter().filter_map(|c| c.get()).collect();
         let base = median(&all).unwrap_or(0.0);
@@ -1045,7 +1045,7 @@ fn charged(inp: &Inputs<'_>, s: usize, e: usize) -> Vec<(u32, String, f64)> {
         .iter()
         .filter(|(_, t)| !is_kernel_issuer(&t.comm))
         .filter_map(|(tid, t)| {
-            let c = inp.tl.col(&Col::Thread(*tid))?;
+            let c = inp.tl.get(&Col::Thread(*tid))?;
             let sum: f64 =
                 (s..=e.min(c.len().saturating_sub(1))).filter_map(|i| c.get(i).and_then(|x| x.get())).sum();
             (sum > 0.0).then(|| (*tid, t.comm.clone(), sum))
@@ -1163,7 +1163,7 @@ mod tests {
         let mut tl = Timeline::new(1000.0, 1000.0 + n as f64 - 1.0);
         for (name, v) in cols {
             for (i, x) in v.iter().enumerate() {
-                tl.set_gauge(name, "B", "test", 1000.0 + i as f64, *x);
+                tl.set_gauge(&Col::parse(name).expect("a column"), "test", 1000.0 + i as f64, *x);
             }
         }
         tl

@@ -40,7 +40,7 @@ pub struct Harm {
 }
 
 fn values(tl: &Timeline, c: &Col, s: usize, e: usize) -> Option<(Vec<f64>, Vec<f64>)> {
-    let col = tl.col(c)?;
+    let col = tl.get(c)?;
     let all: Vec<f64> = col.iter().filter_map(|x| x.get()).collect();
     let during: Vec<f64> =
         (s..=e.min(col.len().saturating_sub(1))).filter_map(|i| col.get(i).and_then(|x| x.get())).collect();

@@ -6,6 +6,7 @@
 
 use super::lag_witness::LagSeries;
 use crate::table::Cell;
+use crate::table::Col;
 
 /// The numbers a capture measures whatever its rules decide, computed by the rules' own
 /// functions (`crate::rules::measure`): the report states them and `iosift diff` compares
@@ -27,9 +28,9 @@ pub struct Measures {
 #[derive(Debug, Clone)]
 pub struct LoadRates {
     /// The timeline column of the commit rate (`binlog.trx_s`, `mysql.Binlog_commits_s`).
-    pub commit_column: String,
+    pub commit_column: Col,
     /// The timeline column of the flush rate (the device's `f_s`, else `Innodb_data_fsyncs`).
-    pub flush_column: String,
+    pub flush_column: Col,
     /// The load window: timeline rows.
     pub rows: Vec<usize>,
     /// Its length in seconds (rows times the row width).
@@ -47,8 +48,8 @@ impl LoadRates {
     /// The load window among `rows` of the two columns' values (rows of `bin_s` seconds) and
     /// the mean rates over it: the one function behind the finding's numbers and the diff's.
     pub fn over(
-        (commit_column, commits): (&str, &[Cell]),
-        (flush_column, flushes): (&str, &[Cell]),
+        (commit_column, commits): (&Col, &[Cell]),
+        (flush_column, flushes): (&Col, &[Cell]),
         rows: std::ops::Range<usize>,
         bin_s: i64,
     ) -> LoadRates {
@@ -58,8 +59,8 @@ impl LoadRates {
         let over =
             |v: &[Cell]| super::stats::mean(&rows.iter().filter_map(|&r| at(v, r)).collect::<Vec<_>>());
         LoadRates {
-            commit_column: commit_column.to_string(),
-            flush_column: flush_column.to_string(),
+            commit_column: commit_column.clone(),
+            flush_column: flush_column.clone(),
             // A wider row holds its seconds' mean rate.
             seconds: (rows.len() as i64 * bin_s) as f64,
             transactions_per_s: over(commits).unwrap_or(0.0),
@@ -96,6 +97,7 @@ impl LagMeasure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::columns::{BinlogMetric, MysqlCounter};
 
     #[test]
     fn the_load_window_is_the_seconds_with_commits() {
@@ -105,15 +107,16 @@ mod tests {
             [0.0, 0.0, 3.0, 282.0, 1798.0, 1422.0, 1622.0, 1088.0, 1307.0, 969.0, 1324.0, 862.0, 0.0];
         let commits: Vec<Cell> = commits.iter().map(|&x| Cell::some(x)).collect();
         let flushes: Vec<Cell> = (0..commits.len()).map(|r| Cell::some(2.0 * r as f64)).collect();
-        let l = LoadRates::over(("c", &commits), ("f", &flushes), 0..commits.len(), 1);
+        let (c, f) = (Col::Binlog(BinlogMetric::TrxS), Col::Mysql(MysqlCounter::InnodbDataFsyncsS));
+        let l = LoadRates::over((&c, &commits), (&f, &flushes), 0..commits.len(), 1);
         assert_eq!(l.rows, (3..12).collect::<Vec<_>>());
         assert_eq!(l.seconds, 9.0);
         assert_eq!(l.transactions_per_s, 10674.0 / 9.0);
         assert_eq!(l.flushes_per_s, 2.0 * 63.0 / 9.0);
         // Only the rows asked: a compared span that starts later.
-        let late = LoadRates::over(("c", &commits), ("f", &flushes), 8..13, 2);
+        let late = LoadRates::over((&c, &commits), (&f, &flushes), 8..13, 2);
         assert_eq!((late.rows, late.seconds), (vec![8, 9, 10, 11], 8.0));
-        let idle = LoadRates::over(("c", &commits[..3]), ("f", &flushes), 0..3, 1);
+        let idle = LoadRates::over((&c, &commits[..3]), (&f, &flushes), 0..3, 1);
         assert_eq!(
             (idle.rows.len(), idle.transactions_per_s, idle.flushes_per_transaction()),
             (0, 0.0, None)

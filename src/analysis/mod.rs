@@ -191,7 +191,6 @@ impl Views {
             ctx.sysctl_f64("vm.dirty_expire_centisecs"),
             ctx.sysctl_f64("vm.dirty_writeback_centisecs"),
         );
-        let write_col = device.as_ref().map(|d| d.writes.name());
         // Bursts and periods are found second by second: not in the wider rows of a capture
         // of days sampled coarsely (its rules that read them are skipped and say why).
         let one_second = tl.bin() == 1;
@@ -201,7 +200,7 @@ impl Views {
             .as_ref()
             .zip(tunables.as_ref())
             .filter(|_| one_second)
-            .map(|(d, t)| periodicity::periodicity(tl, &d.writes.name(), t));
+            .map(|(d, t)| periodicity::periodicity(tl, &d.writes, t));
         let stacked_periodicity = device
             .as_ref()
             .filter(|_| one_second)
@@ -228,7 +227,7 @@ impl Views {
             .unwrap_or_default();
         let own = ctx.variable("server_id").and_then(|s| s.value.trim().parse::<u32>().ok());
         Views {
-            correlations: correlate::correlations(tl, write_col.as_deref()),
+            correlations: correlate::correlations(tl, device.as_ref().map(|d| &d.writes)),
             write_sources: views::write_sources(tl, threads),
             flames,
             fsync_shares,

@@ -19,10 +19,10 @@ use crate::table::columns::{Col, MemMetric};
 use serde::Serialize;
 
 /// Periodicity results for the report.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct PeriodicityView {
-    /// The series analysed (timeline column name).
-    pub series: String,
+    /// The series analysed.
+    pub series: Col,
     /// Bursts found on it (merged into episodes when the period was found on those).
     pub bursts: Vec<Burst>,
     /// Burst threshold used; NaN when the bursts were found over the series' local floor
@@ -64,6 +64,28 @@ pub struct PeriodicityView {
 }
 
 impl PeriodicityView {
+    /// The view of `series` before any analysis: no bursts, no period.
+    pub fn of(series: Col) -> Self {
+        PeriodicityView {
+            series,
+            bursts: Vec::new(),
+            threshold: 0.0,
+            period_s: None,
+            confidence: None,
+            phase_s: None,
+            method: None,
+            acf: Vec::new(),
+            periodogram: Vec::new(),
+            writeback_window_s: None,
+            flusher_interval_s: None,
+            journal_commit_s: None,
+            period_match: None,
+            also_matches: Vec::new(),
+            shared_with: Vec::new(),
+            chain: Vec::new(),
+        }
+    }
+
     /// True when the writes carry the writeback period: a period matching `window` at a
     /// confidence of 0.5 or more.
     pub fn is_writeback(&self, window: WritebackWindow) -> bool {
@@ -147,15 +169,15 @@ const DIRTY_DROP: f64 = 0.25;
 pub const MIN_BURST_BYTES_S: f64 = 4.0 * 1024.0 * 1024.0;
 
 /// The periodicity of timeline column `col`, its period tested against `tunables`.
-pub fn periodicity(tl: &Timeline, col: &str, tunables: &Tunables) -> PeriodicityView {
+pub fn periodicity(tl: &Timeline, col: &Col, tunables: &Tunables) -> PeriodicityView {
     periodicity_over(tl, col, tunables, MIN_BURST_BYTES_S)
 }
 
 /// [`periodicity`] with bursts of at least `min_abs` bytes in a second.
-pub fn periodicity_over(tl: &Timeline, col: &str, tunables: &Tunables, min_abs: f64) -> PeriodicityView {
+pub fn periodicity_over(tl: &Timeline, col: &Col, tunables: &Tunables, min_abs: f64) -> PeriodicityView {
     let series = tl.get(col).unwrap_or(&[]);
     let scan = bursts::detect(series, 8.0, 5.0, min_abs);
-    let dirty = tl.col(&Col::Mem(MemMetric::DirtyBytes));
+    let dirty = tl.get(&Col::Mem(MemMetric::DirtyBytes));
     let max_lag = (series.len() / 2).min(600);
     let acf = period::autocorrelation(series, max_lag);
     // A device that writes steadily (a database's floor of tens of MB/s) hides a flush of
@@ -217,7 +239,7 @@ pub fn periodicity_over(tl: &Timeline, col: &str, tunables: &Tunables, min_abs: 
     let matched = period.as_ref().map(|p| tunables.classify(p.period_s)).unwrap_or_default();
     let w = tunables.window;
     PeriodicityView {
-        series: col.to_string(),
+        series: col.clone(),
         bursts,
         // Bursts found over a local floor have a threshold per second, none to draw.
         threshold: if scan.floors.is_empty() { scan.threshold } else { f64::NAN },
@@ -381,9 +403,9 @@ pub fn episodes(bursts: &[Burst], gap_s: f64) -> Vec<Burst> {
 /// The series with the same period (within 10 % + 1 s, confidence above 0.3):
 /// dirty memory (its drops), then every thread and write-source category.
 fn sharing(tl: &Timeline, c: &Period, max_lag: usize) -> Vec<(String, f64, f64)> {
-    let dirty = Col::Mem(MemMetric::DirtyBytes).name();
-    let mut others: Vec<String> = vec![dirty.clone()];
-    let of = |want: fn(&Col) -> bool| tl.typed().filter(move |(c, _)| want(c)).map(|(c, _)| c.name());
+    let dirty = Col::Mem(MemMetric::DirtyBytes);
+    let mut others: Vec<Col> = vec![dirty.clone()];
+    let of = |want: fn(&Col) -> bool| tl.iter().filter(move |(c, _)| want(c)).map(|(c, _)| c.clone());
     others.extend(of(|c| matches!(c, Col::Thread(_))));
     others.extend(of(|c| matches!(c, Col::Category(_))));
     let mut shared = Vec::new();
@@ -409,7 +431,7 @@ fn sharing(tl: &Timeline, c: &Period, max_lag: usize) -> Vec<(String, f64, f64)>
             && (pp.period_s - c.period_s).abs() <= 0.1 * c.period_s + 1.0
             && pp.confidence > 0.3
         {
-            shared.push((o, pp.period_s, pp.confidence));
+            shared.push((o.name(), pp.period_s, pp.confidence));
         }
     }
     shared
@@ -418,6 +440,7 @@ fn sharing(tl: &Timeline, c: &Period, max_lag: usize) -> Vec<(String, f64, f64)>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::columns::DevMetric;
 
     /// The tunables of `w`, with the ext4 journal's default commit interval.
     fn tun(w: WritebackWindow) -> Tunables {
@@ -438,10 +461,10 @@ mod tests {
                 8 | 39 | 75 => 560e6,
                 _ => 2e6,
             };
-            tl.set_gauge("dev.loop0.w_bytes_s", "B/s", "iostat", t as f64, v);
+            tl.set_gauge(&Col::Dev("loop0".into(), DevMetric::WBytesS), "iostat", t as f64, v);
         }
         let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
-        let v = periodicity(&tl, "dev.loop0.w_bytes_s", &tun(w));
+        let v = periodicity(&tl, &Col::Dev("loop0".into(), DevMetric::WBytesS), &tun(w));
         assert_eq!(v.period_s, Some(33.5));
         assert_eq!(
             v.bursts.iter().map(|b| (b.start, b.end)).collect::<Vec<_>>(),
@@ -449,7 +472,8 @@ mod tests {
         );
         assert!((v.bursts[0].total - 750e6).abs() < 1.0);
         // Unmerged, the wake-ups alternate 5 s and 26-31 s apart: the 5 s would win.
-        let split = bursts::detect(tl.get("dev.loop0.w_bytes_s").unwrap(), 8.0, 5.0, 4e6);
+        let split =
+            bursts::detect(tl.get(&Col::Dev("loop0".into(), DevMetric::WBytesS)).unwrap(), 8.0, 5.0, 4e6);
         assert_eq!(split.bursts.len(), 6);
         assert_eq!(episodes(&split.bursts, 6.0).len(), 3);
         assert_eq!(episodes(&split.bursts, 3.0).len(), 6);
@@ -463,8 +487,8 @@ mod tests {
         for t in 0..len {
             let b = bursts.iter().find(|b| b.0 == t).map_or(0.0, |b| b.1 * 1e6);
             dirty += 5e6 - drop * b;
-            tl.set_gauge("dev.vda.w_bytes_s", "B/s", "iostat", t as f64, 10e6 + b);
-            tl.set_gauge("mem.dirty_bytes", "B", "meminfo", t as f64, dirty);
+            tl.set_gauge(&Col::Dev("vda".into(), DevMetric::WBytesS), "iostat", t as f64, 10e6 + b);
+            tl.set_gauge(&Col::Mem(MemMetric::DirtyBytes), "meminfo", t as f64, dirty);
         }
         tl
     }
@@ -476,16 +500,16 @@ mod tests {
     fn two_alike_flushes_in_a_short_capture() {
         let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
         let tl = flushes(75, &[(32, 190.0), (63, 200.0)], 0.7);
-        let v = periodicity(&tl, "dev.vda.w_bytes_s", &tun(w));
+        let v = periodicity(&tl, &Col::Dev("vda".into(), DevMetric::WBytesS), &tun(w));
         assert_eq!((v.period_s, v.confidence), (Some(31.0), Some(0.6)));
         assert_eq!(v.period_match, Some(PeriodMatch::WritebackWindow));
         assert!(v.is_writeback(w));
         // Without dirty memory falling at them they may be anything (a copy and its tail).
         let dry = flushes(75, &[(32, 190.0), (63, 200.0)], 0.0);
-        assert_eq!(periodicity(&dry, "dev.vda.w_bytes_s", &tun(w)).period_s, None);
+        assert_eq!(periodicity(&dry, &Col::Dev("vda".into(), DevMetric::WBytesS), &tun(w)).period_s, None);
         // In a capture with room for a third beat (110 s: one at 94 s) two are no period.
         let long = flushes(110, &[(32, 190.0), (63, 200.0)], 0.7);
-        assert_eq!(periodicity(&long, "dev.vda.w_bytes_s", &tun(w)).period_s, None);
+        assert_eq!(periodicity(&long, &Col::Dev("vda".into(), DevMetric::WBytesS), &tun(w)).period_s, None);
     }
 
     /// Three flushes with a smaller one after the second (the appender's capture: 32, 63 and
@@ -495,7 +519,7 @@ mod tests {
     fn a_chain_skips_the_smaller_bursts_between() {
         let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
         let tl = flushes(92, &[(32, 190.0), (43, 55.0), (63, 200.0), (84, 116.0), (89, 119.0)], 0.7);
-        let v = periodicity(&tl, "dev.vda.w_bytes_s", &tun(w));
+        let v = periodicity(&tl, &Col::Dev("vda".into(), DevMetric::WBytesS), &tun(w));
         assert_eq!(v.period_s, Some(28.5));
         let starts: Vec<usize> = v.periodic_bursts().iter().map(|b| b.start).collect();
         assert_eq!(starts, [32, 63, 89]);
@@ -508,16 +532,19 @@ mod tests {
     fn a_pair_must_stand_out() {
         let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
         let tl = flushes(77, &[(32, 84.0), (47, 166.0), (73, 154.0)], 0.8);
-        let v = periodicity(&tl, "dev.vda.w_bytes_s", &tun(w));
+        let v = periodicity(&tl, &Col::Dev("vda".into(), DevMetric::WBytesS), &tun(w));
         assert!(v.chain.is_empty());
         // The spacing of all three then, 15 and 26 s: not regular.
         assert_eq!((v.period_s, v.confidence), (Some(20.5), Some(0.0)));
         // Two flushes 47 s apart in a 100 s capture: a period; in a 90 s one, 47 s is more than half.
         let w = WritebackWindow::from_centisecs(Some(4500.0), Some(500.0));
         let tl = flushes(100, &[(5, 137.0), (52, 73.0)], 0.5);
-        assert_eq!(periodicity(&tl, "dev.vda.w_bytes_s", &tun(w)).period_s, Some(47.0));
+        assert_eq!(
+            periodicity(&tl, &Col::Dev("vda".into(), DevMetric::WBytesS), &tun(w)).period_s,
+            Some(47.0)
+        );
         let tl = flushes(90, &[(5, 137.0), (52, 73.0)], 0.5);
-        assert_eq!(periodicity(&tl, "dev.vda.w_bytes_s", &tun(w)).period_s, None);
+        assert_eq!(periodicity(&tl, &Col::Dev("vda".into(), DevMetric::WBytesS), &tun(w)).period_s, None);
     }
 
     /// The defect of issue 34: an application fsync()ing a 64 MiB checkpoint every 12 s with
@@ -528,18 +555,21 @@ mod tests {
         let w = WritebackWindow::from_centisecs(Some(3000.0), Some(500.0));
         let every =
             |p: usize| -> Vec<(usize, f64)> { (0..120).filter(|t| t % p == 4).map(|t| (t, 67.0)).collect() };
-        let v = periodicity(&flushes(120, &every(12), 0.9), "dev.vda.w_bytes_s", &tun(w));
+        let v =
+            periodicity(&flushes(120, &every(12), 0.9), &Col::Dev("vda".into(), DevMetric::WBytesS), &tun(w));
         assert_eq!(v.period_s, Some(12.0));
         assert_eq!(v.phase_s, Some(4.0));
         assert_eq!(v.period_match, Some(PeriodMatch::None));
         assert_eq!(match_text(&v), "no kernel interval (an application's timer)");
         assert!(v.chain.is_empty() && !v.is_writeback(w));
         assert!(v.confidence.unwrap() > 0.9, "{:?}", v.confidence);
-        let v = periodicity(&flushes(120, &every(36), 0.9), "dev.vda.w_bytes_s", &tun(w));
+        let v =
+            periodicity(&flushes(120, &every(36), 0.9), &Col::Dev("vda".into(), DevMetric::WBytesS), &tun(w));
         assert_eq!(v.period_s, Some(36.0));
         assert_eq!(v.period_match, Some(PeriodMatch::WritebackWindow));
         // Every 5 s: the flusher's interval, and the ext4 journal's default commit as well.
-        let v = periodicity(&flushes(120, &every(5), 0.9), "dev.vda.w_bytes_s", &tun(w));
+        let v =
+            periodicity(&flushes(120, &every(5), 0.9), &Col::Dev("vda".into(), DevMetric::WBytesS), &tun(w));
         assert_eq!(v.period_s, Some(5.0));
         assert_eq!(
             (v.period_match, &v.also_matches[..]),
@@ -598,13 +628,18 @@ mod tests {
         let mut tl = Timeline::new(0.0, (VDA.len() - 1) as f64);
         for (t, (&v, &d)) in VDA.iter().zip(DIRTY.iter()).enumerate() {
             if v >= 0 {
-                tl.set_gauge("dev.vda.w_bytes_s", "B/s", "iostat", t as f64, f64::from(v) * 1e6);
+                tl.set_gauge(
+                    &Col::Dev("vda".into(), DevMetric::WBytesS),
+                    "iostat",
+                    t as f64,
+                    f64::from(v) * 1e6,
+                );
             }
             if d >= 0 {
-                tl.set_gauge("mem.dirty_bytes", "B", "meminfo", t as f64, f64::from(d) * 1e6);
+                tl.set_gauge(&Col::Mem(MemMetric::DirtyBytes), "meminfo", t as f64, f64::from(d) * 1e6);
             }
         }
-        let v = periodicity(&tl, "dev.vda.w_bytes_s", &tun(w));
+        let v = periodicity(&tl, &Col::Dev("vda".into(), DevMetric::WBytesS), &tun(w));
         assert!(v.is_writeback(w), "{:?} {:?}", v.period_s, v.confidence);
         // They start at 3, 49, 101 and 148 s: 46, 52 and 47 s apart.
         assert_eq!(v.period_s, Some(47.0));
@@ -619,11 +654,11 @@ mod tests {
         let mut tl = Timeline::new(0.0, 299.0);
         for t in 0..300 {
             let v = if t % 30 < 3 { 200e6 } else { 1e5 };
-            tl.set_gauge("dev.vda.w_bytes_s", "B/s", "iostat", t as f64, v);
+            tl.set_gauge(&Col::Dev("vda".into(), DevMetric::WBytesS), "iostat", t as f64, v);
         }
         let v = periodicity(
             &tl,
-            "dev.vda.w_bytes_s",
+            &Col::Dev("vda".into(), DevMetric::WBytesS),
             &tun(WritebackWindow::from_centisecs(Some(2500.0), Some(500.0))),
         );
         assert_eq!(v.bursts.len(), 10);

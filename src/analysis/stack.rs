@@ -190,7 +190,7 @@ fn recorded_lower(ctx: &Context, name: &str, k: Kind) -> Option<(Vec<String>, St
 pub fn write_series<'t>(tl: &'t Timeline, name: &str) -> Option<(Col, &'t [Cell])> {
     [Col::Dev(name.to_string(), DevMetric::WBytesS), Col::Ds(name.to_string(), DsMetric::WBytesS)]
         .into_iter()
-        .find_map(|c| tl.col(&c).map(|s| (c, s)))
+        .find_map(|c| tl.get(&c).map(|s| (c, s)))
 }
 
 /// The share of `upper`'s written bytes that `lower` also wrote within a second of
@@ -234,7 +234,7 @@ fn inferred_lower(ctx: &Context, tl: &Timeline, name: &str) -> Option<(String, f
 /// Every device with a write column, in name order.
 pub fn devices(tl: &Timeline) -> Vec<String> {
     let mut v: Vec<String> = tl
-        .typed()
+        .iter()
         .filter(|(c, _)| matches!(c, Col::Dev(_, DevMetric::WBytesS) | Col::Ds(_, DsMetric::WBytesS)))
         .filter_map(|(c, _)| c.entity())
         .collect();
@@ -348,7 +348,7 @@ mod tests {
         let mut t = Timeline::new(0.0, 9.0);
         for (name, vals) in cols {
             for (i, v) in vals.iter().enumerate() {
-                t.set_gauge(name, "B/s", "test", i as f64, *v);
+                t.set_gauge(&Col::parse(name).expect("a column"), "test", i as f64, *v);
             }
         }
         t

@@ -15,6 +15,7 @@ use super::episodes::{self, Episode, Inputs, PerfSeconds};
 use super::periodicity::{self, PeriodicityView};
 use crate::attribution::is_kernel_issuer;
 use crate::table::Timeline;
+use crate::table::columns::Col;
 use std::collections::BTreeMap;
 
 /// A submitter's own series must carry at least this many bytes to be analysed.
@@ -86,12 +87,12 @@ pub fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables)
                 Witness::Pidstat => "pidstat -d",
             };
             for i in 0..tl.len {
-                own.set_gauge("sub.w_bytes_s", "B/s", src, tl.epoch(i) as f64, 0.0);
+                own.set_gauge(&Col::Submitter, src, tl.epoch(i) as f64, 0.0);
             }
             for (sec, b) in &per[comm] {
-                own.set_gauge("sub.w_bytes_s", "B/s", src, *sec as f64, *b as f64);
+                own.set_gauge(&Col::Submitter, src, *sec as f64, *b as f64);
             }
-            let view = periodicity::periodicity(&own, "sub.w_bytes_s", tunables);
+            let view = periodicity::periodicity(&own, &Col::Submitter, tunables);
             view.period_s?;
             // A timer's thread writes its data in its bursts; a thread charged all along
             // (a copy held at the dirty limit, a build) only shows a cadence in part of it.
@@ -162,7 +163,6 @@ const COLLECTOR_COMMS: &[&str] =
 /// pidstat's non-kernel threads whose charged bytes reached `device` within a second
 /// ([`AT_ONCE_SHARE`] of them), by comm: (epoch second, bytes).
 fn from_pidstat<'a>(inp: &Inputs<'a>, device: &str) -> BTreeMap<&'a str, Vec<(i64, u64)>> {
-    use crate::table::columns::Col;
     let tl = inp.tl;
     let mut per: BTreeMap<&str, BTreeMap<i64, u64>> = BTreeMap::new();
     let Some((_, dev)) = super::stack::write_series(tl, device) else {
@@ -175,7 +175,7 @@ fn from_pidstat<'a>(inp: &Inputs<'a>, device: &str) -> BTreeMap<&'a str, Vec<(i6
         {
             continue;
         }
-        let Some(c) = tl.col(&Col::Thread(*tid)) else { continue };
+        let Some(c) = tl.get(&Col::Thread(*tid)) else { continue };
         let rates: Vec<f64> = c.iter().map(|x| x.get().unwrap_or(0.0).max(0.0)).collect();
         if super::buffered::reached_at_once(&rates, 0..=rates.len().saturating_sub(1), &[dev]) < AT_ONCE_SHARE
         {

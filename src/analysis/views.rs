@@ -83,7 +83,7 @@ pub struct WriteSource {
     /// Category (`engine_redo`, `writeback`, ...).
     pub category: String,
     /// Timeline column with its bytes/s.
-    pub column: String,
+    pub column: Col,
     /// Total bytes over the capture.
     pub total_bytes: f64,
     /// Top threads in this category: (name, tid, bytes).
@@ -94,7 +94,7 @@ pub struct WriteSource {
 pub fn write_sources(tl: &Timeline, threads: &BTreeMap<u32, ThreadTotal>) -> Vec<WriteSource> {
     let mut out = Vec::new();
     for cat in crate::attribution::CATEGORIES {
-        let col = Col::Category(cat).name();
+        let col = Col::Category(cat);
         let Some(v) = tl.get(&col) else { continue };
         // Bytes: each row's rate over the row's seconds.
         let total: f64 = v.iter().flatten().sum::<f64>() * tl.bin() as f64;

@@ -9,6 +9,7 @@
 use super::{Change, DiffDoc};
 use crate::model::Report;
 use crate::report::charts::{self, Plot, Section, Spec, XyLine, XyPlot};
+use crate::table::columns::{Col, DevMetric, MemMetric, ReplMetric};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use plotters::style::RGBColor;
 
@@ -104,7 +105,7 @@ fn overlay(
     title: &str,
     y_desc: &str,
     scale: f64,
-    cols: [Option<String>; 2],
+    cols: [Option<Col>; 2],
     reports: [&Report; 2],
     doc: &DiffDoc,
 ) -> Option<Spec> {
@@ -112,7 +113,7 @@ fn overlay(
     let mut lines = Vec::new();
     let mut y_max: f64 = 0.0;
     for k in 0..2 {
-        let col = cols[k].as_deref();
+        let col = cols[k].as_ref();
         let pts = points(
             col.and_then(|c| reports[k].timeline.get(c)),
             sides[k].aligned_after_start_s,
@@ -150,31 +151,29 @@ fn overlay(
     })
 }
 
-/// The main device's column of a report with the given metric.
-fn device_col(r: &Report, metric: &str) -> Option<String> {
-    let base = r
-        .periodicity
-        .as_ref()
-        .map(|p| p.series.clone())
-        .or_else(|| r.main_device.as_ref().map(|d| format!("dev.{d}.w_bytes_s")))?;
-    Some(base.replace(".w_bytes_s", &format!(".{metric}")))
-}
-
 /// The overlay charts with data, drawn as SVG (title, svg).
 fn overlays(doc: &DiffDoc, a: &Report, b: &Report) -> Vec<(String, String)> {
-    let both = |f: &dyn Fn(&Report) -> Option<String>| [f(a), f(b)];
-    let fixed = |c: &str| [Some(c.to_string()), Some(c.to_string())];
+    let both = |m: DevMetric| [super::measures::device_col(a, m), super::measures::device_col(b, m)];
+    let fixed = |c: Col| [Some(c.clone()), Some(c)];
     let specs = [
         overlay(
             "diff-device-writes",
             "Main device writes",
             "MiB/s",
             MIB,
-            both(&|r| device_col(r, "w_bytes_s")),
+            both(DevMetric::WBytesS),
             [a, b],
             doc,
         ),
-        overlay("diff-dirty", "Dirty (/proc/meminfo)", "MiB", MIB, fixed("mem.dirty_bytes"), [a, b], doc),
+        overlay(
+            "diff-dirty",
+            "Dirty (/proc/meminfo)",
+            "MiB",
+            MIB,
+            fixed(Col::Mem(MemMetric::DirtyBytes)),
+            [a, b],
+            doc,
+        ),
         overlay(
             "diff-commits",
             "Commit rate",
@@ -184,25 +183,17 @@ fn overlays(doc: &DiffDoc, a: &Report, b: &Report) -> Vec<(String, String)> {
             [a, b],
             doc,
         ),
+        overlay("diff-flushes", "Main device flushes", "flushes/s", 1.0, both(DevMetric::FS), [a, b], doc),
+        overlay("diff-util", "Main device utilisation", "%", 1.0, both(DevMetric::UtilPct), [a, b], doc),
         overlay(
-            "diff-flushes",
-            "Main device flushes",
-            "flushes/s",
+            "diff-lag",
+            "Replication lag",
+            "s",
             1.0,
-            both(&|r| device_col(r, "f_s")),
+            fixed(Col::Repl(None, ReplMetric::SecondsBehindS)),
             [a, b],
             doc,
         ),
-        overlay(
-            "diff-util",
-            "Main device utilisation",
-            "%",
-            1.0,
-            both(&|r| device_col(r, "util_pct")),
-            [a, b],
-            doc,
-        ),
-        overlay("diff-lag", "Replication lag", "s", 1.0, fixed("repl.seconds_behind_s"), [a, b], doc),
     ];
     specs.into_iter().flatten().filter_map(|s| charts::render(&s).ok().map(|c| (c.title, c.svg))).collect()
 }

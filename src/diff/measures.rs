@@ -19,6 +19,7 @@ use crate::analysis::measures::LoadRates;
 use crate::analysis::stats::{mean, median};
 use crate::model::Report;
 use crate::table::Timeline;
+use crate::table::columns::{Col, CpuMetric, DevMetric, MemMetric, MysqlCounter};
 use std::ops::Range;
 
 /// One measured number.
@@ -55,8 +56,25 @@ impl From<Option<f64>> for Val {
     }
 }
 
-fn source_of(tl: &Timeline, name: &str) -> Option<String> {
-    tl.columns.get(name).map(|s| s.source.clone())
+fn source_of(tl: &Timeline, col: &Col) -> Option<String> {
+    tl.series(col).map(|s| s.source.clone())
+}
+
+/// The main device's column of a report for `metric`: on the series the periodicity was
+/// analysed on (iostat's or /proc/diskstats'), else iostat's of the main device; `None`
+/// when /proc/diskstats has no such metric.
+pub(super) fn device_col(r: &Report, metric: DevMetric) -> Option<Col> {
+    let writes = r
+        .periodicity
+        .as_ref()
+        .map(|p| p.series.clone())
+        .or_else(|| r.main_device.as_ref().map(|d| Col::Dev(d.clone(), DevMetric::WBytesS)))?;
+    let d = writes.device()?.to_string();
+    if matches!(writes, Col::Ds(..)) {
+        Some(Col::Ds(d, metric.on_diskstats()?))
+    } else {
+        Some(Col::Dev(d, metric))
+    }
 }
 
 /// The rows of a capture's timeline that are compared.
@@ -72,8 +90,8 @@ pub struct Span {
 
 impl Span {
     /// The column the load window was found on.
-    pub fn load_by(&self) -> Option<&str> {
-        self.rates.as_ref().map(|r| r.commit_column.as_str())
+    pub fn load_by(&self) -> Option<&Col> {
+        self.rates.as_ref().map(|r| &r.commit_column)
     }
 
     /// Every compared row.
@@ -82,24 +100,24 @@ impl Span {
     }
 }
 
-fn values(tl: &Timeline, name: &str, rows: &[usize]) -> Option<Vec<f64>> {
-    let v = tl.get(name)?;
+fn values(tl: &Timeline, col: &Col, rows: &[usize]) -> Option<Vec<f64>> {
+    let v = tl.get(col)?;
     Some(rows.iter().filter_map(|&r| crate::table::cell::at(v, r)).collect())
 }
 
-fn mean_of(tl: &Timeline, name: &str, rows: &[usize]) -> Val {
-    let value = values(tl, name, rows).and_then(|v| mean(&v));
-    Val { value, source: value.and(source_of(tl, name)) }
+fn mean_of(tl: &Timeline, col: &Col, rows: &[usize]) -> Val {
+    let value = values(tl, col, rows).and_then(|v| mean(&v));
+    Val { value, source: value.and(source_of(tl, col)) }
 }
 
-fn median_of(tl: &Timeline, name: &str, rows: &[usize]) -> Val {
-    let value = values(tl, name, rows).and_then(|v| median(&v));
-    Val { value, source: value.and(source_of(tl, name)) }
+fn median_of(tl: &Timeline, col: &Col, rows: &[usize]) -> Val {
+    let value = values(tl, col, rows).and_then(|v| median(&v));
+    Val { value, source: value.and(source_of(tl, col)) }
 }
 
-fn max_of(tl: &Timeline, name: &str, rows: &[usize]) -> Val {
-    let value = values(tl, name, rows).and_then(|v| v.into_iter().reduce(f64::max));
-    Val { value, source: value.and(source_of(tl, name)) }
+fn max_of(tl: &Timeline, col: &Col, rows: &[usize]) -> Val {
+    let value = values(tl, col, rows).and_then(|v| v.into_iter().reduce(f64::max));
+    Val { value, source: value.and(source_of(tl, col)) }
 }
 
 /// The load window of the compared rows: the fsync rule's, on the columns it chose
@@ -126,52 +144,55 @@ pub fn measure(r: &Report, s: &Span) -> Vec<Measure> {
         out.push(Measure { key: key.into(), label: label.into(), group, unit, value, note: None, source });
     };
     // The main device (the column the periodicity was analysed on, or iostat's).
-    let dev_col = r
-        .periodicity
-        .as_ref()
-        .map(|p| p.series.clone())
-        .or_else(|| r.main_device.as_ref().map(|d| format!("dev.{d}.w_bytes_s")));
-    let dev = dev_col.as_deref().and_then(|c| c.strip_suffix(".w_bytes_s")).map(str::to_string);
-    let dc = |metric: &str| dev.as_ref().map(|d| format!("{d}.{metric}")).unwrap_or_default();
+    let dev = device_col(r, DevMetric::WBytesS).and_then(|c| c.device().map(str::to_string));
     let w = &s.load;
-    m("device.w_bytes_s", "main device write rate (mean)", "device", "B/s", mean_of(tl, &dc("w_bytes_s"), w));
-    m("device.w_s", "main device writes per second (mean)", "device", "1/s", mean_of(tl, &dc("w_s"), w));
-    m("device.f_s", "main device flushes per second (mean)", "device", "1/s", mean_of(tl, &dc("f_s"), w));
+    let dc = |metric: DevMetric, f: fn(&Timeline, &Col, &[usize]) -> Val| {
+        device_col(r, metric).map_or_else(Val::default, |c| f(tl, &c, w))
+    };
+    m("device.w_bytes_s", "main device write rate (mean)", "device", "B/s", dc(DevMetric::WBytesS, mean_of));
+    m("device.w_s", "main device writes per second (mean)", "device", "1/s", dc(DevMetric::WS, mean_of));
+    m("device.f_s", "main device flushes per second (mean)", "device", "1/s", dc(DevMetric::FS, mean_of));
     m(
         "device.w_req_bytes",
         "main device write request size (median)",
         "device",
         "B",
-        median_of(tl, &dc("w_req_bytes"), w),
+        dc(DevMetric::WReqBytes, median_of),
     );
     m(
         "device.w_await_ms",
         "main device write latency (median)",
         "device",
         "ms",
-        median_of(tl, &dc("w_await_ms"), w),
+        dc(DevMetric::WAwaitMs, median_of),
     );
     m(
         "device.r_await_ms",
         "main device read latency (median)",
         "device",
         "ms",
-        median_of(tl, &dc("r_await_ms"), w),
+        dc(DevMetric::RAwaitMs, median_of),
     );
-    m("device.util_pct", "main device utilisation (mean)", "device", "%", mean_of(tl, &dc("util_pct"), w));
-    m("device.aqu_sz", "main device queue size (mean)", "device", "1", mean_of(tl, &dc("aqu_sz"), w));
+    m("device.util_pct", "main device utilisation (mean)", "device", "%", dc(DevMetric::UtilPct, mean_of));
+    m("device.aqu_sz", "main device queue size (mean)", "device", "1", dc(DevMetric::AquSz, mean_of));
     bursts(r, s, &mut m);
     database(r, s, &mut m);
     let all = &s.all();
-    m("memory.dirty_peak", "Dirty peak (/proc/meminfo)", "memory", "B", max_of(tl, "mem.dirty_bytes", all));
+    m(
+        "memory.dirty_peak",
+        "Dirty peak (/proc/meminfo)",
+        "memory",
+        "B",
+        max_of(tl, &Col::Mem(MemMetric::DirtyBytes), all),
+    );
     m(
         "memory.file_pmd_mapped_peak",
         "FilePmdMapped peak (file pages mapped with huge folios)",
         "memory",
         "B",
-        max_of(tl, "mem.file_pmd_mapped_bytes", all),
+        max_of(tl, &Col::Mem(MemMetric::FilePmdMappedBytes), all),
     );
-    m("cpu.iowait_pct", "CPU iowait (mean)", "cpu", "%", mean_of(tl, "cpu.iowait_pct", w));
+    m("cpu.iowait_pct", "CPU iowait (mean)", "cpu", "%", mean_of(tl, &Col::Cpu(CpuMetric::IowaitPct), w));
     replication(r, s, &mut m);
     for ws in &r.write_sources {
         m(
@@ -183,12 +204,11 @@ pub fn measure(r: &Report, s: &Span) -> Vec<Measure> {
         );
     }
     // Notes: the device, and the top writing thread.
-    if let Some(d) = &dev {
-        let name = d.split('.').nth(1).unwrap_or(d).to_string();
+    if let Some(name) = &dev {
         out.iter_mut().filter(|x| x.group == "device").for_each(|x| x.note = Some(name.clone()));
     }
     // The flush column (the device's, or this server's fsyncs) and the lag's witness.
-    let flush_note = s.rates.as_ref().map(|x| x.flush_column.clone());
+    let flush_note = s.rates.as_ref().map(|x| x.flush_column.name());
     let witness = r.measures.lag.as_ref().map(|l| format!("witness: {}", l.series.witness.id()));
     for x in out.iter_mut() {
         match x.key.as_str() {
@@ -204,9 +224,9 @@ pub fn measure(r: &Report, s: &Span) -> Vec<Measure> {
             label: "write rate of the top writing thread (mean)".into(),
             group: "writes",
             unit: "B/s",
-            value: mean_of(tl, &format!("thr.{tid}.w_bytes_s"), w).value,
+            value: mean_of(tl, &Col::Thread(*tid), w).value,
             note: Some(format!("{comm} (tid {tid})")),
-            source: source_of(tl, &format!("thr.{tid}.w_bytes_s")),
+            source: source_of(tl, &Col::Thread(*tid)),
         });
     }
     out
@@ -233,14 +253,14 @@ fn bursts(r: &Report, s: &Span, m: &mut Put<'_>) {
 fn database(r: &Report, s: &Span, m: &mut Put<'_>) {
     let tl = &r.timeline;
     let w = &s.load;
-    let rate = |f: fn(&LoadRates) -> Option<f64>, col: fn(&LoadRates) -> &str| Val {
+    let rate = |f: fn(&LoadRates) -> Option<f64>, col: fn(&LoadRates) -> &Col| Val {
         value: s.rates.as_ref().and_then(f),
         source: s.rates.as_ref().and_then(|x| source_of(tl, col(x))),
     };
-    fn commits(x: &LoadRates) -> &str {
+    fn commits(x: &LoadRates) -> &Col {
         &x.commit_column
     }
-    fn flushes(x: &LoadRates) -> &str {
+    fn flushes(x: &LoadRates) -> &Col {
         &x.flush_column
     }
     m(
@@ -269,11 +289,11 @@ fn database(r: &Report, s: &Span, m: &mut Put<'_>) {
         "InnoDB fsyncs per second (Innodb_data_fsyncs)",
         "database",
         "1/s",
-        mean_of(tl, "mysql.Innodb_data_fsyncs_s", w),
+        mean_of(tl, &Col::Mysql(MysqlCounter::InnodbDataFsyncsS), w),
     );
     let group = match (
-        mean_of(tl, "mysql.Binlog_commits_s", w).value,
-        mean_of(tl, "mysql.Binlog_group_commits_s", w).value,
+        mean_of(tl, &Col::Mysql(MysqlCounter::BinlogCommitsS), w).value,
+        mean_of(tl, &Col::Mysql(MysqlCounter::BinlogGroupCommitsS), w).value,
     ) {
         (Some(c), Some(g)) if g > 0.0 => Some(c / g),
         _ => None,

@@ -73,7 +73,7 @@ pub struct SideInfo {
     /// The load window: seconds after `aligned_at` (start inclusive, end exclusive).
     pub load_window_s: [usize; 2],
     /// The commit column the load window was found on (null: the whole compared span).
-    pub load_window_by: Option<String>,
+    pub load_window_by: Option<crate::table::Col>,
     /// Rule ids of its findings.
     pub findings: Vec<&'static str>,
 }
@@ -308,7 +308,7 @@ fn side_info(s: &Side<'_>, row: usize, span: &measures::Span) -> SideInfo {
             (Some(a), Some(z)) => [(a - row) * tl.bin() as usize, (z + 1 - row) * tl.bin() as usize],
             _ => [0, 0],
         },
-        load_window_by: span.load_by().map(str::to_string),
+        load_window_by: span.load_by().cloned(),
         findings: s.report.doc.findings.iter().map(|f| f.rule).collect(),
     }
 }

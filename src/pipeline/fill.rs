@@ -220,7 +220,7 @@ impl Sink for Fill<'_> {
         }
         let name = col.name();
         self.mark(col, &name, e);
-        self.tl.set_gauge(&name, col.unit(), &self.source, e, v);
+        self.tl.set_gauge(col, &self.source, e, v);
     }
     fn rate(&mut self, col: &Col, end: f64, interval: f64, v: f64) {
         if !self.kept(col) {
@@ -230,19 +230,19 @@ impl Sink for Fill<'_> {
         self.mark(col, &name, end - 1.0);
         if let Col::Thread(_) = col {
             // Kept or dropped once the fill is over (`Filler::end_fill`).
-            self.tl.set_rate_staged(&name, col.unit(), &self.source, end, interval, v);
+            self.tl.set_rate_staged(col, &self.source, end, interval, v);
         } else {
-            self.tl.set_rate(&name, col.unit(), &self.source, end, interval, v);
+            self.tl.set_rate(col, &self.source, end, interval, v);
         }
     }
     fn event(&mut self, col: &Col, e: f64, v: f64) {
         if self.kept(col) {
-            self.tl.add_event(&col.name(), col.unit(), &self.source, e, v);
+            self.tl.add_event(col, &self.source, e, v);
         }
     }
     fn dense(&mut self, col: &Col, from: f64, to: f64) {
         if self.kept(col) {
-            self.tl.zero_fill(&col.name(), from, to);
+            self.tl.zero_fill(col, from, to);
         }
     }
     fn at(&mut self, line: usize) {
@@ -675,11 +675,11 @@ impl<'a, 'f> Filler<'a, 'f> {
                 ));
             }
         }
-        let keep: BTreeSet<String> = top.iter().map(|t| Col::Thread(*t).name()).collect();
-        let kept = |k: &str| !matches!(Col::parse(k), Some(Col::Thread(_))) || keep.contains(k);
-        tl.columns.retain(|k, _| kept(k));
+        let kept = |c: &Col| !matches!(c, Col::Thread(t) if !top.contains(t));
+        tl.retain(kept);
         tl.unstage(kept);
-        self.lines.retain(kept);
+        let keep: BTreeSet<String> = top.iter().map(|t| Col::Thread(*t).name()).collect();
+        self.lines.retain(|k: &str| !k.starts_with("thr.") || keep.contains(k));
     }
 
     /// The threads given columns in the fill: the [`THREAD_CANDIDATES`] busiest by the first

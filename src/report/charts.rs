@@ -786,12 +786,7 @@ fn bucket(values: &[Cell], step: usize, scale: f64) -> Vec<Option<f64>> {
 
 /// A timeline column with at least one finite value.
 fn column<'a>(t: &'a Timeline, col: &Col) -> Option<&'a [Cell]> {
-    named(t, &col.name())
-}
-
-/// A column by name (one found by iterating the timeline) with at least one finite value.
-fn named<'a>(t: &'a Timeline, name: &str) -> Option<&'a [Cell]> {
-    let v = t.get(name)?;
+    let v = t.get(col)?;
     v.iter().flatten().any(|x| x.is_finite()).then_some(v)
 }
 
@@ -860,8 +855,8 @@ fn burst_spans(report: &Report) -> Vec<(f64, f64)> {
 }
 
 /// Median of burst totals when the bursts were found on `column`.
-fn burst_median(report: &Report, column: &str) -> Option<f64> {
-    let p = report.periodicity.as_ref().filter(|p| p.series == column)?;
+fn burst_median(report: &Report, column: &Col) -> Option<f64> {
+    let p = report.periodicity.as_ref().filter(|p| p.series == *column)?;
     let mut v: Vec<f64> = p.bursts.iter().map(|b| b.total).filter(|v| v.is_finite()).collect();
     if v.is_empty() {
         return None;
@@ -875,8 +870,8 @@ fn burst_median(report: &Report, column: &str) -> Option<f64> {
 pub fn device_writes(report: &Report) -> Option<Spec> {
     let t = &report.timeline;
     let dev = report.main_device.as_deref()?;
-    let wcol = Col::Dev(dev.to_string(), DevMetric::WBytesS).name();
-    let w = named(t, &wcol)?;
+    let wcol = Col::Dev(dev.to_string(), DevMetric::WBytesS);
+    let w = column(t, &wcol)?;
     let step = step_of(t);
     let mut lines = vec![line(t, w, format!("{dev} writes"), 1.0 / MIB, PALETTE[0], 2)];
     if let Some(r) = column(t, &Col::Dev(dev.to_string(), DevMetric::RBytesS)) {
@@ -959,12 +954,12 @@ pub fn device_writes(report: &Report) -> Option<Spec> {
 /// Write sources stacked (pidstat, bytes dirtied per category) with device writes on top.
 pub fn write_sources(report: &Report) -> Option<Spec> {
     let t = &report.timeline;
-    let mut cats: Vec<(String, String, f64)> = if report.write_sources.is_empty() {
-        t.typed()
+    let mut cats: Vec<(String, Col, f64)> = if report.write_sources.is_empty() {
+        t.iter()
             .filter_map(|(c, s)| match c {
                 Col::Category(name) => {
                     let total = s.values.iter().flatten().filter(|x| x.is_finite()).sum();
-                    Some((name.to_string(), c.name(), total))
+                    Some((name.to_string(), c.clone(), total))
                 }
                 _ => None,
             })
@@ -978,7 +973,7 @@ pub fn write_sources(report: &Report) -> Option<Spec> {
         .iter()
         .enumerate()
         .filter_map(|(i, (name, col, _))| {
-            named(t, col).map(|v| line(t, v, name.clone(), 1.0 / MIB, PALETTE[i % PALETTE.len()], 1))
+            column(t, col).map(|v| line(t, v, name.clone(), 1.0 / MIB, PALETTE[i % PALETTE.len()], 1))
         })
         .collect();
     if stacked.is_empty() {
@@ -1152,8 +1147,11 @@ pub fn cpu_usage(report: &Report) -> Option<Spec> {
             top.push(line(t, v, *label, 1.0, PALETTE[i], 2));
         }
     }
-    let cores: Vec<Col> =
-        t.typed().filter_map(|(c, _)| matches!(c, Col::Core(_, CoreMetric::BusyPct)).then_some(c)).collect();
+    let cores: Vec<Col> = t
+        .iter()
+        .filter(|(c, _)| matches!(c, Col::Core(_, CoreMetric::BusyPct)))
+        .map(|(c, _)| c.clone())
+        .collect();
     let bottom: Vec<TimeLine> = cores
         .iter()
         .take(PALETTE.len())
@@ -1169,7 +1167,7 @@ pub fn cpu_usage(report: &Report) -> Option<Spec> {
     }
     let source = std::iter::once(Col::Cpu(CpuMetric::UserPct))
         .chain(cores.first().cloned())
-        .find_map(|c| t.columns.get(&c.name()))
+        .find_map(|c| t.series(&c))
         .map_or(String::new(), |s| s.source.clone());
     let panels: Vec<TimePanel> = [top, bottom]
         .into_iter()

@@ -335,8 +335,8 @@ fn periodicity(report: &Report, charts: &[Chart]) -> Markup {
     let bytes = report
         .periodicity
         .as_ref()
-        .and_then(|p| report.timeline.columns.get(&p.series))
-        .is_some_and(|s| s.unit == "B/s");
+        .and_then(|p| report.timeline.series(&p.series))
+        .is_some_and(|s| s.unit == crate::table::columns::Unit::BytesPerS);
     html! {
         section #periodicity {
             h2 { "Periodicity" }
@@ -562,7 +562,7 @@ fn per_minute(report: &Report) -> Markup {
         return html! {};
     }
     let (Some(trx), bytes) =
-        (t.get(&Col::Binlog(BinlogMetric::TrxS).name()), t.get(&Col::Binlog(BinlogMetric::BytesS).name()))
+        (t.get(&Col::Binlog(BinlogMetric::TrxS)), t.get(&Col::Binlog(BinlogMetric::BytesS)))
     else {
         return html! {};
     };

@@ -239,8 +239,8 @@ pub const CPU_BUSY_MIN_S: usize = 10;
 pub fn cpu_note(report: &Report) -> Option<String> {
     use crate::table::columns::{Col, CpuMetric};
     let tl = &report.timeline;
-    let idle = tl.col(&Col::Cpu(CpuMetric::IdlePct))?;
-    let iowait = tl.col(&Col::Cpu(CpuMetric::IowaitPct));
+    let idle = tl.get(&Col::Cpu(CpuMetric::IdlePct))?;
+    let iowait = tl.get(&Col::Cpu(CpuMetric::IowaitPct));
     let busy: Vec<f64> = (0..idle.len())
         .filter_map(|i| {
             let w = iowait.and_then(|c| c.get(i)?.get()).unwrap_or(0.0);

@@ -296,13 +296,13 @@ pub struct Verdict {
 /// numbers of the finding, and of `iosift diff` whether or not the rule fires.
 pub fn load_rates(i: &Inputs<'_>) -> LoadRates {
     let (c, f) = (&i.commits.series, &i.flushes);
-    LoadRates::over((c.name, c.values), (f.name, f.values), 0..c.values.len(), c.bin())
+    LoadRates::over((c.col, c.values), (f.col, f.values), 0..c.values.len(), c.bin())
 }
 
 /// Decides: fires when small transactions each pay a device flush under durable settings.
 pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let flush = i.flushes.values;
-    let trx_col = i.commits.series.name;
+    let trx_col = i.commits.series.col;
     let own_fsyncs = i.own_fsyncs;
     let load = load_rates(i);
     let (active, active_s) = (&load.rows, load.seconds);
@@ -711,10 +711,10 @@ mod tests {
     fn gathers_the_first_counter_with_commits_and_the_device_flushes() {
         let mut tl = Timeline::new(0.0, 3.0);
         for t in 0..3 {
-            tl.set_gauge("binlog.trx_s", "1/s", "binlog.txt", t as f64, 0.0);
-            tl.set_gauge("mysql.Binlog_commits_s", "1/s", "mysqladmin.txt", t as f64, 120.0);
-            tl.set_gauge("dev.vda.f_s", "1/s", "iostat.txt", t as f64, 110.0);
-            tl.set_gauge("ds.vda.f_s", "1/s", "diskstats.txt", t as f64, 100.0);
+            tl.set_gauge(&Col::Binlog(BinlogMetric::TrxS), "binlog.txt", t as f64, 0.0);
+            tl.set_gauge(&Col::Mysql(MysqlCounter::BinlogCommitsS), "mysqladmin.txt", t as f64, 120.0);
+            tl.set_gauge(&Col::Dev("vda".into(), DevMetric::FS), "iostat.txt", t as f64, 110.0);
+            tl.set_gauge(&Col::Ds("vda".into(), DsMetric::FS), "diskstats.txt", t as f64, 100.0);
         }
         let views = Views {
             device: Some(MainDevice::plain("vda", Col::Dev("vda".into(), DevMetric::WBytesS))),
@@ -724,13 +724,16 @@ mod tests {
         let i = gather(&a).unwrap();
         // binlog.trx_s is all zeros (binary log off): no rate.
         assert_eq!(
-            (i.commits.counter, i.commits.series.name),
-            (BinlogOrStatus::BinlogCommits, "mysql.Binlog_commits_s")
+            (i.commits.counter, i.commits.series.col),
+            (BinlogOrStatus::BinlogCommits, &Col::Mysql(MysqlCounter::BinlogCommitsS))
         );
-        assert_eq!(i.flushes.name, "dev.vda.f_s");
+        assert_eq!(i.flushes.col, &Col::Dev("vda".into(), DevMetric::FS));
         // Without the main device, /proc/diskstats' flushes.
         let none = Views::default();
-        assert_eq!(gather(&Available::bare(&tl, &none)).unwrap().flushes.name, "ds.vda.f_s");
+        assert_eq!(
+            gather(&Available::bare(&tl, &none)).unwrap().flushes.col,
+            &Col::Ds("vda".into(), DsMetric::FS)
+        );
     }
 
     #[test]
@@ -744,7 +747,7 @@ mod tests {
             ]
         );
         let mut tl = Timeline::new(0.0, 3.0);
-        tl.set_gauge("ds.vda.f_s", "1/s", "diskstats.txt", 1.0, 100.0);
+        tl.set_gauge(&Col::Ds("vda".into(), DsMetric::FS), "diskstats.txt", 1.0, 100.0);
         assert_eq!(gather(&Available::bare(&tl, &views)).err(), Some(vec![Missing::CommitRate]));
     }
 }

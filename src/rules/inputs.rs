@@ -135,8 +135,8 @@ impl<'a> Cells<'a> {
 /// One timeline column as a rule reads it, with what its evidence needs.
 #[derive(Debug, Clone, Copy)]
 pub struct Series<'a> {
-    /// Column name.
-    pub name: &'a str,
+    /// The column.
+    pub col: &'a Col,
     /// Values per row (row 0 = epoch `t0`; a row is [`Series::bin`] seconds).
     pub values: &'a [Cell],
     /// The input file the column came from.
@@ -148,8 +148,8 @@ pub struct Series<'a> {
 
 impl<'a> Series<'a> {
     /// A series of `values` starting at epoch second `t0`.
-    pub fn new(name: &'a str, values: &'a [Cell], source: &'a str, t0: i64, cells: Cells<'a>) -> Self {
-        Series { name, values, source, t0, bin: 1, cells }
+    pub fn new(col: &'a Col, values: &'a [Cell], source: &'a str, t0: i64, cells: Cells<'a>) -> Self {
+        Series { col, values, source, t0, bin: 1, cells }
     }
 
     /// The series with rows of `bin` seconds (see [`Timeline::bin`]).
@@ -176,8 +176,8 @@ impl<'a> Series<'a> {
     /// else the column's source file.
     pub fn evidence(&self, row: usize, metric: &str, value: f64) -> Evidence {
         let epoch = self.epoch(row);
-        let lines = self.cells.lines;
-        let hit = lines.get(self.name, epoch).or_else(|| lines.get(self.name, epoch + self.bin));
+        let (lines, name) = (self.cells.lines, self.col.name());
+        let hit = lines.get(&name, epoch).or_else(|| lines.get(&name, epoch + self.bin));
         match hit.and_then(|(file, line)| Some((self.cells.file(file)?, line))) {
             Some((pf, line)) => line_evidence(pf, line, metric, value),
             None => Evidence {
@@ -260,11 +260,6 @@ impl<'a> Available<'a> {
         Available { timeline, cells: Cells::none(), ctx: &CTX, threads: &THREADS, views, binlog: None }
     }
 
-    fn named(&self, name: &str) -> Option<Series<'a>> {
-        let (k, s) = self.timeline.columns.get_key_value(name)?;
-        Some(Series::new(k, &s.values, &s.source, self.timeline.t0, self.cells).with_bin(self.timeline.bin()))
-    }
-
     /// Seconds per timeline row (1 unless the capture was binned wider).
     pub fn bin(&self) -> i64 {
         self.timeline.bin()
@@ -272,13 +267,14 @@ impl<'a> Available<'a> {
 
     /// A timeline column.
     pub fn series(&self, col: &Col) -> Option<Series<'a>> {
-        self.named(&col.name())
+        let (k, s) = self.timeline.entry(col)?;
+        Some(Series::new(k, &s.values, &s.source, self.timeline.t0, self.cells).with_bin(self.timeline.bin()))
     }
 
     /// The first column of the timeline (in name order) that `want` accepts.
     pub fn first_column(&self, want: impl Fn(&Col) -> bool) -> Option<Series<'a>> {
-        let (col, _) = self.timeline.typed().find(|(c, _)| want(c))?;
-        self.series(&col)
+        let (col, _) = self.timeline.iter().find(|(c, _)| want(c))?;
+        self.series(col)
     }
 
     /// The main device.
@@ -295,10 +291,7 @@ impl<'a> Available<'a> {
     /// The write bytes/s of every device: iostat's (`dev.*`), and /proc/diskstats' (`ds.*`)
     /// for the devices iostat does not report, in name order.
     pub fn all_device_writes(&self) -> Vec<DeviceWrites<'a>> {
-        let name = |s: &Series<'a>| {
-            let n: &'a str = s.name;
-            n.split_once('.').and_then(|(_, r)| r.strip_suffix(".w_bytes_s")).unwrap_or(n)
-        };
+        let name = |s: &Series<'a>| -> &'a str { s.col.device().unwrap_or_default() };
         let dev: Vec<Series<'a>> =
             self.typed_series(|c| matches!(c, Col::Dev(_, crate::table::columns::DevMetric::WBytesS)));
         let ds = self.typed_series(|c| matches!(c, Col::Ds(_, crate::table::columns::DsMetric::WBytesS)));
@@ -319,7 +312,7 @@ impl<'a> Available<'a> {
 
     fn typed_series(&self, want: impl Fn(&Col) -> bool) -> Vec<Series<'a>> {
         let tl = self.timeline;
-        tl.typed().filter(|(c, _)| want(c)).filter_map(|(c, _)| self.named(&c.name())).collect()
+        tl.iter().filter(|(c, _)| want(c)).filter_map(|(c, _)| self.series(c)).collect()
     }
 
     /// A sysctl value (`vm.dirty_bytes`).
@@ -468,7 +461,8 @@ mod tests {
         assert_eq!(lines.get("dev.vda.w_bytes_s", T0 + 5), Some((3, 9)));
         assert_eq!(lines.get("dev.vda.w_bytes_s", T0 + 2), None);
         let v = vals(&[0.0, 2048.0 * 1024.0, 0.0, 0.0, 0.0, 0.0]);
-        let s = Series::new("dev.vda.w_bytes_s", &v, "iostat.txt", T0, Cells::new(&lines, &files));
+        let col = Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS);
+        let s = Series::new(&col, &v, "iostat.txt", T0, Cells::new(&lines, &files));
         let e = s.evidence(1, "wkB/s", 2048.0);
         assert_eq!((e.file.as_str(), e.lines), ("iostat.txt", Some([4, 4])));
         assert_eq!(

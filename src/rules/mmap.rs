@@ -375,7 +375,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             && let Some(r) = at(req, b.peak)
         {
             let label =
-                if req.name.starts_with("ds.") { "kB per write (diskstats)" } else { "wareq-sz (kB)" };
+                if matches!(req.col, Col::Ds(..)) { "kB per write (diskstats)" } else { "wareq-sz (kB)" };
             evidence.push(req.evidence(b.peak, label, r / 1024.0));
         }
     }

@@ -18,9 +18,11 @@ pub fn vals(v: &[f64]) -> Vec<Cell> {
     v.iter().map(|x| Cell::some(*x)).collect()
 }
 
-/// A series read from `test.txt`, without input lines.
-pub fn series<'a>(name: &'a str, values: &'a [Cell]) -> Series<'a> {
-    Series::new(name, values, "test.txt", T0, Cells::none())
+/// The series of column `name` read from `test.txt`, without input lines (the column is
+/// leaked: a test's few series live as long as the test).
+pub fn series<'a>(name: &str, values: &'a [Cell]) -> Series<'a> {
+    let col = crate::table::Col::parse(name).unwrap_or_else(|| panic!("{name} is no column"));
+    Series::new(Box::leak(Box::new(col)), values, "test.txt", T0, Cells::none())
 }
 
 /// The episode of burst `b` on vda, its issuer `class` measured in `comm` (also its
@@ -64,13 +66,8 @@ pub fn burst(at: usize, peak_value: f64, total: f64) -> Burst {
 
 /// A periodicity view of `bursts` with a period and its confidence.
 pub fn view(bursts: Vec<Burst>, period: Option<f64>, confidence: Option<f64>) -> PeriodicityView {
-    PeriodicityView {
-        series: "dev.vda.w_bytes_s".into(),
-        bursts,
-        period_s: period,
-        confidence,
-        ..Default::default()
-    }
+    let vda = crate::table::Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS);
+    PeriodicityView { bursts, period_s: period, confidence, ..PeriodicityView::of(vda) }
 }
 
 /// A context value read from line 3 of `ctx.txt`.

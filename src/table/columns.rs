@@ -8,9 +8,49 @@
 
 use std::fmt;
 
+/// The unit of a column's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Unit {
+    /// Bytes per second (`B/s`).
+    BytesPerS,
+    /// Bytes (`B`).
+    Bytes,
+    /// Events per second (`1/s`).
+    PerS,
+    /// Milliseconds (`ms`).
+    Ms,
+    /// Percent (`%`).
+    Pct,
+    /// Seconds (`s`).
+    S,
+    /// A plain number (`1`).
+    One,
+}
+
+impl Unit {
+    /// The unit as the tables and the catalogue write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::BytesPerS => "B/s",
+            Unit::Bytes => "B",
+            Unit::PerS => "1/s",
+            Unit::Ms => "ms",
+            Unit::Pct => "%",
+            Unit::S => "s",
+            Unit::One => "1",
+        }
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Declares a metric enum: variant = (name part, unit, meaning).
 macro_rules! metrics {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $v:ident = ($key:literal, $unit:literal, $meaning:literal)),+ $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $v:ident = ($key:literal, $unit:ident, $meaning:literal)),+ $(,)? }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum $name { $($(#[$vdoc])* $v),+ }
@@ -20,7 +60,7 @@ macro_rules! metrics {
             /// The metric's part of the column name.
             pub fn key(self) -> &'static str { match self { $($name::$v => $key),+ } }
             /// The unit of its values.
-            pub fn unit(self) -> &'static str { match self { $($name::$v => $unit),+ } }
+            pub fn unit(self) -> Unit { match self { $($name::$v => Unit::$unit),+ } }
             /// One line on what it measures.
             pub fn meaning(self) -> &'static str { match self { $($name::$v => $meaning),+ } }
             /// The metric whose name part is `key`.
@@ -33,33 +73,33 @@ metrics! {
     /// Per-device metrics (`dev.<device>.<metric>`): iostat -x, else `sar -d`.
     DevMetric {
         /// Write bytes.
-        WBytesS = ("w_bytes_s", "B/s", "bytes written to the device per second (wkB/s, wMB/s)"),
+        WBytesS = ("w_bytes_s", BytesPerS, "bytes written to the device per second (wkB/s, wMB/s)"),
         /// Read bytes.
-        RBytesS = ("r_bytes_s", "B/s", "bytes read from the device per second"),
+        RBytesS = ("r_bytes_s", BytesPerS, "bytes read from the device per second"),
         /// Write requests.
-        WS = ("w_s", "1/s", "write requests completed per second"),
+        WS = ("w_s", PerS, "write requests completed per second"),
         /// Read requests.
-        RS = ("r_s", "1/s", "read requests completed per second"),
+        RS = ("r_s", PerS, "read requests completed per second"),
         /// Flush requests.
-        FS = ("f_s", "1/s", "flush requests completed per second (iostat >= 12.x)"),
+        FS = ("f_s", PerS, "flush requests completed per second (iostat >= 12.x)"),
         /// Merged writes.
-        WrqmS = ("wrqm_s", "1/s", "write requests merged per second"),
+        WrqmS = ("wrqm_s", PerS, "write requests merged per second"),
         /// Write latency.
-        WAwaitMs = ("w_await_ms", "ms", "mean time of a write request, queue included"),
+        WAwaitMs = ("w_await_ms", Ms, "mean time of a write request, queue included"),
         /// Read latency.
-        RAwaitMs = ("r_await_ms", "ms", "mean time of a read request, queue included"),
+        RAwaitMs = ("r_await_ms", Ms, "mean time of a read request, queue included"),
         /// Flush latency.
-        FAwaitMs = ("f_await_ms", "ms", "mean time of a flush request"),
+        FAwaitMs = ("f_await_ms", Ms, "mean time of a flush request"),
         /// Latency of all requests.
-        AwaitMs = ("await_ms", "ms", "mean time of any request (older iostat, sar -d)"),
+        AwaitMs = ("await_ms", Ms, "mean time of any request (older iostat, sar -d)"),
         /// Queue size.
-        AquSz = ("aqu_sz", "1", "average number of requests in flight (aqu-sz, avgqu-sz)"),
+        AquSz = ("aqu_sz", One, "average number of requests in flight (aqu-sz, avgqu-sz)"),
         /// Utilisation.
-        UtilPct = ("util_pct", "%", "share of the second the device had requests in flight"),
+        UtilPct = ("util_pct", Pct, "share of the second the device had requests in flight"),
         /// Write request size.
-        WReqBytes = ("w_req_bytes", "B", "mean size of a write request (wareq-sz)"),
+        WReqBytes = ("w_req_bytes", Bytes, "mean size of a write request (wareq-sz)"),
         /// Transfers.
-        Tps = ("tps", "1/s", "transfers (requests) per second"),
+        Tps = ("tps", PerS, "transfers (requests) per second"),
     }
 }
 
@@ -67,23 +107,23 @@ metrics! {
     /// Per-device counters of `/proc/diskstats` snapshots (`ds.<device>.<metric>`).
     DsMetric {
         /// Write bytes.
-        WBytesS = ("w_bytes_s", "B/s", "sectors written x 512 per second between two snapshots"),
+        WBytesS = ("w_bytes_s", BytesPerS, "sectors written x 512 per second between two snapshots"),
         /// Write requests.
-        WS = ("w_s", "1/s", "writes completed per second between two snapshots"),
+        WS = ("w_s", PerS, "writes completed per second between two snapshots"),
         /// Mean write request size.
-        WReqBytes = ("w_req_bytes", "B", "sectors written x 512 / writes completed between two snapshots (mean write request size)"),
+        WReqBytes = ("w_req_bytes", Bytes, "sectors written x 512 / writes completed between two snapshots (mean write request size)"),
         /// Flushes.
-        FS = ("f_s", "1/s", "flush requests completed per second (kernel >= 5.5)"),
+        FS = ("f_s", PerS, "flush requests completed per second (kernel >= 5.5)"),
         /// Read bytes.
-        RBytesS = ("r_bytes_s", "B/s", "sectors read x 512 per second between two snapshots"),
+        RBytesS = ("r_bytes_s", BytesPerS, "sectors read x 512 per second between two snapshots"),
         /// Read requests.
-        RS = ("r_s", "1/s", "reads completed per second between two snapshots"),
+        RS = ("r_s", PerS, "reads completed per second between two snapshots"),
         /// Mean read request size.
-        RReqBytes = ("r_req_bytes", "B", "sectors read x 512 / reads completed between two snapshots (mean read request size)"),
+        RReqBytes = ("r_req_bytes", Bytes, "sectors read x 512 / reads completed between two snapshots (mean read request size)"),
         /// Discarded bytes.
-        DBytesS = ("d_bytes_s", "B/s", "sectors discarded x 512 per second (kernel >= 4.18)"),
+        DBytesS = ("d_bytes_s", BytesPerS, "sectors discarded x 512 per second (kernel >= 4.18)"),
         /// Discard requests.
-        DS = ("d_s", "1/s", "discard requests completed per second (kernel >= 4.18)"),
+        DS = ("d_s", PerS, "discard requests completed per second (kernel >= 4.18)"),
     }
 }
 
@@ -91,17 +131,17 @@ metrics! {
     /// CPU of all cores (`cpu.<metric>`): iostat avg-cpu, else sar -u or mpstat.
     CpuMetric {
         /// User.
-        UserPct = ("user_pct", "%", "CPU time in user space, guests included (sar -u %user; -u ALL and mpstat: %usr + %guest)"),
+        UserPct = ("user_pct", Pct, "CPU time in user space, guests included (sar -u %user; -u ALL and mpstat: %usr + %guest)"),
         /// System.
         SystemPct = (
             "system_pct",
-            "%",
+            Pct,
             "CPU time in the kernel, interrupts included (sar -u and iostat %system; -u ALL and mpstat: %sys + %irq + %soft)"
         ),
         /// I/O wait.
-        IowaitPct = ("iowait_pct", "%", "idle CPU time with I/O outstanding"),
+        IowaitPct = ("iowait_pct", Pct, "idle CPU time with I/O outstanding"),
         /// Idle.
-        IdlePct = ("idle_pct", "%", "idle CPU time"),
+        IdlePct = ("idle_pct", Pct, "idle CPU time"),
     }
 }
 
@@ -110,9 +150,9 @@ metrics! {
     /// sar prints it (`sadf -p`'s `cpu0` is core `0`).
     CoreMetric {
         /// Busy.
-        BusyPct = ("busy_pct", "%", "100 - %idle of the core"),
+        BusyPct = ("busy_pct", Pct, "100 - %idle of the core"),
         /// I/O wait.
-        IowaitPct = ("iowait_pct", "%", "iowait of the core"),
+        IowaitPct = ("iowait_pct", Pct, "iowait of the core"),
     }
 }
 
@@ -120,21 +160,21 @@ metrics! {
     /// `vmstat` columns (`vmstat.<field>`), as printed.
     VmstatField {
         /// Runnable.
-        R = ("r", "1", "runnable processes"),
+        R = ("r", One, "runnable processes"),
         /// Blocked.
-        B = ("b", "1", "processes in uninterruptible sleep"),
+        B = ("b", One, "processes in uninterruptible sleep"),
         /// User.
-        Us = ("us", "1", "user CPU %"),
+        Us = ("us", One, "user CPU %"),
         /// System.
-        Sy = ("sy", "1", "system CPU %"),
+        Sy = ("sy", One, "system CPU %"),
         /// Idle.
-        Id = ("id", "1", "idle CPU %"),
+        Id = ("id", One, "idle CPU %"),
         /// Wait.
-        Wa = ("wa", "1", "iowait CPU %"),
+        Wa = ("wa", One, "iowait CPU %"),
         /// Blocks out.
-        Bo = ("bo", "1", "blocks (1 kB) written out per second"),
+        Bo = ("bo", One, "blocks (1 kB) written out per second"),
         /// Blocks in.
-        Bi = ("bi", "1", "blocks (1 kB) read in per second"),
+        Bi = ("bi", One, "blocks (1 kB) read in per second"),
     }
 }
 
@@ -143,17 +183,17 @@ metrics! {
     /// thresholds from /proc/vmstat snapshots.
     MemMetric {
         /// Dirty.
-        DirtyBytes = ("dirty_bytes", "B", "page cache waiting to be written back (Dirty)"),
+        DirtyBytes = ("dirty_bytes", Bytes, "page cache waiting to be written back (Dirty)"),
         /// Writeback.
-        WritebackBytes = ("writeback_bytes", "B", "page cache being written back now (Writeback)"),
+        WritebackBytes = ("writeback_bytes", Bytes, "page cache being written back now (Writeback)"),
         /// FilePmdMapped.
-        FilePmdMappedBytes = ("file_pmd_mapped_bytes", "B", "file pages mapped with PMD (2 MiB) entries"),
+        FilePmdMappedBytes = ("file_pmd_mapped_bytes", Bytes, "file pages mapped with PMD (2 MiB) entries"),
         /// MemFree + Active(file) + Inactive(file).
-        DirtyableBytes = ("dirtyable_bytes", "B", "MemFree + Active(file) + Inactive(file): the memory vm.dirty_ratio is a share of"),
+        DirtyableBytes = ("dirtyable_bytes", Bytes, "MemFree + Active(file) + Inactive(file): the memory vm.dirty_ratio is a share of"),
         /// nr_dirty_threshold.
-        DirtyLimitBytes = ("dirty_limit_bytes", "B", "the kernel's dirty limit (/proc/vmstat nr_dirty_threshold x 4 KiB pages)"),
+        DirtyLimitBytes = ("dirty_limit_bytes", Bytes, "the kernel's dirty limit (/proc/vmstat nr_dirty_threshold x 4 KiB pages)"),
         /// nr_dirty_background_threshold.
-        DirtyBackgroundLimitBytes = ("dirty_background_limit_bytes", "B", "where background writeback starts (/proc/vmstat nr_dirty_background_threshold x 4 KiB pages)"),
+        DirtyBackgroundLimitBytes = ("dirty_background_limit_bytes", Bytes, "where background writeback starts (/proc/vmstat nr_dirty_background_threshold x 4 KiB pages)"),
     }
 }
 
@@ -161,19 +201,19 @@ metrics! {
     /// /proc/vmstat counters per second (`vm.<counter>_s`).
     VmCounter {
         /// nr_dirtied.
-        NrDirtiedS = ("nr_dirtied_s", "1/s", "pages dirtied per second (nr_dirtied)"),
+        NrDirtiedS = ("nr_dirtied_s", PerS, "pages dirtied per second (nr_dirtied)"),
         /// nr_written.
-        NrWrittenS = ("nr_written_s", "1/s", "pages written back per second (nr_written)"),
+        NrWrittenS = ("nr_written_s", PerS, "pages written back per second (nr_written)"),
         /// pgpgout.
-        PgpgoutS = ("pgpgout_s", "1/s", "kB paged out per second (pgpgout; sar -B pgpgout/s)"),
+        PgpgoutS = ("pgpgout_s", PerS, "kB paged out per second (pgpgout; sar -B pgpgout/s)"),
         /// thp_file_mapped.
-        ThpFileMappedS = ("thp_file_mapped_s", "1/s", "file THPs mapped per second"),
+        ThpFileMappedS = ("thp_file_mapped_s", PerS, "file THPs mapped per second"),
         /// thp_fault_alloc.
-        ThpFaultAllocS = ("thp_fault_alloc_s", "1/s", "THPs allocated on faults per second"),
+        ThpFaultAllocS = ("thp_fault_alloc_s", PerS, "THPs allocated on faults per second"),
         /// nr_vmscan_immediate_reclaim.
-        VmscanImmediateS = ("nr_vmscan_immediate_reclaim_s", "1/s", "pages reclaim found dirty or under writeback and marked to free once written, per second (nr_vmscan_immediate_reclaim)"),
+        VmscanImmediateS = ("nr_vmscan_immediate_reclaim_s", PerS, "pages reclaim found dirty or under writeback and marked to free once written, per second (nr_vmscan_immediate_reclaim)"),
         /// nr_vmscan_write.
-        VmscanWriteS = ("nr_vmscan_write_s", "1/s", "pages written by reclaim itself per second (nr_vmscan_write)"),
+        VmscanWriteS = ("nr_vmscan_write_s", PerS, "pages written by reclaim itself per second (nr_vmscan_write)"),
     }
 }
 
@@ -181,11 +221,11 @@ metrics! {
     /// perf series (`perf.<metric>`).
     PerfMetric {
         /// fsync samples.
-        FsyncSamplesS = ("fsync_samples_s", "1/s", "perf samples inside fsync/fdatasync per second"),
+        FsyncSamplesS = ("fsync_samples_s", PerS, "perf samples inside fsync/fdatasync per second"),
         /// Block issue bytes.
-        RqIssueWBytesS = ("rq_issue_w_bytes_s", "B/s", "bytes of write requests issued (block_rq_issue)"),
+        RqIssueWBytesS = ("rq_issue_w_bytes_s", BytesPerS, "bytes of write requests issued (block_rq_issue)"),
         /// Sampling span.
-        SamplesSeen = ("samples_seen", "1", "marks the first and last second perf sampled"),
+        SamplesSeen = ("samples_seen", One, "marks the first and last second perf sampled"),
     }
 }
 
@@ -193,13 +233,13 @@ metrics! {
     /// Binary log series (`binlog.<metric>`).
     BinlogMetric {
         /// Transactions.
-        TrxS = ("trx_s", "1/s", "transactions committed per second (this server's id)"),
+        TrxS = ("trx_s", PerS, "transactions committed per second (this server's id)"),
         /// Bytes.
-        BytesS = ("bytes_s", "B/s", "binlog bytes written per second"),
+        BytesS = ("bytes_s", BytesPerS, "binlog bytes written per second"),
         /// Rows.
-        RowsS = ("rows_s", "1/s", "rows changed per second"),
+        RowsS = ("rows_s", PerS, "rows changed per second"),
         /// Growth.
-        LocalBytesS = ("local_bytes_s", "B/s", "growth of the local binlog (SHOW MASTER STATUS position)"),
+        LocalBytesS = ("local_bytes_s", BytesPerS, "growth of the local binlog (SHOW MASTER STATUS position)"),
     }
 }
 
@@ -207,21 +247,21 @@ metrics! {
     /// mysqladmin extended-status counters per second (`mysql.<Counter>_s`).
     MysqlCounter {
         /// Data fsyncs.
-        InnodbDataFsyncsS = ("Innodb_data_fsyncs_s", "1/s", "InnoDB fsync() calls per second"),
+        InnodbDataFsyncsS = ("Innodb_data_fsyncs_s", PerS, "InnoDB fsync() calls per second"),
         /// Log fsyncs.
-        InnodbOsLogFsyncsS = ("Innodb_os_log_fsyncs_s", "1/s", "InnoDB redo log fsyncs per second"),
+        InnodbOsLogFsyncsS = ("Innodb_os_log_fsyncs_s", PerS, "InnoDB redo log fsyncs per second"),
         /// Binlog commits.
-        BinlogCommitsS = ("Binlog_commits_s", "1/s", "transactions written to the binlog per second"),
+        BinlogCommitsS = ("Binlog_commits_s", PerS, "transactions written to the binlog per second"),
         /// Group commits.
-        BinlogGroupCommitsS = ("Binlog_group_commits_s", "1/s", "binlog group commits per second"),
+        BinlogGroupCommitsS = ("Binlog_group_commits_s", PerS, "binlog group commits per second"),
         /// Commits.
-        ComCommitS = ("Com_commit_s", "1/s", "COMMIT statements per second"),
+        ComCommitS = ("Com_commit_s", PerS, "COMMIT statements per second"),
         /// Handler commits.
-        HandlerCommitS = ("Handler_commit_s", "1/s", "storage engine commits per second"),
+        HandlerCommitS = ("Handler_commit_s", PerS, "storage engine commits per second"),
         /// Questions.
-        QuestionsS = ("Questions_s", "1/s", "statements per second"),
+        QuestionsS = ("Questions_s", PerS, "statements per second"),
         /// Data written.
-        InnodbDataWrittenS = ("Innodb_data_written_s", "1/s", "InnoDB bytes written per second"),
+        InnodbDataWrittenS = ("Innodb_data_written_s", PerS, "InnoDB bytes written per second"),
     }
 }
 
@@ -229,15 +269,15 @@ metrics! {
     /// Replication series of `SHOW SLAVE STATUS` (`repl.<metric>`, `repl.<connection>.<metric>`).
     ReplMetric {
         /// Lag.
-        SecondsBehindS = ("seconds_behind_s", "s", "Seconds_Behind_Master"),
+        SecondsBehindS = ("seconds_behind_s", S, "Seconds_Behind_Master"),
         /// Relay space.
-        RelayLogSpaceBytes = ("relay_log_space_bytes", "B", "Relay_Log_Space"),
+        RelayLogSpaceBytes = ("relay_log_space_bytes", Bytes, "Relay_Log_Space"),
         /// Backlog.
-        BacklogBytes = ("backlog_bytes", "B", "source binlog bytes received but not executed"),
+        BacklogBytes = ("backlog_bytes", Bytes, "source binlog bytes received but not executed"),
         /// Received.
-        ReceivedBytesS = ("received_bytes_s", "B/s", "source binlog bytes received per second"),
+        ReceivedBytesS = ("received_bytes_s", BytesPerS, "source binlog bytes received per second"),
         /// Executed.
-        ExecutedBytesS = ("executed_bytes_s", "B/s", "source binlog bytes executed per second"),
+        ExecutedBytesS = ("executed_bytes_s", BytesPerS, "source binlog bytes executed per second"),
     }
 }
 
@@ -245,17 +285,17 @@ metrics! {
     /// sar activities without a better source (`sar.<metric>`).
     SarMetric {
         /// sar -b wtps.
-        IoWS = ("io_w_s", "1/s", "write requests per second of all devices (sar -b wtps)"),
+        IoWS = ("io_w_s", PerS, "write requests per second of all devices (sar -b wtps)"),
         /// sar -b bwrtn/s.
-        IoWBytesS = ("io_w_bytes_s", "B/s", "bytes written per second of all devices (sar -b)"),
+        IoWBytesS = ("io_w_bytes_s", BytesPerS, "bytes written per second of all devices (sar -b)"),
         /// sar -b bread/s.
-        IoRBytesS = ("io_r_bytes_s", "B/s", "bytes read per second of all devices (sar -b)"),
+        IoRBytesS = ("io_r_bytes_s", BytesPerS, "bytes read per second of all devices (sar -b)"),
         /// sar -q runq-sz.
-        RunqSz = ("runq_sz", "1", "run queue length (sar -q)"),
+        RunqSz = ("runq_sz", One, "run queue length (sar -q)"),
         /// sar -q blocked.
-        Blocked = ("blocked", "1", "tasks blocked on I/O (sar -q)"),
+        Blocked = ("blocked", One, "tasks blocked on I/O (sar -q)"),
         /// sar -W pswpout/s.
-        PswpoutS = ("pswpout_s", "1/s", "pages swapped out per second (sar -W)"),
+        PswpoutS = ("pswpout_s", PerS, "pages swapped out per second (sar -W)"),
     }
 }
 
@@ -263,9 +303,9 @@ metrics! {
     /// Per-interface network rates (`net.<iface>.<metric>`, sar -n DEV).
     NetMetric {
         /// Received.
-        RxBytesS = ("rx_bytes_s", "B/s", "bytes received per second"),
+        RxBytesS = ("rx_bytes_s", BytesPerS, "bytes received per second"),
         /// Sent.
-        TxBytesS = ("tx_bytes_s", "B/s", "bytes sent per second"),
+        TxBytesS = ("tx_bytes_s", BytesPerS, "bytes sent per second"),
     }
 }
 
@@ -273,29 +313,29 @@ metrics! {
     /// Host-wide series of pt-stalk samples (`top -b`, `/proc/interrupts`, `netstat -s`).
     HostMetric {
         /// top D state.
-        TopDState = ("top.d_state", "1", "processes in D state (top -b)"),
+        TopDState = ("top.d_state", One, "processes in D state (top -b)"),
         /// top running.
-        TopRunning = ("top.running", "1", "running tasks (top -b)"),
+        TopRunning = ("top.running", One, "running tasks (top -b)"),
         /// top wa.
-        TopCpuWaPct = ("top.cpu_wa_pct", "%", "iowait of all CPUs (top -b)"),
+        TopCpuWaPct = ("top.cpu_wa_pct", Pct, "iowait of all CPUs (top -b)"),
         /// Interrupts.
-        IrqTotalS = ("irq.total_s", "1/s", "interrupts per second, all lines (/proc/interrupts)"),
+        IrqTotalS = ("irq.total_s", PerS, "interrupts per second, all lines (/proc/interrupts)"),
         /// Retransmissions.
-        NetTcpRetransS = ("net.tcp_retrans_s", "1/s", "TCP segments retransmitted per second (netstat -s)"),
+        NetTcpRetransS = ("net.tcp_retrans_s", PerS, "TCP segments retransmitted per second (netstat -s)"),
         /// Established.
-        NetTcpEstablished = ("net.tcp_established", "1", "TCP connections established (netstat -s)"),
+        NetTcpEstablished = ("net.tcp_established", One, "TCP connections established (netstat -s)"),
         /// /proc/stat procs_blocked.
         StatProcsBlocked = (
             "stat.procs_blocked",
-            "1",
+            One,
             "tasks waiting for I/O (/proc/stat procs_blocked: the kernel's nr_iowait, not every D-state task)"
         ),
         /// /proc/stat procs_running.
-        StatProcsRunning = ("stat.procs_running", "1", "runnable tasks (/proc/stat procs_running)"),
+        StatProcsRunning = ("stat.procs_running", One, "runnable tasks (/proc/stat procs_running)"),
         /// /proc/stat ctxt.
-        StatCtxtS = ("stat.ctxt_s", "1/s", "context switches per second (/proc/stat ctxt)"),
+        StatCtxtS = ("stat.ctxt_s", PerS, "context switches per second (/proc/stat ctxt)"),
         /// /proc/stat processes.
-        StatForksS = ("stat.forks_s", "1/s", "processes created per second (/proc/stat processes)"),
+        StatForksS = ("stat.forks_s", PerS, "processes created per second (/proc/stat processes)"),
     }
 }
 
@@ -303,11 +343,11 @@ metrics! {
     /// Sources read only for their time range (another file of the same family feeds the timeline).
     SeenOf {
         /// An iostat not chosen.
-        Iostat = ("iostat.seen", "1", "an iostat file's reports (its numbers come from the chosen iostat)"),
+        Iostat = ("iostat.seen", One, "an iostat file's reports (its numbers come from the chosen iostat)"),
         /// A pidstat not chosen.
-        Pidstat = ("pidstat.seen", "1", "a pidstat file's rows (attribution comes from the chosen pidstat)"),
+        Pidstat = ("pidstat.seen", One, "a pidstat file's rows (attribution comes from the chosen pidstat)"),
         /// A sar file used for nothing.
-        Sar = ("sar.seen", "1", "a sar file's rows whose activities feed no column"),
+        Sar = ("sar.seen", One, "a sar file's rows whose activities feed no column"),
     }
 }
 
@@ -315,11 +355,11 @@ metrics! {
     /// Resources of pressure stall information (`psi.<resource>.<kind>`).
     PsiResource {
         /// I/O.
-        Io = ("io", "%", "I/O"),
+        Io = ("io", Pct, "I/O"),
         /// CPU.
-        Cpu = ("cpu", "%", "CPU"),
+        Cpu = ("cpu", Pct, "CPU"),
         /// Memory.
-        Memory = ("memory", "%", "memory"),
+        Memory = ("memory", Pct, "memory"),
     }
 }
 
@@ -327,9 +367,31 @@ metrics! {
     /// Kinds of pressure stall (`psi.<resource>.<kind>`, /proc/pressure/*).
     PsiKind {
         /// some.
-        SomePct = ("some_pct", "%", "share of the second at least one task was stalled on the resource (PSI some, from total)"),
+        SomePct = ("some_pct", Pct, "share of the second at least one task was stalled on the resource (PSI some, from total)"),
         /// full.
-        FullPct = ("full_pct", "%", "share of the second all non-idle tasks were stalled on the resource (PSI full, from total)"),
+        FullPct = ("full_pct", Pct, "share of the second all non-idle tasks were stalled on the resource (PSI full, from total)"),
+    }
+}
+
+impl DevMetric {
+    /// The same metric of /proc/diskstats' series (`ds.<device>.<metric>`), if it has one.
+    pub fn on_diskstats(self) -> Option<DsMetric> {
+        match self {
+            DevMetric::WBytesS => Some(DsMetric::WBytesS),
+            DevMetric::RBytesS => Some(DsMetric::RBytesS),
+            DevMetric::WS => Some(DsMetric::WS),
+            DevMetric::RS => Some(DsMetric::RS),
+            DevMetric::FS => Some(DsMetric::FS),
+            DevMetric::WReqBytes => Some(DsMetric::WReqBytes),
+            DevMetric::WrqmS
+            | DevMetric::WAwaitMs
+            | DevMetric::RAwaitMs
+            | DevMetric::FAwaitMs
+            | DevMetric::AwaitMs
+            | DevMetric::AquSz
+            | DevMetric::UtilPct
+            | DevMetric::Tps => None,
+        }
     }
 }
 
@@ -394,6 +456,9 @@ pub enum Col {
     Seen(SeenOf),
     /// `psi.<resource>.<kind>`.
     Psi(PsiResource, PsiKind),
+    /// `sub.w_bytes_s`: bytes per second one submitter wrote, on the scratch timeline of the
+    /// submitter analysis (never a column of the capture's timeline).
+    Submitter,
 }
 
 impl Col {
@@ -421,18 +486,19 @@ impl Col {
             Col::Host(m) => m.key().to_string(),
             Col::Seen(s) => s.key().to_string(),
             Col::Psi(r, k) => format!("psi.{}.{}", r.key(), k.key()),
+            Col::Submitter => "sub.w_bytes_s".to_string(),
         }
     }
 
     /// The unit of its values.
-    pub fn unit(&self) -> &'static str {
+    pub fn unit(&self) -> Unit {
         match self {
             Col::Dev(_, m) => m.unit(),
             Col::Ds(_, m) => m.unit(),
             Col::Cpu(m) => m.unit(),
             Col::Core(_, m) => m.unit(),
-            Col::Category(_) | Col::Thread(_) | Col::Dstat(..) => "B/s",
-            Col::ProcCpu(_) => "%",
+            Col::Category(_) | Col::Thread(_) | Col::Dstat(..) | Col::Submitter => Unit::BytesPerS,
+            Col::ProcCpu(_) => Unit::Pct,
             Col::Vmstat(f) => f.unit(),
             Col::Mem(m) => m.unit(),
             Col::Vm(m) => m.unit(),
@@ -473,6 +539,7 @@ impl Col {
             Col::Host(m) => m.meaning(),
             Col::Seen(s) => s.meaning(),
             Col::Psi(_, k) => k.meaning(),
+            Col::Submitter => "bytes per second one submitter wrote (the submitter analysis's own series)",
         }
     }
 
@@ -541,8 +608,14 @@ impl Col {
                 let (i, m) = entity(rest)?;
                 Col::Net(i, NetMetric::from_key(&m)?)
             }
+            "sub" if rest == "w_bytes_s" => Col::Submitter,
             _ => return None,
         })
+    }
+
+    /// The block device of a per-device column of iostat, `sar -d` or /proc/diskstats.
+    pub fn device(&self) -> Option<&str> {
+        if let Col::Dev(d, _) | Col::Ds(d, _) = self { Some(d) } else { None }
     }
 
     /// The device, thread, core, connection or interface the column is about, if any.
@@ -555,7 +628,18 @@ impl Col {
             Col::Thread(t) => Some(t.to_string()),
             Col::ProcCpu(p) => Some(p.to_string()),
             Col::Category(c) => Some((*c).to_string()),
-            _ => None,
+            Col::Cpu(_)
+            | Col::Vmstat(_)
+            | Col::Mem(_)
+            | Col::Vm(_)
+            | Col::Perf(_)
+            | Col::Binlog(_)
+            | Col::Mysql(_)
+            | Col::Sar(_)
+            | Col::Host(_)
+            | Col::Seen(_)
+            | Col::Psi(..)
+            | Col::Submitter => None,
         }
     }
 }
@@ -566,10 +650,17 @@ impl fmt::Display for Col {
     }
 }
 
+impl serde::Serialize for Col {
+    /// As its name (`dev.vda.w_bytes_s`): the findings and views name columns so.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
 /// One row of the catalogue: a name pattern, its unit and meaning.
 fn rows() -> Vec<(String, &'static str, &'static str)> {
     let mut out = Vec::new();
-    let mut add = |c: Col, pattern: String| out.push((pattern, c.unit(), c.meaning()));
+    let mut add = |c: Col, pattern: String| out.push((pattern, c.unit().as_str(), c.meaning()));
     let d = || "DEV".to_string();
     for m in DevMetric::ALL {
         add(Col::Dev(d(), *m), format!("dev.<device>.{}", m.key()));
@@ -674,6 +765,7 @@ mod tests {
             Col::Host(HostMetric::NetTcpRetransS),
             Col::Seen(SeenOf::Pidstat),
             Col::Psi(PsiResource::Memory, PsiKind::FullPct),
+            Col::Submitter,
         ];
         for c in cols {
             assert_eq!(Col::parse(&c.name()).as_ref(), Some(&c), "{}", c.name());

@@ -101,13 +101,14 @@ pub fn split_name(name: &str) -> (String, String) {
     }
 }
 
-/// Output names of the timeline's columns, in column order, made unique.
-fn output_names(tl: &Timeline) -> Vec<(String, &String, &timeline::Series)> {
+/// Output names of the timeline's columns, in name order, made unique, with the
+/// internal (dotted) name.
+fn output_names(tl: &Timeline) -> Vec<(String, String, &timeline::Series)> {
     let mut seen = std::collections::BTreeSet::new();
-    tl.columns
-        .iter()
-        .map(|(name, s)| {
-            let base = output_name(name);
+    tl.iter()
+        .map(|(col, s)| {
+            let name = col.name();
+            let base = output_name(&name);
             let mut n = base.clone();
             let mut k = 2;
             while !seen.insert(n.clone()) {
@@ -128,11 +129,8 @@ pub fn columns_frame(tl: &Timeline) -> PolarsResult<DataFrame> {
         n,
         vec![
             Column::new("column".into(), names.iter().map(|(o, _, _)| o.clone()).collect::<Vec<_>>()),
-            Column::new(
-                "timeline_name".into(),
-                names.iter().map(|(_, i, _)| (*i).clone()).collect::<Vec<_>>(),
-            ),
-            Column::new("unit".into(), names.iter().map(|(_, _, s)| s.unit).collect::<Vec<_>>()),
+            Column::new("timeline_name".into(), names.iter().map(|(_, i, _)| i.clone()).collect::<Vec<_>>()),
+            Column::new("unit".into(), names.iter().map(|(_, _, s)| s.unit.as_str()).collect::<Vec<_>>()),
             Column::new("source".into(), names.iter().map(|(_, _, s)| s.source.clone()).collect::<Vec<_>>()),
         ],
     )
@@ -142,11 +140,12 @@ pub fn columns_frame(tl: &Timeline) -> PolarsResult<DataFrame> {
 /// every non-empty cell a row: what `batch` writes into its dataset.
 pub fn timeline_long_frame(tl: &Timeline) -> PolarsResult<DataFrame> {
     let (mut t, mut units) = (LongTable::default(), Vec::new());
-    for (name, s) in &tl.columns {
+    for (col, s) in tl.iter() {
+        let name = col.name();
         for (r, v) in s.values.iter().enumerate() {
             if let Some(v) = v.get() {
-                t.push_named(tl.epoch(r) as f64, tl.bin() as f64, name, Some(v));
-                units.push(s.unit);
+                t.push_named(tl.epoch(r) as f64, tl.bin() as f64, &name, Some(v));
+                units.push(s.unit.as_str());
             }
         }
     }
@@ -225,7 +224,7 @@ fn timeline_rows_frame(
         cols.push(Column::new(out.as_str().into(), values));
     }
     let marked: Vec<&timeline::Series> =
-        tl.columns.values().filter(|s| inferred.contains(&s.source)).collect();
+        tl.series_any_order().filter(|s| inferred.contains(&s.source)).collect();
     if !marked.is_empty() {
         let flags: Vec<bool> = rows.clone().map(|r| marked.iter().any(|s| s.values[r].is_some())).collect();
         cols.push(Column::new("time_inferred".into(), flags));
@@ -320,11 +319,16 @@ fn csv_safe(df: &DataFrame) -> PolarsResult<DataFrame> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::columns::{DevMetric, MemMetric};
+
+    fn dirty() -> Col {
+        Col::Mem(MemMetric::DirtyBytes)
+    }
 
     #[test]
     fn frames_have_utc_time() {
         let mut tl = Timeline::new(1_795_981_039.0, 1_795_981_041.0);
-        tl.set_gauge("mem.dirty_bytes", "B", "meminfo", 1_795_981_040.2, 5.0);
+        tl.set_gauge(&dirty(), "meminfo", 1_795_981_040.2, 5.0);
         let df = timeline_frame(&tl).unwrap();
         assert_eq!(df.height(), 3);
         assert_eq!(
@@ -339,9 +343,9 @@ mod tests {
     fn timeline_parquet_in_row_groups_equals_the_whole_frame() {
         let mut tl = Timeline::new(1_000.0, 1_000.0 + 2.5 * PARQUET_GROUP_ROWS as f64);
         for r in (0..tl.len).step_by(7) {
-            tl.set_gauge("mem.dirty_bytes", "B", "meminfo", 1_000.0 + r as f64, r as f64);
+            tl.set_gauge(&dirty(), "meminfo", 1_000.0 + r as f64, r as f64);
         }
-        tl.set_gauge("dev.vda.util_pct", "%", "iostat", 1_003.0, 50.0);
+        tl.set_gauge(&Col::Dev("vda".into(), DevMetric::UtilPct), "iostat", 1_003.0, 50.0);
         let inferred: std::collections::BTreeSet<String> = ["iostat".to_string()].into();
         let dir = tempfile::tempdir().unwrap();
         let p = write_timeline_parquet(&tl, &inferred, dir.path()).unwrap();
@@ -392,7 +396,7 @@ mod tests {
     #[test]
     fn csv_times_carry_their_zone() {
         let mut tl = Timeline::new(1_795_981_039.0, 1_795_981_040.0);
-        tl.set_gauge("mem.dirty_bytes", "B", "meminfo", 1_795_981_039.0, 5.0);
+        tl.set_gauge(&dirty(), "meminfo", 1_795_981_039.0, 5.0);
         let tmp = std::env::temp_dir().join(format!("iosift-csv-{}", std::process::id()));
         std::fs::create_dir_all(&tmp).unwrap();
         let p = write_frame(&mut timeline_frame(&tl).unwrap(), &tmp, "t", TableFormat::Csv).unwrap();

@@ -8,6 +8,7 @@
 //! covers), an event count is per second, and a gauge is its last sample in the bin.
 
 use super::Cell;
+use super::columns::{Col, Unit};
 use std::collections::BTreeMap;
 
 /// Longest interval (seconds) whose rate is spread over every second it covers
@@ -36,10 +37,17 @@ pub fn max_len(columns: usize) -> usize {
 pub struct Series {
     /// Values per second (a gap where no data).
     pub values: Vec<Cell>,
-    /// Unit (`B/s`, `B`, `1/s`, `ms`, `%`, `count`).
-    pub unit: &'static str,
+    /// Unit of the values.
+    pub unit: Unit,
     /// The input file it came from.
     pub source: String,
+}
+
+impl Series {
+    /// A column of `len` gaps in `unit`, from `source`.
+    pub fn gaps(len: usize, unit: Unit, source: &str) -> Self {
+        Series { values: vec![Cell::GAP; len], unit, source: source.to_string() }
+    }
 }
 
 /// Per-second metrics on one UTC clock.
@@ -51,14 +59,15 @@ pub struct Timeline {
     pub len: usize,
     /// Seconds per row; 0 and 1 both mean one-second rows (see [`Timeline::bin`]).
     pub bin_s: u32,
-    /// Columns by name (`dev.vda.w_bytes_s`, `mem.dirty_bytes`, ...).
-    pub columns: BTreeMap<String, Series>,
+    /// The columns (`dev.vda.w_bytes_s`, `mem.dirty_bytes`, ...); read them in name
+    /// order with [`Timeline::iter`].
+    columns: BTreeMap<Col, Series>,
     /// Values the setters refused as not finite or implausible for their unit, per column.
-    pub rejected: BTreeMap<String, Rejected>,
+    rejected: BTreeMap<Col, Rejected>,
     /// Columns being filled whose survival is decided once the fill is over (the per-thread
     /// candidates, of which only the busiest stay); [`Timeline::unstage`] turns the kept
     /// ones into columns.
-    pub staged: BTreeMap<String, Series>,
+    staged: BTreeMap<Col, Series>,
 }
 
 /// Values of one column left out as implausible (they stay gaps).
@@ -67,7 +76,7 @@ pub struct Rejected {
     /// The input file.
     pub source: String,
     /// The column's unit.
-    pub unit: &'static str,
+    pub unit: Unit,
     /// How many values.
     pub count: usize,
     /// The first one, and the epoch second it was for.
@@ -78,24 +87,31 @@ pub struct Rejected {
 /// not finite) is a counter wrap, a damaged line or a parser's overflow: it becomes a
 /// gap, with a warning, so no chart or rule ever sees it (an `await` of 1.7e308 made
 /// the chart library loop forever; a `wkB/s` of 1.8e19 from a wrap made a 1.8e22-byte burst).
-pub fn plausible(unit: &str, v: f64) -> bool {
+pub fn plausible(unit: Unit, v: f64) -> bool {
     let (lo, hi) = match unit {
         // 1 TB/s: more than any host's storage or network.
-        "B/s" => (0.0, 1e12),
+        Unit::BytesPerS => (0.0, 1e12),
         // 10 PB: more than any page cache, log or backlog.
-        "B" => (0.0, 1e16),
+        Unit::Bytes => (0.0, 1e16),
         // Ten thousand million events a second.
-        "1/s" => (0.0, 1e10),
+        Unit::PerS => (0.0, 1e10),
         // Eleven days of latency.
-        "ms" => (0.0, 1e9),
+        Unit::Ms => (0.0, 1e9),
         // Per-thread CPU on 10,000 cores; slightly negative rounding of deltas is kept.
-        "%" => (-1.0, 1e6),
+        Unit::Pct => (-1.0, 1e6),
         // Thirty years (replica lag; negative with clock skew).
-        "s" => (-1e9, 1e9),
-        "1" | "count" => (-1e12, 1e12),
-        _ => (-1e15, 1e15),
+        Unit::S => (-1e9, 1e9),
+        Unit::One => (-1e12, 1e12),
     };
     v.is_finite() && (lo..=hi).contains(&v)
+}
+
+/// The entries of `map` in name order (the order of the tables and snapshots: `Col`'s own
+/// order is by family, then entity).
+fn by_name<V>(map: &BTreeMap<Col, V>) -> Vec<(&Col, &V)> {
+    let mut v: Vec<(&Col, &V)> = map.iter().collect();
+    v.sort_by_cached_key(|(c, _)| c.name());
+    v
 }
 
 impl Timeline {
@@ -112,6 +128,11 @@ impl Timeline {
         let seconds = (end.ceil() as i64 - t0 + 1).max(1) as u64;
         let len = seconds.div_ceil(u64::from(bin)) as usize;
         Timeline { t0, len: len.min(MAX_LEN), bin_s: bin, ..Timeline::default() }
+    }
+
+    /// An empty timeline of `len` one-second rows from epoch second `t0`.
+    pub fn rows(t0: i64, len: usize) -> Self {
+        Timeline { t0, len, ..Timeline::default() }
     }
 
     /// Seconds per row (1 unless the capture was binned wider).
@@ -140,52 +161,89 @@ impl Timeline {
         self.t0.saturating_add((row as i64).saturating_mul(self.bin()))
     }
 
-    /// The column, created empty on first use.
-    pub fn column_mut(&mut self, name: &str, unit: &'static str, source: &str) -> &mut Series {
-        column_in(&mut self.columns, self.len, name, unit, source)
+    /// The column, created empty (in the column's unit) on first use.
+    pub fn column_mut(&mut self, col: &Col, source: &str) -> &mut Series {
+        column_in(&mut self.columns, self.len, col, source)
     }
 
     /// A column's values.
-    pub fn get(&self, name: &str) -> Option<&[Cell]> {
-        self.columns.get(name).map(|s| s.values.as_slice())
+    pub fn get(&self, col: &Col) -> Option<&[Cell]> {
+        self.columns.get(col).map(|s| s.values.as_slice())
     }
 
-    /// A catalogue column's values.
-    pub fn col(&self, col: &super::Col) -> Option<&[Cell]> {
-        self.get(&col.name())
+    /// A column with its unit and source.
+    pub fn series(&self, col: &Col) -> Option<&Series> {
+        self.columns.get(col)
     }
 
-    /// Every column as its catalogue entry (names outside the catalogue are skipped).
-    pub fn typed(&self) -> impl Iterator<Item = (super::Col, &Series)> {
-        self.columns.iter().filter_map(|(k, s)| super::Col::parse(k).map(|c| (c, s)))
+    /// A column with its key as stored (borrowed for as long as the timeline).
+    pub fn entry(&self, col: &Col) -> Option<(&Col, &Series)> {
+        self.columns.get_key_value(col)
+    }
+
+    /// Adds (or replaces) a whole column.
+    pub fn insert(&mut self, col: Col, series: Series) {
+        self.columns.insert(col, series);
+    }
+
+    /// Keeps the columns `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Col) -> bool) {
+        self.columns.retain(|c, _| keep(c));
+    }
+
+    /// Every column, in name order (`cpu.0.busy_pct` before `cpu.idle_pct`, `thr.15575`
+    /// before `thr.2`): the order of the tables, the snapshots and "the first column".
+    pub fn iter(&self) -> impl Iterator<Item = (&Col, &Series)> {
+        by_name(&self.columns).into_iter()
+    }
+
+    /// Every column in no particular order (sums and searches over all columns).
+    pub fn series_any_order(&self) -> impl Iterator<Item = &Series> {
+        self.columns.values()
+    }
+
+    /// Number of columns.
+    pub fn column_count(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// The values refused as implausible, per column, in name order.
+    pub fn rejected(&self) -> Vec<(&Col, &Rejected)> {
+        by_name(&self.rejected)
+    }
+
+    /// True while columns are staged (see [`Timeline::set_rate_staged`]).
+    pub fn has_staged(&self) -> bool {
+        !self.staged.is_empty()
     }
 
     /// False (and the value counted in [`Timeline::rejected`]) when `v` is not
-    /// [`plausible`] for `unit`.
-    fn accept(&mut self, name: &str, unit: &'static str, source: &str, epoch: f64, v: f64) -> bool {
+    /// [`plausible`] for `col`'s unit.
+    fn accept(&mut self, col: &Col, source: &str, epoch: f64, v: f64) -> bool {
+        let unit = col.unit();
         if plausible(unit, v) {
             return true;
         }
-        let r = self.rejected.entry(name.to_string()).or_insert_with(|| Rejected {
-            source: source.to_string(),
-            unit,
-            count: 0,
-            first: (v, epoch),
-        });
-        r.count += 1;
+        if !self.rejected.contains_key(col) {
+            let r = Rejected { source: source.to_string(), unit, count: 0, first: (v, epoch) };
+            self.rejected.insert(col.clone(), r);
+        }
+        if let Some(r) = self.rejected.get_mut(col) {
+            r.count += 1;
+        }
         false
     }
 
     /// One warning per column with values left out as implausible.
     pub fn rejected_warnings(&self) -> Vec<String> {
-        self.rejected
-            .iter()
-            .map(|(name, r)| {
+        self.rejected()
+            .into_iter()
+            .map(|(col, r)| {
                 let at = chrono::DateTime::from_timestamp(r.first.1.floor() as i64, 0)
                     .map(|d| format!(" at {}", d.format("%Y-%m-%dT%H:%M:%SZ")))
                     .unwrap_or_default();
                 format!(
-                    "{}: {} value{} of {name} left out as impossible for {} (first {:e}{at}): a counter wrap or a damaged line; they are gaps",
+                    "{}: {} value{} of {col} left out as impossible for {} (first {:e}{at}): a counter wrap or a damaged line; they are gaps",
                     r.source,
                     r.count,
                     if r.count == 1 { "" } else { "s" },
@@ -197,27 +255,19 @@ impl Timeline {
     }
 
     /// Sets a gauge sampled at `epoch`.
-    pub fn set_gauge(&mut self, name: &str, unit: &'static str, source: &str, epoch: f64, v: f64) {
-        if !self.accept(name, unit, source, epoch, v) {
+    pub fn set_gauge(&mut self, col: &Col, source: &str, epoch: f64, v: f64) {
+        if !self.accept(col, source, epoch, v) {
             return;
         }
         if let Some(r) = self.row(epoch) {
-            self.column_mut(name, unit, source).values[r] = Cell::some(v);
+            self.column_mut(col, source).values[r] = Cell::some(v);
         }
     }
 
     /// Spreads a rate measured over `(end - interval, end]` onto the seconds it
     /// covers (a 1 s report stamped 19:37:20 describes second 19:37:19).
-    pub fn set_rate(
-        &mut self,
-        name: &str,
-        unit: &'static str,
-        source: &str,
-        end: f64,
-        interval: f64,
-        v: f64,
-    ) {
-        if !self.accept(name, unit, source, end, v) {
+    pub fn set_rate(&mut self, col: &Col, source: &str, end: f64, interval: f64, v: f64) {
+        if !self.accept(col, source, end, v) {
             return;
         }
         let secs = self.rate_seconds(end, interval);
@@ -225,7 +275,7 @@ impl Timeline {
             return;
         }
         let (t0, bin) = (self.t0, self.bin());
-        spread(&mut self.column_mut(name, unit, source).values, t0, bin, secs, v);
+        spread(&mut self.column_mut(col, source).values, t0, bin, secs, v);
     }
 
     /// The epoch seconds a rate stamped `end` over `interval` seconds covers:
@@ -245,16 +295,8 @@ impl Timeline {
     }
 
     /// [`Timeline::set_rate`] into a staged column (see [`Timeline::staged`]).
-    pub fn set_rate_staged(
-        &mut self,
-        name: &str,
-        unit: &'static str,
-        source: &str,
-        end: f64,
-        interval: f64,
-        v: f64,
-    ) {
-        if !self.accept(name, unit, source, end, v) {
+    pub fn set_rate_staged(&mut self, col: &Col, source: &str, end: f64, interval: f64, v: f64) {
+        if !self.accept(col, source, end, v) {
             return;
         }
         let secs = self.rate_seconds(end, interval);
@@ -262,35 +304,35 @@ impl Timeline {
             return;
         }
         let (t0, bin) = (self.t0, self.bin());
-        spread(&mut column_in(&mut self.staged, self.len, name, unit, source).values, t0, bin, secs, v);
+        spread(&mut column_in(&mut self.staged, self.len, col, source).values, t0, bin, secs, v);
     }
 
     /// Ends staging: the staged columns `keep` accepts become columns, the others are dropped.
-    pub fn unstage(&mut self, keep: impl Fn(&str) -> bool) {
-        for (name, s) in std::mem::take(&mut self.staged) {
-            if keep(&name) {
-                self.columns.insert(name, s);
+    pub fn unstage(&mut self, keep: impl Fn(&Col) -> bool) {
+        for (col, s) in std::mem::take(&mut self.staged) {
+            if keep(&col) {
+                self.columns.insert(col, s);
             }
         }
     }
 
     /// Adds `v` to the second containing `epoch` (event counts and sums); in a wider bin,
     /// `v` over the bin's seconds, so that a row stays a count per second.
-    pub fn add_event(&mut self, name: &str, unit: &'static str, source: &str, epoch: f64, v: f64) {
-        if !self.accept(name, unit, source, epoch, v) {
+    pub fn add_event(&mut self, col: &Col, source: &str, epoch: f64, v: f64) {
+        if !self.accept(col, source, epoch, v) {
             return;
         }
         if let Some(r) = self.row(epoch) {
             let per_second = v / self.bin() as f64;
-            self.column_mut(name, unit, source).values[r].add(per_second);
+            self.column_mut(col, source).values[r].add(per_second);
         }
     }
 
     /// Makes an event-count column dense (0 where no event) between the first and last
     /// seconds the source covered: for events, absence within coverage means zero.
-    pub fn zero_fill(&mut self, name: &str, from: f64, to: f64) {
+    pub fn zero_fill(&mut self, col: &Col, from: f64, to: f64) {
         let (Some(a), Some(b)) = (self.row(from), self.row(to)) else { return };
-        if let Some(col) = self.columns.get_mut(name) {
+        if let Some(col) = self.columns.get_mut(col) {
             for v in &mut col.values[a..=b] {
                 if v.is_none() {
                     *v = Cell::some(0.0);
@@ -306,11 +348,6 @@ impl Timeline {
             .filter(|&r| self.columns.values().any(|s| s.source == source && s.values[r].is_some()))
             .count();
         rows * self.bin() as usize
-    }
-
-    /// Names of columns starting with a prefix.
-    pub fn names_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a String> + 'a {
-        self.columns.keys().filter(move |k| k.starts_with(prefix))
     }
 }
 
@@ -334,23 +371,13 @@ fn spread(col: &mut [Cell], t0: i64, bin: i64, secs: std::ops::Range<i64>, v: f6
     }
 }
 
-/// The column `name` of `map`, made of `len` gaps when absent: the name is copied only
-/// then (the setters run once per value of every file, and `entry(name.to_string())`
-/// allocated each time).
-fn column_in<'m>(
-    map: &'m mut BTreeMap<String, Series>,
-    len: usize,
-    name: &str,
-    unit: &'static str,
-    source: &str,
-) -> &'m mut Series {
-    if !map.contains_key(name) {
-        map.insert(
-            name.to_string(),
-            Series { values: vec![Cell::GAP; len], unit, source: source.to_string() },
-        );
+/// The column `col` of `map`, made of `len` gaps in the column's unit when absent: the key
+/// is cloned only then (the setters run once per value of every file).
+fn column_in<'m>(map: &'m mut BTreeMap<Col, Series>, len: usize, col: &Col, source: &str) -> &'m mut Series {
+    if !map.contains_key(col) {
+        map.insert(col.clone(), Series::gaps(len, col.unit(), source));
     }
-    map.get_mut(name).expect("inserted above")
+    map.get_mut(col).expect("inserted above")
 }
 
 /// The sampling cadence of one source: its distinct sample instants. A rate
@@ -411,18 +438,36 @@ impl Cadence {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::columns::{DevMetric, MemMetric, PerfMetric, VmCounter};
+
+    /// Columns of the tests: rates in `1/s` and `B/s`, a gauge in `B`.
+    fn x() -> Col {
+        Col::Vm(VmCounter::NrDirtiedS)
+    }
+    fn y() -> Col {
+        Col::Vm(VmCounter::NrWrittenS)
+    }
+    fn e() -> Col {
+        Col::Perf(PerfMetric::FsyncSamplesS)
+    }
+    fn w(d: &str) -> Col {
+        Col::Dev(d.into(), DevMetric::WBytesS)
+    }
+    fn g() -> Col {
+        Col::Mem(MemMetric::DirtyBytes)
+    }
 
     #[test]
     fn rates_cover_their_interval() {
         let mut t = Timeline::new(100.0, 110.0);
-        t.set_rate("x", "1/s", "f", 103.0, 1.0, 5.0);
-        assert_eq!(t.get("x").unwrap()[2], Some(5.0));
-        assert_eq!(t.get("x").unwrap()[3], None);
-        t.set_rate("y", "1/s", "f", 106.0, 3.0, 2.0);
-        assert_eq!(&t.get("y").unwrap()[3..7], &[Some(2.0), Some(2.0), Some(2.0), None]);
-        t.add_event("e", "count", "f", 101.5, 1.0);
-        t.zero_fill("e", 100.0, 102.0);
-        assert_eq!(&t.get("e").unwrap()[..4], &[Some(0.0), Some(1.0), Some(0.0), None]);
+        t.set_rate(&x(), "f", 103.0, 1.0, 5.0);
+        assert_eq!(t.get(&x()).unwrap()[2], Some(5.0));
+        assert_eq!(t.get(&x()).unwrap()[3], None);
+        t.set_rate(&y(), "f", 106.0, 3.0, 2.0);
+        assert_eq!(&t.get(&y()).unwrap()[3..7], &[Some(2.0), Some(2.0), Some(2.0), None]);
+        t.add_event(&e(), "f", 101.5, 1.0);
+        t.zero_fill(&e(), 100.0, 102.0);
+        assert_eq!(&t.get(&e()).unwrap()[..4], &[Some(0.0), Some(1.0), Some(0.0), None]);
     }
 
     #[test]
@@ -436,26 +481,26 @@ mod tests {
         );
         assert_eq!(t.epoch(2), 1120);
         // A 60 s rate stamped 1090 covers (1030, 1090]: half of row 0, half of row 1.
-        t.set_rate("w", "B/s", "f", 1090.0, 60.0, 10.0);
+        t.set_rate(&w("w"), "f", 1090.0, 60.0, 10.0);
         // The next one covers (1090, 1150]: the other half of row 1, half of row 2.
-        t.set_rate("w", "B/s", "f", 1150.0, 60.0, 30.0);
-        assert_eq!(t.get("w").unwrap(), &[Cell::some(5.0), Cell::some(20.0), Cell::some(15.0)]);
-        t.set_rate_staged("s", "B/s", "f", 1150.0, 60.0, 30.0);
+        t.set_rate(&w("w"), "f", 1150.0, 60.0, 30.0);
+        assert_eq!(t.get(&w("w")).unwrap(), &[Cell::some(5.0), Cell::some(20.0), Cell::some(15.0)]);
+        t.set_rate_staged(&w("s"), "f", 1150.0, 60.0, 30.0);
         t.unstage(|_| true);
-        assert_eq!(t.get("s").unwrap(), &[Cell::GAP, Cell::some(15.0), Cell::some(15.0)]);
+        assert_eq!(t.get(&w("s")).unwrap(), &[Cell::GAP, Cell::some(15.0), Cell::some(15.0)]);
         // Three events in row 1 are 3/60 per second; a gauge keeps its last sample.
-        for e in [1061.0, 1100.0, 1119.5] {
-            t.add_event("e", "1/s", "f", e, 1.0);
+        for at in [1061.0, 1100.0, 1119.5] {
+            t.add_event(&e(), "f", at, 1.0);
         }
-        assert_eq!(t.get("e").unwrap()[1], Cell::some(0.05));
-        t.set_gauge("g", "B", "f", 1065.0, 7.0);
-        t.set_gauge("g", "B", "f", 1110.0, 9.0);
-        assert_eq!(t.get("g").unwrap()[1], Cell::some(9.0));
+        assert_eq!(t.get(&e()).unwrap()[1], Cell::some(0.05));
+        t.set_gauge(&g(), "f", 1065.0, 7.0);
+        t.set_gauge(&g(), "f", 1110.0, 9.0);
+        assert_eq!(t.get(&g()).unwrap()[1], Cell::some(9.0));
         assert_eq!(t.seconds_covered("f"), 180);
         // A rate before the timeline counts only for the seconds inside it.
         let mut t = Timeline::binned(1000.0, 1119.0, 60);
-        t.set_rate("w", "B/s", "f", 1030.0, 60.0, 8.0);
-        assert_eq!(t.get("w").unwrap(), &[Cell::some(4.0), Cell::GAP]);
+        t.set_rate(&w("w"), "f", 1030.0, 60.0, 8.0);
+        assert_eq!(t.get(&w("w")).unwrap(), &[Cell::some(4.0), Cell::GAP]);
         // One-second rows are the default.
         assert_eq!((Timeline::new(5.0, 9.0).bin(), Timeline::default().bin()), (1, 1));
     }
@@ -471,31 +516,31 @@ mod tests {
             (98.0, 1.0, 4.0),
             (130.0, 1.0, 1.0),
         ] {
-            t.set_rate("a", "B/s", "f", end, interval, v);
-            t.set_rate_staged("b", "B/s", "f", end, interval, v);
-            t.set_rate_staged("c", "B/s", "f", end, interval, v);
+            t.set_rate(&w("a"), "f", end, interval, v);
+            t.set_rate_staged(&w("b"), "f", end, interval, v);
+            t.set_rate_staged(&w("c"), "f", end, interval, v);
         }
-        t.set_rate_staged("b", "B/s", "f", 104.0, 1.0, f64::INFINITY);
-        t.unstage(|n| n == "b");
-        assert!(t.staged.is_empty() && t.get("c").is_none());
-        assert_eq!(t.get("a"), t.get("b"));
+        t.set_rate_staged(&w("b"), "f", 104.0, 1.0, f64::INFINITY);
+        t.unstage(|c| *c == w("b"));
+        assert!(!t.has_staged() && t.get(&w("c")).is_none());
+        assert_eq!(t.get(&w("a")), t.get(&w("b")));
         assert_eq!(
-            &t.get("b").unwrap()[..7],
+            &t.get(&w("b")).unwrap()[..7],
             &[Some(7.0), Some(7.0), Some(5.0), Some(2.0), Some(3.0), Some(3.0), None]
         );
-        assert_eq!(t.rejected["b"].count, 1);
+        assert_eq!(t.rejected()[0].1.count, 1);
     }
 
     #[test]
     fn impossible_values_become_gaps_with_a_warning() {
         let mut t = Timeline::new(100.0, 110.0);
-        t.set_rate("dev.vda.w_bytes_s", "B/s", "iostat.txt", 103.0, 1.0, 1.8e19);
-        t.set_rate("dev.vda.w_bytes_s", "B/s", "iostat.txt", 104.0, 1.0, 5e6);
-        t.set_gauge("dev.vda.w_await_ms", "ms", "iostat.txt", 104.0, 1.7e308);
-        t.set_gauge("dev.vda.w_await_ms", "ms", "iostat.txt", 105.0, f64::NAN);
-        t.add_event("x", "count", "perf", 105.0, f64::INFINITY);
-        assert_eq!(&t.get("dev.vda.w_bytes_s").unwrap()[2..4], &[None, Some(5e6)]);
-        assert!(t.get("dev.vda.w_await_ms").is_none() && t.get("x").is_none());
+        t.set_rate(&w("vda"), "iostat.txt", 103.0, 1.0, 1.8e19);
+        t.set_rate(&w("vda"), "iostat.txt", 104.0, 1.0, 5e6);
+        t.set_gauge(&Col::Dev("vda".into(), DevMetric::WAwaitMs), "iostat.txt", 104.0, 1.7e308);
+        t.set_gauge(&Col::Dev("vda".into(), DevMetric::WAwaitMs), "iostat.txt", 105.0, f64::NAN);
+        t.add_event(&x(), "perf", 105.0, f64::INFINITY);
+        assert_eq!(&t.get(&w("vda")).unwrap()[2..4], &[None, Some(5e6)]);
+        assert!(t.get(&Col::Dev("vda".into(), DevMetric::WAwaitMs)).is_none() && t.get(&x()).is_none());
         let w = t.rejected_warnings();
         assert_eq!(w.len(), 3, "{w:?}");
         assert!(
@@ -506,7 +551,11 @@ mod tests {
             w[1].contains("dev.vda.w_bytes_s") && w[1].contains("1.8e19 at 1970-01-01T00:01:43Z"),
             "{w:?}"
         );
-        assert!(plausible("%", 1600.0) && plausible("B/s", 3e9) && !plausible("B/s", -5.0));
+        assert!(
+            plausible(Unit::Pct, 1600.0)
+                && plausible(Unit::BytesPerS, 3e9)
+                && !plausible(Unit::BytesPerS, -5.0)
+        );
     }
 
     #[test]
@@ -529,7 +578,7 @@ mod tests {
         assert_eq!(c.interval_before(1448481643.0), 78.0);
         assert_eq!(Cadence::new(vec![5.0]).interval_before(5.0), 1.0);
         let mut t = Timeline::new(1448481443.0, 1448481504.0);
-        t.set_rate("w", "B/s", "f", 1448481504.0, c.interval_before(1448481504.0), 1.0);
+        t.set_rate(&w("w"), "f", 1448481504.0, c.interval_before(1448481504.0), 1.0);
         assert_eq!(t.seconds_covered("f"), 61);
     }
 }

@@ -145,12 +145,12 @@ mod tests {
 
     #[test]
     fn long_captures_show_the_first_seconds_with_samples() {
-        let tl = Timeline { t0: 1000, len: 5000, ..Default::default() };
+        let tl = Timeline::rows(1000, 5000);
         assert_eq!(columns(&tl, 1200, 1300), (1200, 1301, None));
         let (a, b, note) = columns(&tl, 1200, 4000);
         assert_eq!((a, b), (1200, 1200 + MAX_COLS as i64));
         assert!(note.unwrap().contains("first 600 s of the 2801 s"));
-        let short = Timeline { t0: 1000, len: 60, ..Default::default() };
+        let short = Timeline::rows(1000, 60);
         assert_eq!(columns(&short, 990, 1100), (1000, 1060, None));
         assert_eq!(columns(&Timeline::default(), 990, 1100), (990, 1101, None));
     }

@@ -203,12 +203,12 @@ impl Fill<'_> {
         }
     }
 
-    fn mark(&mut self, col: &Col, name: &str, epoch: f64) {
+    fn mark(&mut self, col: &Col, epoch: f64) {
         if self.line > 0 && !matches!(col, Col::Seen(_)) {
             // Keyed by its row's first second: the second itself in 1 s rows; in wider rows the
             // line stands for its row.
             let at = self.tl.row(epoch).map_or(epoch.floor() as i64, |r| self.tl.epoch(r));
-            self.lines.insert(name, at, self.file, self.line);
+            self.lines.insert(col, at, self.file, self.line);
         }
     }
 }
@@ -218,16 +218,14 @@ impl Sink for Fill<'_> {
         if !self.kept(col) {
             return;
         }
-        let name = col.name();
-        self.mark(col, &name, e);
+        self.mark(col, e);
         self.tl.set_gauge(col, &self.source, e, v);
     }
     fn rate(&mut self, col: &Col, end: f64, interval: f64, v: f64) {
         if !self.kept(col) {
             return;
         }
-        let name = col.name();
-        self.mark(col, &name, end - 1.0);
+        self.mark(col, end - 1.0);
         if let Col::Thread(_) = col {
             // Kept or dropped once the fill is over (`Filler::end_fill`).
             self.tl.set_rate_staged(col, &self.source, end, interval, v);
@@ -678,8 +676,7 @@ impl<'a, 'f> Filler<'a, 'f> {
         let kept = |c: &Col| !matches!(c, Col::Thread(t) if !top.contains(t));
         tl.retain(kept);
         tl.unstage(kept);
-        let keep: BTreeSet<String> = top.iter().map(|t| Col::Thread(*t).name()).collect();
-        self.lines.retain(|k: &str| !k.starts_with("thr.") || keep.contains(k));
+        self.lines.retain(kept);
     }
 
     /// The threads given columns in the fill: the [`THREAD_CANDIDATES`] busiest by the first

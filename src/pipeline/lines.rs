@@ -3,6 +3,7 @@
 //! one device: the row of `vda` every second, a fixed number of lines further each
 //! time), so one run of 32 bytes stands for thousands of cells.
 
+use crate::table::Col;
 use std::collections::HashMap;
 
 /// Input line of each (column, second) of every column whose adapter names its lines.
@@ -12,7 +13,7 @@ use std::collections::HashMap;
 /// one. [`LineIndex::finish`] must run before [`LineIndex::get`].
 #[derive(Debug, Clone, Default)]
 pub struct LineIndex {
-    cols: HashMap<String, Vec<Run>>,
+    cols: HashMap<Col, Vec<Run>>,
 }
 
 /// Cells `epoch + i * de` (line `line + i * dl`) of file `file`, for `i` in `0..n`.
@@ -97,11 +98,11 @@ impl LineIndex {
 
     /// Notes that `line` of file `file` gave `col` its value at epoch second `epoch`
     /// (a file or line number past `u32::MAX` is not noted).
-    pub fn insert(&mut self, col: &str, epoch: i64, file: usize, line: usize) {
+    pub fn insert(&mut self, col: &Col, epoch: i64, file: usize, line: usize) {
         let (Ok(file), Ok(line)) = (u32::try_from(file), u32::try_from(line)) else { return };
         let runs = match self.cols.get_mut(col) {
             Some(c) => c,
-            None => self.cols.entry(col.to_string()).or_default(),
+            None => self.cols.entry(col.clone()).or_default(),
         };
         push(runs, epoch, file, line);
     }
@@ -124,7 +125,7 @@ impl LineIndex {
     }
 
     /// The (file index, line) behind `col` at epoch second `epoch`.
-    pub fn get(&self, col: &str, epoch: i64) -> Option<(usize, usize)> {
+    pub fn get(&self, col: &Col, epoch: i64) -> Option<(usize, usize)> {
         let runs = self.cols.get(col)?;
         let i = runs.partition_point(|r| r.epoch <= epoch).checked_sub(1)?;
         let r = &runs[i];
@@ -132,7 +133,7 @@ impl LineIndex {
     }
 
     /// Drops the cells of the columns `keep` refuses (columns left out of the timeline).
-    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+    pub fn retain(&mut self, keep: impl Fn(&Col) -> bool) {
         self.cols.retain(|k, _| keep(k));
     }
 
@@ -155,6 +156,7 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::columns::{BinlogMetric, DevMetric};
     use std::collections::BTreeMap;
 
     /// The index as plain cells: per second, the last line noted.
@@ -191,7 +193,7 @@ mod tests {
             }
             let mut idx = LineIndex::new();
             for &(e, f, l) in &notes {
-                idx.insert("c", e, f as usize, l as usize);
+                idx.insert(&Col::Binlog(BinlogMetric::TrxS), e, f as usize, l as usize);
             }
             idx.finish();
             let want = naive(&notes);
@@ -199,7 +201,7 @@ mod tests {
             let lo = notes.iter().map(|n| n.0).min().unwrap_or(0);
             let hi = notes.iter().map(|n| n.0).max().unwrap_or(0);
             for epoch in lo - 3..=hi + 3 {
-                let got = idx.get("c", epoch);
+                let got = idx.get(&Col::Binlog(BinlogMetric::TrxS), epoch);
                 let exp = want.get(&epoch).map(|&(f, l)| (f as usize, l as usize));
                 assert_eq!(got, exp, "case {case} epoch {epoch}");
             }
@@ -211,16 +213,21 @@ mod tests {
         let mut idx = LineIndex::new();
         for i in 0..100_000i64 {
             // `iostat -x 1` of one device: 7 lines per report.
-            idx.insert("dev.vda.w_bytes_s", 1_700_000_000 + i, 2, 10 + 7 * i as usize);
+            idx.insert(
+                &Col::Dev("vda".into(), DevMetric::WBytesS),
+                1_700_000_000 + i,
+                2,
+                10 + 7 * i as usize,
+            );
             // pidstat merged 8 to 1: a cell every 8 s.
-            idx.insert("thr.7.w_bytes_s", 1_700_000_000 + 8 * i, 3, 4 + 30 * i as usize);
+            idx.insert(&Col::Thread(7), 1_700_000_000 + 8 * i, 3, 4 + 30 * i as usize);
         }
         idx.finish();
         assert_eq!((idx.len(), idx.runs()), (200_000, 2));
-        assert_eq!(idx.get("dev.vda.w_bytes_s", 1_700_000_005), Some((2, 45)));
-        assert_eq!(idx.get("thr.7.w_bytes_s", 1_700_000_016), Some((3, 64)));
-        assert_eq!(idx.get("thr.7.w_bytes_s", 1_700_000_017), None);
-        assert_eq!(idx.get("thr.7.w_bytes_s", 1_700_000_000 + 8 * 100_000), None);
-        assert_eq!(idx.get("other", 1_700_000_000), None);
+        assert_eq!(idx.get(&Col::Dev("vda".into(), DevMetric::WBytesS), 1_700_000_005), Some((2, 45)));
+        assert_eq!(idx.get(&Col::Thread(7), 1_700_000_016), Some((3, 64)));
+        assert_eq!(idx.get(&Col::Thread(7), 1_700_000_017), None);
+        assert_eq!(idx.get(&Col::Thread(7), 1_700_000_000 + 8 * 100_000), None);
+        assert_eq!(idx.get(&Col::Binlog(BinlogMetric::TrxS), 1_700_000_000), None);
     }
 }

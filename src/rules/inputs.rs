@@ -176,8 +176,8 @@ impl<'a> Series<'a> {
     /// else the column's source file.
     pub fn evidence(&self, row: usize, metric: &str, value: f64) -> Evidence {
         let epoch = self.epoch(row);
-        let (lines, name) = (self.cells.lines, self.col.name());
-        let hit = lines.get(&name, epoch).or_else(|| lines.get(&name, epoch + self.bin));
+        let lines = self.cells.lines;
+        let hit = lines.get(self.col, epoch).or_else(|| lines.get(self.col, epoch + self.bin));
         match hit.and_then(|(file, line)| Some((self.cells.file(file)?, line))) {
             Some((pf, line)) => line_evidence(pf, line, metric, value),
             None => Evidence {
@@ -451,17 +451,17 @@ mod tests {
             "iostat.txt",
             "Linux 6.1.0 (db1)\n\nDevice            w/s     wkB/s\nvda              5.00   2048.00\n",
         )];
+        let col = Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS);
         let mut lines = LineIndex::new();
-        lines.insert("dev.vda.w_bytes_s", T0 + 5, 3, 9);
-        lines.insert("dev.vda.w_bytes_s", T0 + 1, 0, 7);
+        lines.insert(&col, T0 + 5, 3, 9);
+        lines.insert(&col, T0 + 1, 0, 7);
         // A later line for the same second wins; out of order until finished.
-        lines.insert("dev.vda.w_bytes_s", T0 + 1, 0, 4);
+        lines.insert(&col, T0 + 1, 0, 4);
         lines.finish();
         assert_eq!(lines.len(), 2);
-        assert_eq!(lines.get("dev.vda.w_bytes_s", T0 + 5), Some((3, 9)));
-        assert_eq!(lines.get("dev.vda.w_bytes_s", T0 + 2), None);
+        assert_eq!(lines.get(&col, T0 + 5), Some((3, 9)));
+        assert_eq!(lines.get(&col, T0 + 2), None);
         let v = vals(&[0.0, 2048.0 * 1024.0, 0.0, 0.0, 0.0, 0.0]);
-        let col = Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS);
         let s = Series::new(&col, &v, "iostat.txt", T0, Cells::new(&lines, &files));
         let e = s.evidence(1, "wkB/s", 2048.0);
         assert_eq!((e.file.as_str(), e.lines), ("iostat.txt", Some([4, 4])));

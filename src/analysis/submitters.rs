@@ -15,7 +15,7 @@ use super::episodes::{self, Episode, Inputs, PerfSeconds};
 use super::periodicity::{self, PeriodicityView};
 use crate::attribution::is_kernel_issuer;
 use crate::table::Timeline;
-use crate::table::columns::Col;
+use crate::table::columns::{Col, SubMetric};
 use std::collections::BTreeMap;
 
 /// A submitter's own series must carry at least this many bytes to be analysed.
@@ -87,12 +87,12 @@ pub fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables)
                 Witness::Pidstat => "pidstat -d",
             };
             for i in 0..tl.len {
-                own.set_gauge(&Col::Submitter, src, tl.epoch(i) as f64, 0.0);
+                own.set_gauge(&Col::Submitter(SubMetric::WBytesS), src, tl.epoch(i) as f64, 0.0);
             }
             for (sec, b) in &per[comm] {
-                own.set_gauge(&Col::Submitter, src, *sec as f64, *b as f64);
+                own.set_gauge(&Col::Submitter(SubMetric::WBytesS), src, *sec as f64, *b as f64);
             }
-            let view = periodicity::periodicity(&own, &Col::Submitter, tunables);
+            let view = periodicity::periodicity(&own, &Col::Submitter(SubMetric::WBytesS), tunables);
             view.period_s?;
             // A timer's thread writes its data in its bursts; a thread charged all along
             // (a copy held at the dirty limit, a build) only shows a cadence in part of it.

@@ -395,252 +395,319 @@ impl DevMetric {
     }
 }
 
-/// Direction of a dstat disk column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum DstatDir {
-    /// `writ`.
-    Writ,
-    /// `read`.
-    Read,
-}
-
-impl DstatDir {
-    fn key(self) -> &'static str {
-        match self {
-            DstatDir::Writ => "writ",
-            DstatDir::Read => "read",
-        }
+metrics! {
+    /// Direction of a dstat disk column (`dstat.dsk/<device>:<dir>`).
+    DstatDir {
+        /// `writ`.
+        Writ = ("writ", BytesPerS, "bytes per second of one disk (dstat dsk/<device>)"),
+        /// `read`.
+        Read = ("read", BytesPerS, "bytes per second of one disk (dstat dsk/<device>)"),
     }
 }
 
-/// One timeline column.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Col {
+metrics! {
+    /// The submitter analysis's own series (`sub.<metric>`).
+    SubMetric {
+        /// Bytes.
+        WBytesS = ("w_bytes_s", BytesPerS, "bytes per second one submitter wrote (the submitter analysis's own series)"),
+    }
+}
+
+/// The entity part of a column name: a device, core, interface, thread, write-source
+/// category, replica connection or PSI resource.
+trait Entity: Sized {
+    /// Appends the entity and `sep` to a name (nothing for an absent one).
+    fn write(&self, sep: &str, out: &mut String);
+    /// The entity a name part denotes.
+    fn read(s: &str) -> Option<Self>;
+    /// The entity of a name without one (the default replica connection), if allowed.
+    fn absent() -> Option<Self> {
+        None
+    }
+    /// As [`Col::entity`] gives it.
+    fn text(&self) -> Option<String>;
+}
+
+impl Entity for String {
+    fn write(&self, sep: &str, out: &mut String) {
+        out.push_str(self);
+        out.push_str(sep);
+    }
+    fn read(s: &str) -> Option<Self> {
+        Some(s.to_string())
+    }
+    fn text(&self) -> Option<String> {
+        Some(self.clone())
+    }
+}
+
+impl Entity for u32 {
+    fn write(&self, sep: &str, out: &mut String) {
+        out.push_str(&self.to_string());
+        out.push_str(sep);
+    }
+    fn read(s: &str) -> Option<Self> {
+        s.parse().ok()
+    }
+    fn text(&self) -> Option<String> {
+        Some(self.to_string())
+    }
+}
+
+impl Entity for &'static str {
+    fn write(&self, sep: &str, out: &mut String) {
+        out.push_str(self);
+        out.push_str(sep);
+    }
+    fn read(s: &str) -> Option<Self> {
+        crate::attribution::CATEGORIES.iter().copied().find(|k| *k == s)
+    }
+    fn text(&self) -> Option<String> {
+        Some((*self).to_string())
+    }
+}
+
+impl Entity for Option<String> {
+    fn write(&self, sep: &str, out: &mut String) {
+        if let Some(c) = self {
+            c.write(sep, out);
+        }
+    }
+    fn read(s: &str) -> Option<Self> {
+        Some(Some(s.to_string()))
+    }
+    fn absent() -> Option<Self> {
+        Some(None)
+    }
+    fn text(&self) -> Option<String> {
+        self.clone()
+    }
+}
+
+impl Entity for PsiResource {
+    fn write(&self, sep: &str, out: &mut String) {
+        out.push_str(self.key());
+        out.push_str(sep);
+    }
+    fn read(s: &str) -> Option<Self> {
+        PsiResource::from_key(s)
+    }
+    /// PSI columns are host-wide: the resource is part of what they measure.
+    fn text(&self) -> Option<String> {
+        None
+    }
+}
+
+/// One behaviour of a column family of [`columns!`], by the family's kind:
+/// - `plain(prefix, m)`: `<prefix><metric>`, one column per metric;
+/// - `keyed(prefix, e, sep, m, doc)`: `<prefix><entity><sep><metric>`, per entity;
+/// - `fixed(prefix, e, suffix, unit, meaning, doc)`: `<prefix><entity><suffix>`, one metric;
+/// - `hidden(prefix, m)`: as `plain`, left out of the catalogue (a scratch column).
+macro_rules! family {
+    (name plain($p:literal, $m:ident)) => {
+        format!("{}{}", $p, $m.key())
+    };
+    (name hidden($p:literal, $m:ident)) => {
+        format!("{}{}", $p, $m.key())
+    };
+    (name keyed($p:literal, $e:ident, $sep:literal, $m:ident, $doc:literal)) => {{
+        let mut s = String::from($p);
+        $e.write($sep, &mut s);
+        s.push_str($m.key());
+        s
+    }};
+    (name fixed($p:literal, $e:ident, $suffix:literal, $unit:ident, $meaning:literal, $doc:literal)) => {{
+        let mut s = String::from($p);
+        $e.write($suffix, &mut s);
+        s
+    }};
+
+    (unit plain($p:literal, $m:ident)) => {
+        $m.unit()
+    };
+    (unit hidden($p:literal, $m:ident)) => {
+        $m.unit()
+    };
+    (unit keyed($p:literal, $e:ident, $sep:literal, $m:ident, $doc:literal)) => {
+        $m.unit()
+    };
+    (unit fixed($p:literal, $e:ident, $suffix:literal, $unit:ident, $meaning:literal, $doc:literal)) => {
+        Unit::$unit
+    };
+
+    (meaning plain($p:literal, $m:ident)) => {
+        $m.meaning()
+    };
+    (meaning hidden($p:literal, $m:ident)) => {
+        $m.meaning()
+    };
+    (meaning keyed($p:literal, $e:ident, $sep:literal, $m:ident, $doc:literal)) => {
+        $m.meaning()
+    };
+    (meaning fixed($p:literal, $e:ident, $suffix:literal, $unit:ident, $meaning:literal, $doc:literal)) => {
+        $meaning
+    };
+
+    (entity plain($p:literal, $m:ident)) => {
+        None
+    };
+    (entity hidden($p:literal, $m:ident)) => {
+        None
+    };
+    (entity keyed($p:literal, $e:ident, $sep:literal, $m:ident, $doc:literal)) => {
+        $e.text()
+    };
+    (entity fixed($p:literal, $e:ident, $suffix:literal, $unit:ident, $meaning:literal, $doc:literal)) => {
+        $e.text()
+    };
+
+    (parse $name:ident, $ctor:path, [$M:ty], plain($p:literal, $m:ident)) => {
+        $name.strip_prefix($p).and_then(<$M>::from_key).map($ctor)
+    };
+    (parse $name:ident, $ctor:path, [$M:ty], hidden($p:literal, $m:ident)) => {
+        $name.strip_prefix($p).and_then(<$M>::from_key).map($ctor)
+    };
+    (parse $name:ident, $ctor:path, [$E:ty, $M:ty], keyed($p:literal, $e:ident, $sep:literal, $m:ident, $doc:literal)) => {
+        $name.strip_prefix($p).and_then(|rest| {
+            if let (Some(e), Some(m)) = (<$E as Entity>::absent(), <$M>::from_key(rest)) {
+                return Some($ctor(e, m));
+            }
+            let (e, m) = rest.rsplit_once($sep)?;
+            Some($ctor(<$E as Entity>::read(e)?, <$M>::from_key(m)?))
+        })
+    };
+    (parse $name:ident, $ctor:path, [$E:ty], fixed($p:literal, $e:ident, $suffix:literal, $unit:ident, $meaning:literal, $doc:literal)) => {
+        $name.strip_prefix($p).and_then(|r| r.strip_suffix($suffix)).and_then(<$E as Entity>::read).map($ctor)
+    };
+
+    (rows $out:ident, $ctor:path, [$M:ty], plain($p:literal, $m:ident)) => {
+        for m in <$M>::ALL {
+            $out.push((format!("{}{}", $p, m.key()), m.unit(), m.meaning()));
+        }
+    };
+    (rows $out:ident, $ctor:path, [$M:ty], hidden($p:literal, $m:ident)) => {};
+    (rows $out:ident, $ctor:path, [$E:ty, $M:ty], keyed($p:literal, $e:ident, $sep:literal, $m:ident, $doc:literal)) => {
+        for m in <$M>::ALL {
+            $out.push((format!("{}{}", $doc, m.key()), m.unit(), m.meaning()));
+        }
+    };
+    (rows $out:ident, $ctor:path, [$E:ty], fixed($p:literal, $e:ident, $suffix:literal, $unit:ident, $meaning:literal, $doc:literal)) => {
+        $out.push((format!("{}{}", $doc, $suffix), Unit::$unit, $meaning));
+    };
+}
+
+/// Declares [`Col`], one line per column family: the variant, its fields and the names
+/// they bind, and the family (see [`family!`]) its name, unit, meaning, entity, parsing and
+/// catalogue rows all come from.
+macro_rules! columns {
+    ($($(#[$vdoc:meta])* $V:ident($($T:ty),+) [$($b:ident),+] => $kind:ident $args:tt,)+) => {
+        /// One timeline column.
+        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Col {
+            $($(#[$vdoc])* $V($($T),+),)+
+        }
+
+        impl Col {
+            /// The column's name in the timeline and tables.
+            pub fn name(&self) -> String {
+                match self { $(Col::$V($($b),+) => family!(name $kind $args),)+ }
+            }
+
+            /// The unit of its values.
+            pub fn unit(&self) -> Unit {
+                match self { $(Col::$V($($b),+) => { $(let _ = $b;)+ family!(unit $kind $args) })+ }
+            }
+
+            /// One line on what it measures.
+            pub fn meaning(&self) -> &'static str {
+                match self { $(Col::$V($($b),+) => { $(let _ = $b;)+ family!(meaning $kind $args) })+ }
+            }
+
+            /// The device, thread, core, connection or interface the column is about, if any.
+            pub fn entity(&self) -> Option<String> {
+                match self { $(Col::$V($($b),+) => { $(let _ = $b;)+ family!(entity $kind $args) })+ }
+            }
+
+            /// The column a name denotes (the inverse of [`Col::name`]): the first family,
+            /// in catalogue order, that reads it.
+            pub fn parse(name: &str) -> Option<Col> {
+                None$(.or_else(|| family!(parse name, Col::$V, [$($T),+], $kind $args)))+
+            }
+        }
+
+        /// The catalogue: per family and metric, a name pattern, its unit and meaning.
+        fn rows() -> Vec<(String, Unit, &'static str)> {
+            let mut out = Vec::new();
+            $(family!(rows out, Col::$V, [$($T),+], $kind $args);)+
+            out
+        }
+    };
+}
+
+columns! {
     /// `dev.<device>.<metric>`.
-    Dev(String, DevMetric),
+    Dev(String, DevMetric) [d, m] => keyed("dev.", d, ".", m, "dev.<device>."),
     /// `ds.<device>.<metric>`.
-    Ds(String, DsMetric),
+    Ds(String, DsMetric) [d, m] => keyed("ds.", d, ".", m, "ds.<device>."),
     /// `cpu.<metric>`.
-    Cpu(CpuMetric),
+    Cpu(CpuMetric) [m] => plain("cpu.", m),
     /// `cpu.<core>.<metric>`.
-    Core(String, CoreMetric),
+    Core(String, CoreMetric) [c, m] => keyed("cpu.", c, ".", m, "cpu.<core>."),
     /// `cat.<category>.w_bytes_s`: bytes written per second by one write-source category (pidstat).
-    Category(&'static str),
+    Category(&'static str) [c] => fixed(
+        "cat.",
+        c,
+        ".w_bytes_s",
+        BytesPerS,
+        "bytes per second charged by pidstat to the threads of one write-source category",
+        "cat.<category>"
+    ),
     /// `thr.<tid>.w_bytes_s`: bytes written per second by one thread (pidstat kB_wr/s).
-    Thread(u32),
+    Thread(u32) [t] => fixed(
+        "thr.",
+        t,
+        ".w_bytes_s",
+        BytesPerS,
+        "bytes per second charged by pidstat to one thread (kB_wr/s)",
+        "thr.<tid>"
+    ),
     /// `proc.<pid>.cpu_pct`: CPU of a database server process (top -b).
-    ProcCpu(u32),
+    ProcCpu(u32) [p] => fixed("proc.", p, ".cpu_pct", Pct, "CPU of one database server process (top -b)", "proc.<pid>"),
     /// `vmstat.<field>`.
-    Vmstat(VmstatField),
+    Vmstat(VmstatField) [f] => plain("vmstat.", f),
     /// `mem.<metric>`.
-    Mem(MemMetric),
+    Mem(MemMetric) [m] => plain("mem.", m),
     /// `vm.<counter>_s`.
-    Vm(VmCounter),
+    Vm(VmCounter) [m] => plain("vm.", m),
     /// `perf.<metric>`.
-    Perf(PerfMetric),
+    Perf(PerfMetric) [m] => plain("perf.", m),
     /// `binlog.<metric>`.
-    Binlog(BinlogMetric),
+    Binlog(BinlogMetric) [m] => plain("binlog.", m),
     /// `mysql.<Counter>_s`.
-    Mysql(MysqlCounter),
+    Mysql(MysqlCounter) [m] => plain("mysql.", m),
     /// `repl.<metric>` (default connection: `None`) or `repl.<connection>.<metric>`.
-    Repl(Option<String>, ReplMetric),
+    Repl(Option<String>, ReplMetric) [c, m] => keyed("repl.", c, ".", m, "repl[.<connection>]."),
     /// `dstat.dsk/<device>:<writ|read>`, bytes per second.
-    Dstat(String, DstatDir),
+    Dstat(String, DstatDir) [d, dir] => keyed("dstat.dsk/", d, ":", dir, "dstat.dsk/<device>:"),
     /// `sar.<metric>`.
-    Sar(SarMetric),
+    Sar(SarMetric) [m] => plain("sar.", m),
     /// `net.<iface>.<metric>`.
-    Net(String, NetMetric),
+    Net(String, NetMetric) [i, m] => keyed("net.", i, ".", m, "net.<iface>."),
     /// Host-wide series (`top.*`, `irq.*`, `net.tcp_*`).
-    Host(HostMetric),
+    Host(HostMetric) [m] => plain("", m),
     /// `<family>.seen`.
-    Seen(SeenOf),
+    Seen(SeenOf) [s] => plain("", s),
     /// `psi.<resource>.<kind>`.
-    Psi(PsiResource, PsiKind),
+    Psi(PsiResource, PsiKind) [r, k] => keyed("psi.", r, ".", k, "psi.<io|cpu|memory>."),
     /// `sub.w_bytes_s`: bytes per second one submitter wrote, on the scratch timeline of the
-    /// submitter analysis (never a column of the capture's timeline).
-    Submitter,
+    /// submitter analysis (never a column of the capture's timeline, not in the catalogue).
+    Submitter(SubMetric) [m] => hidden("sub.", m),
 }
 
 impl Col {
-    /// The column's name in the timeline and tables.
-    pub fn name(&self) -> String {
-        match self {
-            Col::Dev(d, m) => format!("dev.{d}.{}", m.key()),
-            Col::Ds(d, m) => format!("ds.{d}.{}", m.key()),
-            Col::Cpu(m) => format!("cpu.{}", m.key()),
-            Col::Core(c, m) => format!("cpu.{c}.{}", m.key()),
-            Col::Category(c) => format!("cat.{c}.w_bytes_s"),
-            Col::Thread(t) => format!("thr.{t}.w_bytes_s"),
-            Col::ProcCpu(p) => format!("proc.{p}.cpu_pct"),
-            Col::Vmstat(f) => format!("vmstat.{}", f.key()),
-            Col::Mem(m) => format!("mem.{}", m.key()),
-            Col::Vm(m) => format!("vm.{}", m.key()),
-            Col::Perf(m) => format!("perf.{}", m.key()),
-            Col::Binlog(m) => format!("binlog.{}", m.key()),
-            Col::Mysql(m) => format!("mysql.{}", m.key()),
-            Col::Repl(None, m) => format!("repl.{}", m.key()),
-            Col::Repl(Some(c), m) => format!("repl.{c}.{}", m.key()),
-            Col::Dstat(d, dir) => format!("dstat.dsk/{d}:{}", dir.key()),
-            Col::Sar(m) => format!("sar.{}", m.key()),
-            Col::Net(i, m) => format!("net.{i}.{}", m.key()),
-            Col::Host(m) => m.key().to_string(),
-            Col::Seen(s) => s.key().to_string(),
-            Col::Psi(r, k) => format!("psi.{}.{}", r.key(), k.key()),
-            Col::Submitter => "sub.w_bytes_s".to_string(),
-        }
-    }
-
-    /// The unit of its values.
-    pub fn unit(&self) -> Unit {
-        match self {
-            Col::Dev(_, m) => m.unit(),
-            Col::Ds(_, m) => m.unit(),
-            Col::Cpu(m) => m.unit(),
-            Col::Core(_, m) => m.unit(),
-            Col::Category(_) | Col::Thread(_) | Col::Dstat(..) | Col::Submitter => Unit::BytesPerS,
-            Col::ProcCpu(_) => Unit::Pct,
-            Col::Vmstat(f) => f.unit(),
-            Col::Mem(m) => m.unit(),
-            Col::Vm(m) => m.unit(),
-            Col::Perf(m) => m.unit(),
-            Col::Binlog(m) => m.unit(),
-            Col::Mysql(m) => m.unit(),
-            Col::Repl(_, m) => m.unit(),
-            Col::Sar(m) => m.unit(),
-            Col::Net(_, m) => m.unit(),
-            Col::Host(m) => m.unit(),
-            Col::Seen(s) => s.unit(),
-            Col::Psi(_, k) => k.unit(),
-        }
-    }
-
-    /// One line on what it measures.
-    pub fn meaning(&self) -> &'static str {
-        match self {
-            Col::Dev(_, m) => m.meaning(),
-            Col::Ds(_, m) => m.meaning(),
-            Col::Cpu(m) => m.meaning(),
-            Col::Core(_, m) => m.meaning(),
-            Col::Category(_) => {
-                "bytes per second charged by pidstat to the threads of one write-source category"
-            }
-            Col::Thread(_) => "bytes per second charged by pidstat to one thread (kB_wr/s)",
-            Col::ProcCpu(_) => "CPU of one database server process (top -b)",
-            Col::Dstat(..) => "bytes per second of one disk (dstat dsk/<device>)",
-            Col::Vmstat(f) => f.meaning(),
-            Col::Mem(m) => m.meaning(),
-            Col::Vm(m) => m.meaning(),
-            Col::Perf(m) => m.meaning(),
-            Col::Binlog(m) => m.meaning(),
-            Col::Mysql(m) => m.meaning(),
-            Col::Repl(_, m) => m.meaning(),
-            Col::Sar(m) => m.meaning(),
-            Col::Net(_, m) => m.meaning(),
-            Col::Host(m) => m.meaning(),
-            Col::Seen(s) => s.meaning(),
-            Col::Psi(_, k) => k.meaning(),
-            Col::Submitter => "bytes per second one submitter wrote (the submitter analysis's own series)",
-        }
-    }
-
-    /// The column a name denotes (the inverse of [`Col::name`]).
-    pub fn parse(name: &str) -> Option<Col> {
-        if let Some(m) = HostMetric::from_key(name) {
-            return Some(Col::Host(m));
-        }
-        if let Some(s) = SeenOf::from_key(name) {
-            return Some(Col::Seen(s));
-        }
-        let (group, rest) = name.split_once('.')?;
-        // The entity is between the first and the last dot (device names hold no dot, but
-        // connection names and dm names could: take the last part as the metric).
-        let entity = |rest: &str| rest.rsplit_once('.').map(|(e, m)| (e.to_string(), m.to_string()));
-        Some(match group {
-            "dev" => {
-                let (d, m) = entity(rest)?;
-                Col::Dev(d, DevMetric::from_key(&m)?)
-            }
-            "ds" => {
-                let (d, m) = entity(rest)?;
-                Col::Ds(d, DsMetric::from_key(&m)?)
-            }
-            "cpu" => match CpuMetric::from_key(rest) {
-                Some(m) => Col::Cpu(m),
-                None => {
-                    let (c, m) = entity(rest)?;
-                    Col::Core(c, CoreMetric::from_key(&m)?)
-                }
-            },
-            "cat" => {
-                let c = rest.strip_suffix(".w_bytes_s")?;
-                Col::Category(crate::attribution::CATEGORIES.iter().copied().find(|k| *k == c)?)
-            }
-            "thr" => Col::Thread(rest.strip_suffix(".w_bytes_s")?.parse().ok()?),
-            "proc" => Col::ProcCpu(rest.strip_suffix(".cpu_pct")?.parse().ok()?),
-            "vmstat" => Col::Vmstat(VmstatField::from_key(rest)?),
-            "mem" => Col::Mem(MemMetric::from_key(rest)?),
-            "vm" => Col::Vm(VmCounter::from_key(rest)?),
-            "perf" => Col::Perf(PerfMetric::from_key(rest)?),
-            "binlog" => Col::Binlog(BinlogMetric::from_key(rest)?),
-            "mysql" => Col::Mysql(MysqlCounter::from_key(rest)?),
-            "repl" => match ReplMetric::from_key(rest) {
-                Some(m) => Col::Repl(None, m),
-                None => {
-                    let (c, m) = entity(rest)?;
-                    Col::Repl(Some(c), ReplMetric::from_key(&m)?)
-                }
-            },
-            "dstat" => {
-                let (d, dir) = rest.strip_prefix("dsk/")?.rsplit_once(':')?;
-                let dir = match dir {
-                    "writ" => DstatDir::Writ,
-                    "read" => DstatDir::Read,
-                    _ => return None,
-                };
-                Col::Dstat(d.to_string(), dir)
-            }
-            "sar" => Col::Sar(SarMetric::from_key(rest)?),
-            "psi" => {
-                let (r, k) = rest.split_once('.')?;
-                Col::Psi(PsiResource::from_key(r)?, PsiKind::from_key(k)?)
-            }
-            "net" => {
-                let (i, m) = entity(rest)?;
-                Col::Net(i, NetMetric::from_key(&m)?)
-            }
-            "sub" if rest == "w_bytes_s" => Col::Submitter,
-            _ => return None,
-        })
-    }
-
     /// The block device of a per-device column of iostat, `sar -d` or /proc/diskstats.
     pub fn device(&self) -> Option<&str> {
         if let Col::Dev(d, _) | Col::Ds(d, _) = self { Some(d) } else { None }
-    }
-
-    /// The device, thread, core, connection or interface the column is about, if any.
-    pub fn entity(&self) -> Option<String> {
-        match self {
-            Col::Dev(d, _) | Col::Ds(d, _) | Col::Core(d, _) | Col::Dstat(d, _) | Col::Net(d, _) => {
-                Some(d.clone())
-            }
-            Col::Repl(c, _) => c.clone(),
-            Col::Thread(t) => Some(t.to_string()),
-            Col::ProcCpu(p) => Some(p.to_string()),
-            Col::Category(c) => Some((*c).to_string()),
-            Col::Cpu(_)
-            | Col::Vmstat(_)
-            | Col::Mem(_)
-            | Col::Vm(_)
-            | Col::Perf(_)
-            | Col::Binlog(_)
-            | Col::Mysql(_)
-            | Col::Sar(_)
-            | Col::Host(_)
-            | Col::Seen(_)
-            | Col::Psi(..)
-            | Col::Submitter => None,
-        }
     }
 }
 
@@ -657,67 +724,6 @@ impl serde::Serialize for Col {
     }
 }
 
-/// One row of the catalogue: a name pattern, its unit and meaning.
-fn rows() -> Vec<(String, &'static str, &'static str)> {
-    let mut out = Vec::new();
-    let mut add = |c: Col, pattern: String| out.push((pattern, c.unit().as_str(), c.meaning()));
-    let d = || "DEV".to_string();
-    for m in DevMetric::ALL {
-        add(Col::Dev(d(), *m), format!("dev.<device>.{}", m.key()));
-    }
-    for m in DsMetric::ALL {
-        add(Col::Ds(d(), *m), format!("ds.<device>.{}", m.key()));
-    }
-    for m in CpuMetric::ALL {
-        add(Col::Cpu(*m), Col::Cpu(*m).name());
-    }
-    for m in CoreMetric::ALL {
-        add(Col::Core(d(), *m), format!("cpu.<core>.{}", m.key()));
-    }
-    add(Col::Category("other"), "cat.<category>.w_bytes_s".into());
-    add(Col::Thread(0), "thr.<tid>.w_bytes_s".into());
-    add(Col::ProcCpu(0), "proc.<pid>.cpu_pct".into());
-    for m in VmstatField::ALL {
-        add(Col::Vmstat(*m), Col::Vmstat(*m).name());
-    }
-    for m in MemMetric::ALL {
-        add(Col::Mem(*m), Col::Mem(*m).name());
-    }
-    for m in VmCounter::ALL {
-        add(Col::Vm(*m), Col::Vm(*m).name());
-    }
-    for m in PerfMetric::ALL {
-        add(Col::Perf(*m), Col::Perf(*m).name());
-    }
-    for m in BinlogMetric::ALL {
-        add(Col::Binlog(*m), Col::Binlog(*m).name());
-    }
-    for m in MysqlCounter::ALL {
-        add(Col::Mysql(*m), Col::Mysql(*m).name());
-    }
-    for m in ReplMetric::ALL {
-        add(Col::Repl(None, *m), format!("repl[.<connection>].{}", m.key()));
-    }
-    add(Col::Dstat(d(), DstatDir::Writ), "dstat.dsk/<device>:writ".into());
-    add(Col::Dstat(d(), DstatDir::Read), "dstat.dsk/<device>:read".into());
-    for m in SarMetric::ALL {
-        add(Col::Sar(*m), Col::Sar(*m).name());
-    }
-    for m in NetMetric::ALL {
-        add(Col::Net(d(), *m), format!("net.<iface>.{}", m.key()));
-    }
-    for m in HostMetric::ALL {
-        add(Col::Host(*m), Col::Host(*m).name());
-    }
-    for m in SeenOf::ALL {
-        add(Col::Seen(*m), Col::Seen(*m).name());
-    }
-    for k in PsiKind::ALL {
-        add(Col::Psi(PsiResource::Io, *k), format!("psi.<io|cpu|memory>.{}", k.key()));
-    }
-    out
-}
-
 /// `docs/columns.md`: the catalogue as a Markdown table.
 pub fn markdown() -> String {
     let mut s = String::from(
@@ -731,6 +737,7 @@ pub fn markdown() -> String {
          | column | unit | meaning |\n|---|---|---|\n",
     );
     for (p, u, m) in rows() {
+        let u = u.as_str();
         s.push_str(&format!("| `{p}` | {u} | {m} |\n"));
     }
     s
@@ -765,7 +772,7 @@ mod tests {
             Col::Host(HostMetric::NetTcpRetransS),
             Col::Seen(SeenOf::Pidstat),
             Col::Psi(PsiResource::Memory, PsiKind::FullPct),
-            Col::Submitter,
+            Col::Submitter(SubMetric::WBytesS),
         ];
         for c in cols {
             assert_eq!(Col::parse(&c.name()).as_ref(), Some(&c), "{}", c.name());

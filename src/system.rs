@@ -191,26 +191,10 @@ pub fn kernel_event(e: &iosift_parsers::dmesg::Event, btime: Option<u64>) -> Str
     format!("{what}{when}")
 }
 
-/// Fills the box from the context, the timeline's columns, the main device and
-/// the inputs the rules missed (`lacked`, deduplicated in order).
-pub fn of(ctx: &Context, tl: &Timeline, main_device: Option<&str>, lacked: &[String]) -> SystemBox {
-    let mut b = SystemBox { kernel: ctx.kernel.as_ref().map(fact), ..Default::default() };
-    if !ctx.kernel_log_files.is_empty() {
-        let btime = ctx.btime.as_ref().map(|b| b.value);
-        b.kernel_log = Some(
-            ctx.kernel_log
-                .iter()
-                .map(|e| Fact {
-                    value: kernel_event(&e.value, btime),
-                    source: format!("{}:{}", e.file, e.line),
-                })
-                .collect(),
-        );
-    }
-    let cores = tl.iter().filter(|(c, _)| matches!(c, Col::Core(_, CoreMetric::BusyPct))).count();
-    if cores > 0 {
-        b.cpus = Some(Fact { value: cores.to_string(), source: "per-core CPU series".into() });
-    }
+/// The disks: those with queue settings in sysfs, measured in the timeline or the main
+/// device, with their block stacks; the main device first, then measured ones, then the
+/// rest by name.
+fn disks(ctx: &Context, tl: &Timeline, main_device: Option<&str>) -> Vec<Disk> {
     let mut disks: BTreeMap<String, Disk> = BTreeMap::new();
     for ((dev, attr), v) in &ctx.sysfs {
         let d = disks.entry(dev.clone()).or_insert_with(|| Disk { name: dev.clone(), ..Default::default() });
@@ -241,13 +225,39 @@ pub fn of(ctx: &Context, tl: &Timeline, main_device: Option<&str>, lacked: &[Str
                         share * 100.0
                     )
                 }
-                _ => r.chain.clone(),
+                crate::analysis::stack::Basis::Recorded(_) | crate::analysis::stack::Basis::Unknown => {
+                    r.chain.clone()
+                }
             });
         }
     }
-    b.disks = disks.into_values().collect();
+    let mut out: Vec<Disk> = disks.into_values().collect();
     // The main device first, then measured ones, then the rest by name.
-    b.disks.sort_by(|x, y| y.main.cmp(&x.main).then(y.measured.cmp(&x.measured)).then(x.name.cmp(&y.name)));
+    out.sort_by(|x, y| y.main.cmp(&x.main).then(y.measured.cmp(&x.measured)).then(x.name.cmp(&y.name)));
+    out
+}
+
+/// Fills the box from the context, the timeline's columns, the main device and
+/// the inputs the rules missed (`lacked`, deduplicated in order).
+pub fn of(ctx: &Context, tl: &Timeline, main_device: Option<&str>, lacked: &[String]) -> SystemBox {
+    let mut b = SystemBox { kernel: ctx.kernel.as_ref().map(fact), ..Default::default() };
+    if !ctx.kernel_log_files.is_empty() {
+        let btime = ctx.btime.as_ref().map(|b| b.value);
+        b.kernel_log = Some(
+            ctx.kernel_log
+                .iter()
+                .map(|e| Fact {
+                    value: kernel_event(&e.value, btime),
+                    source: format!("{}:{}", e.file, e.line),
+                })
+                .collect(),
+        );
+    }
+    let cores = tl.iter().filter(|(c, _)| matches!(c, Col::Core(_, CoreMetric::BusyPct))).count();
+    if cores > 0 {
+        b.cpus = Some(Fact { value: cores.to_string(), source: "per-core CPU series".into() });
+    }
+    b.disks = disks(ctx, tl, main_device);
     let mut seen = std::collections::BTreeSet::new();
     for m in &ctx.mounts {
         let v = &m.value;

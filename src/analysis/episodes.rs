@@ -260,11 +260,12 @@ pub fn of_all(
     let inp = Inputs { tl, threads, window, perf: &perf, majmin };
     let mut devs: Vec<(String, Col, f64)> = Vec::new();
     for (c, s) in tl.iter() {
-        let name = match &c {
-            Col::Dev(d, crate::table::columns::DevMetric::WBytesS) => d.clone(),
-            Col::Ds(d, crate::table::columns::DsMetric::WBytesS) => d.clone(),
-            _ => continue,
-        };
+        let writes = matches!(
+            c,
+            Col::Dev(_, crate::table::columns::DevMetric::WBytesS)
+                | Col::Ds(_, crate::table::columns::DsMetric::WBytesS)
+        );
+        let Some(name) = c.device().filter(|_| writes).map(str::to_string) else { continue };
         if matches!(c, Col::Ds(..)) && devs.iter().any(|(d, k, _)| *d == name && matches!(k, Col::Dev(..))) {
             continue;
         }

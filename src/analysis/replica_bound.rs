@@ -286,7 +286,7 @@ pub fn bound(v: &ReplicaView, threads: Option<ThreadFsync>, stacks: Option<Stack
                 .map(|x| format!(", idle at the end of the relay log in {} of the readings", pct(x)))
                 .unwrap_or_default()
         ),
-        _ => format!(
+        Some(Side::Sql) | None => format!(
             "the relay-log backlog grows ({} received, {} executed)",
             kb(v.received_bytes_s),
             kb(v.executed_bytes_s)

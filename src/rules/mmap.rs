@@ -486,7 +486,7 @@ pub fn explain(v: &Verdict) -> Finding {
         Strength::Against => {
             "not supporting (foreign small writes dilute it; the block stack splits requests)"
         }
-        _ => "not measured",
+        Strength::Unknown | Strength::Medium | Strength::Strong => "not measured",
     };
     let summary = format!(
         "Periodic writeback bursts of {} on {} while {} is mapped with large folios; {gate_text}. Large folios: {folio_text}. Amplification: {amp_text}. Request size {}: {req_word}.",

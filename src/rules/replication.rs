@@ -155,7 +155,7 @@ fn remedies(class: BoundClass) -> Vec<String> {
             sql_parallel.into(),
             "Its durability is not what bounds it: relaxing sync_binlog / innodb_flush_log_at_trx_commit will not help.".into(),
         ],
-        _ => vec![
+        BoundClass::SqlCommit | BoundClass::SqlThread | BoundClass::Unknown => vec![
             sql_parallel.into(),
             "Relax the replica's durability (sync_binlog=0, innodb_flush_log_at_trx_commit=2) if it still flushes per transaction.".into(),
             row_lookups.into(),

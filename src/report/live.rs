@@ -9,7 +9,8 @@
 //! Capture text (series labels come from device and category names) goes
 //! through maud, which escapes it in text and attributes alike.
 
-use super::charts::{TimePlot, panel_y_range, stack, tick_pattern, time_ticks};
+use super::charts::TimePlot;
+use super::charts::axis::{panel_y_range, stack, tick_pattern, time_ticks};
 use super::fmt::num;
 use maud::{Markup, html};
 use plotters::style::RGBColor;

@@ -1,0 +1,64 @@
+//! The CPU chart: all cores and each core's busy share.
+
+use super::plot::{Draft, HEIGHT, Plot, TimeLine, TimePanel};
+use super::series::{bucket_note, burst_spans, column, line, time_plot};
+use super::style::PALETTE;
+use crate::model::Report;
+use crate::table::Col;
+use crate::table::columns::{CoreMetric, CpuMetric};
+
+/// CPU of all cores (user, system, iowait) and each core's busy share (iostat avg-cpu, sar -u or mpstat).
+pub fn cpu_usage(report: &Report) -> Option<Draft> {
+    let t = &report.timeline;
+    let mut top = Vec::new();
+    for (i, (c, label)) in
+        [(CpuMetric::UserPct, "%user"), (CpuMetric::SystemPct, "%system"), (CpuMetric::IowaitPct, "%iowait")]
+            .iter()
+            .enumerate()
+    {
+        if let Some(v) = column(t, &Col::Cpu(*c)) {
+            top.push(line(t, v, *label, 1.0, PALETTE[i], 2));
+        }
+    }
+    let cores: Vec<Col> =
+        t.typed().filter_map(|(c, _)| matches!(c, Col::Core(_, CoreMetric::BusyPct)).then_some(c)).collect();
+    let bottom: Vec<TimeLine> = cores
+        .iter()
+        .take(PALETTE.len())
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let core = c.entity().unwrap_or_default();
+            column(t, c)
+                .map(|v| line(t, v, format!("CPU {core} busy"), 1.0, PALETTE[(i + 3) % PALETTE.len()], 1))
+        })
+        .collect();
+    if top.is_empty() && bottom.is_empty() {
+        return None;
+    }
+    let source = std::iter::once(Col::Cpu(CpuMetric::UserPct))
+        .chain(cores.first().cloned())
+        .find_map(|c| t.columns.get(&c.name()))
+        .map_or(String::new(), |s| s.source.clone());
+    let panels: Vec<TimePanel> = [top, bottom]
+        .into_iter()
+        .filter(|l| !l.is_empty())
+        .map(|lines| TimePanel {
+            y_desc: "%".into(),
+            lines,
+            spans: burst_spans(report),
+            y_range: Some((0.0, 105.0)),
+            ..Default::default()
+        })
+        .collect();
+    let h = if panels.len() == 2 { 520 } else { HEIGHT };
+    Some(Draft {
+        title: format!("CPU, % ({source})"),
+        caption: format!(
+            "Top: all cores (user, system, iowait; steal is not a timeline series of iosift). Bottom: each core's \
+             busy share (100 - %idle). A saturated CPU bounds a commit rate as surely as a slow flush.{}",
+            bucket_note(t)
+        ),
+        height: h,
+        plot: Plot::Time(time_plot(t, &report.display, panels)),
+    })
+}

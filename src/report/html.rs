@@ -2,7 +2,7 @@
 //! finding, in plain words beside its key chart; then the system box; then
 //! the evidence (collapsed); then every chart and table. Inline CSS, time
 //! charts as inline SVG with one small inline script of the project's
-//! ([`super::live::SCRIPT`]: hover, shared crosshair, zoom, legend toggles; and
+//! ([`super::live::script`]: hover, shared crosshair, zoom, legend toggles; and
 //! [`super::heat_script::SCRIPT`]: the perf heat map's range flame graph),
 //! other charts as SVG data URIs, flame graphs (one per process) in sandboxed
 //! frames so their own search and zoom work; a Content-Security-Policy that
@@ -159,7 +159,7 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
                 (inventory(report, render_problems))
             }
             @if charts.iter().any(|c| c.time.is_some()) || !report.perf_heat.is_empty() {
-                script { (PreEscaped(super::live::SCRIPT)) (PreEscaped(super::heat_script::SCRIPT)) }
+                script { (PreEscaped(super::live::script())) (PreEscaped(super::heat_script::SCRIPT)) }
             }
             }
         }

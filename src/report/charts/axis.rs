@@ -1,23 +1,29 @@
-//! Axes shared by the drawn charts ([`super::draw`]) and the page's live charts
-//! ([`crate::report::live`]) and heat map: time ticks on round wall-clock times,
-//! tick label patterns, y ranges and the stacking of layers.
+//! Axes shared by the drawn charts ([`super::draw`]), the page's live charts
+//! ([`crate::report::live`], whose script recomputes the time ticks on zoom from
+//! the same [`TICK_STEPS`] and [`DATE_TICKS_FROM_S`]) and the heat map: time ticks
+//! on round wall-clock times, tick label patterns, y ranges and the stacking of layers.
 
 use super::plot::TimePanel;
 use plotters::prelude::*;
 
+/// The steps of time ticks, seconds: the first that gives few enough ticks is used.
+pub(crate) const TICK_STEPS: [i64; 18] =
+    [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
+
+/// From this span on (seconds), time tick labels carry the month and day ([`tick_pattern`]).
+pub(crate) const DATE_TICKS_FROM_S: i64 = 2 * 86_400;
+
 /// The strftime pattern of time tick labels over `span` seconds: the time of day, and the
 /// month and day as well from two days on (a capture of days has its ticks at midnights).
 pub(crate) fn tick_pattern(span: f64) -> &'static str {
-    if span >= 2.0 * 86_400.0 { "%m-%d %H:%M" } else { "%H:%M:%S" }
+    if span >= DATE_TICKS_FROM_S as f64 { "%m-%d %H:%M" } else { "%H:%M:%S" }
 }
 
 /// Tick positions (seconds from `t0`) at round wall-clock times of `t0`'s zone: multiples of 1 s .. 1 day,
 /// at most about ten over `len` seconds.
 pub(crate) fn time_ticks(t0: i64, len: usize) -> Vec<f64> {
-    const STEPS: [i64; 18] =
-        [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
     let len = len as i64;
-    let step = STEPS.iter().copied().find(|s| len / s <= 10).unwrap_or(86400 * ((len / 86400 / 10) + 1));
+    let step = TICK_STEPS.iter().copied().find(|s| len / s <= 10).unwrap_or(86400 * ((len / 86400 / 10) + 1));
     let first = t0.div_euclid(step).saturating_add(1).saturating_mul(step);
     let first = if t0.rem_euclid(step) == 0 { t0 } else { first };
     let mut out = Vec::new();

@@ -3,11 +3,13 @@
 //! stacking and the steps of a series.
 
 use super::axis::{TimeAxis, panel_y_range, stack, tick_pattern, time_ticks};
-use super::plot::{BarPlot, Plot, Spec, TimePlot, XyPlot};
+use super::plot::{BarPlot, Plot, Spec, TimePanel, TimePlot, XyPlot};
 use super::style::{ALERT, FONT, GREY, GRID};
 use crate::report::fmt::num;
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::SegmentValue;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -58,14 +60,7 @@ fn draw_time<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &TimePlot) ->
     let zone = p.zone.clone();
     let pattern = tick_pattern(x_max);
     let fmt_x = move |x: &f64| zone.format(t0.saturating_add(x.round() as i64), pattern);
-    let day_a = p.zone.format(t0, "%Y-%m-%d");
-    let day_b = p.zone.format(t0.saturating_add(x_max as i64 - 1), "%Y-%m-%d");
-    let label = &p.zone.label;
-    let x_desc = if day_a == day_b {
-        format!("time, {label} ({day_a})")
-    } else {
-        format!("time, {label} ({day_a} to {day_b})")
-    };
+    let x_desc = time_desc(p, x_max);
     let fmt_y = |y: &f64| num(*y);
     for (i, (panel, a)) in p.panels.iter().zip(areas.iter()).enumerate() {
         let last = i + 1 == n;
@@ -84,68 +79,85 @@ fn draw_time<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &TimePlot) ->
             .y_labels(5)
             .x_label_formatter(&fmt_x)
             .y_label_formatter(&fmt_y)
-            .light_line_style(GRID)
-            .bold_line_style(RGBColor(215, 215, 215))
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 14))
             .y_desc(panel.y_desc.as_str());
+        styled(&mut mesh);
         if last {
             mesh.x_desc(x_desc.as_str());
         }
         mesh.draw().map_err(e)?;
-        chart
-            .draw_series(
-                panel
-                    .spans
-                    .iter()
-                    .map(|&(s, t)| Rectangle::new([(s, y0), (t.max(s + 1.0), y1)], ALERT.mix(0.16).filled())),
-            )
-            .map_err(e)?;
-        for (k, layer) in panel.stacked.iter().enumerate().rev() {
-            let color = layer.color;
-            let Some(c) = cum.get(k) else { continue };
-            for (r, run) in runs(c, p.step).into_iter().enumerate() {
-                let series = AreaSeries::new(run, 0.0, color.mix(0.75).filled()).border_style(color);
-                let anno = chart.draw_series(series).map_err(e)?;
-                if r == 0 {
-                    anno.label(layer.label.as_str())
-                        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled()));
-                }
-            }
-        }
-        if let Some((g, label)) = &panel.guide {
-            let g = *g;
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(0.0, g), (x_max, g)],
-                    GREY.stroke_width(1),
-                )))
-                .map_err(e)?
-                .label(label.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], GREY.stroke_width(1)));
-        }
-        for line in &panel.lines {
-            let style = line.color.stroke_width(line.width);
-            for (r, run) in runs(&line.values, p.step).into_iter().enumerate() {
-                let anno = chart.draw_series(LineSeries::new(run, style)).map_err(e)?;
-                if r == 0 {
-                    anno.label(line.label.as_str()).legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 16, y)], style.stroke_width(3))
-                    });
-                }
-            }
-        }
-        chart
-            .draw_series(
-                panel
-                    .marks
-                    .iter()
-                    .filter(|m| m.1.is_finite())
-                    .map(|&(x, y)| Circle::new((x, y), 3, ALERT.filled())),
-            )
-            .map_err(e)?;
+        draw_layers(&mut chart, panel, &cum, p.step, (x_max, y0, y1)).map_err(e)?;
         legend(&mut chart).map_err(e)?;
     }
+    Ok(())
+}
+
+/// The x description of a time chart: the zone and the day, or the first and last days.
+fn time_desc(p: &TimePlot, x_max: f64) -> String {
+    let day_a = p.zone.format(p.t0, "%Y-%m-%d");
+    let day_b = p.zone.format(p.t0.saturating_add(x_max as i64 - 1), "%Y-%m-%d");
+    let label = &p.zone.label;
+    if day_a == day_b {
+        format!("time, {label} ({day_a})")
+    } else {
+        format!("time, {label} ({day_a} to {day_b})")
+    }
+}
+
+/// The grid, label and description styles of every chart's mesh.
+fn styled<X: Ranged, Y: Ranged, DB: DrawingBackend>(mesh: &mut MeshStyle<'_, '_, X, Y, DB>) {
+    mesh.light_line_style(GRID)
+        .bold_line_style(RGBColor(215, 215, 215))
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14));
+}
+
+/// The data of one time panel over its drawn axes, bottom to top: the burst spans, the stacked
+/// layers (cumulative `cum`, top layer first), the guide, the lines, the marks.
+fn draw_layers<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<TimeAxis, RangedCoordf64>>,
+    panel: &TimePanel,
+    cum: &[Vec<Option<f64>>],
+    step: usize,
+    (x_max, y0, y1): (f64, f64, f64),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    chart.draw_series(
+        panel
+            .spans
+            .iter()
+            .map(|&(s, t)| Rectangle::new([(s, y0), (t.max(s + 1.0), y1)], ALERT.mix(0.16).filled())),
+    )?;
+    for (k, layer) in panel.stacked.iter().enumerate().rev() {
+        let color = layer.color;
+        let Some(c) = cum.get(k) else { continue };
+        for (r, run) in runs(c, step).into_iter().enumerate() {
+            let series = AreaSeries::new(run, 0.0, color.mix(0.75).filled()).border_style(color);
+            let anno = chart.draw_series(series)?;
+            if r == 0 {
+                anno.label(layer.label.as_str())
+                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled()));
+            }
+        }
+    }
+    if let Some((g, label)) = &panel.guide {
+        let g = *g;
+        chart
+            .draw_series(std::iter::once(PathElement::new(vec![(0.0, g), (x_max, g)], GREY.stroke_width(1))))?
+            .label(label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], GREY.stroke_width(1)));
+    }
+    for line in &panel.lines {
+        let style = line.color.stroke_width(line.width);
+        for (r, run) in runs(&line.values, step).into_iter().enumerate() {
+            let anno = chart.draw_series(LineSeries::new(run, style))?;
+            if r == 0 {
+                anno.label(line.label.as_str())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style.stroke_width(3)));
+            }
+        }
+    }
+    chart.draw_series(
+        panel.marks.iter().filter(|m| m.1.is_finite()).map(|&(x, y)| Circle::new((x, y), 3, ALERT.filled())),
+    )?;
     Ok(())
 }
 
@@ -178,20 +190,15 @@ fn draw_xy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &XyPlot) -> Res
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(e)?;
     let fmt = |v: &f64| num(*v);
-    chart
-        .configure_mesh()
-        .x_labels(12)
+    let mut mesh = chart.configure_mesh();
+    mesh.x_labels(12)
         .y_labels(6)
         .x_label_formatter(&fmt)
         .y_label_formatter(&fmt)
-        .light_line_style(GRID)
-        .bold_line_style(RGBColor(215, 215, 215))
-        .label_style((FONT, 13))
-        .axis_desc_style((FONT, 14))
         .x_desc(p.x_desc.as_str())
-        .y_desc(p.y_desc.as_str())
-        .draw()
-        .map_err(e)?;
+        .y_desc(p.y_desc.as_str());
+    styled(&mut mesh);
+    mesh.draw().map_err(e)?;
     if y0 < 0.0 && y1 > 0.0 {
         chart.draw_series(std::iter::once(PathElement::new(vec![(x0, 0.0), (x1, 0.0)], GREY))).map_err(e)?;
     }
@@ -258,21 +265,16 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &BarPlot) -> 
         // single-bucket histogram without its label.
         .build_cartesian_2d(0f64..x1, (0..(ni - 1).max(1)).into_segmented())
         .map_err(e)?;
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_y_mesh()
         .x_labels(8)
         .y_labels(n + 1)
         .x_label_formatter(&fmt_x)
         .y_label_formatter(&fmt_y)
-        .light_line_style(GRID)
-        .bold_line_style(RGBColor(215, 215, 215))
-        .label_style((FONT, 13))
-        .axis_desc_style((FONT, 14))
         .x_desc(p.x_desc.as_str())
-        .y_desc(p.y_desc.as_str())
-        .draw()
-        .map_err(e)?;
+        .y_desc(p.y_desc.as_str());
+    styled(&mut mesh);
+    mesh.draw().map_err(e)?;
     let color = p.color;
     chart
         .draw_series((0..n).map(|i| {

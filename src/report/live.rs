@@ -201,19 +201,26 @@ pub fn time_chart(p: &TimePlot, id: &str, w: f64, panel_h: f64, window: Option<(
                     }
                 }
             }
-            div.lg {
-                @for (k, panel) in p.panels.iter().enumerate() {
-                    @for (j, layer) in panel.stacked.iter().enumerate() {
-                        button.li type="button" data-k=(format!("{k}:s{j}")) { i style=(format!("background:{}", rgb(layer.color))) {} (layer.label) }
-                    }
-                    @for (j, l) in panel.lines.iter().enumerate() {
-                        button.li type="button" data-k=(format!("{k}:l{j}")) { i style=(format!("background:{}", rgb(l.color))) {} (l.label) }
-                    }
-                    @if let Some((_, label)) = &panel.guide { span.lgs { i.dash {} (label) } }
+            (legend(p, window))
+        }
+    }
+}
+
+/// The legend under a time chart: a toggle per series, the guides, the shaded spans.
+fn legend(p: &TimePlot, window: Option<(f64, f64)>) -> Markup {
+    html! {
+        div.lg {
+            @for (k, panel) in p.panels.iter().enumerate() {
+                @for (j, layer) in panel.stacked.iter().enumerate() {
+                    button.li type="button" data-k=(format!("{k}:s{j}")) { i style=(format!("background:{}", rgb(layer.color))) {} (layer.label) }
                 }
-                @if p.panels.iter().any(|x| !x.spans.is_empty()) { span.lgs { i style="background:#f5c6c6" {} "device write bursts" } }
-                @if window.is_some() { span.lgs { i style="background:#c3d9f5" {} "window of the finding" } }
+                @for (j, l) in panel.lines.iter().enumerate() {
+                    button.li type="button" data-k=(format!("{k}:l{j}")) { i style=(format!("background:{}", rgb(l.color))) {} (l.label) }
+                }
+                @if let Some((_, label)) = &panel.guide { span.lgs { i.dash {} (label) } }
             }
+            @if p.panels.iter().any(|x| !x.spans.is_empty()) { span.lgs { i style="background:#f5c6c6" {} "device write bursts" } }
+            @if window.is_some() { span.lgs { i style="background:#c3d9f5" {} "window of the finding" } }
         }
     }
 }

@@ -17,9 +17,10 @@
 //! time, and every list is in a stable order.
 
 use super::charts::{Chart, Section};
+use super::findings::{ranked, sev_word};
 use super::flame::Flame;
 use super::fmt::{bytes_h, full, instant, json_cell, num};
-use crate::model::{Finding, Report, Severity};
+use crate::model::{Finding, Report};
 use crate::table::Cell;
 use crate::verdict::{Metric, Unit};
 use base64::Engine;
@@ -77,22 +78,6 @@ const MAX_ROWS: usize = 100;
 
 fn data_uri(mime: &str, bytes: &[u8]) -> String {
     format!("data:{mime};base64,{}", STANDARD.encode(bytes))
-}
-
-/// Findings ranked by severity (worst first), then confidence (highest first); stable.
-pub fn ranked(findings: &[Finding]) -> Vec<&Finding> {
-    let mut v: Vec<&Finding> = findings.iter().collect();
-    v.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| b.confidence.total_cmp(&a.confidence)));
-    v
-}
-
-/// The severity as its JSON word.
-pub fn sev_word(s: Severity) -> &'static str {
-    match s {
-        Severity::Info => "info",
-        Severity::Warning => "warning",
-        Severity::Critical => "critical",
-    }
 }
 
 /// The page's Content-Security-Policy: nothing may be fetched (images only as

@@ -12,7 +12,8 @@
 //! maximum per bucket when a long timeline has more seconds than pixels
 //! (maxima keep short bursts visible, means would flatten them).
 //!
-//! Adding a chart: its builder, `fn(&Report) -> Option<Draft>`, and one entry in [`CHARTS`].
+//! Adding a chart: its builder, `fn(&Report) -> Option<Draft>` in the module of its family,
+//! and one entry in [`CHARTS`] (the `pub use`s of builders serve callers outside the charts).
 
 pub(crate) mod axis;
 mod correlation;
@@ -59,19 +60,19 @@ pub struct Entry {
 
 /// Every chart iosift draws, in report order.
 pub const CHARTS: [Entry; 13] = [
-    Entry { id: "device-writes", section: Section::Timeline, build: device_writes },
-    Entry { id: "write-sources", section: Section::Sources, build: write_sources },
-    Entry { id: "dirty-writeback", section: Section::Timeline, build: dirty_writeback },
-    Entry { id: "latency-queue", section: Section::Timeline, build: latency_queue },
-    Entry { id: "replication", section: Section::Timeline, build: replication },
-    Entry { id: "cpu-usage", section: Section::Timeline, build: cpu_usage },
-    Entry { id: "mysql-status", section: Section::Timeline, build: mysql_status },
-    Entry { id: "autocorrelation", section: Section::Periodicity, build: autocorrelation },
-    Entry { id: "periodogram", section: Section::Periodicity, build: periodogram },
-    Entry { id: "correlations", section: Section::Correlation, build: correlations },
-    Entry { id: "fsync-share", section: Section::Perf, build: fsync_share },
-    Entry { id: "binlog-rate", section: Section::Binlog, build: binlog_rate },
-    Entry { id: "binlog-sizes", section: Section::Binlog, build: binlog_sizes },
+    Entry { id: "device-writes", section: Section::Timeline, build: devices::device_writes },
+    Entry { id: "write-sources", section: Section::Sources, build: writers::write_sources },
+    Entry { id: "dirty-writeback", section: Section::Timeline, build: memory::dirty_writeback },
+    Entry { id: "latency-queue", section: Section::Timeline, build: devices::latency_queue },
+    Entry { id: "replication", section: Section::Timeline, build: replication::replication },
+    Entry { id: "cpu-usage", section: Section::Timeline, build: cpu::cpu_usage },
+    Entry { id: "mysql-status", section: Section::Timeline, build: mysql::mysql_status },
+    Entry { id: "autocorrelation", section: Section::Periodicity, build: periodicity::autocorrelation },
+    Entry { id: "periodogram", section: Section::Periodicity, build: periodicity::periodogram },
+    Entry { id: "correlations", section: Section::Correlation, build: correlation::correlations },
+    Entry { id: "fsync-share", section: Section::Perf, build: perf::fsync_share },
+    Entry { id: "binlog-rate", section: Section::Binlog, build: mysql::binlog_rate },
+    Entry { id: "binlog-sizes", section: Section::Binlog, build: mysql::binlog_sizes },
 ];
 
 /// The file stems of every chart iosift draws (the ids of [`CHARTS`]).

@@ -59,7 +59,7 @@ pub struct Entry {
 }
 
 /// Every chart iosift draws, in report order.
-pub const CHARTS: [Entry; 13] = [
+pub const CHARTS: &[Entry] = &[
     Entry { id: "device-writes", section: Section::Timeline, build: devices::device_writes },
     Entry { id: "write-sources", section: Section::Sources, build: writers::write_sources },
     Entry { id: "dirty-writeback", section: Section::Timeline, build: memory::dirty_writeback },
@@ -115,7 +115,6 @@ mod tests {
         for n in ["device-writes", "binlog-sizes", "replication"] {
             assert!(NAMES.contains(&n));
         }
-        assert_eq!(NAMES.len(), 13);
         let mut ids = NAMES.to_vec();
         ids.sort_unstable();
         ids.dedup();

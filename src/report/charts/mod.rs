@@ -66,6 +66,7 @@ pub const CHARTS: &[Entry] = &[
     Entry { id: "latency-queue", section: Section::Timeline, build: devices::latency_queue },
     Entry { id: "replication", section: Section::Timeline, build: replication::replication },
     Entry { id: "cpu-usage", section: Section::Timeline, build: cpu::cpu_usage },
+    Entry { id: "tasks", section: Section::Timeline, build: cpu::tasks },
     Entry { id: "mysql-status", section: Section::Timeline, build: mysql::mysql_status },
     Entry { id: "autocorrelation", section: Section::Periodicity, build: periodicity::autocorrelation },
     Entry { id: "periodogram", section: Section::Periodicity, build: periodicity::periodogram },

@@ -9,8 +9,12 @@
 //! with a warning in the report. A `--tz` that disagrees with what the capture says is
 //! a warning naming both ([`ZoneEvidence::cli_disagreement`]).
 
+mod file;
+pub mod perf;
 pub mod window;
 mod zone;
+
+pub use file::{Fallback, FileClock};
 
 pub use zone::{DisplayZone, ZoneRule, ambiguous_zone, parse_tz, zone_abbreviation_offset};
 

@@ -61,17 +61,11 @@ impl<'d> Adapter<'d> for Iostat<'d> {
             .and_then(|b| b.date)
             .and_then(|d| d.and_hms_opt(0, 0, 0))
             .map(|n| zone.local_to_epoch(n));
+        let fallback = v.fallback.with_midnight(banner_midnight);
         let mut keys: Vec<(std::sync::Arc<str>, Col)> = Vec::new();
         for rep in &io.reports {
             let timed = rep.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut()));
-            let at = |base: f64| base + interval * rep.index as f64;
-            let (end, a) = match (timed, v.prefix, v.bundle_start, banner_midnight) {
-                (Some(x), ..) => x,
-                (None, Some(p), ..) => (at(p), Anchoring::PtStalkPrefixInterval),
-                (None, None, Some(b), _) => (at(b), Anchoring::BundleStartInterval),
-                (None, None, None, Some(m)) => (at(m), Anchoring::BannerDateInterval),
-                (None, None, None, None) => continue,
-            };
+            let Some((end, a)) = fallback.place(timed, interval * rep.index as f64) else { continue };
             anchoring.get_or_insert(a);
             let dt = prev.map(|p| end - p).filter(|d| *d > 0.0 && *d <= 60.0).unwrap_or(interval);
             prev = Some(end);

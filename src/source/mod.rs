@@ -141,10 +141,9 @@ pub struct Visit<'a> {
     pub zone: &'a Zone,
     /// Context of the bundle.
     pub ctx: &'a Context,
-    /// Start of the file's pt-stalk sample (epoch), from its name prefix.
-    pub prefix: Option<f64>,
-    /// Start of the bundle's main window (after the first pass).
-    pub bundle_start: Option<f64>,
+    /// Where its records without a time are placed (pt-stalk prefix, the bundle's start
+    /// once the first pass knows it).
+    pub fallback: crate::clock::Fallback,
     /// perf time -> epoch offset, how it was found, uncertainty.
     pub perf_offset: Option<(f64, Anchoring, f64)>,
     /// The measurements this file feeds ([`choose`]).

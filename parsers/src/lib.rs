@@ -65,4 +65,6 @@ pub mod uname;
 pub mod vmstat;
 
 pub use common::{DiagKind, Diagnostic, Format, Parsed, Sniff, Stamp, Summary};
-pub use registry::{Data, Detected, FORMATS, FormatInfo, by_id, detect};
+pub use registry::{
+    Budgets, Data, Detected, FORMATS, FormatInfo, Stream, StreamFrom, by_id, by_name_hint, detect,
+};

@@ -497,7 +497,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 if let Some(e) = iosift::analyze::nothing_readable(&report, &p.display().to_string()) {
                     anyhow::bail!("{e}; no diff written");
                 }
-                let gathered = iosift::diff::context::gather(&bundle);
+                let gathered = iosift::diff::context::gather(&report);
                 Ok((bundle, report, gathered))
             };
             // The two analyses are independent: run them side by side.

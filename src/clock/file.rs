@@ -48,6 +48,25 @@ impl Fallback {
         Fallback { midnight, ..self }
     }
 
+    /// Seconds a file's times may be off when `a` placed them: a day at its banner's
+    /// midnight, a minute at the bundle's start, else a second.
+    pub fn uncertainty_s(a: Anchoring) -> f64 {
+        match a {
+            Anchoring::BannerDateInterval => 86_400.0,
+            Anchoring::BundleStartInterval => 60.0,
+            Anchoring::Epoch
+            | Anchoring::IsoWithZone
+            | Anchoring::LocalDateTime
+            | Anchoring::BannerDateTimeOfDay
+            | Anchoring::DateLineYear
+            | Anchoring::PtStalkPrefixInterval
+            | Anchoring::PerfClockData
+            | Anchoring::PerfAligned
+            | Anchoring::ClockReference
+            | Anchoring::DateLineRun => 1.0,
+        }
+    }
+
     /// `timed` when the record has its own time, else the first base plus `offset`.
     pub fn place(&self, timed: Option<(f64, Anchoring)>, offset: f64) -> Option<(f64, Anchoring)> {
         if timed.is_some() {

@@ -404,7 +404,7 @@ pub fn simple_epoch(stamp: &Stamp, zone: &Zone) -> Option<(f64, Anchoring)> {
             Some((d.timestamp() as f64 + f64::from(d.timestamp_subsec_nanos()) / 1e9, Anchoring::IsoWithZone))
         }
         Stamp::Local(n) => Some((zone.local_to_epoch(*n), Anchoring::LocalDateTime)),
-        _ => None,
+        Stamp::TimeOfDay(_) | Stamp::NoYear { .. } | Stamp::SinceBoot(_) => None,
     }
 }
 

@@ -5,7 +5,6 @@
 //! analysis and the rules take it.
 
 pub mod captures;
-pub mod dayfirst;
 pub mod fill;
 pub mod input;
 pub mod lines;
@@ -19,6 +18,7 @@ pub use lines::LineIndex;
 
 use crate::bundle::Bundle;
 use crate::clock::{Anchoring, Zone, ZoneEvidence};
+use crate::source::dayfirst;
 use crate::table::Timeline;
 use rayon::prelude::*;
 use std::collections::BTreeMap;

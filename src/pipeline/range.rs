@@ -276,9 +276,11 @@ impl<'a> Ranged<'a> {
     fn warn_inferred(&mut self) {
         for (f, x) in self.files.iter().zip(&self.inputs) {
             let Some(c) = x.clock.filter(|c| c.anchoring.is_inferred() && !x.excluded) else { continue };
-            let at = match c.anchoring {
-                Anchoring::BundleStartInterval => "at the bundle's start",
-                _ => "at midnight of its banner date",
+            // Inferred: placed at the bundle's start or at its banner's midnight.
+            let at = if c.anchoring == Anchoring::BundleStartInterval {
+                "at the bundle's start"
+            } else {
+                "at midnight of its banner date"
             };
             self.warnings.push(format!(
                 "{}: no time stamps in the file (iostat without -t): its reports were placed {at}, one interval apart (1 s when unknown); these times are inferred, not read (tables mark them in a time_inferred column)",

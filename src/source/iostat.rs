@@ -15,6 +15,10 @@ const KEYED_DEVICES: usize = 64;
 pub struct Iostat<'d>(pub &'d iosift_parsers::iostat::Iostat);
 
 impl<'d> Adapter<'d> for Iostat<'d> {
+    fn ambiguous_banner(&self) -> Option<&'d iosift_parsers::common::sysstat::Banner> {
+        self.0.banner.as_ref()
+    }
+
     fn offers(&self) -> Vec<Offer> {
         let i = self.0;
         let rows: usize = i.reports.iter().map(|r| r.devices.len()).sum();
@@ -129,11 +133,7 @@ impl<'d> Adapter<'d> for Iostat<'d> {
                 }
             }
         }
-        let uncertainty = match anchoring {
-            Some(Anchoring::BannerDateInterval) => 86_400.0,
-            Some(Anchoring::BundleStartInterval) => 60.0,
-            _ => 1.0,
-        };
-        Some((anchoring?, uncertainty))
+        let anchoring = anchoring?;
+        Some((anchoring, crate::clock::Fallback::uncertainty_s(anchoring)))
     }
 }

@@ -9,6 +9,7 @@
 //! variables, ...) and its time-zone evidence.
 
 pub mod context;
+pub mod dayfirst;
 mod file;
 mod host;
 mod inert;
@@ -210,6 +211,15 @@ pub trait Adapter<'d> {
     fn own_zone(&self) -> Option<(i32, String)> {
         None
     }
+    /// Its sysstat banner when the banner's date reads both ways (`03/11/26`): the bundle's
+    /// other dates settle it ([`dayfirst`]).
+    fn ambiguous_banner(&self) -> Option<&'d iosift_parsers::common::sysstat::Banner> {
+        None
+    }
+    /// The host the file names (uname's node name, perf's header).
+    fn host(&self) -> Option<String> {
+        None
+    }
     /// Why the format feeds nothing (recognised, listed, not used).
     fn inert(&self) -> Option<&'static str> {
         None
@@ -396,6 +406,11 @@ fn loss_note(files: &[ParsedFile], lost: &[(usize, &'static str, &'static str)])
     sentences.join("; ")
 }
 
+/// The host a file names through its adapter ([`Adapter::host`]).
+pub fn host(f: &ParsedFile) -> Option<String> {
+    f.data.as_ref().and_then(|d| of(d).host())
+}
+
 /// The perf samples of a file, if it is a perf script.
 pub fn perf(f: &ParsedFile) -> Option<&iosift_parsers::perf_script::PerfScript> {
     f.data.as_ref().and_then(|d| of(d).perf())
@@ -438,7 +453,7 @@ pub fn stacks(f: &ParsedFile) -> Option<Stacks<'_>> {
 
 /// Whether anything after the fill reads the file's records: the perf, stacks, binlog, replication
 /// and state views do; every other source is read only through the timeline, so `analyze`
-/// drops its records once it is filled ([`crate::pipeline::fill::fill_releasing`]).
+/// drops its records once it is filled ([`crate::pipeline::fill::fill`]).
 pub fn read_after_fill(f: &ParsedFile) -> bool {
     perf(f).is_some()
         || binlog(f).is_some()
@@ -460,7 +475,10 @@ pub fn stamp_epoch(
     match (stamp, series) {
         (Stamp::Local(n), Some(r)) => Some((r.place_local(zone, *n), Anchoring::LocalDateTime)),
         (Stamp::TimeOfDay(t), Some(r)) => r.place_time(zone, *t).map(|e| (e, Anchoring::BannerDateTimeOfDay)),
-        _ => crate::clock::simple_epoch(stamp, zone),
+        (Stamp::Local(_) | Stamp::TimeOfDay(_), None)
+        | (Stamp::Epoch(_) | Stamp::Zoned(_) | Stamp::NoYear { .. } | Stamp::SinceBoot(_), _) => {
+            crate::clock::simple_epoch(stamp, zone)
+        }
     }
 }
 

@@ -25,7 +25,16 @@ impl<'a> Line<'a> {
 
     /// True when the line holds only whitespace.
     pub fn is_blank(&self) -> bool {
-        self.bytes.iter().all(|b| b.is_ascii_whitespace())
+        is_blank(self.bytes)
+    }
+}
+
+/// True when a line holds only whitespace (cheap for the usual non-blank line).
+pub fn is_blank(b: &[u8]) -> bool {
+    match b.first() {
+        None => true,
+        Some(c) if !c.is_ascii_whitespace() => false,
+        Some(_) => b.iter().all(u8::is_ascii_whitespace),
     }
 }
 

@@ -27,9 +27,9 @@
 //! array becomes one [`crate::pidstat::Table`]. The JSON has no header time, so
 //! `prev_stamp` is `None`.
 
+use super::types::{IoValues, Pidstat, Row, Table, io_rate};
 use crate::common::sysstat::{json_banner, json_time};
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, lines::count_lines};
-use crate::pidstat::{IoValues, Pidstat, Row, Table};
 use serde_json::Value;
 
 /// The parsed output (shared with the text format).
@@ -159,7 +159,7 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
                             diags.note(line, DiagKind::BadNumber, format!("{k}: {v}"));
                             continue;
                         };
-                        let io = crate::pidstat::io_rate(x);
+                        let io = io_rate(x);
                         match k.as_str() {
                             "kB_rd/s" => r.io.0[IoValues::KB_RD_S] = io,
                             "kB_wr/s" => r.io.0[IoValues::KB_WR_S] = io,

@@ -30,9 +30,11 @@
 //! `"util"`) and are mapped by the same table as the text parser. A compact (one-line)
 //! document, e.g. re-formatted by `jq -c`, is walked as a whole instead.
 
+use super::metrics::{CpuAvg, DeviceMetrics};
+use super::types::{DeviceRow, Iostat};
+use super::{Builder, Col, classify, set};
 use crate::common::sysstat::{Banner, parse_date, parse_stamp_line};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff};
-use crate::iostat::{Builder, Col, CpuAvg, DeviceMetrics, DeviceRow, Iostat, classify, set};
 use serde_json::{Map, Value};
 
 /// Maps a JSON key (`"rkB/s"`, `"rrqm"`, `"util"`) to a column.
@@ -256,7 +258,7 @@ fn walk(b: &mut Builder, v: &Value, d: &mut Diags) {
 pub struct Fmt;
 
 impl Format for Fmt {
-    type Output = crate::iostat::Iostat;
+    type Output = Iostat;
     const ID: &'static str = "iostat_json";
     const SAMPLE: &'static str = r#"{"disk_device": "vda", "r/s": 423.89, "w/s": 1180.44, "d/s": 14.41, "f/s": 233.15, "rkB/s": 15366.56, "wkB/s": 34930.57, "util": 10.05}"#;
     const DESCRIPTION: &'static str = "sysstat iostat -o JSON (normalised like iostat text)";

@@ -219,7 +219,7 @@ pub fn split<'a>(input: &'a [u8], diags: &mut Diags) -> Blocks<'a> {
             body_start = next;
             body_no = no + 1;
             data_lines = 0;
-        } else if !crate::proc_meminfo::is_blank(line) {
+        } else if !crate::common::lines::is_blank(line) {
             first_data_no.get_or_insert(no);
             last_nonblank_is_ts = false;
             data_lines += 1;

@@ -204,17 +204,7 @@ fn top_level_modules_form_no_new_cycle() {
         println!("  {m} -> {}", deps.keys().cloned().collect::<Vec<_>>().join(", "));
     }
     // Every edge inside a cycle, with the line that makes it.
-    let within = |g: &Graph, comp: &[String]| -> Vec<String> {
-        let mut out = Vec::new();
-        for a in comp {
-            for (b, at) in &g[a] {
-                if comp.contains(b) {
-                    out.push(format!("{a} -> {b} ({at})"));
-                }
-            }
-        }
-        out
-    };
+    let within = edges_within;
     for c in cycles(&g) {
         println!("cycle today: {}: {}", c.join(" <-> "), within(&g, &c).join(", "));
     }

@@ -51,6 +51,16 @@ impl<'a> Lines<'a> {
         Lines { rest: input, no: 0 }
     }
 
+    /// The lines of `input` (a part of a file), the first one numbered `first_no`.
+    pub fn numbered_from(input: &'a [u8], first_no: usize) -> Self {
+        Lines { rest: input, no: first_no.saturating_sub(1) }
+    }
+
+    /// True when no bytes are left.
+    pub fn is_empty(&self) -> bool {
+        self.rest.is_empty()
+    }
+
     /// The line number of the last line returned (0 before the first).
     pub fn line_no(&self) -> usize {
         self.no

@@ -48,7 +48,7 @@ impl Open {
             ts,
             ts_line: Some(no),
             first_line: no,
-            lines: BlockLines::new(&self.body, no + 1),
+            lines: BlockLines::numbered_from(&self.body, no + 1),
             data_lines: self.data_lines,
             truncated: false,
             cut_line: None,

@@ -563,3 +563,15 @@ fn the_file_scanner_resolves_every_form_of_path() {
     assert_eq!(module_path(src, Path::new("/r/iostat/budget.rs")), vec!["iostat", "budget"]);
     assert_eq!(code_only("r#\"}\"# 'a' b\"{\" x<'a>"), "           b    x<'a>");
 }
+
+/// The file-level cycles of `src/` today, printed (not yet enforced: run with
+/// `cargo test --test architecture -- --ignored --nocapture`).
+#[test]
+#[ignore = "src/ still has file-level cycles; printed for the step that removes them"]
+fn src_file_cycles_today() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let g = file_graph(&src);
+    for c in cycles(&g) {
+        println!("cycle: {}", edges_within(&g, &c).join(", "));
+    }
+}

@@ -61,6 +61,13 @@ impl<'a> Lines<'a> {
         self.rest.is_empty()
     }
 
+    /// The prelude of most text parsers' loops: the lines with content (blank ones
+    /// skipped), each with its text, ANSI escapes removed (`for (l, text) in
+    /// Lines::new(input).content()`).
+    pub fn content(self) -> impl Iterator<Item = (Line<'a>, Cow<'a, str>)> {
+        self.filter(|l| !l.is_blank()).map(|l| (l, l.clean_text()))
+    }
+
     /// The line number of the last line returned (0 before the first).
     pub fn line_no(&self) -> usize {
         self.no

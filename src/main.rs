@@ -103,115 +103,135 @@ impl LimitArgs {
 enum Command {
     /// Per file: detected format, variant, records, time range, diagnostics.
     #[command(after_help = EX_INSPECT)]
-    Inspect {
-        /// Files, directories or archives.
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-        /// Print the JSON document of the contract instead of text.
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        time: TimeArgs,
-        #[command(flatten)]
-        limits: LimitArgs,
-    },
+    Inspect(InspectArgs),
     /// The supported formats with one real sample line each.
     #[command(after_help = EX_FORMATS)]
     Formats,
     /// Analyze one bundle: findings.json, index.html, charts and tables.
     #[command(after_help = EX_ANALYZE)]
-    Analyze {
-        /// The bundle: a directory, archive(s) or files.
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-        /// Output folder (default: reports/<bundle name>, e.g. reports/mmap_large_folio for
-        /// samples/mmap_large_folio/capture; reports/<bundle name>-2, ... when that folder
-        /// holds the report of another capture).
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-        #[command(flatten)]
-        time: TimeArgs,
-        /// Print findings.json on stdout instead of the terminal summary.
-        #[arg(long)]
-        json: bool,
-        /// Print summary.md (the verdict and each finding in Markdown, for a ticket) on stdout
-        /// instead of the terminal summary.
-        #[arg(long, conflicts_with = "json")]
-        md: bool,
-        /// Exit with status 1 when any input file could not be parsed.
-        #[arg(long)]
-        strict: bool,
-        /// Which pt-stalk sample to analyze when the folder holds several (default: the latest).
-        #[arg(long)]
-        prefix: Option<String>,
-        #[command(flatten)]
-        limits: LimitArgs,
-    },
+    Analyze(AnalyzeArgs),
     /// Analyze every bundle under the folders: one report each plus an overview.
     ///
     /// Exit status: 0 when every capture was analyzed, 1 when any failed (the count on
     /// stderr; the overview lists them first), 2 on a usage error.
     #[command(after_help = EX_BATCH)]
-    Batch {
-        /// Folders holding bundles (subfolders or archives).
-        #[arg(required = true)]
-        dirs: Vec<PathBuf>,
-        /// Output folder (default: reports/, or reports-2, ... when reports/ holds another batch).
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-        /// Bundles analyzed at once (1 or more).
-        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
-        jobs: u16,
-        /// Seconds one bundle may take (1 or more); a bundle past it is a failed row and the batch goes on.
-        #[arg(long, default_value_t = iosift::batch::DEFAULT_DEADLINE.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
-        bundle_timeout: u64,
-        #[command(flatten)]
-        time: TimeArgs,
-        #[command(flatten)]
-        limits: LimitArgs,
-    },
+    Batch(BatchArgs),
     /// What changed between two captures: diff.json and index.html (ranked changes,
     /// findings that appear or vanish, the context that differs, overlaid charts).
     #[command(after_help = EX_DIFF)]
-    Diff {
-        /// The first capture ("before"): a directory or archive.
-        a: PathBuf,
-        /// The second capture ("after").
-        b: PathBuf,
-        /// Output folder (default: reports/diff-<A>-<B>).
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-        /// Relative time 0 of A (default: its first second); the forms of --from.
-        #[arg(long, allow_hyphen_values = true)]
-        align_a: Option<String>,
-        /// Relative time 0 of B (default: its first second).
-        #[arg(long, allow_hyphen_values = true)]
-        align_b: Option<String>,
-        /// Print diff.json on stdout instead of the text summary.
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        time: TimeArgs,
-        #[command(flatten)]
-        limits: LimitArgs,
-    },
+    Diff(DiffArgs),
     /// Write the aligned tables of a bundle (per source and the 1 s timeline).
     #[command(after_help = EX_TABLES)]
-    Tables {
-        /// The bundle: a directory, archive(s) or files.
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-        /// Output folder.
-        #[arg(short, long, required = true)]
-        output: PathBuf,
-        /// Table format.
-        #[arg(long, value_enum, default_value = "parquet")]
-        format: iosift::table::TableFormat,
-        #[command(flatten)]
-        time: TimeArgs,
-        #[command(flatten)]
-        limits: LimitArgs,
-    },
+    Tables(TablesArgs),
+}
+
+// The options of `iosift inspect`.
+#[derive(clap::Args)]
+struct InspectArgs {
+    /// Files, directories or archives.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Print the JSON document of the contract instead of text.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    time: TimeArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+// The options of `iosift analyze`.
+#[derive(clap::Args)]
+struct AnalyzeArgs {
+    /// The bundle: a directory, archive(s) or files.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Output folder (default: reports/<bundle name>, e.g. reports/mmap_large_folio for
+    /// samples/mmap_large_folio/capture; reports/<bundle name>-2, ... when that folder
+    /// holds the report of another capture).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    time: TimeArgs,
+    /// Print findings.json on stdout instead of the terminal summary.
+    #[arg(long)]
+    json: bool,
+    /// Print summary.md (the verdict and each finding in Markdown, for a ticket) on stdout
+    /// instead of the terminal summary.
+    #[arg(long, conflicts_with = "json")]
+    md: bool,
+    /// Exit with status 1 when any input file could not be parsed.
+    #[arg(long)]
+    strict: bool,
+    /// Which pt-stalk sample to analyze when the folder holds several (default: the latest).
+    #[arg(long)]
+    prefix: Option<String>,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+// The options of `iosift batch`.
+#[derive(clap::Args)]
+struct BatchArgs {
+    /// Folders holding bundles (subfolders or archives).
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Output folder (default: reports/, or reports-2, ... when reports/ holds another batch).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Bundles analyzed at once (1 or more).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: u16,
+    /// Seconds one bundle may take (1 or more); a bundle past it is a failed row and the batch goes on.
+    #[arg(long, default_value_t = iosift::batch::DEFAULT_DEADLINE.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    bundle_timeout: u64,
+    #[command(flatten)]
+    time: TimeArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+// The options of `iosift diff`.
+#[derive(clap::Args)]
+struct DiffArgs {
+    /// The first capture ("before"): a directory or archive.
+    a: PathBuf,
+    /// The second capture ("after").
+    b: PathBuf,
+    /// Output folder (default: reports/diff-<A>-<B>).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Relative time 0 of A (default: its first second); the forms of --from.
+    #[arg(long, allow_hyphen_values = true)]
+    align_a: Option<String>,
+    /// Relative time 0 of B (default: its first second).
+    #[arg(long, allow_hyphen_values = true)]
+    align_b: Option<String>,
+    /// Print diff.json on stdout instead of the text summary.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    time: TimeArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+// The options of `iosift tables`.
+#[derive(clap::Args)]
+struct TablesArgs {
+    /// The bundle: a directory, archive(s) or files.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Output folder.
+    #[arg(short, long, required = true)]
+    output: PathBuf,
+    /// Table format.
+    #[arg(long, value_enum, default_value = "parquet")]
+    format: iosift::table::TableFormat,
+    #[command(flatten)]
+    time: TimeArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
 }
 
 /// Clock options.
@@ -309,230 +329,260 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     let v = Verbosity { quiet: cli.quiet, verbose: cli.verbose };
     match cli.command {
-        Command::Inspect { paths, json, time, limits } => {
-            let limits = limits.limits();
-            let opts = time.options()?;
-            let mut reports = Vec::new();
-            let mut problems = Vec::new();
-            for p in &paths {
-                match bundle::load_one(p, &limits) {
-                    Ok(b) => {
-                        reports.extend(inspect::inspect_bundle(&b, &opts));
-                        problems.extend(b.problems);
-                    }
-                    Err(e) => problems
-                        .push(bundle::Problem { name: p.display().to_string(), message: e.to_string() }),
-                }
+        Command::Inspect(a) => inspect(a),
+        Command::Analyze(a) => analyze(a, v),
+        Command::Batch(a) => batch(a, v),
+        Command::Tables(a) => tables(a, v),
+        Command::Diff(a) => diff(a, v),
+        Command::Formats => formats(),
+    }
+}
+
+/// `iosift inspect`: each file's format, records, time range and diagnostics.
+fn inspect(InspectArgs { paths, json, time, limits }: InspectArgs) -> Result<ExitCode> {
+    let limits = limits.limits();
+    let opts = time.options()?;
+    let mut reports = Vec::new();
+    let mut problems = Vec::new();
+    for p in &paths {
+        match bundle::load_one(p, &limits) {
+            Ok(b) => {
+                reports.extend(inspect::inspect_bundle(&b, &opts));
+                problems.extend(b.problems);
             }
-            for pr in &problems {
-                eprintln!("iosift: {}", iosift::term::one_line(&format!("{}: {}", pr.name, pr.message)));
+            Err(e) => {
+                problems.push(bundle::Problem { name: p.display().to_string(), message: e.to_string() })
             }
-            if json {
-                let doc = serde_json::json!({ "files": reports });
-                emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&doc)? + "\n")))?;
-            } else {
-                emit(&iosift::term::safe(&inspect::render_text(&reports)))?;
-            }
-            let any = reports.iter().any(|r| r.format.is_some());
-            Ok(if any { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        Command::Analyze { paths, output, time, json, md, strict, prefix, limits } => {
-            let opts = time.options()?;
-            let origin = Origin::new(Kind::Analyze, &paths);
-            // Refuse a folder that may not be written before the work, not after.
-            let explicit =
-                output.as_deref().map(|o| settled(Target::explicit(o, origin.clone()))).transpose()?;
-            let progress = iosift::progress::Progress::start(v.quiet || json || md);
-            progress.stage(format!("reading {}", given(&paths)));
-            let bundle = choose_sample(bundle::load(&paths, &limits.limits())?, prefix.as_deref())?;
-            progress.stage(format!("analyzing ({} read)", iosift::progress::read_words(&bundle)));
-            let report = iosift::analyze::analyze(&bundle, &opts);
-            progress.stage(format!(
-                "writing the report ({} read, {} findings)",
-                iosift::progress::read_words(&bundle),
-                report.doc.findings.len()
-            ));
-            if let Some(e) = &report.window_error {
-                return Err(usage(e.clone()));
-            }
-            if report.captures.len() > 1 {
-                return Err(usage(mixed(&report, &paths)));
-            }
-            if let Some(e) = iosift::analyze::nothing_readable(&report, &given(&paths)) {
-                anyhow::bail!("{e}; no report written");
-            }
-            if v.verbose {
-                for i in &report.doc.bundle.inputs {
-                    let line = format!(
-                        "input {}: {}{}",
-                        i.path,
-                        i.format.unwrap_or("not recognised"),
-                        i.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
-                    );
-                    eprintln!("{}", iosift::term::safe(&line));
-                }
-            }
-            let target = match explicit {
-                Some(t) => t,
-                None => settled(Target::default_at(&PathBuf::from("reports").join(&bundle.name), origin))?,
-            };
-            let (written, notes) = iosift::output::write_all_noted(&report, &target)?;
-            progress.finish();
-            let dir = target.path().to_path_buf();
-            for n in &notes {
-                eprintln!("iosift: {}", iosift::term::safe(n));
-            }
-            if v.verbose {
-                for w in &written {
-                    eprintln!("wrote {}", iosift::term::safe(&w.display().to_string()));
-                }
-            }
-            if json || v.quiet {
-                // The terminal summary lists the problems; without it they go to stderr (with
-                // --json an encrypted zip said nothing anywhere but in findings.json).
-                const SHOWN: usize = 20;
-                for p in report.problems.iter().take(SHOWN) {
-                    eprintln!("iosift: {}", iosift::term::one_line(&format!("{}: {}", p.name, p.message)));
-                }
-                if report.problems.len() > SHOWN {
-                    eprintln!(
-                        "iosift: ... and {} more problems (findings.json lists them)",
-                        report.problems.len() - SHOWN
-                    );
-                }
-            }
-            if json {
-                emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&report.doc)? + "\n")))?;
-            } else if md {
-                emit(&std::fs::read_to_string(dir.join("summary.md"))?)?;
-            } else if !v.quiet {
-                let style = iosift::report::summary::Style::for_stdout();
-                emit(&iosift::report::summary::terminal_summary_styled(&report, &dir, style))?;
-            }
-            let failed =
-                report.doc.bundle.inputs.iter().any(|i| i.skipped_lines > 0) || !report.problems.is_empty();
-            // The process ends here: freeing millions of parsed rows one by one would only cost time.
-            std::mem::forget(report);
-            std::mem::forget(bundle);
-            Ok(if strict && failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    }
+    for pr in &problems {
+        eprintln!("iosift: {}", iosift::term::one_line(&format!("{}: {}", pr.name, pr.message)));
+    }
+    if json {
+        let doc = serde_json::json!({ "files": reports });
+        emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&doc)? + "\n")))?;
+    } else {
+        emit(&iosift::term::safe(&inspect::render_text(&reports)))?;
+    }
+    let any = reports.iter().any(|r| r.format.is_some());
+    Ok(if any { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `iosift analyze`: one bundle's report folder and its summary.
+fn analyze(
+    AnalyzeArgs { paths, output, time, json, md, strict, prefix, limits }: AnalyzeArgs,
+    v: Verbosity,
+) -> Result<ExitCode> {
+    let opts = time.options()?;
+    let origin = Origin::new(Kind::Analyze, &paths);
+    // Refuse a folder that may not be written before the work, not after.
+    let explicit = output.as_deref().map(|o| settled(Target::explicit(o, origin.clone()))).transpose()?;
+    let progress = iosift::progress::Progress::start(v.quiet || json || md);
+    progress.stage(format!("reading {}", given(&paths)));
+    let bundle = choose_sample(bundle::load(&paths, &limits.limits())?, prefix.as_deref())?;
+    progress.stage(format!("analyzing ({} read)", iosift::progress::read_words(&bundle)));
+    let report = iosift::analyze::analyze(&bundle, &opts);
+    progress.stage(format!(
+        "writing the report ({} read, {} findings)",
+        iosift::progress::read_words(&bundle),
+        report.doc.findings.len()
+    ));
+    if let Some(e) = &report.window_error {
+        return Err(usage(e.clone()));
+    }
+    if report.captures.len() > 1 {
+        return Err(usage(mixed(&report, &paths)));
+    }
+    if let Some(e) = iosift::analyze::nothing_readable(&report, &given(&paths)) {
+        anyhow::bail!("{e}; no report written");
+    }
+    if v.verbose {
+        print_inputs(&report);
+    }
+    let target = match explicit {
+        Some(t) => t,
+        None => settled(Target::default_at(&PathBuf::from("reports").join(&bundle.name), origin))?,
+    };
+    let (written, notes) = iosift::output::write_all_noted(&report, &target)?;
+    progress.finish();
+    let dir = target.path().to_path_buf();
+    for n in &notes {
+        eprintln!("iosift: {}", iosift::term::safe(n));
+    }
+    if v.verbose {
+        for w in &written {
+            eprintln!("wrote {}", iosift::term::safe(&w.display().to_string()));
         }
-        Command::Batch { dirs, output, jobs, bundle_timeout, time, limits } => {
-            let opts = time.options()?;
-            let origin = Origin::new(Kind::Batch, &dirs);
-            let target = settled(match &output {
-                Some(o) => Target::explicit(o, origin),
-                None => Target::default_at(std::path::Path::new("reports"), origin),
-            })?;
-            let rows = iosift::batch::run_timed(
-                &dirs,
-                target.path(),
-                usize::from(jobs),
-                &opts,
-                &limits.limits(),
-                v.quiet,
-                std::time::Duration::from_secs(bundle_timeout),
-            )?;
-            let ok = rows.iter().filter(|r| r.error.is_none()).count();
-            for r in rows.iter().filter(|r| r.error.is_some()) {
-                eprintln!(
-                    "iosift: {}",
-                    iosift::term::safe(&format!("{}: {}", r.bundle, r.error.as_deref().unwrap_or("")))
-                );
-            }
-            if !v.quiet {
-                emit(&format!(
-                    "{} bundles, {ok} analyzed, {} failed; overview: {}\n",
-                    rows.len(),
-                    rows.len() - ok,
-                    target.path().join("index.html").display()
-                ))?;
-            }
-            // 0: every capture analyzed; 1: some failed (the count on stderr, quiet or not).
-            let failed = rows.len() - ok;
-            if failed > 0 {
-                eprintln!("iosift: {failed} of {} captures failed", rows.len());
-            }
-            Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    }
+    if json || v.quiet {
+        // The terminal summary lists the problems; without it they go to stderr (with
+        // --json an encrypted zip said nothing anywhere but in findings.json).
+        print_problems(&report.problems);
+    }
+    if json {
+        emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&report.doc)? + "\n")))?;
+    } else if md {
+        emit(&std::fs::read_to_string(dir.join("summary.md"))?)?;
+    } else if !v.quiet {
+        let style = iosift::report::summary::Style::for_stdout();
+        emit(&iosift::report::summary::terminal_summary_styled(&report, &dir, style))?;
+    }
+    let failed = report.doc.bundle.inputs.iter().any(|i| i.skipped_lines > 0) || !report.problems.is_empty();
+    // The process ends here: freeing millions of parsed rows one by one would only cost time.
+    std::mem::forget(report);
+    std::mem::forget(bundle);
+    Ok(if strict && failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `iosift batch`: every bundle under the folders, and the overview.
+fn batch(
+    BatchArgs { dirs, output, jobs, bundle_timeout, time, limits }: BatchArgs,
+    v: Verbosity,
+) -> Result<ExitCode> {
+    let opts = time.options()?;
+    let origin = Origin::new(Kind::Batch, &dirs);
+    let target = settled(match &output {
+        Some(o) => Target::explicit(o, origin),
+        None => Target::default_at(std::path::Path::new("reports"), origin),
+    })?;
+    let rows = iosift::batch::run_timed(
+        &dirs,
+        target.path(),
+        usize::from(jobs),
+        &opts,
+        &limits.limits(),
+        v.quiet,
+        std::time::Duration::from_secs(bundle_timeout),
+    )?;
+    let ok = rows.iter().filter(|r| r.error.is_none()).count();
+    for r in rows.iter().filter(|r| r.error.is_some()) {
+        eprintln!(
+            "iosift: {}",
+            iosift::term::safe(&format!("{}: {}", r.bundle, r.error.as_deref().unwrap_or("")))
+        );
+    }
+    if !v.quiet {
+        emit(&format!(
+            "{} bundles, {ok} analyzed, {} failed; overview: {}\n",
+            rows.len(),
+            rows.len() - ok,
+            target.path().join("index.html").display()
+        ))?;
+    }
+    // 0: every capture analyzed; 1: some failed (the count on stderr, quiet or not).
+    let failed = rows.len() - ok;
+    if failed > 0 {
+        eprintln!("iosift: {failed} of {} captures failed", rows.len());
+    }
+    Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `iosift tables`: the aligned tables of one bundle.
+fn tables(TablesArgs { paths, output, format, time, limits }: TablesArgs, v: Verbosity) -> Result<ExitCode> {
+    let opts = time.options()?;
+    let target = settled(Target::explicit(&output, Origin::new(Kind::Tables, &paths)))?;
+    let bundle = bundle::load(&paths, &limits.limits())?;
+    let (written, warnings, notes) = iosift::output::write_tables_to(&bundle, &opts, &target, format)
+        .map_err(|e| match e.downcast::<iosift::output::WindowError>() {
+            Ok(w) => usage(w.0),
+            Err(e) => e,
+        })?;
+    for n in &notes {
+        eprintln!("iosift: {}", iosift::term::safe(n));
+    }
+    if !v.quiet {
+        for w in &warnings {
+            eprintln!("clock: {}", iosift::term::safe(w));
         }
-        Command::Tables { paths, output, format, time, limits } => {
-            let opts = time.options()?;
-            let target = settled(Target::explicit(&output, Origin::new(Kind::Tables, &paths)))?;
-            let bundle = bundle::load(&paths, &limits.limits())?;
-            let (written, warnings, notes) = iosift::output::write_tables_to(&bundle, &opts, &target, format)
-                .map_err(|e| match e.downcast::<iosift::output::WindowError>() {
-                    Ok(w) => usage(w.0),
-                    Err(e) => e,
-                })?;
-            for n in &notes {
-                eprintln!("iosift: {}", iosift::term::safe(n));
-            }
-            if !v.quiet {
-                for w in &warnings {
-                    eprintln!("clock: {}", iosift::term::safe(w));
-                }
-                for w in &written {
-                    eprintln!("wrote {}", iosift::term::safe(&w.display().to_string()));
-                }
-            }
-            Ok(if written.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        for w in &written {
+            eprintln!("wrote {}", iosift::term::safe(&w.display().to_string()));
         }
-        Command::Diff { a, b, output, align_a, align_b, json, time, limits } => {
-            let opts = time.options()?;
-            let (align_a, align_b) = (time_spec("--align-a", &align_a)?, time_spec("--align-b", &align_b)?);
-            let origin = Origin::new(Kind::Diff, &[a.clone(), b.clone()]);
-            let explicit =
-                output.as_deref().map(|o| settled(Target::explicit(o, origin.clone()))).transpose()?;
-            type Loaded = (bundle::Bundle, iosift::model::Report, iosift::diff::context::Gathered);
-            let load = |p: &PathBuf| -> Result<Loaded> {
-                let bundle = choose_sample(bundle::load(std::slice::from_ref(p), &limits.limits())?, None)?;
-                let report = iosift::analyze::analyze(&bundle, &opts);
-                if let Some(e) = &report.window_error {
-                    return Err(usage(e.clone()));
-                }
-                if report.captures.len() > 1 {
-                    return Err(usage(
-                        mixed(&report, std::slice::from_ref(p)).replace("no report", "no diff"),
-                    ));
-                }
-                if let Some(e) = iosift::analyze::nothing_readable(&report, &p.display().to_string()) {
-                    anyhow::bail!("{e}; no diff written");
-                }
-                let gathered = iosift::diff::context::gather(&bundle);
-                Ok((bundle, report, gathered))
-            };
-            // The two analyses are independent: run them side by side.
-            let (one, two) = rayon::join(|| load(&a), || load(&b));
-            let ((ba, ra, (fa, ea)), (bb, rb, (fb, eb))) = (one?, two?);
-            let sa = iosift::diff::Side { report: &ra, facts: fa, extra: ea, align: align_a };
-            let sb = iosift::diff::Side { report: &rb, facts: fb, extra: eb, align: align_b };
-            let doc = iosift::diff::diff(&sa, &sb).map_err(usage)?;
-            let target = match explicit {
-                Some(t) => t,
-                None => settled(Target::default_at(&iosift::diff::default_dir(&ba.name, &bb.name), origin))?,
-            };
-            let written = iosift::diff::write_to(&doc, &ra, &rb, &target)?;
-            let dir = target.path().to_path_buf();
-            if v.verbose {
-                for w in &written {
-                    eprintln!("wrote {}", iosift::term::safe(&w.display().to_string()));
-                }
-            }
-            if json {
-                emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&doc)? + "\n")))?;
-            } else if !v.quiet {
-                let width = iosift::report::summary::Style::for_stdout().width;
-                emit(&iosift::term::safe(&iosift::diff::summary(&doc, &dir, width)))?;
-            }
-            Ok(ExitCode::SUCCESS)
+    }
+    Ok(if written.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `iosift diff`: what changed between two captures.
+fn diff(
+    DiffArgs { a, b, output, align_a, align_b, json, time, limits }: DiffArgs,
+    v: Verbosity,
+) -> Result<ExitCode> {
+    let opts = time.options()?;
+    let (align_a, align_b) = (time_spec("--align-a", &align_a)?, time_spec("--align-b", &align_b)?);
+    let origin = Origin::new(Kind::Diff, &[a.clone(), b.clone()]);
+    let explicit = output.as_deref().map(|o| settled(Target::explicit(o, origin.clone()))).transpose()?;
+    type Loaded = (bundle::Bundle, iosift::model::Report, iosift::diff::context::Gathered);
+    let load = |p: &PathBuf| -> Result<Loaded> {
+        let bundle = choose_sample(bundle::load(std::slice::from_ref(p), &limits.limits())?, None)?;
+        let report = iosift::analyze::analyze(&bundle, &opts);
+        if let Some(e) = &report.window_error {
+            return Err(usage(e.clone()));
         }
-        Command::Formats => {
-            let mut out = String::new();
-            for f in iosift_parsers::FORMATS {
-                out.push_str(&format!("{:<16} {}\n{:<16} e.g. {}\n", f.id, f.description, "", f.sample));
-            }
-            emit(&out)?;
-            Ok(ExitCode::SUCCESS)
+        if report.captures.len() > 1 {
+            return Err(usage(mixed(&report, std::slice::from_ref(p)).replace("no report", "no diff")));
         }
+        if let Some(e) = iosift::analyze::nothing_readable(&report, &p.display().to_string()) {
+            anyhow::bail!("{e}; no diff written");
+        }
+        let gathered = iosift::diff::context::gather(&bundle);
+        Ok((bundle, report, gathered))
+    };
+    // The two analyses are independent: run them side by side.
+    let (one, two) = rayon::join(|| load(&a), || load(&b));
+    let ((ba, ra, (fa, ea)), (bb, rb, (fb, eb))) = (one?, two?);
+    let sa = iosift::diff::Side { report: &ra, facts: fa, extra: ea, align: align_a };
+    let sb = iosift::diff::Side { report: &rb, facts: fb, extra: eb, align: align_b };
+    let doc = iosift::diff::diff(&sa, &sb).map_err(usage)?;
+    let target = match explicit {
+        Some(t) => t,
+        None => settled(Target::default_at(&iosift::diff::default_dir(&ba.name, &bb.name), origin))?,
+    };
+    let written = iosift::diff::write_to(&doc, &ra, &rb, &target)?;
+    let dir = target.path().to_path_buf();
+    if v.verbose {
+        for w in &written {
+            eprintln!("wrote {}", iosift::term::safe(&w.display().to_string()));
+        }
+    }
+    if json {
+        emit(&iosift::term::safe_json(&(serde_json::to_string_pretty(&doc)? + "\n")))?;
+    } else if !v.quiet {
+        let width = iosift::report::summary::Style::for_stdout().width;
+        emit(&iosift::term::safe(&iosift::diff::summary(&doc, &dir, width)))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `iosift formats`: every format read, with one real line each.
+fn formats() -> Result<ExitCode> {
+    let mut out = String::new();
+    for f in iosift_parsers::FORMATS {
+        out.push_str(&format!("{:<16} {}\n{:<16} e.g. {}\n", f.id, f.description, "", f.sample));
+    }
+    emit(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--verbose`: each input file with its format and note, on stderr.
+fn print_inputs(report: &iosift::model::Report) {
+    for i in &report.doc.bundle.inputs {
+        let line = format!(
+            "input {}: {}{}",
+            i.path,
+            i.format.unwrap_or("not recognised"),
+            i.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
+        );
+        eprintln!("{}", iosift::term::safe(&line));
+    }
+}
+
+/// The bundle's problems on stderr (the first 20, then how many more).
+fn print_problems(problems: &[bundle::Problem]) {
+    const SHOWN: usize = 20;
+    for p in problems.iter().take(SHOWN) {
+        eprintln!("iosift: {}", iosift::term::one_line(&format!("{}: {}", p.name, p.message)));
+    }
+    if problems.len() > SHOWN {
+        eprintln!("iosift: ... and {} more problems (findings.json lists them)", problems.len() - SHOWN);
     }
 }
 

@@ -1,7 +1,7 @@
 //! End-to-end: the analysis of the real bundles in `../shared/bundles` and
 //! of the captures in `samples/` reaches the conclusions of their ground truth.
 
-mod common;
+use crate::common;
 
 use iosift::analyze::analyze;
 use iosift::bundle::{Limits, load};

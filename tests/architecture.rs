@@ -8,7 +8,7 @@
 //! `src/main.rs` is the binary (it reaches the library as `iosift::`) and
 //! `src/lib.rs` only declares the modules, so neither is a node.
 //!
-//! Run `cargo test --test architecture -- --nocapture` to print the graph.
+//! Run `cargo test --test suite architecture -- --nocapture` to print the graph.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

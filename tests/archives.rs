@@ -4,7 +4,7 @@
 //! members of an encrypted zip are named in one problem. Every archive is generated
 //! here from the repository's samples.
 
-mod common;
+use crate::common;
 
 use common::archives::{self, Seed};
 use iosift::bundle::{BundleError, Limits, load};

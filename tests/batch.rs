@@ -1,7 +1,7 @@
 //! `iosift batch` over the shared bundles (overview rows, determinism) and a
 //! bundle with planted hostile files that still yields the good files' findings.
 
-mod common;
+use crate::common;
 
 use iosift::bundle::{Limits, load};
 use iosift::pipeline::Options;
@@ -38,7 +38,7 @@ fn batch_over_shared_bundles_is_deterministic() {
     let b = std::fs::read(out2.join("summary.json")).unwrap();
     assert_eq!(a, b, "summary.json differs between runs");
     // Snapshot of the overview (paths made relative to the input folder):
-    // UPDATE_SNAPSHOTS=1 cargo test --test batch rewrites it after a reviewed change.
+    // UPDATE_SNAPSHOTS=1 cargo test --test suite batch:: rewrites it after a reviewed change.
     let text = String::from_utf8(a.clone()).unwrap().replace(&format!("{}/", src.display()), "");
     let snap =
         std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots/batch_summary.json"));

@@ -5,7 +5,7 @@
 //! diagnostic, under an address-space limit), streamed files count against
 //! `--max-bytes`, a file still being written is read up to its size when listed.
 
-mod common;
+use crate::common;
 
 use iosift::analyze::analyze;
 use iosift::bundle::{Limits, load};

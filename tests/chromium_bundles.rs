@@ -2,7 +2,7 @@
 //! Chromium without console errors and gives a screenshot; a thread named
 //! `<script>alert(1)</script>` planted in a real pidstat capture shows as text.
 
-mod common;
+use crate::common;
 
 use iosift::bundle::{Limits, load};
 use iosift::pipeline::Options;

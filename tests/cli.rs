@@ -4,7 +4,7 @@
 //! output folders that do not collide, `--quiet`. Runs the real binary on the
 //! repository's samples (nothing from `../shared`).
 
-mod common;
+use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -7,7 +7,7 @@
 //! passes (CI installs sysstat and runs as root). No perf (`-P`/`-T` off)
 //! and no MySQL (`-M` off): those parts need a profiler and a server.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -37,5 +37,8 @@ fn docs_columns_md_is_generated() {
         std::fs::write(&path, &want).unwrap();
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(have == want, "docs/columns.md is stale: run IOSIFT_UPDATE_DOCS=1 cargo test --test columns_doc");
+    assert!(
+        have == want,
+        "docs/columns.md is stale: run IOSIFT_UPDATE_DOCS=1 cargo test --test suite columns_doc"
+    );
 }

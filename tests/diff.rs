@@ -6,7 +6,7 @@
 //! Plus the command line (`--json`, the default folder, `--align-a`) and the page
 //! in headless Chromium (skipped visibly when chromium is absent).
 
-mod common;
+use crate::common;
 
 use iosift::diff::{Change, DiffDoc, Side, context};
 use iosift::model::Report;

@@ -3,7 +3,7 @@
 //! "skipped: ... not found" and passes when the folder is absent (the shared
 //! folder is `../shared` or `$IOSIFT_SHARED`, found by `common::support`).
 
-mod common;
+use crate::common;
 
 use iosift::bundle::{Limits, load};
 use iosift::pipeline::{Options, Pipeline, run};

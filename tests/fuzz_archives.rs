@@ -9,7 +9,7 @@
 //! bundle carries a problem or the load stops with a limit error. A sample of mutants
 //! also goes through the whole analysis.
 
-mod common;
+use crate::common;
 
 use common::archives::{self, Seed};
 use iosift::bundle::{BundleError, Limits, load};

@@ -6,7 +6,7 @@
 //! and a dragged range redraws the flame graph with that range's samples. Hostile
 //! command and frame names reach the page only as escaped text.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::Read;

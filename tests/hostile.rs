@@ -9,7 +9,7 @@
 //! the limit and the flag raising it; the rest of the bundle is analyzed;
 //! nothing panics and nothing is written anywhere.
 
-mod common;
+use crate::common;
 
 use iosift::analyze::analyze;
 use iosift::bundle::{Bundle, BundleError, Limits, load};

@@ -7,7 +7,7 @@
 //! reads at most 1 MiB of a regular file or a pipe. Inputs are generated from the
 //! repository's samples in a temporary folder.
 
-mod common;
+use crate::common;
 
 use iosift::bundle::{BundleError, Limits, load};
 use std::path::{Path, PathBuf};

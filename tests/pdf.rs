@@ -12,7 +12,7 @@
 //! are `archive!folder/file`), the diff of two of them and a batch overview. Needs
 //! `chromium` and `pdftotext` (poppler-utils, which CI installs); says "skipped" without.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

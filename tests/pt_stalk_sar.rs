@@ -4,7 +4,7 @@
 //! it holds, mpstat CPU on the timeline, the commit rate against the clients'
 //! own counts, sar/sadf/sa series on the timeline, one source per measurement.
 
-mod common;
+use crate::common;
 
 use iosift::analyze::analyze;
 use iosift::bundle::{Limits, load, split_pt_stalk};

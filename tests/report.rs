@@ -6,7 +6,7 @@
 //! out escaped everywhere. A Chromium test (skipped when `chromium` is not on
 //! PATH) loads the page headless, takes a screenshot and checks the DOM.
 
-mod common;
+use crate::common;
 
 use iosift::analysis::bursts::Burst;
 use iosift::bundle::Problem;

@@ -9,7 +9,7 @@
 //! `git diff` and say in the commit why each change is right. On a mismatch
 //! the new output is written to `target/snapshots-new/<name>.json`.
 
-mod common;
+use crate::common;
 
 use iosift::analyze::analyze;
 use iosift::bundle::{Limits, load};

@@ -10,7 +10,7 @@
 //! tests/fixtures/stackcollapse-perf (its README says how), and re-made by the script itself
 //! when it is on PATH. Each process's file feeds inferno's flame graph.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::Path;

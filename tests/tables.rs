@@ -4,7 +4,7 @@
 //! thread in the per-source tables; `iosift batch`'s dataset reads as one
 //! table in DuckDB across bundles.
 
-mod common;
+use crate::common;
 
 use iosift::bundle::{Limits, load};
 use iosift::pipeline::{Options, run};

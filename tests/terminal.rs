@@ -3,7 +3,7 @@
 //! stderr; UTF-16 captures (Windows tools) are decoded; every error names its path.
 //! Inputs are generated from the repository's samples in a temporary folder.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

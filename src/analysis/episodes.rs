@@ -630,7 +630,27 @@ pub(super) fn loop_comm(c: &str) -> bool {
     c.starts_with("loop") && c[4..].starts_with(|x: char| x.is_ascii_digit())
 }
 
-/// Measures who issued rows `s..=e` of `device` (`bytes` written).
+/// One episode being attributed: rows `s..=e` of `device`, `bytes` written, and the perf
+/// data by second.
+#[derive(Clone, Copy)]
+struct Ep<'a, 'i> {
+    inp: &'a Inputs<'i>,
+    device: &'a str,
+    perf: &'a PerfSeconds,
+    s: usize,
+    e: usize,
+    bytes: f64,
+}
+
+impl Ep<'_, '_> {
+    /// The epoch seconds of the episode's first and last rows.
+    fn epochs(&self) -> (i64, i64) {
+        (self.inp.tl.epoch(self.s), self.inp.tl.epoch(self.e))
+    }
+}
+
+/// Measures who issued rows `s..=e` of `device` (`bytes` written): each witness the
+/// capture holds scores the issuer classes, and the best-scored class wins ([`decide`]).
 pub(super) fn attribute(
     inp: &Inputs<'_>,
     device: &str,
@@ -640,147 +660,14 @@ pub(super) fn attribute(
     e: usize,
     bytes: f64,
 ) -> Attribution {
+    let ep = Ep { inp, device, perf, s, e, bytes };
     let tl = inp.tl;
-    let (a, b) = (tl.epoch(s), tl.epoch(e));
     let mut sc = Scores::default();
-    let mb = |v: f64| v / MIB;
-    // The trace: who submitted the bios (block_bio_queue runs in the submitter's context),
-    // and, for bios of the flusher, why it ran (writeback_start reason=). Per-second
-    // stamps are floored on both clocks: one second of slack each side.
-    let mut submitter: Option<String> = None;
-    if w.trace {
-        let bio = PerfSeconds::sum_in(&perf.bio, a - 1, b + 1);
-        let (subs, via) = if bio.is_empty() {
-            (PerfSeconds::sum_in(&perf.rq, a - 1, b + 1), "block_rq_issue")
-        } else {
-            (bio, "block_bio_queue")
-        };
-        let total: u64 = subs.iter().filter(|(c, _)| !loop_comm(c)).map(|x| x.1).sum();
-        let flusher_bytes: u64 = subs.iter().filter(|(c, _)| flusher_comm(c)).map(|x| x.1).sum();
-        let flusher_share = if total > 0 { flusher_bytes as f64 / total as f64 } else { 0.0 };
-        // The top submitter other than the flusher (whose share the reasons below weigh): an
-        // application or journal thread submitting a good part of the bytes beside the flusher
-        // (O_DIRECT writes split with a kworker, ext4 data=journal's jbd2 next to the in-place
-        // writeback) is heard too.
-        if let Some((top, n)) = subs.iter().find(|(c, _)| !loop_comm(c) && !flusher_comm(c))
-            && total > 0
-        {
-            let share = *n as f64 / total as f64;
-            let line = format!(
-                "trace: {top} submitted {:.0} % of the {via} write bytes ({:.0} MiB)",
-                100.0 * share,
-                mb(*n as f64)
-            );
-            if share < 0.4 {
-                // No submitter besides the flusher dominates: the reasons say why.
-            } else if journal_comm(top) {
-                sc.add(IssuerClass::Journal, 3.0, line);
-                sc.name(IssuerClass::Journal, top, None, share, "trace");
-            } else if via == "block_bio_queue" && !is_kernel_issuer(top) {
-                submitter = Some(top.clone());
-                for c in [
-                    IssuerClass::ApplicationFlush,
-                    IssuerClass::DirectIo,
-                    IssuerClass::WriterThrottled,
-                    IssuerClass::SyncOther,
-                ] {
-                    sc.add(c, 1.5, line.clone());
-                    sc.name(c, top, None, share, "trace");
-                }
-                for c in [IssuerClass::WritebackAge, IssuerClass::WritebackBackground, IssuerClass::Reclaim] {
-                    sc.add(c, -1.5, format!("trace: the bios came from {top}, not from a flusher"));
-                }
-            }
-        } else if let Some((top, n)) = subs.first()
-            && loop_comm(top)
-            && subs.iter().all(|(c, _)| loop_comm(c))
-        {
-            sc.add(
-                IssuerClass::StackedReissue,
-                2.0,
-                format!("trace: only {top} submitted writes ({:.0} MiB)", mb(*n as f64)),
-            );
-            sc.name(IssuerClass::StackedReissue, top, None, 1.0, "trace");
-        }
-        // The flusher's reasons count by the share of the bytes the flusher submitted (all of
-        // them when the trace has no bio submitters).
-        let weight = if subs.is_empty() { 1.0 } else { flusher_share };
-        let reasons = PerfSeconds::sum_in(&perf.reasons, a - 2, b + 1);
-        let hits: u64 = reasons.iter().map(|x| x.1).sum();
-        for (r, n) in &reasons {
-            let class = match r.as_str() {
-                "periodic" => Some(IssuerClass::WritebackAge),
-                "background" => Some(IssuerClass::WritebackBackground),
-                "vmscan" => Some(IssuerClass::Reclaim),
-                "sync" => Some(IssuerClass::SyncOther),
-                _ => None,
-            };
-            if let Some(c) = class
-                && weight >= 0.2
-            {
-                let part = *n as f64 / hits.max(1) as f64;
-                sc.add(
-                    c,
-                    3.0 * weight * part,
-                    format!(
-                        "trace: {n} writeback_start with reason={r}; the flusher submitted {:.0} % of the bytes",
-                        100.0 * weight
-                    ),
-                );
-                let who = subs
-                    .iter()
-                    .find(|(c, _)| flusher_comm(c) && !dispatch_comm(c))
-                    .map_or("kworker (flusher)", |x| x.0.as_str());
-                sc.name(c, who, None, weight, "trace");
-            }
-        }
-    }
-    // perf call chains of the episode's seconds: the submitter's own chain counts fully,
-    // other threads' (another tenant fsyncing at the same time) a third.
+    let submitter = if w.trace { trace_witness(&ep, &mut sc) } else { None };
     if w.perf {
-        for (class, who) in perf.stacks_in(a - 1, b + 1) {
-            let n: u64 = who.iter().map(|x| x.2).sum();
-            let (comm, tid, top) = submitter
-                .as_ref()
-                .and_then(|s| who.iter().find(|x| x.0 == *s))
-                .or(who.first())
-                .cloned()
-                .unwrap_or_default();
-            // Without the trace's submitter, a thread's chains count fully only when pidstat
-            // charged it a third of the episode's bytes since they could have been dirtied (a
-            // redo log's constant small fsyncs are no witness of a gigabyte's flush).
-            let own = match &submitter {
-                Some(s) => *s == comm,
-                None => tid.is_some_and(|t| {
-                    let from = s.saturating_sub((inp.window.expire_s + inp.window.interval_s) as usize + 2);
-                    charged(inp, from, e).iter().any(|x| x.0 == t && x.2 >= bytes / 3.0)
-                }),
-            };
-            let share = if n > 0 { top as f64 / n as f64 } else { 0.0 };
-            let (c, weight) = match class {
-                StackClass::Fsync | StackClass::Msync | StackClass::SyncFileRange => {
-                    (IssuerClass::ApplicationFlush, 3.0)
-                }
-                StackClass::Sync => (IssuerClass::SyncOther, 3.0),
-                StackClass::Throttle => (IssuerClass::WriterThrottled, 3.0),
-                StackClass::DirectWrite => (IssuerClass::DirectIo, 3.0),
-                StackClass::Journal => (IssuerClass::Journal, 2.0),
-                StackClass::Reclaim => (IssuerClass::Reclaim, 3.0),
-                StackClass::Loop => (IssuerClass::StackedReissue, 1.0),
-                StackClass::Dirtying => continue,
-                StackClass::Flusher => {
-                    for c in [IssuerClass::WritebackAge, IssuerClass::WritebackBackground] {
-                        sc.add(c, 1.0, format!("perf: {n} samples of {comm} in wb_workfn"));
-                        sc.name(c, &comm, tid, share, "perf");
-                    }
-                    continue;
-                }
-            };
-            let weight = if own { weight } else { weight / 3.0 };
-            sc.add(c, weight, format!("perf: {n} samples in {} ({comm}{})", class.id(), tid_text(tid)));
-            sc.name(c, &comm, tid, share, "perf");
-        }
+        stacks_witness(&ep, &mut sc, submitter.as_deref());
     }
+
     // nr_dirtied (host-wide pages dirtied) around the episode, from two seconds before to one
     // after (the counter's snapshots and iostat's reports of the same second are stamped up
     // to a second apart): the better witness of whether the data went through the page
@@ -790,106 +677,307 @@ pub(super) fn attribute(
     let has_dirtied =
         nr_dirtied.is_some_and(|d| around.clone().any(|i| d.get(i).and_then(|c| c.get()).is_some()));
     let shape = dirty_shape(tl, s, e);
-    let secs = (e - s + 1) as f64;
     // Dirty: did the data sit in the page cache, how long, near which threshold.
     if let Some(d) = &shape {
-        // Dirty holding a second or more of what the device wrote: the data can come from the page cache.
-        let cached = d.level >= bytes / secs;
-        if let Some(share) = d.at_ceiling
-            && share >= 0.5
-        {
-            let line = format!(
-                "meminfo: Dirty + Writeback at the freerun ceiling (where writers are throttled) {:.0} % of the episode",
-                100.0 * share
-            );
-            sc.add(IssuerClass::WriterThrottled, 2.0, line.clone());
-            sc.add(IssuerClass::WritebackBackground, 1.0, line.clone());
-            sc.add(IssuerClass::DirectIo, -2.0, line);
+        dirty_witness(&ep, &mut sc, d, has_dirtied);
+    }
+    let flushed_at_once = dirtied_witness(&ep, &mut sc, shape.as_ref(), nr_dirtied, has_dirtied);
+    // Reclaim meets the pages background writeback is writing whenever a copy fills the
+    // page cache: it witnesses the issuer only while Dirty is far from the background
+    // threshold (a memory cgroup's limit, not the host's).
+    let far_from_background = !near_background(tl, s, e) && !shape.as_ref().is_some_and(|d| d.pinned);
+    if far_from_background && let Some(line) = reclaim_met(tl, around.clone(), bytes) {
+        // Reclaim of a small memory cgroup also takes pages a second old: "dirtied and
+        // written at once" is then its signature as much as a flushing writer's.
+        sc.add(IssuerClass::Reclaim, 2.0, line.clone());
+        if flushed_at_once {
+            sc.add(IssuerClass::ApplicationFlush, -1.5, line.clone());
         }
-        let buffered = d.drop >= 0.3 * bytes || d.drop >= 64e6;
-        if buffered {
-            let line = format!(
-                "meminfo: Dirty fell {:.0} MiB ({:.0} -> {:.0} MiB) as the device wrote {:.0} MiB",
-                mb(d.drop),
-                mb(d.before),
-                mb(d.after),
-                mb(bytes)
-            );
-            sc.add(IssuerClass::DirectIo, -2.0, format!("{line}: the data was buffered"));
-            sc.add(IssuerClass::StackedReissue, -0.5, line.clone());
-            let expire = inp.window.expire_s;
-            // Much other dirty data left after the fall (other files, other tenants, the rest
-            // of a file the flusher writes by inode): the level's history says nothing of the
-            // age of what fell. Its age is read only when Dirty fell to a floor of at most half
-            // the fall.
-            let clean_floor = d.after <= 0.5 * d.drop;
-            // A lower bound (censored) must reach dirty_expire itself: the flusher's wake-up
-            // slack is for an age measured whole.
-            let slack = if d.age_censored { 0.0 } else { inp.window.interval_s + 1.0 };
-            if clean_floor && d.age_s + slack >= expire {
-                sc.add(
-                    IssuerClass::WritebackAge,
-                    2.0,
-                    format!("{line}, after holding it {:.0} s (dirty_expire {expire:.0} s)", d.age_s),
-                );
-            } else if clean_floor && !d.age_censored {
-                let young = format!(
-                    "{line} after holding it only {:.0} s, less than dirty_expire ({expire:.0} s): it did not age out",
-                    d.age_s
-                );
-                sc.add(IssuerClass::WritebackAge, -2.0, young.clone());
-                for c in [IssuerClass::ApplicationFlush, IssuerClass::SyncOther] {
-                    sc.add(c, 1.0, young.clone());
-                }
-            }
-            if d.pinned {
-                sc.add(
-                    IssuerClass::WritebackBackground,
-                    2.0,
-                    format!("{line}; Dirty stood near the background threshold"),
-                );
-            } else {
-                sc.add(
-                    IssuerClass::WritebackBackground,
-                    -1.0,
-                    "meminfo: Dirty stayed well below the background threshold".into(),
-                );
-            }
-            if d.before > 0.0 && d.after <= 0.05 * d.before && d.drop >= 0.5 * bytes {
-                sc.add(IssuerClass::SyncOther, 0.5, format!("{line}: to nearly nothing"));
-            } else if d.after >= 0.2 * d.before && d.after >= 8e6 {
-                sc.add(
-                    IssuerClass::SyncOther,
-                    -1.0,
-                    format!(
-                        "meminfo: Dirty kept {:.0} MiB through the episode: a sync would have written it all",
-                        mb(d.after)
-                    ),
-                );
-            }
-        } else if bytes >= 4.0 * d.drop.max(1.0) && !cached && !has_dirtied {
-            // Only without nr_dirtied: a write and its flush inside one meminfo sample leave
-            // Dirty where it was too, so this is half a witness.
-            let line = format!(
-                "meminfo: Dirty moved {:.1} MiB while the device wrote {:.0} MiB: the data did not sit in the page cache for a sample (bypassed it, or was flushed within the second it was written)",
-                mb(d.drop),
-                mb(bytes)
-            );
-            sc.add(IssuerClass::DirectIo, 0.5, line.clone());
-            sc.add(IssuerClass::Journal, 0.5, line.clone());
-            sc.add(IssuerClass::StackedReissue, 0.5, line.clone());
+        sc.add(IssuerClass::WritebackAge, -0.5, line);
+    }
+    if w.perf
+        && let Some(sub) = &submitter
+    {
+        submitter_chains(&ep, &mut sc, sub);
+    }
+    if w.flushes {
+        flush_witness(&ep, &mut sc);
+    }
+    if w.pidstat {
+        pidstat_witness(&ep, &mut sc, flushed_at_once);
+    }
+    decide(sc, w)
+}
+
+/// The trace: who submitted the episode's bios, and why the flusher ran; returns the
+/// submitter when it is an application thread.
+fn trace_witness(ep: &Ep<'_, '_>, sc: &mut Scores) -> Option<String> {
+    let (perf, (a, b)) = (ep.perf, ep.epochs());
+    let mb = |v: f64| v / MIB;
+    let mut submitter: Option<String> = None;
+    // The trace: who submitted the bios (block_bio_queue runs in the submitter's context),
+    // and, for bios of the flusher, why it ran (writeback_start reason=). Per-second
+    // stamps are floored on both clocks: one second of slack each side.
+    let bio = PerfSeconds::sum_in(&perf.bio, a - 1, b + 1);
+    let (subs, via) = if bio.is_empty() {
+        (PerfSeconds::sum_in(&perf.rq, a - 1, b + 1), "block_rq_issue")
+    } else {
+        (bio, "block_bio_queue")
+    };
+    let total: u64 = subs.iter().filter(|(c, _)| !loop_comm(c)).map(|x| x.1).sum();
+    let flusher_bytes: u64 = subs.iter().filter(|(c, _)| flusher_comm(c)).map(|x| x.1).sum();
+    let flusher_share = if total > 0 { flusher_bytes as f64 / total as f64 } else { 0.0 };
+    // The top submitter other than the flusher (whose share the reasons below weigh): an
+    // application or journal thread submitting a good part of the bytes beside the flusher
+    // (O_DIRECT writes split with a kworker, ext4 data=journal's jbd2 next to the in-place
+    // writeback) is heard too.
+    if let Some((top, n)) = subs.iter().find(|(c, _)| !loop_comm(c) && !flusher_comm(c))
+        && total > 0
+    {
+        let share = *n as f64 / total as f64;
+        let line = format!(
+            "trace: {top} submitted {:.0} % of the {via} write bytes ({:.0} MiB)",
+            100.0 * share,
+            mb(*n as f64)
+        );
+        if share < 0.4 {
+            // No submitter besides the flusher dominates: the reasons say why.
+        } else if journal_comm(top) {
+            sc.add(IssuerClass::Journal, 3.0, line);
+            sc.name(IssuerClass::Journal, top, None, share, "trace");
+        } else if via == "block_bio_queue" && !is_kernel_issuer(top) {
+            submitter = Some(top.clone());
             for c in [
-                IssuerClass::WritebackAge,
-                IssuerClass::WritebackBackground,
                 IssuerClass::ApplicationFlush,
+                IssuerClass::DirectIo,
                 IssuerClass::WriterThrottled,
                 IssuerClass::SyncOther,
-                IssuerClass::Reclaim,
             ] {
-                sc.add(c, -0.5, line.clone());
+                sc.add(c, 1.5, line.clone());
+                sc.name(c, top, None, share, "trace");
+            }
+            for c in [IssuerClass::WritebackAge, IssuerClass::WritebackBackground, IssuerClass::Reclaim] {
+                sc.add(c, -1.5, format!("trace: the bios came from {top}, not from a flusher"));
             }
         }
+    } else if let Some((top, n)) = subs.first()
+        && loop_comm(top)
+        && subs.iter().all(|(c, _)| loop_comm(c))
+    {
+        sc.add(
+            IssuerClass::StackedReissue,
+            2.0,
+            format!("trace: only {top} submitted writes ({:.0} MiB)", mb(*n as f64)),
+        );
+        sc.name(IssuerClass::StackedReissue, top, None, 1.0, "trace");
     }
+    // The flusher's reasons count by the share of the bytes the flusher submitted (all of
+    // them when the trace has no bio submitters).
+    let weight = if subs.is_empty() { 1.0 } else { flusher_share };
+    let reasons = PerfSeconds::sum_in(&perf.reasons, a - 2, b + 1);
+    let hits: u64 = reasons.iter().map(|x| x.1).sum();
+    for (r, n) in &reasons {
+        let class = match r.as_str() {
+            "periodic" => Some(IssuerClass::WritebackAge),
+            "background" => Some(IssuerClass::WritebackBackground),
+            "vmscan" => Some(IssuerClass::Reclaim),
+            "sync" => Some(IssuerClass::SyncOther),
+            _ => None,
+        };
+        if let Some(c) = class
+            && weight >= 0.2
+        {
+            let part = *n as f64 / hits.max(1) as f64;
+            sc.add(
+                c,
+                3.0 * weight * part,
+                format!(
+                    "trace: {n} writeback_start with reason={r}; the flusher submitted {:.0} % of the bytes",
+                    100.0 * weight
+                ),
+            );
+            let who = subs
+                .iter()
+                .find(|(c, _)| flusher_comm(c) && !dispatch_comm(c))
+                .map_or("kworker (flusher)", |x| x.0.as_str());
+            sc.name(c, who, None, weight, "trace");
+        }
+    }
+    submitter
+}
+
+/// perf call chains of the episode's seconds.
+fn stacks_witness(ep: &Ep<'_, '_>, sc: &mut Scores, submitter: Option<&str>) {
+    let &Ep { inp, perf, s, e, bytes, .. } = ep;
+    let (a, b) = ep.epochs();
+    // perf call chains of the episode's seconds: the submitter's own chain counts fully,
+    // other threads' (another tenant fsyncing at the same time) a third.
+    for (class, who) in perf.stacks_in(a - 1, b + 1) {
+        let n: u64 = who.iter().map(|x| x.2).sum();
+        let (comm, tid, top) = submitter
+            .as_ref()
+            .and_then(|s| who.iter().find(|x| x.0 == *s))
+            .or(who.first())
+            .cloned()
+            .unwrap_or_default();
+        // Without the trace's submitter, a thread's chains count fully only when pidstat
+        // charged it a third of the episode's bytes since they could have been dirtied (a
+        // redo log's constant small fsyncs are no witness of a gigabyte's flush).
+        let own = match &submitter {
+            Some(s) => *s == comm,
+            None => tid.is_some_and(|t| {
+                let from = s.saturating_sub((inp.window.expire_s + inp.window.interval_s) as usize + 2);
+                charged(inp, from, e).iter().any(|x| x.0 == t && x.2 >= bytes / 3.0)
+            }),
+        };
+        let share = if n > 0 { top as f64 / n as f64 } else { 0.0 };
+        let (c, weight) = match class {
+            StackClass::Fsync | StackClass::Msync | StackClass::SyncFileRange => {
+                (IssuerClass::ApplicationFlush, 3.0)
+            }
+            StackClass::Sync => (IssuerClass::SyncOther, 3.0),
+            StackClass::Throttle => (IssuerClass::WriterThrottled, 3.0),
+            StackClass::DirectWrite => (IssuerClass::DirectIo, 3.0),
+            StackClass::Journal => (IssuerClass::Journal, 2.0),
+            StackClass::Reclaim => (IssuerClass::Reclaim, 3.0),
+            StackClass::Loop => (IssuerClass::StackedReissue, 1.0),
+            StackClass::Dirtying => continue,
+            StackClass::Flusher => {
+                for c in [IssuerClass::WritebackAge, IssuerClass::WritebackBackground] {
+                    sc.add(c, 1.0, format!("perf: {n} samples of {comm} in wb_workfn"));
+                    sc.name(c, &comm, tid, share, "perf");
+                }
+                continue;
+            }
+        };
+        let weight = if own { weight } else { weight / 3.0 };
+        sc.add(c, weight, format!("perf: {n} samples in {} ({comm}{})", class.id(), tid_text(tid)));
+        sc.name(c, &comm, tid, share, "perf");
+    }
+}
+
+/// Dirty around the episode: whether the data sat in the page cache, how long, near which threshold.
+fn dirty_witness(ep: &Ep<'_, '_>, sc: &mut Scores, d: &DirtyShape, has_dirtied: bool) {
+    let &Ep { inp, s, e, bytes, .. } = ep;
+    let secs = (e - s + 1) as f64;
+    let mb = |v: f64| v / MIB;
+    // Dirty holding a second or more of what the device wrote: the data can come from the page cache.
+    let cached = d.level >= bytes / secs;
+    ceiling_witness(sc, d);
+    let buffered = d.drop >= 0.3 * bytes || d.drop >= 64e6;
+    if buffered {
+        let line = format!(
+            "meminfo: Dirty fell {:.0} MiB ({:.0} -> {:.0} MiB) as the device wrote {:.0} MiB",
+            mb(d.drop),
+            mb(d.before),
+            mb(d.after),
+            mb(bytes)
+        );
+        sc.add(IssuerClass::DirectIo, -2.0, format!("{line}: the data was buffered"));
+        sc.add(IssuerClass::StackedReissue, -0.5, line.clone());
+        let expire = inp.window.expire_s;
+        // Much other dirty data left after the fall (other files, other tenants, the rest
+        // of a file the flusher writes by inode): the level's history says nothing of the
+        // age of what fell. Its age is read only when Dirty fell to a floor of at most half
+        // the fall.
+        let clean_floor = d.after <= 0.5 * d.drop;
+        // A lower bound (censored) must reach dirty_expire itself: the flusher's wake-up
+        // slack is for an age measured whole.
+        let slack = if d.age_censored { 0.0 } else { inp.window.interval_s + 1.0 };
+        if clean_floor && d.age_s + slack >= expire {
+            sc.add(
+                IssuerClass::WritebackAge,
+                2.0,
+                format!("{line}, after holding it {:.0} s (dirty_expire {expire:.0} s)", d.age_s),
+            );
+        } else if clean_floor && !d.age_censored {
+            let young = format!(
+                "{line} after holding it only {:.0} s, less than dirty_expire ({expire:.0} s): it did not age out",
+                d.age_s
+            );
+            sc.add(IssuerClass::WritebackAge, -2.0, young.clone());
+            for c in [IssuerClass::ApplicationFlush, IssuerClass::SyncOther] {
+                sc.add(c, 1.0, young.clone());
+            }
+        }
+        if d.pinned {
+            sc.add(
+                IssuerClass::WritebackBackground,
+                2.0,
+                format!("{line}; Dirty stood near the background threshold"),
+            );
+        } else {
+            sc.add(
+                IssuerClass::WritebackBackground,
+                -1.0,
+                "meminfo: Dirty stayed well below the background threshold".into(),
+            );
+        }
+        if d.before > 0.0 && d.after <= 0.05 * d.before && d.drop >= 0.5 * bytes {
+            sc.add(IssuerClass::SyncOther, 0.5, format!("{line}: to nearly nothing"));
+        } else if d.after >= 0.2 * d.before && d.after >= 8e6 {
+            sc.add(
+                IssuerClass::SyncOther,
+                -1.0,
+                format!(
+                    "meminfo: Dirty kept {:.0} MiB through the episode: a sync would have written it all",
+                    mb(d.after)
+                ),
+            );
+        }
+    } else if bytes >= 4.0 * d.drop.max(1.0) && !cached && !has_dirtied {
+        // Only without nr_dirtied: a write and its flush inside one meminfo sample leave
+        // Dirty where it was too, so this is half a witness.
+        let line = format!(
+            "meminfo: Dirty moved {:.1} MiB while the device wrote {:.0} MiB: the data did not sit in the page cache for a sample (bypassed it, or was flushed within the second it was written)",
+            mb(d.drop),
+            mb(bytes)
+        );
+        sc.add(IssuerClass::DirectIo, 0.5, line.clone());
+        sc.add(IssuerClass::Journal, 0.5, line.clone());
+        sc.add(IssuerClass::StackedReissue, 0.5, line.clone());
+        for c in [
+            IssuerClass::WritebackAge,
+            IssuerClass::WritebackBackground,
+            IssuerClass::ApplicationFlush,
+            IssuerClass::WriterThrottled,
+            IssuerClass::SyncOther,
+            IssuerClass::Reclaim,
+        ] {
+            sc.add(c, -0.5, line.clone());
+        }
+    }
+}
+
+/// Dirty + Writeback at the freerun ceiling for half the episode: writers were throttled.
+fn ceiling_witness(sc: &mut Scores, d: &DirtyShape) {
+    if let Some(share) = d.at_ceiling
+        && share >= 0.5
+    {
+        let line = format!(
+            "meminfo: Dirty + Writeback at the freerun ceiling (where writers are throttled) {:.0} % of the episode",
+            100.0 * share
+        );
+        sc.add(IssuerClass::WriterThrottled, 2.0, line.clone());
+        sc.add(IssuerClass::WritebackBackground, 1.0, line.clone());
+        sc.add(IssuerClass::DirectIo, -2.0, line);
+    }
+}
+
+/// Pages dirtied around the episode against the bytes written; returns whether its writer
+/// flushed the data at once (dirtied and written in the same seconds, never held in Dirty).
+fn dirtied_witness(
+    ep: &Ep<'_, '_>,
+    sc: &mut Scores,
+    shape: Option<&DirtyShape>,
+    nr_dirtied: Option<&[crate::table::Cell]>,
+    has_dirtied: bool,
+) -> bool {
+    let &Ep { inp, s, e, bytes, .. } = ep;
+    let tl = inp.tl;
+    let secs = (e - s + 1) as f64;
+    let around = s.saturating_sub(2)..=e + 1;
+    let mb = |v: f64| v / MIB;
     // Pages dirtied (/proc/vmstat nr_dirtied, host-wide) around the episode: a direct write
     // dirties none; far fewer dirtied than written, while Dirty did not fall by the bytes
     // written either, means the data bypassed the page cache. (Large folios of a shared
@@ -943,55 +1031,48 @@ pub(super) fn attribute(
             }
         }
     }
-    // Reclaim meets the pages background writeback is writing whenever a copy fills the
-    // page cache: it witnesses the issuer only while Dirty is far from the background
-    // threshold (a memory cgroup's limit, not the host's).
-    let far_from_background = !near_background(tl, s, e) && !shape.as_ref().is_some_and(|d| d.pinned);
-    if far_from_background && let Some(line) = reclaim_met(tl, around.clone(), bytes) {
-        // Reclaim of a small memory cgroup also takes pages a second old: "dirtied and
-        // written at once" is then its signature as much as a flushing writer's.
-        sc.add(IssuerClass::Reclaim, 2.0, line.clone());
-        if flushed_at_once {
-            sc.add(IssuerClass::ApplicationFlush, -1.5, line.clone());
-        }
-        sc.add(IssuerClass::WritebackAge, -0.5, line);
-    }
+    flushed_at_once
+}
+
+/// The submitter's own call chains over the whole capture.
+fn submitter_chains(ep: &Ep<'_, '_>, sc: &mut Scores, sub: &String) {
+    let (perf, (a, b)) = (ep.perf, ep.epochs());
     // The submitter's own call chains over the whole capture, when the episode's seconds
     // hold none of them (perf samples a thread a few times a second at best).
-    if w.perf
-        && let Some(sub) = &submitter
-    {
-        let classes = perf.thread_classes(sub);
-        let n = |k: StackClass| classes.get(&k).copied().unwrap_or(0);
-        let flush = n(StackClass::Fsync) + n(StackClass::Msync) + n(StackClass::SyncFileRange);
-        let in_window = perf.stacks_in(a - 1, b + 1).values().flatten().any(|x| x.0 == *sub);
-        if flush > 0 && !in_window {
-            sc.add(
-                IssuerClass::ApplicationFlush,
-                2.0,
-                format!("perf: {flush} of {sub}'s samples over the capture in fsync/msync/sync_file_range"),
-            );
-        }
-        let (dirtying, direct) = (n(StackClass::Dirtying), n(StackClass::DirectWrite));
-        if dirtying > 0 && direct == 0 {
-            let line = format!(
-                "perf: {sub} dirtied the page cache itself ({dirtying} samples in buffered writes or shared-mapping faults, none in direct writes) and submitted the bios: it wrote out its own dirty data"
-            );
-            sc.add(IssuerClass::ApplicationFlush, 1.5, line.clone());
-            sc.add(IssuerClass::DirectIo, -2.0, line.clone());
-            sc.add(IssuerClass::WriterThrottled, -1.0, line);
-        } else if direct > 0 && dirtying == 0 {
-            sc.add(
-                IssuerClass::DirectIo,
-                2.0,
-                format!("perf: {direct} of {sub}'s samples in direct writes, none dirtying the page cache"),
-            );
-        }
+    let classes = perf.thread_classes(sub);
+    let n = |k: StackClass| classes.get(&k).copied().unwrap_or(0);
+    let flush = n(StackClass::Fsync) + n(StackClass::Msync) + n(StackClass::SyncFileRange);
+    let in_window = perf.stacks_in(a - 1, b + 1).values().flatten().any(|x| x.0 == *sub);
+    if flush > 0 && !in_window {
+        sc.add(
+            IssuerClass::ApplicationFlush,
+            2.0,
+            format!("perf: {flush} of {sub}'s samples over the capture in fsync/msync/sync_file_range"),
+        );
     }
+    let (dirtying, direct) = (n(StackClass::Dirtying), n(StackClass::DirectWrite));
+    if dirtying > 0 && direct == 0 {
+        let line = format!(
+            "perf: {sub} dirtied the page cache itself ({dirtying} samples in buffered writes or shared-mapping faults, none in direct writes) and submitted the bios: it wrote out its own dirty data"
+        );
+        sc.add(IssuerClass::ApplicationFlush, 1.5, line.clone());
+        sc.add(IssuerClass::DirectIo, -2.0, line.clone());
+        sc.add(IssuerClass::WriterThrottled, -1.0, line);
+    } else if direct > 0 && dirtying == 0 {
+        sc.add(
+            IssuerClass::DirectIo,
+            2.0,
+            format!("perf: {direct} of {sub}'s samples in direct writes, none dirtying the page cache"),
+        );
+    }
+}
+
+/// Flush requests in the episode.
+fn flush_witness(ep: &Ep<'_, '_>, sc: &mut Scores) {
+    let &Ep { inp, device, s, e, .. } = ep;
+    let tl = inp.tl;
     // Flush requests: a flush per fsync (devices with a volatile write cache).
-    if w.flushes
-        && let Some(f) = tl.col(&Col::Dev(device.to_string(), crate::table::columns::DevMetric::FS))
-    {
+    if let Some(f) = tl.col(&Col::Dev(device.to_string(), crate::table::columns::DevMetric::FS)) {
         let all: Vec<f64> = f.iter().filter_map(|c| c.get()).collect();
         let base = median(&all).unwrap_or(0.0);
         let during: Vec<f64> = (s..=e).filter_map(|i| f.get(i).and_then(|c| c.get())).collect();
@@ -1003,9 +1084,14 @@ pub(super) fn attribute(
             sc.add(IssuerClass::SyncOther, 0.5, line);
         }
     }
+}
+
+/// pidstat: the thread charged the episode's bytes.
+fn pidstat_witness(ep: &Ep<'_, '_>, sc: &mut Scores, flushed_at_once: bool) {
+    let &Ep { inp, s, e, bytes, .. } = ep;
+    let mb = |v: f64| v / MIB;
     // pidstat: a thread charged the episode's bytes while they were written = it submitted them.
-    if w.pidstat
-        && let Some((tid, comm, charged)) = top_thread(inp, s, e)
+    if let Some((tid, comm, charged)) = top_thread(inp, s, e)
         && charged >= 0.5 * bytes
     {
         let line = format!("pidstat: {comm} [{tid}] was charged {:.0} MiB during the episode", mb(charged));
@@ -1026,7 +1112,6 @@ pub(super) fn attribute(
             );
         }
     }
-    decide(sc, w)
 }
 
 fn tid_text(tid: Option<u32>) -> String {

@@ -230,23 +230,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             i.window.interval_s
         ));
     }
-    // Dirty + Writeback against the freerun ceiling, each second the writer ran.
-    let mut pools = Vec::new();
-    let mut above = 0usize;
-    let mut best: Option<(usize, f64, Limits)> = None;
-    for r in run.0..=run.1 {
-        let (Some(d), Some(l)) = (at(i.dirty.values, r), i.limits.get(r).copied().flatten()) else {
-            continue;
-        };
-        let pool = d + i.writeback.as_ref().and_then(|s| at(s.values, r)).unwrap_or(0.0);
-        pools.push(pool);
-        if pool >= l.freerun() {
-            above += 1;
-        }
-        if best.is_none_or(|b| pool > b.1) {
-            best = Some((r, pool, l));
-        }
-    }
+    let (pools, above, best) = pools(i, run);
     let Some((peak_row, peak_pool, lim)) = best else {
         return Decision::Pass(format!("no Dirty value with known limits while {who} ran"));
     };
@@ -274,24 +258,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let perf_share =
         i.perf.filter(|p| p.samples > 0).map(|p| p.balance_dirty_pages as f64 / p.samples as f64);
     let perf_seen = perf_share.is_some_and(|s| s >= PERF_SEEN_SHARE);
-    let mut evidence =
-        vec![i.dirty.evidence(peak_row, "Dirty (kB)", at(i.dirty.values, peak_row).unwrap_or(0.0) / 1024.0)];
-    match i.limits_from {
-        LimitSource::Kernel(s) => {
-            evidence.push(s.evidence(peak_row, "nr_dirty_threshold (kB)", lim.limit / 1024.0))
-        }
-        LimitSource::Sysctl(s) => evidence.push(ctx_evidence(s, "dirty limit sysctl")),
-    }
-    if let Some((r, x)) = (run.0..=run.1)
-        .filter_map(|r| at(w.series.values, r).map(|x| (r, x)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-    {
-        evidence.push(w.series.evidence(r, "kB_wr/s", x / 1024.0));
-    }
-    if let Some(d) = dev {
-        let r = (run.0 + run.1) / 2;
-        evidence.push(d.series.evidence(r, "wkB/s", at(d.series.values, r).unwrap_or(0.0) / 1024.0));
-    }
+    let evidence = evidence(i, peak_row, lim, run, dev);
     let confidence = 0.6 + if equal { 0.15 } else { 0.0 } + if perf_seen { 0.15 } else { 0.0 };
     Decision::Fire(Verdict {
         writer: Written {
@@ -346,6 +313,59 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             },
         },
     })
+}
+
+/// Dirty + Writeback each second of the writer's run that has a known limit, how many of
+/// those seconds were at or above the freerun ceiling, and the fullest second (row, pool, limits).
+fn pools(i: &Inputs<'_>, run: (usize, usize)) -> (Vec<f64>, usize, Option<(usize, f64, Limits)>) {
+    // Dirty + Writeback against the freerun ceiling, each second the writer ran.
+    let mut pools = Vec::new();
+    let mut above = 0usize;
+    let mut best: Option<(usize, f64, Limits)> = None;
+    for r in run.0..=run.1 {
+        let (Some(d), Some(l)) = (at(i.dirty.values, r), i.limits.get(r).copied().flatten()) else {
+            continue;
+        };
+        let pool = d + i.writeback.as_ref().and_then(|s| at(s.values, r)).unwrap_or(0.0);
+        pools.push(pool);
+        if pool >= l.freerun() {
+            above += 1;
+        }
+        if best.is_none_or(|b| pool > b.1) {
+            best = Some((r, pool, l));
+        }
+    }
+    (pools, above, best)
+}
+
+/// The finding's evidence: Dirty at its peak, the limit, the writer's busiest second, the device.
+fn evidence(
+    i: &Inputs<'_>,
+    peak_row: usize,
+    lim: Limits,
+    run: (usize, usize),
+    dev: Option<&DeviceWrites<'_>>,
+) -> Vec<crate::model::Evidence> {
+    let w = &i.writer;
+    let mut evidence =
+        vec![i.dirty.evidence(peak_row, "Dirty (kB)", at(i.dirty.values, peak_row).unwrap_or(0.0) / 1024.0)];
+    match i.limits_from {
+        LimitSource::Kernel(s) => {
+            evidence.push(s.evidence(peak_row, "nr_dirty_threshold (kB)", lim.limit / 1024.0))
+        }
+        LimitSource::Sysctl(s) => evidence.push(ctx_evidence(s, "dirty limit sysctl")),
+    }
+    if let Some((r, x)) = (run.0..=run.1)
+        .filter_map(|r| at(w.series.values, r).map(|x| (r, x)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+    {
+        evidence.push(w.series.evidence(r, "kB_wr/s", x / 1024.0));
+    }
+    if let Some(d) = dev {
+        let r = (run.0 + run.1) / 2;
+        evidence.push(d.series.evidence(r, "wkB/s", at(d.series.values, r).unwrap_or(0.0) / 1024.0));
+    }
+    evidence
 }
 
 /// `limit 128.0 MB, background 64.0 MB, freerun ceiling 96.0 MB`.

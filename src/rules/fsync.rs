@@ -301,7 +301,6 @@ pub fn load_rates(i: &Inputs<'_>) -> LoadRates {
 
 /// Decides: fires when small transactions each pay a device flush under durable settings.
 pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
-    let flush = i.flushes.values;
     let trx_col = i.commits.series.name;
     let own_fsyncs = i.own_fsyncs;
     let load = load_rates(i);
@@ -319,35 +318,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let small = bytes_per_trx.is_none_or(|b| b < SMALL_TRX_BYTES);
     let flush_bound = tps >= MIN_RATE && fps >= MIN_RATE && fps >= MIN_FLUSHES_PER_TRX * tps;
     let sync_relay = var(i.sync_relay_log);
-    let on_replica = i.replica.map(|r| {
-        let t = i.replica_threads;
-        let share = |n: u64, d: u64| (d > 0).then(|| n as f64 / d as f64);
-        let io = t.and_then(|t| share(t.io_fsync, t.io_samples));
-        let sql = t.and_then(|t| share(t.sql_fsync, t.sql_samples));
-        let stack = |r: &str| i.stacks.and_then(|v| v.role(r).map(|t| StackFsync::of(t, v)));
-        let (io_stacks, sql_stacks) = (stack("io"), stack("sql"));
-        // The thread the flushes stall: by perf when both threads were sampled, else by their stacks
-        // (gdb, pt-pmp), else by the settings (sync_relay_log=1 syncs the relay log after every event
-        // the IO thread writes).
-        let thread = match (io, sql, &io_stacks, &sql_stacks) {
-            (Some(a), Some(b), _, _) if a >= b => Side::Io,
-            (Some(_), Some(_), _, _) => Side::Sql,
-            (_, _, Some(a), Some(b)) if a.share() >= b.share() => Side::Io,
-            (_, _, Some(_), Some(_)) => Side::Sql,
-            _ if sync_relay.as_deref() == Some("1") => Side::Io,
-            _ => Side::Sql,
-        };
-        OnReplica {
-            source: r.source.clone(),
-            source_server_id: r.source_server_id,
-            source_on_this_host: r.source_is_local(),
-            thread,
-            io_thread_fsync_share: io,
-            sql_thread_fsync_share: sql,
-            io_stacks,
-            sql_stacks,
-        }
-    });
+    let on_replica = on_replica(i, sync_relay.as_deref());
     let stack_fsync = match &on_replica {
         Some(_) => None,
         None => i.stacks.and_then(|v| v.top_fsync().map(|t| StackFsync::of(t, v))),
@@ -374,37 +345,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             }
         ));
     }
-    let mut evidence = Vec::new();
-    for (s, metric) in [(i.sync_binlog, "sync_binlog"), (i.flush_log, "innodb_flush_log_at_trx_commit")] {
-        if let Some(s) = s {
-            evidence.push(ctx_evidence(s, metric));
-        }
-    }
-    let f_at = |r: usize| at(flush, r).unwrap_or(0.0);
-    if let Some(&row) = active.iter().max_by(|a, b| f_at(**a).total_cmp(&f_at(**b))) {
-        evidence.push(i.flushes.evidence(row, "f/s", f_at(row)));
-    }
-    // The stacks: the replication threads' on a replica, else the thread most often in fsync.
-    if let Some(r) = &on_replica {
-        for (st, who) in [(&r.io_stacks, "IO thread"), (&r.sql_stacks, "SQL thread")] {
-            if let Some(st) = st {
-                evidence.push(st.evidence(who));
-            }
-        }
-    }
-    if let Some(st) = &stack_fsync {
-        evidence.push(st.evidence("thread"));
-    }
-    // The binlog the number came from.
-    if let Some(b) = i.binlog {
-        evidence.push(Evidence {
-            file: b.file.to_string(),
-            lines: None,
-            metric: "mean bytes per transaction".into(),
-            value: opt(bytes_per_trx),
-            quote: None,
-        });
-    }
+    let evidence = evidence(i, active, on_replica.as_ref(), stack_fsync.as_ref(), bytes_per_trx);
     let first = active.first().copied().unwrap_or(0);
     let last = active.last().copied().unwrap_or(0);
     let durability_known = sync_binlog.is_some() || flush_log.is_some();
@@ -435,6 +376,83 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             actors: Default::default(),
         },
     })
+}
+
+/// On a replica: which replication thread the flushes stall, by perf, stacks or settings.
+fn on_replica(i: &Inputs<'_>, sync_relay: Option<&str>) -> Option<OnReplica> {
+    i.replica.map(|r| {
+        let t = i.replica_threads;
+        let share = |n: u64, d: u64| (d > 0).then(|| n as f64 / d as f64);
+        let io = t.and_then(|t| share(t.io_fsync, t.io_samples));
+        let sql = t.and_then(|t| share(t.sql_fsync, t.sql_samples));
+        let stack = |r: &str| i.stacks.and_then(|v| v.role(r).map(|t| StackFsync::of(t, v)));
+        let (io_stacks, sql_stacks) = (stack("io"), stack("sql"));
+        // The thread the flushes stall: by perf when both threads were sampled, else by their stacks
+        // (gdb, pt-pmp), else by the settings (sync_relay_log=1 syncs the relay log after every event
+        // the IO thread writes).
+        let thread = match (io, sql, &io_stacks, &sql_stacks) {
+            (Some(a), Some(b), _, _) if a >= b => Side::Io,
+            (Some(_), Some(_), _, _) => Side::Sql,
+            (_, _, Some(a), Some(b)) if a.share() >= b.share() => Side::Io,
+            (_, _, Some(_), Some(_)) => Side::Sql,
+            _ if sync_relay == Some("1") => Side::Io,
+            _ => Side::Sql,
+        };
+        OnReplica {
+            source: r.source.clone(),
+            source_server_id: r.source_server_id,
+            source_on_this_host: r.source_is_local(),
+            thread,
+            io_thread_fsync_share: io,
+            sql_thread_fsync_share: sql,
+            io_stacks,
+            sql_stacks,
+        }
+    })
+}
+
+/// The finding's evidence: the durability settings, the busiest flush second, the stacks in
+/// fsync, the binlog's bytes per transaction.
+fn evidence(
+    i: &Inputs<'_>,
+    active: &[usize],
+    on_replica: Option<&OnReplica>,
+    stack_fsync: Option<&StackFsync>,
+    bytes_per_trx: Option<f64>,
+) -> Vec<Evidence> {
+    let flush = i.flushes.values;
+    let mut evidence = Vec::new();
+    for (s, metric) in [(i.sync_binlog, "sync_binlog"), (i.flush_log, "innodb_flush_log_at_trx_commit")] {
+        if let Some(s) = s {
+            evidence.push(ctx_evidence(s, metric));
+        }
+    }
+    let f_at = |r: usize| at(flush, r).unwrap_or(0.0);
+    if let Some(&row) = active.iter().max_by(|a, b| f_at(**a).total_cmp(&f_at(**b))) {
+        evidence.push(i.flushes.evidence(row, "f/s", f_at(row)));
+    }
+    // The stacks: the replication threads' on a replica, else the thread most often in fsync.
+    if let Some(r) = on_replica {
+        for (st, who) in [(&r.io_stacks, "IO thread"), (&r.sql_stacks, "SQL thread")] {
+            if let Some(st) = st {
+                evidence.push(st.evidence(who));
+            }
+        }
+    }
+    if let Some(st) = stack_fsync {
+        evidence.push(st.evidence("thread"));
+    }
+    // The binlog the number came from.
+    if let Some(b) = i.binlog {
+        evidence.push(Evidence {
+            file: b.file.to_string(),
+            lines: None,
+            metric: "mean bytes per transaction".into(),
+            value: opt(bytes_per_trx),
+            quote: None,
+        });
+    }
+    evidence
 }
 
 /// Writes the verdict as the finding.

@@ -224,95 +224,262 @@ fn request_text(req: Option<f64>) -> String {
 /// size only support (foreign small writes dilute request sizes; the block stack and
 /// `max_sectors_kb` split them), and each piece's strength is said in the finding.
 pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
-    let (view, col) = (i.periodicity, &i.writes.series);
+    let view = i.periodicity;
     if view.bursts.len() < MIN_BURSTS {
         return Decision::Pass(format!(
             "no repeated write bursts on the device ({} found)",
             view.bursts.len()
         ));
     }
-    // The written file mapping: the shared writable file mapping with the most dirty pages.
-    let file_map = crate::analysis::stack::written_mapping(i.mappings);
-    let smaps_pmd = file_map.and_then(|m| m.value.get("FilePmdMapped"));
-    let map_size = file_map.and_then(|m| m.value.get("Size"));
-    let meminfo_pmd = i.meminfo_file_pmd_mapped_kb.map(|s| s.value);
-    let thp_rate: f64 = i.thp_file_mapped.map(|s| s.values.iter().flatten().sum()).unwrap_or(0.0);
-    let at = |s: &Series<'_>, row: usize| s.values.get(row).and_then(Cell::get);
-    let burst_req: Vec<f64> =
-        i.requests.map(|s| view.bursts.iter().filter_map(|b| at(&s, b.peak)).collect()).unwrap_or_default();
-    let req = mean(&burst_req);
-    // smaps of the written mapping is authoritative; system-wide counters
-    // (meminfo FilePmdMapped, thp_file_mapped) also count other processes'
-    // mappings (binaries, libraries), so alone they need periodic bursts at the
-    // writeback window too (expiry-driven writeback is what dirty mmap pages get).
-    // The periodic bursts must also carry most of the bytes: a period of a few bursts among a
-    // copy's larger writeback is not what a mapped file's expiry writes.
-    let periodic = view.periodic_bursts().len() >= PERIODIC_BURSTS
-        && view.periodic_share() >= PERIODIC_SHARE
-        && view.confidence.unwrap_or(0.0) >= PERIODIC_CONFIDENCE
-        && view.period_s.is_some_and(|p| i.window.matches(p));
-    let folio = match (file_map, smaps_pmd) {
-        (Some(_), Some(v)) if v > 0 => Strength::Strong,
-        (Some(_), _) => Strength::Against,
-        // smaps of the captured processes without any shared writable file mapping:
-        // they write with write(), not through a mapping.
-        (None, _) if !i.mappings.is_empty() => Strength::Against,
-        (None, _) if periodic && meminfo_pmd.is_some_and(|v| v > 0) && thp_rate > 0.0 => Strength::Medium,
-        (None, _) if meminfo_pmd.is_some() || i.thp_file_mapped.is_some() => Strength::Against,
-        (None, _) => Strength::Unknown,
-    };
-    let request = match req {
-        Some(r) if r >= BIG_REQUEST_BYTES => Strength::Supporting,
+    let f = Folio::of(i);
+    if let Some(d) = f.screen(i) {
+        return d;
+    }
+    let (burst_med, folio_kb, amplification) = amplification(i);
+    let evidence = f.evidence(i);
+    let amp = match amplification {
+        Some(a) if a >= STRONG_AMPLIFICATION => Strength::Strong,
         Some(_) => Strength::Against,
         None => Strength::Unknown,
     };
-    let path = file_map.map(|m| m.value.path.clone());
-    let mount = mount_for(i.mounts, path.as_deref(), Some(i.writes.device));
-    let kernel = i.kernel;
-    let kv = kernel.and_then(|k| iosift_parsers::uname::kernel_version(&k.value));
-    let gate = match (mount, kv) {
-        (Some(m), Some(k)) => large_folio_gate(&m.value.fstype, k),
-        _ => None,
+    let confidence: f64 = 0.45
+        + if f.gate == Some(true) { 0.2 } else { 0.0 }
+        + if f.folio == Strength::Strong { 0.15 } else { 0.05 }
+        + if amp == Strength::Strong { 0.1 } else { 0.0 }
+        + if f.request == Strength::Supporting { 0.05 } else { 0.0 };
+    // Severity from what the periodic bursts cost: critical when a third of their episodes
+    // (other writers' episodes between them left out) cost latency, blocked tasks or
+    // commits; a warning when none did but the amplification is measured (the device writes
+    // hundreds of times what the stores changed); else information.
+    let eps = super::actors::of_bursts(i.episodes, i.writes.device, &view.periodic_bursts());
+    let ev = super::actors::verdict(&eps);
+    let severity = match ev.severity(Severity::Critical) {
+        Severity::Critical => Severity::Critical,
+        _ if amp == Strength::Strong => Severity::Warning,
+        _ if ev.episodes == 0 => Severity::Warning,
+        s => s,
     };
-    if folio == Strength::Unknown && request == Strength::Unknown {
-        return Decision::Skip(vec![Missing::FolioCounters, Missing::RequestSizes]);
-    }
-    let req_text = request_text(req);
-    if gate == Some(false) {
-        let m = mount.map(|m| m.value.fstype.clone()).unwrap_or_default();
-        return Decision::Pass(format!(
-            "{m} on kernel {} does not cache mmap'd file pages in large folios (XFS >= 5.18, ext4 >= 6.16)",
-            kernel.map(|k| k.value.clone()).unwrap_or_default()
-        ));
-    }
-    if folio < Strength::Medium {
-        let why = match (file_map, folio) {
-            (Some(_), _) => String::new(),
-            (None, Strength::Against) if !i.mappings.is_empty() => {
-                " (smaps shows no shared writable file mapping: the captured processes write with write())"
-                    .to_string()
-            }
-            (None, _) if !periodic => format!(
-                " (system-wide counters only, and the bursts are not periodic at the writeback window of {:.0} s)",
-                i.window.seconds()
-            ),
-            _ => String::new(),
+    Decision::Fire(Verdict {
+        burst_bytes_median: burst_med,
+        device: i.writes.named(),
+        smaps_file_pmd_mapped_kb: f.smaps_pmd,
+        meminfo_file_pmd_mapped_kb: f.meminfo_pmd,
+        mapping_size_kb: f.map_size,
+        file_pmd_mapped_share: match (f.smaps_pmd, f.map_size) {
+            (Some(p), Some(sz)) if sz > 0 => Some(p as f64 / sz as f64),
+            _ => None,
+        },
+        amplification_estimate: amplification,
+        burst_request_bytes_mean: f.req,
+        folio_kb_from_pidstat: folio_kb,
+        thp_file_mapped_increase: f.thp_rate,
+        kernel: f.kernel.map(|k| k.value.clone()),
+        filesystem: f.mount.map(|m| m.value.fstype.clone()),
+        mapped_file: f.path,
+        gate: f.gate,
+        large_folios: f.folio,
+        amplification: amp,
+        request_size: f.request,
+        episodes: ev.episodes,
+        episodes_costly: ev.costly,
+        cost: (ev.episodes > 0).then(|| ev.harm.clone()),
+        basis: super::Basis {
+            severity,
+            confidence: (confidence.min(0.95) * 100.0).round() / 100.0,
+            window: None,
+            evidence,
+            actors: Default::default(),
+        },
+    })
+}
+
+/// A series' value at a row, when there is one.
+fn at(s: &Series<'_>, row: usize) -> Option<f64> {
+    s.values.get(row).and_then(Cell::get)
+}
+
+/// What says whether the bursts write large folios of a mapped file: the written mapping,
+/// the folio counters, the bursts' request sizes and the file system's gate.
+struct Folio<'a> {
+    /// The shared writable file mapping with the most dirty pages.
+    file_map: Option<&'a Sourced<Mapping>>,
+    /// Its FilePmdMapped (KiB).
+    smaps_pmd: Option<u64>,
+    /// Its size (KiB).
+    map_size: Option<u64>,
+    /// /proc/meminfo's FilePmdMapped (KiB).
+    meminfo_pmd: Option<u64>,
+    /// thp_file_mapped events over the capture.
+    thp_rate: f64,
+    /// The bursts are periodic at the writeback window and carry most of the bytes.
+    periodic: bool,
+    /// The large-folio evidence.
+    folio: Strength,
+    /// Mean write request of the bursts (bytes).
+    req: Option<f64>,
+    /// The request-size evidence.
+    request: Strength,
+    /// The mapped file's path.
+    path: Option<String>,
+    /// Its mount (or the device's).
+    mount: Option<&'a Sourced<Mount>>,
+    /// `uname -r`.
+    kernel: Option<&'a Sourced<String>>,
+    /// Whether the file system on this kernel caches mmap'd file pages in large folios.
+    gate: Option<bool>,
+}
+
+impl<'a> Folio<'a> {
+    /// Reads the evidence from the inputs.
+    fn of(i: &Inputs<'a>) -> Self {
+        let view = i.periodicity;
+        // The written file mapping: the shared writable file mapping with the most dirty pages.
+        let file_map = crate::analysis::stack::written_mapping(i.mappings);
+        let smaps_pmd = file_map.and_then(|m| m.value.get("FilePmdMapped"));
+        let map_size = file_map.and_then(|m| m.value.get("Size"));
+        let meminfo_pmd = i.meminfo_file_pmd_mapped_kb.map(|s| s.value);
+        let thp_rate: f64 = i.thp_file_mapped.map(|s| s.values.iter().flatten().sum()).unwrap_or(0.0);
+        let burst_req: Vec<f64> = i
+            .requests
+            .map(|s| view.bursts.iter().filter_map(|b| at(&s, b.peak)).collect())
+            .unwrap_or_default();
+        let req = mean(&burst_req);
+        // smaps of the written mapping is authoritative; system-wide counters
+        // (meminfo FilePmdMapped, thp_file_mapped) also count other processes'
+        // mappings (binaries, libraries), so alone they need periodic bursts at the
+        // writeback window too (expiry-driven writeback is what dirty mmap pages get).
+        // The periodic bursts must also carry most of the bytes: a period of a few bursts among a
+        // copy's larger writeback is not what a mapped file's expiry writes.
+        let periodic = view.periodic_bursts().len() >= PERIODIC_BURSTS
+            && view.periodic_share() >= PERIODIC_SHARE
+            && view.confidence.unwrap_or(0.0) >= PERIODIC_CONFIDENCE
+            && view.period_s.is_some_and(|p| i.window.matches(p));
+        let folio = match (file_map, smaps_pmd) {
+            (Some(_), Some(v)) if v > 0 => Strength::Strong,
+            (Some(_), _) => Strength::Against,
+            // smaps of the captured processes without any shared writable file mapping:
+            // they write with write(), not through a mapping.
+            (None, _) if !i.mappings.is_empty() => Strength::Against,
+            (None, _) if periodic && meminfo_pmd.is_some_and(|v| v > 0) && thp_rate > 0.0 => Strength::Medium,
+            (None, _) if meminfo_pmd.is_some() || i.thp_file_mapped.is_some() => Strength::Against,
+            (None, _) => Strength::Unknown,
         };
-        return Decision::Pass(format!(
-            "no large-folio amplification: FilePmdMapped {} KiB{}{}{why}, burst writes average {req_text} per request",
-            smaps_pmd.or(meminfo_pmd).map_or("unknown".into(), |v| v.to_string()),
-            path.as_ref().map_or(String::new(), |p| format!(" for {p}")),
-            if thp_rate > 0.0 || file_map.is_some() { "" } else { ", thp_file_mapped not rising" },
-        ));
+        let request = match req {
+            Some(r) if r >= BIG_REQUEST_BYTES => Strength::Supporting,
+            Some(_) => Strength::Against,
+            None => Strength::Unknown,
+        };
+        let path = file_map.map(|m| m.value.path.clone());
+        let mount = mount_for(i.mounts, path.as_deref(), Some(i.writes.device));
+        let kernel = i.kernel;
+        let kv = kernel.and_then(|k| iosift_parsers::uname::kernel_version(&k.value));
+        let gate = match (mount, kv) {
+            (Some(m), Some(k)) => large_folio_gate(&m.value.fstype, k),
+            _ => None,
+        };
+        Folio {
+            file_map,
+            smaps_pmd,
+            map_size,
+            meminfo_pmd,
+            thp_rate,
+            periodic,
+            folio,
+            req,
+            request,
+            path,
+            mount,
+            kernel,
+            gate,
+        }
     }
-    // System-wide counters count every process's mappings (a build's binaries too): they
-    // point at the written file only when the bursts' write requests are whole folios.
-    if folio == Strength::Medium && request != Strength::Supporting {
-        return Decision::Pass(format!(
-            "system-wide FilePmdMapped {} KiB and thp_file_mapped rising, but no smaps of the writer and the bursts' writes average {req_text} per request: nothing ties the large folios to the written file",
-            meminfo_pmd.unwrap_or(0)
-        ));
+
+    /// The decision when the evidence already settles it (nothing measured, a file system
+    /// without large folios, no large folios, or nothing tying them to the written file).
+    fn screen(&self, i: &Inputs<'_>) -> Option<Decision<Verdict>> {
+        let (file_map, folio, request) = (self.file_map, self.folio, self.request);
+        if folio == Strength::Unknown && request == Strength::Unknown {
+            return Some(Decision::Skip(vec![Missing::FolioCounters, Missing::RequestSizes]));
+        }
+        let req_text = request_text(self.req);
+        if self.gate == Some(false) {
+            let m = self.mount.map(|m| m.value.fstype.clone()).unwrap_or_default();
+            return Some(Decision::Pass(format!(
+                "{m} on kernel {} does not cache mmap'd file pages in large folios (XFS >= 5.18, ext4 >= 6.16)",
+                self.kernel.map(|k| k.value.clone()).unwrap_or_default()
+            )));
+        }
+        if folio < Strength::Medium {
+            let why = match (file_map, folio) {
+                (Some(_), _) => String::new(),
+                (None, Strength::Against) if !i.mappings.is_empty() => {
+                    " (smaps shows no shared writable file mapping: the captured processes write with write())"
+                        .to_string()
+                }
+                (None, _) if !self.periodic => format!(
+                    " (system-wide counters only, and the bursts are not periodic at the writeback window of {:.0} s)",
+                    i.window.seconds()
+                ),
+                _ => String::new(),
+            };
+            return Some(Decision::Pass(format!(
+                "no large-folio amplification: FilePmdMapped {} KiB{}{}{why}, burst writes average {req_text} per request",
+                self.smaps_pmd.or(self.meminfo_pmd).map_or("unknown".into(), |v| v.to_string()),
+                self.path.as_ref().map_or(String::new(), |p| format!(" for {p}")),
+                if self.thp_rate > 0.0 || file_map.is_some() { "" } else { ", thp_file_mapped not rising" },
+            )));
+        }
+        // System-wide counters count every process's mappings (a build's binaries too): they
+        // point at the written file only when the bursts' write requests are whole folios.
+        if folio == Strength::Medium && request != Strength::Supporting {
+            return Some(Decision::Pass(format!(
+                "system-wide FilePmdMapped {} KiB and thp_file_mapped rising, but no smaps of the writer and the bursts' writes average {req_text} per request: nothing ties the large folios to the written file",
+                self.meminfo_pmd.unwrap_or(0)
+            )));
+        }
+        None
     }
+
+    /// The finding's evidence: kernel, file system, the mapping, the counters, the first bursts.
+    fn evidence(&self, i: &Inputs<'_>) -> Vec<Evidence> {
+        let (view, col) = (i.periodicity, &i.writes.series);
+        let mut evidence: Vec<Evidence> = Vec::new();
+        if let Some(k) = self.kernel {
+            evidence.push(ctx_evidence(k, "kernel release"));
+        }
+        if let Some(m) = self.mount {
+            evidence.push(mount_evidence(m, "filesystem"));
+        }
+        if let Some(m) = self.file_map {
+            evidence.push(Evidence {
+                file: m.file.clone(),
+                lines: Some([m.line, m.line]),
+                metric: "FilePmdMapped (kB)".into(),
+                value: opt(self.smaps_pmd.map(|v| v as f64)),
+                quote: Some(format!("{} {}", m.value.perms, m.value.path)),
+            });
+        }
+        if let Some(s) = i.meminfo_file_pmd_mapped_kb {
+            evidence.push(ctx_evidence(s, "FilePmdMapped (kB, /proc/meminfo)"));
+        }
+        for b in view.bursts.iter().take(3) {
+            evidence.push(col.evidence(b.peak, "wkB/s", b.peak_value / 1024.0));
+            if let Some(req) = &i.requests
+                && let Some(r) = at(req, b.peak)
+            {
+                let label =
+                    if req.name.starts_with("ds.") { "kB per write (diskstats)" } else { "wareq-sz (kB)" };
+                evidence.push(req.evidence(b.peak, label, r / 1024.0));
+            }
+        }
+        evidence
+    }
+}
+
+/// The bursts' median size, the folio size pidstat charged the writer in (kB), and the
+/// amplification: device bytes per burst over what the writer's stores dirtied.
+fn amplification(i: &Inputs<'_>) -> (f64, Option<u64>, Option<f64>) {
+    let view = i.periodicity;
     // Amplification: pidstat charges a whole folio when a store dirties it; the
     // folio size is the common step of the writer's kB_wr/s values.
     let sizes: Vec<f64> = view.bursts.iter().map(|b| b.total).collect();
@@ -350,89 +517,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
         }),
         _ => None,
     };
-    let mut evidence: Vec<Evidence> = Vec::new();
-    if let Some(k) = kernel {
-        evidence.push(ctx_evidence(k, "kernel release"));
-    }
-    if let Some(m) = mount {
-        evidence.push(mount_evidence(m, "filesystem"));
-    }
-    if let Some(m) = file_map {
-        evidence.push(Evidence {
-            file: m.file.clone(),
-            lines: Some([m.line, m.line]),
-            metric: "FilePmdMapped (kB)".into(),
-            value: opt(smaps_pmd.map(|v| v as f64)),
-            quote: Some(format!("{} {}", m.value.perms, m.value.path)),
-        });
-    }
-    if let Some(s) = i.meminfo_file_pmd_mapped_kb {
-        evidence.push(ctx_evidence(s, "FilePmdMapped (kB, /proc/meminfo)"));
-    }
-    for b in view.bursts.iter().take(3) {
-        evidence.push(col.evidence(b.peak, "wkB/s", b.peak_value / 1024.0));
-        if let Some(req) = &i.requests
-            && let Some(r) = at(req, b.peak)
-        {
-            let label =
-                if req.name.starts_with("ds.") { "kB per write (diskstats)" } else { "wareq-sz (kB)" };
-            evidence.push(req.evidence(b.peak, label, r / 1024.0));
-        }
-    }
-    let amp = match amplification {
-        Some(a) if a >= STRONG_AMPLIFICATION => Strength::Strong,
-        Some(_) => Strength::Against,
-        None => Strength::Unknown,
-    };
-    let confidence: f64 = 0.45
-        + if gate == Some(true) { 0.2 } else { 0.0 }
-        + if folio == Strength::Strong { 0.15 } else { 0.05 }
-        + if amp == Strength::Strong { 0.1 } else { 0.0 }
-        + if request == Strength::Supporting { 0.05 } else { 0.0 };
-    // Severity from what the periodic bursts cost: critical when a third of their episodes
-    // (other writers' episodes between them left out) cost latency, blocked tasks or
-    // commits; a warning when none did but the amplification is measured (the device writes
-    // hundreds of times what the stores changed); else information.
-    let eps = super::actors::of_bursts(i.episodes, i.writes.device, &view.periodic_bursts());
-    let ev = super::actors::verdict(&eps);
-    let severity = match ev.severity(Severity::Critical) {
-        Severity::Critical => Severity::Critical,
-        _ if amp == Strength::Strong => Severity::Warning,
-        _ if ev.episodes == 0 => Severity::Warning,
-        s => s,
-    };
-    Decision::Fire(Verdict {
-        burst_bytes_median: burst_med,
-        device: i.writes.named(),
-        smaps_file_pmd_mapped_kb: smaps_pmd,
-        meminfo_file_pmd_mapped_kb: meminfo_pmd,
-        mapping_size_kb: map_size,
-        file_pmd_mapped_share: match (smaps_pmd, map_size) {
-            (Some(p), Some(sz)) if sz > 0 => Some(p as f64 / sz as f64),
-            _ => None,
-        },
-        amplification_estimate: amplification,
-        burst_request_bytes_mean: req,
-        folio_kb_from_pidstat: folio_kb,
-        thp_file_mapped_increase: thp_rate,
-        kernel: kernel.map(|k| k.value.clone()),
-        filesystem: mount.map(|m| m.value.fstype.clone()),
-        mapped_file: path,
-        gate,
-        large_folios: folio,
-        amplification: amp,
-        request_size: request,
-        episodes: ev.episodes,
-        episodes_costly: ev.costly,
-        cost: (ev.episodes > 0).then(|| ev.harm.clone()),
-        basis: super::Basis {
-            severity,
-            confidence: (confidence.min(0.95) * 100.0).round() / 100.0,
-            window: None,
-            evidence,
-            actors: Default::default(),
-        },
-    })
+    (burst_med, folio_kb, amplification)
 }
 
 /// Writes the verdict as the finding.

@@ -387,74 +387,17 @@ fn decide_device(i: &Inputs<'_>) -> Decision<Verdict> {
     // A period that is not writeback's claims a repeating source (an application timer): its
     // bursts are of one size class. One large write with a few small ones after it (a copy
     // and the writeback of its last dirty pages) is no timer.
-    let (smallest, largest) =
-        sizes.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-    if !matches && !cadence && n < MIN_BURSTS_MIXED_SIZES && largest > TIMER_SIZE_RATIO * smallest {
-        return Decision::Pass(format!(
-            "{n} write bursts on {dev} every {period:.1} s, not the writeback window, of {} to {}: one large write and smaller ones, not a repeating source",
-            mib(smallest),
-            mib(largest)
-        ));
+    if !matches
+        && !cadence
+        && let Some(why) = one_large_write(&sizes, dev, period)
+    {
+        return Decision::Pass(why);
     }
     let first = periodic.first().map(|b| b.start).unwrap_or(0);
     let last = periodic.last().map(|b| b.end).unwrap_or(0);
-    // Who dirtied (pidstat threads) vs who issued (kernel flusher when the dirtiers are steady).
-    let mut writers: Vec<(&String, &ThreadTotal, u32)> =
-        i.threads.iter().map(|(tid, t)| (&t.comm, t, *tid)).collect();
-    writers.sort_by(|a, b| b.1.bytes.total_cmp(&a.1.bytes).then(a.2.cmp(&b.2)));
-    // A thread cannot have dirtied, for this device, more than the device wrote plus what
-    // was still dirty at the end: one that dirtied more wrote (mostly) elsewhere, another
-    // tenant's database on the disk below a loop device for instance.
-    let device_bytes: f64 = col.values.iter().flatten().sum();
-    let dirty_growth = i.dirty.as_ref().map_or(0.0, |d| {
-        let mut v = d.values.iter().flatten();
-        match (v.next(), v.next_back()) {
-            (Some(a), Some(b)) => (b - a).max(0.0),
-            _ => 0.0,
-        }
-    });
-    let could_have = |bytes: f64| bytes <= 1.1 * (device_bytes + dirty_growth);
-    let elsewhere: Vec<String> = writers
-        .iter()
-        .filter(|w| w.1.category != "writeback" && !could_have(w.1.bytes))
-        .take(3)
-        .map(|w| format!("{} (tid {}, {})", w.0, w.2, mib(w.1.bytes)))
-        .collect();
-    let dirtiers: Vec<String> = writers
-        .iter()
-        .filter(|w| w.1.category != "writeback" && could_have(w.1.bytes))
-        .take(3)
-        .map(|w| format!("{} (tid {}, {})", w.0, w.2, mib(w.1.bytes)))
-        .collect();
-    // Who issued the bursts is measured per episode, never assumed from the period; the
-    // pattern's class is the one most of its bursts measured.
-    let members: Vec<Vec<&crate::analysis::episodes::Episode>> =
-        periodic.iter().map(|b| super::actors::overlapping(i.episodes, dev, b.start, b.end)).collect();
-    let mut ev = super::actors::verdict_of_pattern(&members);
-    // Who dirtied what each burst wrote: the thread that dirtied, between two bursts, what
-    // the second wrote, burst after burst. It outweighs who was charged in the episodes'
-    // windows, which on a shared host is whoever wrote most anywhere.
-    let by_volume = super::actors::writers_by_volume(&periodic, &i.thread_series, i.threads);
-    if !by_volume.is_empty() {
-        ev.actors.writers = by_volume;
-    }
-    let mut evidence = Vec::new();
-    for b in periodic.iter().take(6) {
-        evidence.push(col.evidence(b.peak, "wkB/s", b.peak_value / 1024.0));
-    }
-    if let Some(dirty) = &i.dirty {
-        let v = dirty.values;
-        for b in periodic.iter().take(3) {
-            let lo = b.start.saturating_sub(2);
-            let hi = (b.end + 3).min(v.len().saturating_sub(1));
-            if let Some((row, val)) = (lo..=hi)
-                .filter_map(|r| v.get(r).and_then(Cell::get).map(|x| (r, x)))
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-            {
-                evidence.push(dirty.evidence(row, "Dirty (kB)", val / 1024.0));
-            }
-        }
-    }
+    let (dirtiers, elsewhere, dirty_growth) = dirtiers(i);
+    let ev = issued(i, &periodic);
+    let evidence = burst_evidence(i, &periodic);
     Decision::Fire(Verdict {
         device: i.writes.named(),
         period_s: period,
@@ -488,6 +431,102 @@ fn decide_device(i: &Inputs<'_>) -> Decision<Verdict> {
             journal_commit_s: view.journal_commit_s.map(|(c, _)| c),
         }),
     })
+}
+
+/// Who issued the periodic bursts, measured per episode (never assumed from the period),
+/// with who dirtied what each burst wrote as the writers when it is known.
+fn issued(i: &Inputs<'_>, periodic: &[crate::analysis::bursts::Burst]) -> EpisodeVerdict {
+    let dev = i.writes.device;
+    // Who issued the bursts is measured per episode, never assumed from the period; the
+    // pattern's class is the one most of its bursts measured.
+    let members: Vec<Vec<&crate::analysis::episodes::Episode>> =
+        periodic.iter().map(|b| super::actors::overlapping(i.episodes, dev, b.start, b.end)).collect();
+    let mut ev = super::actors::verdict_of_pattern(&members);
+    // Who dirtied what each burst wrote: the thread that dirtied, between two bursts, what
+    // the second wrote, burst after burst. It outweighs who was charged in the episodes'
+    // windows, which on a shared host is whoever wrote most anywhere.
+    let by_volume = super::actors::writers_by_volume(periodic, &i.thread_series, i.threads);
+    if !by_volume.is_empty() {
+        ev.actors.writers = by_volume;
+    }
+    ev
+}
+
+/// Bursts at a period that is not writeback's, too few and of very different sizes: one
+/// large write and smaller ones after it, said as the reason; `None` when they could be a timer.
+fn one_large_write(sizes: &[f64], dev: &str, period: f64) -> Option<String> {
+    let n = sizes.len();
+    let (smallest, largest) =
+        sizes.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    (n < MIN_BURSTS_MIXED_SIZES && largest > TIMER_SIZE_RATIO * smallest).then(|| {
+        format!(
+            "{n} write bursts on {dev} every {period:.1} s, not the writeback window, of {} to {}: one large write and smaller ones, not a repeating source",
+            mib(smallest),
+            mib(largest)
+        )
+    })
+}
+
+/// Who dirtied the device's bytes: the three heaviest pidstat writers (not the flusher)
+/// that could have (at most what the device wrote plus Dirty's growth), those that wrote
+/// more than that (elsewhere), and Dirty's growth over the capture.
+fn dirtiers(i: &Inputs<'_>) -> (Vec<String>, Vec<String>, f64) {
+    let col = &i.writes.series;
+    // Who dirtied (pidstat threads) vs who issued (kernel flusher when the dirtiers are steady).
+    let mut writers: Vec<(&String, &ThreadTotal, u32)> =
+        i.threads.iter().map(|(tid, t)| (&t.comm, t, *tid)).collect();
+    writers.sort_by(|a, b| b.1.bytes.total_cmp(&a.1.bytes).then(a.2.cmp(&b.2)));
+    // A thread cannot have dirtied, for this device, more than the device wrote plus what
+    // was still dirty at the end: one that dirtied more wrote (mostly) elsewhere, another
+    // tenant's database on the disk below a loop device for instance.
+    let device_bytes: f64 = col.values.iter().flatten().sum();
+    let dirty_growth = i.dirty.as_ref().map_or(0.0, |d| {
+        let mut v = d.values.iter().flatten();
+        match (v.next(), v.next_back()) {
+            (Some(a), Some(b)) => (b - a).max(0.0),
+            _ => 0.0,
+        }
+    });
+    let could_have = |bytes: f64| bytes <= 1.1 * (device_bytes + dirty_growth);
+    let elsewhere: Vec<String> = writers
+        .iter()
+        .filter(|w| w.1.category != "writeback" && !could_have(w.1.bytes))
+        .take(3)
+        .map(|w| format!("{} (tid {}, {})", w.0, w.2, mib(w.1.bytes)))
+        .collect();
+    let dirtiers: Vec<String> = writers
+        .iter()
+        .filter(|w| w.1.category != "writeback" && could_have(w.1.bytes))
+        .take(3)
+        .map(|w| format!("{} (tid {}, {})", w.0, w.2, mib(w.1.bytes)))
+        .collect();
+    (dirtiers, elsewhere, dirty_growth)
+}
+
+/// The evidence of periodic bursts: their peaks, and Dirty's low point around the first three.
+fn burst_evidence(
+    i: &Inputs<'_>,
+    periodic: &[crate::analysis::bursts::Burst],
+) -> Vec<crate::model::Evidence> {
+    let col = &i.writes.series;
+    let mut evidence = Vec::new();
+    for b in periodic.iter().take(6) {
+        evidence.push(col.evidence(b.peak, "wkB/s", b.peak_value / 1024.0));
+    }
+    if let Some(dirty) = &i.dirty {
+        let v = dirty.values;
+        for b in periodic.iter().take(3) {
+            let lo = b.start.saturating_sub(2);
+            let hi = (b.end + 3).min(v.len().saturating_sub(1));
+            if let Some((row, val)) = (lo..=hi)
+                .filter_map(|r| v.get(r).and_then(Cell::get).map(|x| (r, x)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+            {
+                evidence.push(dirty.evidence(row, "Dirty (kB)", val / 1024.0));
+            }
+        }
+    }
+    evidence
 }
 
 /// The metrics both kinds of verdict have.
@@ -647,6 +686,14 @@ fn explain_device(v: &Verdict, d: &DeviceBursts) -> (String, Vec<String>) {
                 if *dirty_grew { " plus the growth of dirty memory" } else { "" }
             )
         };
+    let remedies = device_remedies(v, *journal_commit_s);
+    (summary, remedies)
+}
+
+/// The remedies of a device's periodic bursts, by who issued them.
+fn device_remedies(v: &Verdict, journal_commit_s: Option<f64>) -> Vec<String> {
+    let (ev, period) = (&v.issued, v.period_s);
+    let (matches, cadence) = (v.matches_writeback_window, v.matches_flusher_interval);
     let mut remedies = if ev.is(&[IssuerClass::ApplicationFlush]) {
         vec![format!(
             "The bursts are the application's own flushes{} every {period:.0} s: flush in smaller steps as the data is written (sync_file_range / fdatasync every few MB) or spread its timer; the vm.dirty_* tunables do not change them.",
@@ -679,7 +726,7 @@ fn explain_device(v: &Verdict, d: &DeviceBursts) -> (String, Vec<String>) {
     if !matches && !cadence && !ev.is(&[IssuerClass::ApplicationFlush, IssuerClass::Journal]) {
         remedies.push("The period does not match the writeback tunables: look for an application timer (checkpoint, flush interval) with this period.".into());
     }
-    (summary, remedies)
+    remedies
 }
 
 /// Evaluates the rule: [`decide`], then [`explain`].

@@ -383,26 +383,8 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let series_end = |x: Witness| w.get(x).and_then(|s| s.last()).map(|p| p.lag_s);
     let series_growth = |x: Witness| w.get(x).and_then(LagSeries::growth);
     let threads = i.threads;
-    let other_witnesses = w
-        .series
-        .iter()
-        .filter(|s| s.witness != best.witness)
-        .filter_map(|s| {
-            let (last, end) = (s.last()?, best.last()?.epoch);
-            Some(OtherWitness { witness: s.witness, lag_s: last.lag_s, before_end_s: end - last.epoch })
-        })
-        .collect();
-    let mut evidence = Vec::new();
-    if let (Some(a), Some(z), Some(pf)) = (v.lag.first(), v.lag.last(), i.status_file) {
-        evidence.push(quote_row(pf, a.2, "Seconds_Behind_Master (first reading)", a.1));
-        evidence.push(quote_row(pf, z.2, "Seconds_Behind_Master (last reading)", z.1));
-    }
-    if best.witness != Witness::SecondsBehind {
-        evidence.extend([reading(i, best, true), reading(i, best, false)].into_iter().flatten());
-    }
-    for (k, s) in &i.settings {
-        evidence.push(ctx_evidence(s, k));
-    }
+    let other_witnesses = other_witnesses(w, best);
+    let evidence = evidence(i, v, best);
     let window =
         (best.first().zip(best.last())).map(|(a, z)| (a.epoch.floor() as i64, z.epoch.floor() as i64));
     let bytes = |x: Option<u64>| x.map(|x| x as f64);
@@ -462,6 +444,35 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             actors: Actors { bound: vec![bound_actor(v)], issuers: issuers(v, threads), writers: Vec::new() },
         },
     })
+}
+
+/// The witnesses other than the one measured, with their last reading.
+fn other_witnesses(w: &Witnesses, best: &LagSeries) -> Vec<OtherWitness> {
+    w.series
+        .iter()
+        .filter(|s| s.witness != best.witness)
+        .filter_map(|s| {
+            let (last, end) = (s.last()?, best.last()?.epoch);
+            Some(OtherWitness { witness: s.witness, lag_s: last.lag_s, before_end_s: end - last.epoch })
+        })
+        .collect()
+}
+
+/// The finding's evidence: the first and last Seconds_Behind_Master rows, the measured
+/// witness's readings, the replication settings.
+fn evidence(i: &Inputs<'_>, v: &ReplicaView, best: &LagSeries) -> Vec<Evidence> {
+    let mut evidence = Vec::new();
+    if let (Some(a), Some(z), Some(pf)) = (v.lag.first(), v.lag.last(), i.status_file) {
+        evidence.push(quote_row(pf, a.2, "Seconds_Behind_Master (first reading)", a.1));
+        evidence.push(quote_row(pf, z.2, "Seconds_Behind_Master (last reading)", z.1));
+    }
+    if best.witness != Witness::SecondsBehind {
+        evidence.extend([reading(i, best, true), reading(i, best, false)].into_iter().flatten());
+    }
+    for (k, s) in &i.settings {
+        evidence.push(ctx_evidence(s, k));
+    }
+    evidence
 }
 
 /// The verdict's numbers as the finding's metrics.

@@ -632,7 +632,7 @@ pub fn markdown() -> String {
     let mut s = String::from(
         "# Timeline columns\n\n\
          Generated from `src/table/columns.rs` (the typed catalogue `Col`); a test checks this file \
-         is current (`IOSIFT_UPDATE_DOCS=1 cargo test --test columns_doc` rewrites it). Every column \
+         is current (`IOSIFT_UPDATE_DOCS=1 cargo test --test suite columns_doc` rewrites it). Every column \
          of the 1 s timeline (`tables/timeline.parquet`, `iosift tables`) is one of these. Rates \
          are per second over the interval of the sample that covers the second; gauges are the \
          value sampled in that second. Every cell keeps the input file and line it came from \

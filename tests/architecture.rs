@@ -565,7 +565,7 @@ fn the_file_scanner_resolves_every_form_of_path() {
 }
 
 /// The file-level cycles of `src/` today, printed (not yet enforced: run with
-/// `cargo test --test architecture -- --ignored --nocapture`).
+/// `cargo test --test suite architecture -- --ignored --nocapture`).
 #[test]
 #[ignore = "src/ still has file-level cycles; printed for the step that removes them"]
 fn src_file_cycles_today() {

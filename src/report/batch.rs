@@ -5,7 +5,7 @@
 //! start; a filter by rule and severity; links only to reports that were
 //! written. `summary.json` holds the same rows in the same order.
 
-use maud::{DOCTYPE, PreEscaped, html};
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -200,36 +200,7 @@ pub fn write_batch_index(rows: &[BatchRow], dir: &Path) -> anyhow::Result<()> {
                         th { "findings" }
                     } }
                     tbody {
-                        @for r in &rows {
-                            tr data-rules=(r.rules.keys().cloned().collect::<Vec<_>>().join(" "))
-                               data-sev=(if r.error.is_some() { 4 } else { rank(r.severity.as_deref()) }) {
-                                @let shared = rows.iter().filter(|o| o.bundle == r.bundle).count() > 1;
-                                @let label = r.bundle.get(folder.len()..).unwrap_or(&r.bundle).to_string()
-                                    + &if shared { format!(" ({})", r.dir_name) } else { String::new() };
-                                td.cap title=(r.bundle) { @match r.report.as_deref().filter(|_| safe_component(&r.dir_name)) {
-                                    Some(href) => a href=(href) { (label) },
-                                    None => (label),
-                                } }
-                                td.h title=[r.host.as_deref()] { (r.host.as_deref().unwrap_or("-")) }
-                                td.t { (r.start.as_deref().map(when).unwrap_or_else(|| "-".into())) }
-                                td.n { (r.duration_s.map(span).unwrap_or_else(|| "-".into())) }
-                                @if let Some(e) = &r.error {
-                                    td.bad { "failed" }
-                                    td.bad colspan=(2 + specs.len() + 1) { (e) }
-                                } @else {
-                                    td class=[r.severity.as_deref()] { (r.severity.as_deref().unwrap_or("-")) }
-                                    td title=[r.summary.as_deref()] { (r.title.as_deref().unwrap_or("no finding")) }
-                                    td.n { (r.number.as_deref().unwrap_or("")) }
-                                    @for s in &specs {
-                                        @let sev = r.rules.get(s.id).map(String::as_str);
-                                        td.m class=[sev] title=[sev.map(|v| format!("{}: {v}", s.title))] {
-                                            (sev.and_then(|v| v.chars().next()).map(|c| c.to_ascii_uppercase().to_string()).unwrap_or_else(|| "·".into()))
-                                        }
-                                    }
-                                    td.n { (r.findings) }
-                                }
-                            }
-                        }
+                        @for r in &rows { (row(r, &rows, &folder)) }
                     }
                 }
                 script { (PreEscaped(FILTER)) }
@@ -243,6 +214,42 @@ pub fn write_batch_index(rows: &[BatchRow], dir: &Path) -> anyhow::Result<()> {
     std::fs::write(&md, overview_md(&rows, &folder))
         .with_context(|| format!("cannot write {}", md.display()))?;
     Ok(())
+}
+
+/// One capture's row of the overview table; `rows` are all of them (a bundle analysed
+/// twice is told apart by its folder), `folder` their common folder.
+fn row(r: &BatchRow, rows: &[&BatchRow], folder: &str) -> Markup {
+    let specs = crate::rules::SPECS;
+    html! {
+        tr data-rules=(r.rules.keys().cloned().collect::<Vec<_>>().join(" "))
+           data-sev=(if r.error.is_some() { 4 } else { rank(r.severity.as_deref()) }) {
+            @let shared = rows.iter().filter(|o| o.bundle == r.bundle).count() > 1;
+            @let label = r.bundle.get(folder.len()..).unwrap_or(&r.bundle).to_string()
+                + &if shared { format!(" ({})", r.dir_name) } else { String::new() };
+            td.cap title=(r.bundle) { @match r.report.as_deref().filter(|_| safe_component(&r.dir_name)) {
+                Some(href) => a href=(href) { (label) },
+                None => (label),
+            } }
+            td.h title=[r.host.as_deref()] { (r.host.as_deref().unwrap_or("-")) }
+            td.t { (r.start.as_deref().map(when).unwrap_or_else(|| "-".into())) }
+            td.n { (r.duration_s.map(span).unwrap_or_else(|| "-".into())) }
+            @if let Some(e) = &r.error {
+                td.bad { "failed" }
+                td.bad colspan=(2 + specs.len() + 1) { (e) }
+            } @else {
+                td class=[r.severity.as_deref()] { (r.severity.as_deref().unwrap_or("-")) }
+                td title=[r.summary.as_deref()] { (r.title.as_deref().unwrap_or("no finding")) }
+                td.n { (r.number.as_deref().unwrap_or("")) }
+                @for s in &specs {
+                    @let sev = r.rules.get(s.id).map(String::as_str);
+                    td.m class=[sev] title=[sev.map(|v| format!("{}: {v}", s.title))] {
+                        (sev.and_then(|v| v.chars().next()).map(|c| c.to_ascii_uppercase().to_string()).unwrap_or_else(|| "·".into()))
+                    }
+                }
+                td.n { (r.findings) }
+            }
+        }
+    }
 }
 
 /// The overview in Markdown (`summary.md`): one table row per capture in the page's order,

@@ -7,7 +7,7 @@
 //! count on hover, and draws the flame graph of a dragged (or clicked) range under
 //! the map; a double-click goes back to the whole capture.
 
-use super::charts::{tick_pattern, time_ticks};
+use super::charts::axis::{tick_pattern, time_ticks};
 use super::fmt::full;
 use crate::analysis::heat::{PerfHeat, ROWS};
 use crate::model::Report;

@@ -6,7 +6,7 @@
 //! text. After each drawing the flame graph's element carries `data-range`
 //! (`first-last` cell) and `data-samples` (the samples drawn).
 
-/// The script (appended to [`super::live::SCRIPT`] in the page's one `<script>`).
+/// The script (appended to [`super::live::script`] in the page's one `<script>`).
 pub const SCRIPT: &str = r##"
 (function(){
 "use strict";

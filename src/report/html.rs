@@ -2,7 +2,7 @@
 //! finding, in plain words beside its key chart; then the system box; then
 //! the evidence (collapsed); then every chart and table. Inline CSS, time
 //! charts as inline SVG with one small inline script of the project's
-//! ([`super::live::SCRIPT`]: hover, shared crosshair, zoom, legend toggles; and
+//! ([`super::live::script`]: hover, shared crosshair, zoom, legend toggles; and
 //! [`super::heat_script::SCRIPT`]: the perf heat map's range flame graph),
 //! other charts as SVG data URIs, flame graphs (one per process) in sandboxed
 //! frames so their own search and zoom work; a Content-Security-Policy that
@@ -17,9 +17,10 @@
 //! time, and every list is in a stable order.
 
 use super::charts::{Chart, Section};
+use super::findings::{ranked, sev_word};
 use super::flame::Flame;
 use super::fmt::{bytes_h, full, instant, json_cell, num};
-use crate::model::{Finding, Report, Severity};
+use crate::model::{Finding, Report};
 use crate::table::Cell;
 use crate::verdict::{Metric, Unit};
 use base64::Engine;
@@ -77,22 +78,6 @@ const MAX_ROWS: usize = 100;
 
 fn data_uri(mime: &str, bytes: &[u8]) -> String {
     format!("data:{mime};base64,{}", STANDARD.encode(bytes))
-}
-
-/// Findings ranked by severity (worst first), then confidence (highest first); stable.
-pub fn ranked(findings: &[Finding]) -> Vec<&Finding> {
-    let mut v: Vec<&Finding> = findings.iter().collect();
-    v.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| b.confidence.total_cmp(&a.confidence)));
-    v
-}
-
-/// The severity as its JSON word.
-pub fn sev_word(s: Severity) -> &'static str {
-    match s {
-        Severity::Info => "info",
-        Severity::Warning => "warning",
-        Severity::Critical => "critical",
-    }
 }
 
 /// The page's Content-Security-Policy: nothing may be fetched (images only as
@@ -159,7 +144,7 @@ pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_proble
                 (inventory(report, render_problems))
             }
             @if charts.iter().any(|c| c.time.is_some()) || !report.perf_heat.is_empty() {
-                script { (PreEscaped(super::live::SCRIPT)) (PreEscaped(super::heat_script::SCRIPT)) }
+                script { (PreEscaped(super::live::script())) (PreEscaped(super::heat_script::SCRIPT)) }
             }
             }
         }

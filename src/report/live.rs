@@ -1,5 +1,5 @@
 //! Time charts of the page as inline SVG written here (not by plotters), so
-//! that the small script of [`SCRIPT`] can read them: every panel carries its
+//! that the small script of [`script`] can read them: every panel carries its
 //! plot rectangle, its y range and its unit, every series its values
 //! (`data-v`, the numbers drawn, one per point) and its label. With scripts
 //! off the SVG is a complete static chart; with scripts on the page gets
@@ -9,7 +9,8 @@
 //! Capture text (series labels come from device and category names) goes
 //! through maud, which escapes it in text and attributes alike.
 
-use super::charts::{TimePlot, panel_y_range, stack, tick_pattern, time_ticks};
+use super::charts::TimePlot;
+use super::charts::axis::{DATE_TICKS_FROM_S, TICK_STEPS, panel_y_range, stack, tick_pattern, time_ticks};
 use super::fmt::num;
 use maud::{Markup, html};
 use plotters::style::RGBColor;
@@ -200,27 +201,43 @@ pub fn time_chart(p: &TimePlot, id: &str, w: f64, panel_h: f64, window: Option<(
                     }
                 }
             }
-            div.lg {
-                @for (k, panel) in p.panels.iter().enumerate() {
-                    @for (j, layer) in panel.stacked.iter().enumerate() {
-                        button.li type="button" data-k=(format!("{k}:s{j}")) { i style=(format!("background:{}", rgb(layer.color))) {} (layer.label) }
-                    }
-                    @for (j, l) in panel.lines.iter().enumerate() {
-                        button.li type="button" data-k=(format!("{k}:l{j}")) { i style=(format!("background:{}", rgb(l.color))) {} (l.label) }
-                    }
-                    @if let Some((_, label)) = &panel.guide { span.lgs { i.dash {} (label) } }
+            (legend(p, window))
+        }
+    }
+}
+
+/// The legend under a time chart: a toggle per series, the guides, the shaded spans.
+fn legend(p: &TimePlot, window: Option<(f64, f64)>) -> Markup {
+    html! {
+        div.lg {
+            @for (k, panel) in p.panels.iter().enumerate() {
+                @for (j, layer) in panel.stacked.iter().enumerate() {
+                    button.li type="button" data-k=(format!("{k}:s{j}")) { i style=(format!("background:{}", rgb(layer.color))) {} (layer.label) }
                 }
-                @if p.panels.iter().any(|x| !x.spans.is_empty()) { span.lgs { i style="background:#f5c6c6" {} "device write bursts" } }
-                @if window.is_some() { span.lgs { i style="background:#c3d9f5" {} "window of the finding" } }
+                @for (j, l) in panel.lines.iter().enumerate() {
+                    button.li type="button" data-k=(format!("{k}:l{j}")) { i style=(format!("background:{}", rgb(l.color))) {} (l.label) }
+                }
+                @if let Some((_, label)) = &panel.guide { span.lgs { i.dash {} (label) } }
             }
+            @if p.panels.iter().any(|x| !x.spans.is_empty()) { span.lgs { i style="background:#f5c6c6" {} "device write bursts" } }
+            @if window.is_some() { span.lgs { i style="background:#c3d9f5" {} "window of the finding" } }
         }
     }
 }
 
 /// The page's script: hover values, a shared crosshair, drag to zoom, double-click
 /// to reset, legend toggles. It only reads the `data-*` attributes written by
-/// [`time_chart`] and redraws paths and time labels; it loads nothing.
-pub const SCRIPT: &str = r##"
+/// [`time_chart`] and redraws paths and time labels; it loads nothing. Its time
+/// ticks on zoom use the axis of the drawn charts ([`TICK_STEPS`], [`DATE_TICKS_FROM_S`]).
+pub fn script() -> String {
+    let steps: Vec<String> = TICK_STEPS.iter().map(i64::to_string).collect();
+    SCRIPT
+        .replace("@TICK_STEPS@", &steps.join(","))
+        .replace("@DATE_TICKS_FROM_S@", &DATE_TICKS_FROM_S.to_string())
+}
+
+/// The text of [`script`] before the axis constants are put in.
+const SCRIPT: &str = r##"
 (function(){
 "use strict";
 var charts=[].slice.call(document.querySelectorAll("div.tc"));
@@ -229,9 +246,9 @@ var NS=charts[0].querySelector("svg").namespaceURI;
 var tip=document.createElement("div");tip.id="tip";tip.className="tip";tip.style.display="none";document.body.appendChild(tip);
 function pad(n){return(n<10?"0":"")+n;}
 function hms(e){var d=new Date(e*1000);return pad(d.getUTCHours())+":"+pad(d.getUTCMinutes())+":"+pad(d.getUTCSeconds());}
-function tick(e,span){if(span<172800)return hms(e);var d=new Date(e*1000);return pad(d.getUTCMonth()+1)+"-"+pad(d.getUTCDate())+" "+hms(e).slice(0,5);}
+function tick(e,span){if(span<@DATE_TICKS_FROM_S@)return hms(e);var d=new Date(e*1000);return pad(d.getUTCMonth()+1)+"-"+pad(d.getUTCDate())+" "+hms(e).slice(0,5);}
 function fmt(v){var a=Math.abs(v);if(a===0)return"0";if(a>=100)return v.toFixed(0);if(a>=10)return v.toFixed(1).replace(/\.0$/,"");if(a>=0.01)return v.toFixed(2).replace(/0$/,"").replace(/\.$/,"");return v.toExponential(1);}
-var STEPS=[1,2,5,10,15,30,60,120,300,600,900,1800,3600,7200,10800,21600,43200,86400];
+var STEPS=[@TICK_STEPS@];
 function parse(s){return s.split(",").map(function(x){return x===""?null:+x;});}
 var C=charts.map(function(el){
   var c={el:el,mt:+el.dataset.mt||10,t0:+el.dataset.t0,step:+el.dataset.step,len:+el.dataset.len,off:+el.dataset.off,zone:el.dataset.zone,a:0,b:+el.dataset.len,panels:[]};
@@ -322,6 +339,16 @@ mod tests {
         assert_eq!(short(None), "");
         assert_eq!(y_ticks(0.0, 10.0), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
         assert!(y_ticks(0.0, 0.0).is_empty());
+    }
+
+    #[test]
+    fn the_script_ticks_with_the_charts_axis() {
+        let s = script();
+        assert!(s.contains(
+            "var STEPS=[1,2,5,10,15,30,60,120,300,600,900,1800,3600,7200,10800,21600,43200,86400];"
+        ));
+        assert!(s.contains("if(span<172800)"));
+        assert!(!s.contains('@'));
     }
 
     #[test]

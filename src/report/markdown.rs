@@ -10,7 +10,7 @@
 //! neither format the ticket nor inject into it.
 
 use super::charts::Chart;
-use super::html::{ranked, sev_word};
+use super::findings::{ranked, sev_word};
 use crate::model::Report;
 use std::fmt::Write as _;
 

@@ -18,6 +18,7 @@
 mod batch;
 pub mod charts;
 mod episodes;
+mod findings;
 pub mod flame;
 mod fmt;
 mod heat;
@@ -31,8 +32,8 @@ mod story;
 pub mod summary;
 
 pub use batch::{BatchRow, write_batch_index};
+pub use findings::sev_word;
 pub use fmt::headline;
-pub use html::sev_word;
 pub use story::rule_title;
 pub use summary::terminal_summary;
 

@@ -6,8 +6,8 @@
 //! rule's declaration (a new rule needs nothing here).
 
 use super::charts::Chart;
+use super::findings::{ranked, sev_word};
 use super::fmt::full;
-use super::html::{ranked, sev_word};
 use crate::model::{Finding, Report, Severity};
 use crate::system::{Fact, SystemBox};
 use crate::verdict::Actor;

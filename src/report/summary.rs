@@ -13,7 +13,7 @@
 //! report: reports/mmap_large_folio/index.html
 //! ```
 
-use super::html::{ranked, sev_word};
+use super::findings::{ranked, sev_word};
 use crate::model::{Report, Severity};
 use std::collections::BTreeMap;
 use std::fmt::Write;

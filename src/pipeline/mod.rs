@@ -232,7 +232,7 @@ mod tests {
         let mut v = iosift_parsers::common::Variant::new();
         assert!(budget_warnings("x", &v).is_empty());
         v.insert("reports_merged", iosift_parsers::common::sysstat::merged_variant(8));
-        v.insert("snapshots_thinned", iosift_parsers::ts_budget::thinned_variant(4));
+        v.insert("snapshots_thinned", iosift_parsers::procfs::ts_budget::thinned_variant(4));
         let w = budget_warnings("meminfo.ts", &v);
         assert_eq!(w.len(), 2);
         assert!(

@@ -18,14 +18,14 @@ use std::io::Read;
 pub const IOSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes a streamed pidstat's parsed rows may hold: past it, reports are merged two to
-/// one (and again) as for iostat (`iosift_parsers::pidstat_budget`). About the rows of 80 MB
+/// one (and again) as for iostat (`iosift_parsers::pidstat::budget`). About the rows of 80 MB
 /// of `pidstat -d -t` text: a pidstat of days at 1 s becomes a coarser one, which the
 /// analysis states; a 200 MB file took 745 MB.
 pub const PIDSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes the snapshots of a streamed `TS` series (pt-stalk `meminfo`, `procvmstat`,
 /// `diskstats`) may hold: past it, one snapshot in 2, 4, ... is kept
-/// (`iosift_parsers::ts_budget`; a diagnostic and the file's variant say so). A 200 MB
+/// (`iosift_parsers::procfs::ts_budget`; a diagnostic and the file's variant say so). A 200 MB
 /// `meminfo` (2.3 days at 1 s) holds about 180 MB, a 200 MB `diskstats` about 700 MB.
 pub const TS_SNAPSHOT_BUDGET: usize = 256 << 20;
 

@@ -115,6 +115,7 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         system,
         captures,
         measures,
+        context: p.ctx,
     }
 }
 

@@ -23,6 +23,7 @@ pub mod rules;
 pub mod sadf;
 pub mod source;
 pub mod state;
+pub mod stats;
 pub mod system;
 pub mod table;
 pub mod term;

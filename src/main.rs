@@ -523,7 +523,7 @@ fn diff(
         if let Some(e) = iosift::analyze::nothing_readable(&report, &p.display().to_string()) {
             anyhow::bail!("{e}; no diff written");
         }
-        let gathered = iosift::diff::context::gather(&bundle);
+        let gathered = iosift::diff::context::gather(&report);
         Ok((bundle, report, gathered))
     };
     // The two analyses are independent: run them side by side.

@@ -223,6 +223,9 @@ pub struct Report {
     pub system: crate::system::SystemBox,
     /// The numbers the rules measure whatever they decide (`iosift diff` compares them).
     pub measures: crate::analysis::measures::Measures,
+    /// The host and database context read from the capture (kernel, mounts, sysctl,
+    /// variables, ...): `iosift diff` compares its facts without parsing the files again.
+    pub context: crate::source::Context,
 }
 
 impl Report {

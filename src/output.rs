@@ -143,7 +143,7 @@ pub fn write_tables_to(
     target: &Target,
     format: TableFormat,
 ) -> anyhow::Result<(Vec<PathBuf>, Vec<String>, Vec<String>)> {
-    let p = pipeline::run(bundle, opts);
+    let mut p = pipeline::run(bundle, opts);
     if let Some(e) = &p.window_error {
         return Err(WindowError(e.clone()).into());
     }
@@ -175,17 +175,17 @@ pub fn write_tables_to(
         written.push(table::write_frame(&mut df, dir, "threads", format)?);
     }
     // Every point each source's visitor emits (all devices, all threads), on the same clock.
-    let mut filler = pipeline::fill::Filler::new(&p.files, &p.zone, &p.ctx);
-    let _ = filler.anchor_all();
-    for (i, f) in p.files.iter().enumerate() {
+    let mut ranged = pipeline::range::range_pass(std::mem::take(&mut p.files), &p.zone, &p.ctx);
+    for i in 0..ranged.files.len() {
+        let f = &ranged.files[i];
         let inferred = p.clocks[i].is_some_and(|c| c.anchoring.is_inferred());
         let Some(d) = &f.data else { continue };
         let raw = crate::source::of(d).raw_rows(&p.zone);
-        let t = table::sources::source_table(raw, inferred, || filler.emitted(i));
+        let stem = format!("{:03}-{}", i, crate::bundle::sanitize_file_name(&f.base));
+        let t = table::sources::source_table(raw, inferred, || ranged.emitted(i));
         if t.is_empty() {
             continue;
         }
-        let stem = format!("{:03}-{}", i, crate::bundle::sanitize_file_name(&f.base));
         let mut df = table::long_frame(&t)?;
         written.push(table::write_frame(&mut df, dir, &stem, format)?);
     }

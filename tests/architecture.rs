@@ -204,17 +204,7 @@ fn top_level_modules_form_no_new_cycle() {
         println!("  {m} -> {}", deps.keys().cloned().collect::<Vec<_>>().join(", "));
     }
     // Every edge inside a cycle, with the line that makes it.
-    let within = |g: &Graph, comp: &[String]| -> Vec<String> {
-        let mut out = Vec::new();
-        for a in comp {
-            for (b, at) in &g[a] {
-                if comp.contains(b) {
-                    out.push(format!("{a} -> {b} ({at})"));
-                }
-            }
-        }
-        out
-    };
+    let within = edges_within;
     for c in cycles(&g) {
         println!("cycle today: {}: {}", c.join(" <-> "), within(&g, &c).join(", "));
     }
@@ -251,4 +241,337 @@ fn the_scanner_sees_every_form_of_reference() {
         .map(|(x, y)| (x.to_string(), BTreeMap::from([(y.to_string(), String::new())])))
         .collect();
     assert_eq!(cycles(&g), vec![vec!["a".to_string(), "b".to_string(), "c".to_string()]]);
+}
+
+// ---------------------------------------------------------------------------
+// File-level cycles: a graph of the `.rs` files of one crate's source root.
+// ---------------------------------------------------------------------------
+
+/// The module path of a file of a source root: `iostat/budget.rs` ->
+/// `[iostat, budget]`, `iostat/mod.rs` -> `[iostat]`, `lib.rs` -> `[]`.
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).expect("the file is under the source root");
+    let mut out: Vec<String> =
+        rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    let last = out.pop().unwrap_or_default();
+    let stem = last.strip_suffix(".rs").unwrap_or(&last);
+    if !(stem == "mod" || (out.is_empty() && stem == "lib")) {
+        out.push(stem.to_string());
+    }
+    out
+}
+
+/// The text with comments, string and character literals blanked (newlines
+/// kept), so that only code is scanned and braces in literals do not count.
+fn code_only(text: &str) -> String {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |out: &mut String, s: &[char]| {
+        out.extend(s.iter().map(|&ch| if ch == '\n' { '\n' } else { ' ' }));
+    };
+    let ident_char = |ch: char| ch.is_alphanumeric() || ch == '_';
+    let mut i = 0;
+    while i < c.len() {
+        let at = |k: usize| c.get(k).copied().unwrap_or('\0');
+        let starts_token = i == 0 || !ident_char(c[i - 1]);
+        let end = if c[i] == '/' && at(i + 1) == '/' {
+            (i..c.len()).find(|&k| c[k] == '\n').unwrap_or(c.len())
+        } else if c[i] == '/' && at(i + 1) == '*' {
+            let (mut k, mut nest) = (i + 2, 1);
+            while k < c.len() && nest > 0 {
+                if c[k] == '/' && at(k + 1) == '*' {
+                    nest += 1;
+                    k += 1;
+                } else if c[k] == '*' && at(k + 1) == '/' {
+                    nest -= 1;
+                    k += 1;
+                }
+                k += 1;
+            }
+            k
+        } else if starts_token && (c[i] == 'r' || (c[i] == 'b' && at(i + 1) == 'r')) {
+            // r"..", r#".."#, br".."
+            let mut k = if c[i] == 'b' { i + 2 } else { i + 1 };
+            let hashes = (k..c.len()).take_while(|&j| c[j] == '#').count();
+            k += hashes;
+            if at(k) != '"' {
+                out.push(c[i]);
+                i += 1;
+                continue;
+            }
+            let close: Vec<char> = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+            (k + 1..c.len()).find(|&j| c[j..].starts_with(&close)).map_or(c.len(), |j| j + close.len())
+        } else if c[i] == '"' {
+            let mut k = i + 1;
+            while k < c.len() && c[k] != '"' {
+                k += if c[k] == '\\' { 2 } else { 1 };
+            }
+            k + 1
+        } else if c[i] == '\'' && at(i + 1) == '\\' {
+            (i + 2..c.len()).find(|&k| c[k] == '\'').map_or(c.len(), |k| k + 1)
+        } else if c[i] == '\'' && at(i + 2) == '\'' {
+            i + 3
+        } else {
+            out.push(c[i]);
+            i += 1;
+            continue;
+        };
+        let end = end.min(c.len());
+        blank(&mut out, &c[i..end]);
+        i = end;
+    }
+    out
+}
+
+/// A token of code: an identifier or one punctuation character (`::` is two
+/// `:`), with its 1-based line.
+fn tokens(code: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut line = 1;
+    let mut chars = code.char_indices().peekable();
+    while let Some((i, ch)) = chars.next() {
+        if ch == '\n' {
+            line += 1;
+        } else if ch.is_alphanumeric() || ch == '_' {
+            let mut end = i + ch.len_utf8();
+            while let Some(&(j, d)) = chars.peek() {
+                if !(d.is_alphanumeric() || d == '_') {
+                    break;
+                }
+                end = j + d.len_utf8();
+                chars.next();
+            }
+            out.push((code[i..end].to_string(), line));
+        } else if !ch.is_whitespace() {
+            out.push((ch.to_string(), line));
+        }
+    }
+    out
+}
+
+/// The paths (segments, `self` and `*` kept) a `use` tree starting at token
+/// `i` names, and the index of the token after it.
+fn use_tree(t: &[(String, usize)], mut i: usize, prefix: &[String], out: &mut Vec<Vec<String>>) -> usize {
+    let mut path = prefix.to_vec();
+    while i < t.len() {
+        match t[i].0.as_str() {
+            "{" => {
+                i += 1;
+                while i < t.len() && t[i].0 != "}" {
+                    i = use_tree(t, i, &path, out);
+                    if t.get(i).is_some_and(|x| x.0 == ",") {
+                        i += 1;
+                    }
+                }
+                return i + 1;
+            }
+            ":" => i += 1,
+            "as" => i += 2,
+            "," | "}" | ";" => break,
+            seg => {
+                path.push(seg.to_string());
+                i += 1;
+            }
+        }
+    }
+    if path.len() > prefix.len() {
+        out.push(path);
+    }
+    i
+}
+
+/// Every path one file names that starts at `crate`, `super`, `self` or a
+/// child module it declares, made absolute, with its line.
+fn file_paths(code: &str, here: &[String]) -> Vec<(Vec<String>, usize)> {
+    let t = tokens(code);
+    let children: BTreeSet<&str> =
+        t.windows(3).filter(|w| w[0].0 == "mod" && w[2].0 == ";").map(|w| w[1].0.as_str()).collect();
+    // Inline modules (`mod tests { .. }`) as (name, brace depth at their `{`).
+    let mut inline: Vec<(String, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        let (tok, line) = (t[i].0.as_str(), t[i].1);
+        let prev = if i > 0 { t[i - 1].0.as_str() } else { "" };
+        let next = t.get(i + 1).map_or("", |x| x.0.as_str());
+        let mut module: Vec<String> = here.to_vec();
+        module.extend(inline.iter().map(|(m, _)| m.clone()));
+        match tok {
+            "{" => depth += 1,
+            "}" => {
+                depth = depth.saturating_sub(1);
+                if inline.last().is_some_and(|(_, d)| *d == depth) {
+                    inline.pop();
+                }
+            }
+            "mod" if t.get(i + 2).is_some_and(|x| x.0 == "{") => {
+                inline.push((next.to_string(), depth));
+            }
+            "use" if next != "<" => {
+                let mut paths = Vec::new();
+                i = use_tree(&t, i + 1, &[], &mut paths);
+                for p in paths {
+                    if let Some(abs) = absolute(&p, &module, inline.is_empty(), &children) {
+                        out.push((abs, line));
+                    }
+                }
+                continue;
+            }
+            _ if next == ":" && prev != ":" && prev != "$" => {
+                let mut p = vec![tok.to_string()];
+                let mut k = i + 1;
+                while t.get(k).is_some_and(|x| x.0 == ":")
+                    && t.get(k + 1).is_some_and(|x| x.0 == ":")
+                    && t.get(k + 2)
+                        .is_some_and(|x| x.0.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+                {
+                    p.push(t[k + 2].0.clone());
+                    k += 3;
+                }
+                // `crate::$module` in a macro names no module of its own.
+                let whole = p.len() > 1 || t.get(k).is_some_and(|x| x.0 != ":");
+                if let Some(abs) = absolute(&p, &module, inline.is_empty(), &children).filter(|_| whole) {
+                    out.push((abs, line));
+                }
+                i = k;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A path made absolute from module `here`; `None` for other crates, std and
+/// local items. `children` are the file modules `here` declares, in scope by
+/// name at the top level of the file only (`at_top`).
+fn absolute(p: &[String], here: &[String], at_top: bool, children: &BTreeSet<&str>) -> Option<Vec<String>> {
+    let first = p.first()?.as_str();
+    let mut base: Vec<String> = match first {
+        "crate" => Vec::new(),
+        "super" | "self" => here.to_vec(),
+        _ if at_top && children.contains(first) && p.len() > 1 => here.to_vec(),
+        _ => return None,
+    };
+    let mut rest = p;
+    if first == "crate" || first == "self" {
+        rest = &p[1..];
+    }
+    while rest.first().is_some_and(|s| s == "super") {
+        base.pop();
+        rest = &rest[1..];
+    }
+    base.extend(rest.iter().filter(|s| *s != "self" && *s != "*").cloned());
+    Some(base)
+}
+
+/// The graph of the files of one crate's source root (`parsers/src`, `src`):
+/// file -> file it uses -> where (first `file:line` found). An edge `a -> b`
+/// is a path in `a` (in a `use`, grouped or not, or inline) through
+/// `crate::`, `super::`, `self::` or a child module `a` declares, resolved to
+/// the file that defines the longest module prefix of the path: an item of
+/// `iostat/types.rs` named as `crate::iostat::types::Report` is an edge to
+/// `iostat/types.rs`, but named through a re-export (`crate::iostat::Report`)
+/// it is an edge to `iostat/mod.rs`. Inline modules (`mod tests { .. }`)
+/// belong to their file. `main.rs` at the root is another crate (the
+/// binary) and is left out; self-edges are dropped.
+fn file_graph(src: &Path) -> Graph {
+    let mut files = Vec::new();
+    rs_files(src, &mut files);
+    let root_main = src.join("main.rs");
+    files.retain(|f| *f != root_main);
+    files.sort();
+    let rel = |f: &Path| f.strip_prefix(src).expect("under the root").display().to_string();
+    let by_module: BTreeMap<Vec<String>, String> =
+        files.iter().map(|f| (module_path(src, f), rel(f))).collect();
+    let mut g = Graph::new();
+    for f in &files {
+        let me = rel(f);
+        let text = fs::read_to_string(f).expect("a source file is readable");
+        let mut deps = BTreeMap::new();
+        for (abs, line) in file_paths(&code_only(&text), &module_path(src, f)) {
+            let target = (0..=abs.len()).rev().find_map(|n| by_module.get(&abs[..n]));
+            if let Some(to) = target.filter(|to| **to != me) {
+                deps.entry(to.clone()).or_insert(format!("{me}:{line}"));
+            }
+        }
+        g.insert(me, deps);
+    }
+    g
+}
+
+/// Every edge inside one cycle, with the line that makes it.
+fn edges_within(g: &Graph, comp: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in comp {
+        for (b, at) in &g[a] {
+            if comp.contains(b) {
+                out.push(format!("{a} -> {b} ({at})"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn parser_files_form_no_cycle() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("parsers/src");
+    let g = file_graph(&src);
+    println!("file graph of parsers/src (file -> files it uses):");
+    for (f, deps) in &g {
+        println!("  {f} -> {}", deps.keys().cloned().collect::<Vec<_>>().join(", "));
+    }
+    let found = cycles(&g);
+    assert!(
+        found.is_empty(),
+        "file-level import cycles in parsers/src: {}",
+        found.iter().map(|c| edges_within(&g, c).join(", ")).collect::<Vec<_>>().join("; ")
+    );
+}
+
+#[test]
+fn the_file_scanner_resolves_every_form_of_path() {
+    let here = vec!["fam".to_string(), "child".to_string()];
+    let code = code_only(
+        "//! crate::doc::x\nuse crate::{a, b::{c, d as e}};\nuse super::sib::X;\nmod kid;\n\
+         fn f() { let s = \"crate::str::x\"; let c = '{'; kid::g(); self::h(); super::super::top::k(); }\n\
+         macro_rules! m { ($m:ident) => { $crate::mac::x; crate::$m::y } }\n\
+         #[cfg(test)]\nmod tests {\n    use super::*;\n    use super::super::up;\n}\nuse std::fmt;\n",
+    );
+    let got: Vec<(String, usize)> =
+        file_paths(&code, &here).into_iter().map(|(p, l)| (p.join("::"), l)).collect();
+    let want: Vec<(String, usize)> = [
+        ("a", 2),
+        ("b::c", 2),
+        ("b::d", 2),
+        ("fam::sib::X", 3),
+        ("fam::child::kid::g", 5),
+        ("fam::child::h", 5),
+        ("top::k", 5),
+        ("fam::child", 9),
+        ("fam::up", 10),
+    ]
+    .iter()
+    .map(|(p, l)| (p.to_string(), *l))
+    .collect();
+    assert_eq!(got, want);
+    let src = Path::new("/r");
+    assert_eq!(module_path(src, Path::new("/r/lib.rs")), Vec::<String>::new());
+    assert_eq!(module_path(src, Path::new("/r/iostat/mod.rs")), vec!["iostat"]);
+    assert_eq!(module_path(src, Path::new("/r/iostat/budget.rs")), vec!["iostat", "budget"]);
+    assert_eq!(code_only("r#\"}\"# 'a' b\"{\" x<'a>"), "           b    x<'a>");
+}
+
+/// The file-level cycles of `src/` today, printed (not yet enforced: run with
+/// `cargo test --test suite architecture -- --ignored --nocapture`).
+#[test]
+#[ignore = "src/ still has file-level cycles; printed for the step that removes them"]
+fn src_file_cycles_today() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let g = file_graph(&src);
+    for c in cycles(&g) {
+        println!("cycle: {}", edges_within(&g, &c).join(", "));
+    }
 }

@@ -35,7 +35,7 @@ fn num(v: &serde_json::Value, path: &[&str]) -> f64 {
 fn analyzed(name: &str) -> (Report, context::Facts, Vec<iosift::diff::measures::Measure>) {
     let b = iosift::bundle::load(&[capture(name)], &Default::default()).unwrap();
     let r = iosift::analyze::analyze(&b, &Default::default());
-    let (facts, extra) = context::gather(&b);
+    let (facts, extra) = context::gather(&r);
     (r, facts, extra)
 }
 

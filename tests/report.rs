@@ -340,6 +340,7 @@ fn report() -> Report {
         window_error: None,
         captures: Vec::new(),
         measures: Default::default(),
+        context: Default::default(),
         system: Default::default(),
         host: Default::default(),
     }

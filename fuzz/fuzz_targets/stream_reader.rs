@@ -31,7 +31,9 @@ use std::io::Write;
 
 fuzz_target!(|data: &[u8]| {
     let [sel, chunk, cap, rest @ ..] = data else { return };
-    let format = bundle::STREAMED[usize::from(sel & 0x7f) % bundle::STREAMED.len()].0;
+    let streamed: Vec<&'static str> =
+        iosift_parsers::FORMATS.iter().filter(|f| f.extra.stream.is_some()).map(|f| f.id).collect();
+    let format = streamed[usize::from(sel & 0x7f) % streamed.len()];
     let gz = sel & 0x80 != 0;
     let Ok(dir) = tempfile::tempdir() else { return };
     let path = dir.path().join("input");

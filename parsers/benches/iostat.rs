@@ -77,7 +77,7 @@ fn bench(c: &mut Criterion) {
     let json = source("bundles/s1_mmap_writeback/iostat-x-t.json");
     g.throughput(Throughput::Bytes(json.len() as u64));
     g.bench_function("json_x_t_240", |b| {
-        b.iter(|| iosift_parsers::iostat_json::Fmt::parse(black_box(&json)))
+        b.iter(|| iosift_parsers::iostat::json::Fmt::parse(black_box(&json)))
     });
     g.finish();
 }

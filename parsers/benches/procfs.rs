@@ -5,7 +5,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use iosift_parsers::common::Format;
-use iosift_parsers::{proc_diskstats, proc_meminfo, proc_vmstat};
+use iosift_parsers::procfs::{diskstats as proc_diskstats, meminfo as proc_meminfo, vmstat as proc_vmstat};
 use std::hint::black_box;
 
 const S1: &str =

@@ -107,11 +107,7 @@ impl Format for Fmt {
     fn parse(input: &[u8]) -> Parsed<ChecksumList> {
         let mut out = ChecksumList::default();
         let mut d = Diags::default();
-        for l in Lines::new(input) {
-            if l.is_blank() {
-                continue;
-            }
-            let text = l.clean_text();
+        for (l, text) in Lines::new(input).content() {
             match parse_line(l.no, text.trim_end()) {
                 Some(c) => out.entries.push(c),
                 None => d.skip(l.no, DiagKind::Malformed, text.as_ref()),

@@ -171,11 +171,7 @@ impl Format for Fmt {
 
     fn parse(input: &[u8]) -> Parsed<ClockReference> {
         let mut out = ClockReference::default();
-        for l in Lines::new(input) {
-            if l.is_blank() {
-                continue;
-            }
-            let text = l.clean_text();
+        for (l, text) in Lines::new(input).content() {
             let t = text.trim();
             if let Some(o) = parse_offset(l.no, t) {
                 out.offsets.push(o);

@@ -110,11 +110,7 @@ impl Format for Fmt {
     fn parse(input: &[u8]) -> Parsed<DdSummary> {
         let mut out = DdSummary::default();
         let mut d = Diags::default();
-        for l in Lines::new(input) {
-            if l.is_blank() {
-                continue;
-            }
-            let text = l.clean_text();
+        for (l, text) in Lines::new(input).content() {
             // status=progress rewrites its line with `\r`: keep the last state.
             let t = text.rsplit('\r').next().unwrap_or("").trim();
             if let Some(r) = records(t, "records in") {

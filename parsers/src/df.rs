@@ -14,7 +14,7 @@
 
 use crate::common::number::parse_human;
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant};
-use crate::tsblocks;
+use crate::procfs::tsblocks;
 
 /// One file system.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,7 +69,7 @@ impl Summary for Df {
         v
     }
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        crate::tsblocks::epoch_range(self.snapshots.iter().map(|s| s.epoch))
+        crate::procfs::tsblocks::epoch_range(self.snapshots.iter().map(|s| s.epoch))
     }
 }
 

@@ -219,11 +219,7 @@ impl Format for Fmt {
         let mut d = Diags::default();
         // The hung task whose call trace is being read, until `</TASK>`.
         let mut trace: Option<usize> = None;
-        for l in Lines::new(input) {
-            if l.is_blank() {
-                continue;
-            }
-            let text = l.clean_text();
+        for (l, text) in Lines::new(input).content() {
             let Some((stamp, clock, msg)) = split(text.trim_end()) else {
                 d.skip(l.no, DiagKind::Malformed, text.trim_end());
                 continue;

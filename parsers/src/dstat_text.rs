@@ -317,30 +317,7 @@ fn parse_row(layout: &Layout, run: &Run, no: usize, line: &str, diags: &mut Diag
                     },
                 }
             }
-            SegKind::Numeric => {
-                let toks: Vec<&str> = t.split_whitespace().collect();
-                if toks.len() != seg.ncols {
-                    notes.push((
-                        DiagKind::FieldCount,
-                        format!("{} values for {} columns: {t}", toks.len(), seg.ncols),
-                    ));
-                    continue;
-                }
-                for (k, tok) in toks.iter().enumerate() {
-                    let ci = seg.first_col + k;
-                    let unit = run.columns.get(ci).map_or(Unit::Other, |c| c.unit);
-                    match parse_scaled(tok, unit) {
-                        Some(v) => {
-                            if let Some(slot) = row.values.get_mut(ci) {
-                                *slot = Some(v);
-                            }
-                            used += 1;
-                        }
-                        None if *tok == "-" => used += 1,
-                        None => notes.push((DiagKind::BadNumber, (*tok).to_string())),
-                    }
-                }
-            }
+            SegKind::Numeric => used += read_numeric(&mut row, seg, t, run, &mut notes),
         }
     }
     if used == 0 {
@@ -363,6 +340,31 @@ fn parse_row(layout: &Layout, run: &Run, no: usize, line: &str, diags: &mut Diag
     }
     row.stamp = epoch_stamp.or(time_stamp);
     Some(row)
+}
+
+/// The values of a segment of several numeric columns (`t`: its text); how many were read.
+fn read_numeric(row: &mut Row, seg: &Seg, t: &str, run: &Run, notes: &mut Vec<(DiagKind, String)>) -> usize {
+    let toks: Vec<&str> = t.split_whitespace().collect();
+    if toks.len() != seg.ncols {
+        notes.push((DiagKind::FieldCount, format!("{} values for {} columns: {t}", toks.len(), seg.ncols)));
+        return 0;
+    }
+    let mut used = 0;
+    for (k, tok) in toks.iter().enumerate() {
+        let ci = seg.first_col + k;
+        let unit = run.columns.get(ci).map_or(Unit::Other, |c| c.unit);
+        match parse_scaled(tok, unit) {
+            Some(v) => {
+                if let Some(slot) = row.values.get_mut(ci) {
+                    *slot = Some(v);
+                }
+                used += 1;
+            }
+            None if *tok == "-" => used += 1,
+            None => notes.push((DiagKind::BadNumber, (*tok).to_string())),
+        }
+    }
+    used
 }
 
 fn is_python_noise(l: &str) -> bool {

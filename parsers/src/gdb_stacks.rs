@@ -412,12 +412,6 @@ impl Format for Fmt {
         let mut last_closed: Option<usize> = None;
         let mut cur: Option<ThreadStack> = None;
         let mut swapped = false;
-        fn end_thread(cur: &mut Option<ThreadStack>, out: &mut GdbStacks) {
-            if let Some(mut t) = cur.take() {
-                t.wait = classify(t.frames.iter().map(String::as_str));
-                out.threads.push(t);
-            }
-        }
         for l in Lines::new(input) {
             lines = l.no;
             if l.is_blank() {
@@ -456,19 +450,10 @@ impl Format for Fmt {
             }
             if let Some((id, lwp, name)) = thread_header(t) {
                 end_thread(&mut cur, &mut out);
-                if open.as_ref().is_some_and(|o| o.1.contains(&id)) {
-                    // The same thread number again: a new snapshot without a boundary line.
-                    open = None;
-                }
-                let (idx, seen) = open.get_or_insert_with(|| {
-                    out.snapshots.push(Snapshot { line: l.no, ts: pending_ts.take(), pid: None, threads: 0 });
-                    (out.snapshots.len() - 1, Vec::new())
-                });
-                seen.push(id);
-                out.snapshots[*idx].threads += 1;
+                let idx = enter_snapshot(&mut out, &mut open, &mut pending_ts, id, l.no);
                 cur = Some(ThreadStack {
                     line: l.no,
-                    snapshot: *idx,
+                    snapshot: idx,
                     gdb_id: id,
                     lwp,
                     name,
@@ -491,12 +476,7 @@ impl Format for Fmt {
             if is_gdb_chatter(t) {
                 continue;
             }
-            if t.starts_with("ptrace:")
-                || t.starts_with("Could not attach")
-                || t.starts_with("No such process")
-                || t.starts_with("awk: ")
-                || t.contains("Operation not permitted")
-            {
+            if is_tool_message(t) {
                 d.skip(l.no, DiagKind::ToolMessage, t);
                 continue;
             }
@@ -513,6 +493,45 @@ impl Format for Fmt {
         }
         d.finish(out, lines)
     }
+}
+
+/// Ends the thread being read: its wait classified, kept.
+fn end_thread(cur: &mut Option<ThreadStack>, out: &mut GdbStacks) {
+    if let Some(mut t) = cur.take() {
+        t.wait = classify(t.frames.iter().map(String::as_str));
+        out.threads.push(t);
+    }
+}
+
+/// The snapshot a thread header (gdb thread `id`, at line `no`) belongs to: the open one,
+/// or a new one (stamped by a pending TS line) when none is open or the open one already
+/// has this thread number (a new snapshot without a boundary line).
+fn enter_snapshot(
+    out: &mut GdbStacks,
+    open: &mut Option<(usize, Vec<u32>)>,
+    pending_ts: &mut Option<TsLine>,
+    id: u32,
+    no: usize,
+) -> usize {
+    if open.as_ref().is_some_and(|o| o.1.contains(&id)) {
+        *open = None;
+    }
+    let (idx, seen) = open.get_or_insert_with(|| {
+        out.snapshots.push(Snapshot { line: no, ts: pending_ts.take(), pid: None, threads: 0 });
+        (out.snapshots.len() - 1, Vec::new())
+    });
+    seen.push(id);
+    out.snapshots[*idx].threads += 1;
+    *idx
+}
+
+/// A message of gdb, ptrace or the collecting script instead of a stack.
+fn is_tool_message(t: &str) -> bool {
+    t.starts_with("ptrace:")
+        || t.starts_with("Could not attach")
+        || t.starts_with("No such process")
+        || t.starts_with("awk: ")
+        || t.contains("Operation not permitted")
 }
 
 #[cfg(test)]

@@ -19,11 +19,7 @@ pub mod dstat_csv;
 pub mod dstat_text;
 pub mod gdb_stacks;
 pub mod innodb_status;
-pub mod interrupts;
 pub mod iostat;
-pub mod iostat_budget;
-pub mod iostat_json;
-mod iostat_metrics;
 pub mod mounts;
 pub mod mpstat;
 pub mod mysql_error_log;
@@ -39,13 +35,7 @@ pub mod perf_record_log;
 pub mod perf_report;
 pub mod perf_script;
 pub mod pidstat;
-pub mod pidstat_budget;
-pub mod pidstat_json;
-pub mod proc_diskstats;
-pub mod proc_meminfo;
-pub mod proc_pressure;
-pub mod proc_stat;
-pub mod proc_vmstat;
+pub mod procfs;
 pub mod ps;
 pub mod pt_heartbeat;
 pub mod pt_pmp;
@@ -58,11 +48,19 @@ pub mod sysctl;
 pub mod sysfs;
 pub mod thread_list;
 pub mod top;
-pub mod ts_budget;
-pub mod tsblocks;
-pub mod tsstream;
 pub mod uname;
 pub mod vmstat;
 
+// The flat module names the `formats!` list of [`registry`] uses for the formats
+// whose parser sits in a family folder.
+pub(crate) use iostat::json as iostat_json;
+pub(crate) use pidstat::json as pidstat_json;
+pub(crate) use procfs::{
+    diskstats as proc_diskstats, interrupts, meminfo as proc_meminfo, pressure as proc_pressure,
+    stat as proc_stat, vmstat as proc_vmstat,
+};
+
 pub use common::{DiagKind, Diagnostic, Format, Parsed, Sniff, Stamp, Summary};
-pub use registry::{Data, Detected, FORMATS, FormatInfo, by_id, detect};
+pub use registry::{
+    Budgets, Data, Detected, FORMATS, FormatInfo, Stream, StreamFrom, by_id, by_name_hint, detect,
+};

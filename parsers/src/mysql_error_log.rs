@@ -167,11 +167,7 @@ impl Format for Fmt {
 
     fn parse(input: &[u8]) -> Parsed<MysqlErrorLog> {
         let mut out = MysqlErrorLog::default();
-        for l in Lines::new(input) {
-            if l.is_blank() {
-                continue;
-            }
-            let text = l.clean_text();
+        for (l, text) in Lines::new(input).content() {
             let t = text.trim_end();
             let e = parse_line(l.no, t).unwrap_or_else(|| LogEntry {
                 line: l.no,

@@ -198,11 +198,7 @@ impl Format for Fmt {
     fn parse(input: &[u8]) -> Parsed<MysqlOptionFile> {
         let mut out = MysqlOptionFile::default();
         let mut d = Diags::default();
-        for l in Lines::new(input) {
-            if l.is_blank() {
-                continue;
-            }
-            let text = l.clean_text();
+        for (l, text) in Lines::new(input).content() {
             let t = text.trim();
             if t.starts_with('#') || t.starts_with(';') {
                 continue;

@@ -229,11 +229,7 @@ impl Format for Fmt {
                 }
             }
         };
-        for l in Lines::new(input) {
-            if l.is_blank() {
-                continue;
-            }
-            let text = l.clean_text();
+        for (l, text) in Lines::new(input).content() {
             let t = text.trim_end_matches(['\r', '\n']);
             if crate::mysql_variables::is_row_marker(t) {
                 flush(&mut vert, &mut out, &mut d);

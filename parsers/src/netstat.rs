@@ -22,7 +22,7 @@
 //! `Section: text` -> value (`Tcp: segments retransmitted`).
 
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
-use crate::tsblocks;
+use crate::procfs::tsblocks;
 use std::collections::BTreeMap;
 
 /// One snapshot.
@@ -83,7 +83,7 @@ impl Summary for Netstat {
         v
     }
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        crate::tsblocks::epoch_range(self.snapshots.iter().map(|s| s.epoch))
+        crate::procfs::tsblocks::epoch_range(self.snapshots.iter().map(|s| s.epoch))
     }
 }
 

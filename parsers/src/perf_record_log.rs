@@ -66,11 +66,7 @@ impl Format for Fmt {
 
     fn parse(input: &[u8]) -> Parsed<PerfRecordLog> {
         let mut out = PerfRecordLog::default();
-        for l in Lines::new(input) {
-            if l.is_blank() {
-                continue;
-            }
-            let text = l.clean_text();
+        for (l, text) in Lines::new(input).content() {
             let t = text.trim();
             if let Some(b) = bracketed(t) {
                 if let Some(r) = b.strip_prefix("Woken up ") {

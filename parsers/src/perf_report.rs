@@ -221,11 +221,7 @@ impl Format for Fmt {
         let mut out = PerfReport::default();
         let mut d = Diags::default();
         let mut cols: Vec<String> = Vec::new();
-        for l in Lines::new(input) {
-            if l.is_blank() {
-                continue;
-            }
-            let text = l.clean_text();
+        for (l, text) in Lines::new(input).content() {
             if let Some(body) = text.strip_prefix('#') {
                 let body = body.trim();
                 if let Some(ev) = parse_samples(body) {

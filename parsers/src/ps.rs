@@ -108,7 +108,7 @@ impl Summary for Ps {
         v
     }
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        crate::tsblocks::epoch_range(self.snapshots.iter().map(|s| s.epoch))
+        crate::procfs::tsblocks::epoch_range(self.snapshots.iter().map(|s| s.epoch))
     }
 }
 

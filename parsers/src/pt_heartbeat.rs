@@ -31,7 +31,7 @@ use crate::common::number::parse_u64;
 use crate::common::ts::TsLine;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::mysql_variables::{is_border, is_client_noise, pipe_cells};
-use crate::tsblocks;
+use crate::procfs::tsblocks;
 use chrono::NaiveDateTime;
 
 /// One heartbeat row at one reading.

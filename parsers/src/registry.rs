@@ -1,11 +1,106 @@
 //! THE list of formats. Adding a format is one module implementing
 //! [`Format`] plus one line in the `formats!` invocation below; order is
-//! priority when several sniffers say [`Sniff::Yes`].
+//! priority when several sniffers say [`Sniff::Yes`]. A line may add the
+//! format's [`Extra`] facts: how a large file of it is parsed as a stream of
+//! lines ([`Stream`]), and the words of a file name that say an empty file is
+//! its output (`hints`).
 
-use crate::common::{Format, Parsed, SNIFF_BYTES, Sniff, Summary};
+use crate::common::{Format, LineSource, Parsed, SNIFF_BYTES, Sniff, SourceLine, Summary};
+
+/// From what size on disk a file of a format is streamed (the application sets the sizes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamFrom {
+    /// Only large files: perf scripts and decoded binlogs (their collectors keep little per line).
+    Large,
+    /// Series (iostat, pidstat, vmstat, dool/dstat CSV, `TS`-framed /proc files): their
+    /// records are kept, but no whole-file buffer is made.
+    Series,
+}
+
+/// The memory budgets of streamed series (bytes; 0: no limit), set by the application:
+/// past one, a parser merges or thins what it keeps (and says so).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Budgets {
+    /// Parsed rows of an iostat.
+    pub iostat_rows: usize,
+    /// Parsed rows of a pidstat.
+    pub pidstat_rows: usize,
+    /// Snapshots of a `TS`-framed /proc series.
+    pub snapshots: usize,
+}
+
+/// How a format is parsed from lines fed one at a time (a file streamed from disk).
+#[derive(Debug, Clone, Copy)]
+pub struct Stream {
+    /// From what size on disk it is streamed.
+    pub from: StreamFrom,
+    parse: fn(&mut Lines<'_>, &Budgets) -> Parsed<Data>,
+}
+
+impl Stream {
+    /// Parses the lines of `src` within the budgets.
+    pub fn parse(&self, src: &mut dyn LineSource, budgets: &Budgets) -> Parsed<Data> {
+        (self.parse)(&mut Lines(src), budgets)
+    }
+}
+
+/// A [`LineSource`] behind a reference (the parsers read a sized source).
+pub struct Lines<'a>(&'a mut dyn LineSource);
+
+impl LineSource for Lines<'_> {
+    fn next_line(&mut self) -> Option<SourceLine<'_>> {
+        self.0.next_line()
+    }
+    fn len_hint(&self) -> usize {
+        self.0.len_hint()
+    }
+}
+
+/// What a line of the registry may add to a format.
+#[derive(Debug, Clone, Copy)]
+pub struct Extra {
+    /// How a large file of it is streamed (`None`: it is read whole).
+    pub stream: Option<Stream>,
+    /// Words of a file name that say an empty file is its output (a run killed before its
+    /// first line, or whose stdout went to `--output`).
+    pub hints: &'static [&'static str],
+}
+
+impl Extra {
+    /// No streaming, no hints.
+    const NONE: Extra = Extra { stream: None, hints: &[] };
+}
+
+/// Streamed from [`StreamFrom::Series`] sizes on.
+const fn series(parse: fn(&mut Lines<'_>, &Budgets) -> Parsed<Data>) -> Option<Stream> {
+    Some(Stream { from: StreamFrom::Series, parse })
+}
+
+/// Streamed from [`StreamFrom::Large`] sizes on.
+const fn large(parse: fn(&mut Lines<'_>, &Budgets) -> Parsed<Data>) -> Option<Stream> {
+    Some(Stream { from: StreamFrom::Large, parse })
+}
+
+/// A perf script fed to its collector line by line.
+fn perf_lines(src: &mut Lines<'_>, _: &Budgets) -> Parsed<Data> {
+    let mut c = crate::perf_script::Collector::new();
+    while let Some(l) = src.next_line() {
+        c.feed_line(l.line.no, l.line.bytes);
+    }
+    c.finish().map(|v| Data::PerfScript(Box::new(v)))
+}
+
+/// A decoded binlog fed to its collector line by line.
+fn binlog_lines(src: &mut Lines<'_>, _: &Budgets) -> Parsed<Data> {
+    let mut c = crate::mysqlbinlog::Collector::new();
+    while let Some(l) = src.next_line() {
+        c.feed_line(l.line.no, l.line.bytes);
+    }
+    c.finish().map(Data::Mysqlbinlog)
+}
 
 macro_rules! formats {
-    ($( $variant:ident => $module:ident ),* $(,)?) => {
+    ($( $variant:ident => $module:ident $({ $($field:ident : $value:expr),* $(,)? })? ),* $(,)?) => {
         /// The typed result of parsing a file of any format.
         #[derive(Debug)]
         pub enum Data {
@@ -33,6 +128,8 @@ macro_rules! formats {
             pub description: &'static str,
             /// A real sample line.
             pub sample: &'static str,
+            /// Streaming and name hints.
+            pub extra: Extra,
             sniff: fn(&[u8]) -> Sniff,
             parse: fn(&[u8]) -> Parsed<Data>,
         }
@@ -49,12 +146,15 @@ macro_rules! formats {
         }
 
         /// Every format, in priority order.
+        // A line that gives every extra field leaves the struct update without effect.
+        #[allow(clippy::needless_update)]
         pub static FORMATS: &[FormatInfo] = &[
             $(
                 FormatInfo {
                     id: <crate::$module::Fmt as Format>::ID,
                     description: <crate::$module::Fmt as Format>::DESCRIPTION,
                     sample: <crate::$module::Fmt as Format>::SAMPLE,
+                    extra: Extra { $($($field: $value,)*)? ..Extra::NONE },
                     sniff: <crate::$module::Fmt as Format>::sniff,
                     parse: |input| <crate::$module::Fmt as Format>::parse(input).map(Data::$variant),
                 },
@@ -64,9 +164,15 @@ macro_rules! formats {
 }
 
 formats! {
-    Iostat => iostat,
+    Iostat => iostat {
+        stream: series(|s, b| crate::iostat::parse_source_within(s, b.iostat_rows).map(Data::Iostat)),
+        hints: &["iostat"],
+    },
     IostatJson => iostat_json,
-    Pidstat => pidstat,
+    Pidstat => pidstat {
+        stream: series(|s, b| crate::pidstat::parse_source_within(s, b.pidstat_rows).map(Data::Pidstat)),
+        hints: &["pidstat"],
+    },
     PidstatJson => pidstat_json,
     Sar => sar,
     Sadf => sadf,
@@ -77,19 +183,28 @@ formats! {
     Netstat => netstat,
     Interrupts => interrupts,
     Df => df,
-    Vmstat => vmstat,
-    DstatCsv => dstat_csv,
-    DstatText => dstat_text,
-    ProcMeminfo => proc_meminfo,
-    ProcVmstat => proc_vmstat,
-    ProcDiskstats => proc_diskstats,
+    Vmstat => vmstat {
+        stream: series(|s, _| crate::vmstat::parse_source(s).map(Data::Vmstat)),
+        hints: &["vmstat"],
+    },
+    DstatCsv => dstat_csv { stream: series(|s, _| crate::dstat_csv::parse_source(s).map(Data::DstatCsv)) },
+    DstatText => dstat_text { hints: &["dstat", "dool"] },
+    ProcMeminfo => proc_meminfo {
+        stream: series(|s, b| crate::proc_meminfo::parse_source_within(s, b.snapshots).map(Data::ProcMeminfo)),
+    },
+    ProcVmstat => proc_vmstat {
+        stream: series(|s, b| crate::proc_vmstat::parse_source_within(s, b.snapshots).map(Data::ProcVmstat)),
+    },
+    ProcDiskstats => proc_diskstats {
+        stream: series(|s, b| crate::proc_diskstats::parse_source_within(s, b.snapshots).map(Data::ProcDiskstats)),
+    },
     ProcPressure => proc_pressure,
     ProcStat => proc_stat,
     Smaps => smaps,
-    PerfScript => perf_script,
+    PerfScript => perf_script { stream: large(perf_lines), hints: &["perf"] },
     GdbStacks => gdb_stacks,
     PtPmp => pt_pmp,
-    Mysqlbinlog => mysqlbinlog,
+    Mysqlbinlog => mysqlbinlog { stream: large(binlog_lines), hints: &["binlog"] },
     Binlogsum => binlogsum,
     MysqlVariables => mysql_variables,
     MysqlThreads => mysql_threads,
@@ -98,7 +213,7 @@ formats! {
     PtHeartbeat => pt_heartbeat,
     Uname => uname,
     Mounts => mounts,
-    Sysctl => sysctl,
+    Sysctl => sysctl { hints: &["sysctl"] },
     Sysfs => sysfs,
     ClockReference => clock_reference,
     PerfReport => perf_report,
@@ -113,6 +228,11 @@ formats! {
     Dmesg => dmesg,
     CsvTable => csv_table,
     Sections => sections,
+}
+
+/// The format whose name hints a file name (lower case) contains, first in registry order.
+pub fn by_name_hint(base: &str) -> Option<&'static FormatInfo> {
+    FORMATS.iter().find(|f| f.extra.hints.iter().any(|h| base.contains(h)))
 }
 
 /// Looks a format up by id.
@@ -183,5 +303,19 @@ mod tests {
         for junk in [&b""[..], b"\0\0\0\xff\xfe", b"hello world\n", &[0xffu8; 4096]] {
             let _ = detect(junk);
         }
+    }
+
+    #[test]
+    fn name_hints_and_streams_come_from_the_registry() {
+        let id = |base: &str| by_name_hint(base).map(|f| f.id);
+        assert_eq!(id("pidstat.txt"), Some("pidstat"));
+        assert_eq!(id("dool-1s.txt"), Some("dstat_text"));
+        assert_eq!(id("2026_11_29_19_37_19-iostat"), Some("iostat"));
+        assert_eq!(id("uname.txt"), None);
+        let streamed: Vec<(&str, StreamFrom)> =
+            FORMATS.iter().filter_map(|f| f.extra.stream.map(|s| (f.id, s.from))).collect();
+        assert_eq!(streamed.len(), 9);
+        assert!(streamed.contains(&("perf_script", StreamFrom::Large)));
+        assert!(streamed.contains(&("proc_diskstats", StreamFrom::Series)));
     }
 }

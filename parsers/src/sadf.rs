@@ -440,50 +440,8 @@ pub fn parse_json_as(input: &[u8], source: Source) -> Parsed<Sar> {
             };
             let interval = ts.get("interval").and_then(Value::as_f64).or(placed);
             let Some(obj) = st.as_object() else { continue };
-            for (key, v) in obj {
-                if key == "timestamp" {
-                    continue;
-                }
-                // `network: {net-dev: [...], net-edev: [...]}` nests one level more.
-                let groups: Vec<(&str, &Value)> = if key == "network" {
-                    v.as_object()
-                        .map(|o| o.iter().map(|(a, b)| (a.as_str(), b)).collect())
-                        .unwrap_or_default()
-                } else {
-                    vec![(key.as_str(), v)]
-                };
-                for (gk, gv) in groups {
-                    let Some((activity, items)) = json_activity(gk) else {
-                        if unread.insert((h, gk.to_string())) {
-                            d.note(line, DiagKind::Unsupported, format!("activity \"{gk}\" not read"));
-                        }
-                        continue;
-                    };
-                    let entries: Vec<&Value> = match gv {
-                        Value::Array(a) => a.iter().collect(),
-                        o @ Value::Object(_) => vec![o],
-                        _ => continue,
-                    };
-                    for e in entries {
-                        let mut fields = Vec::new();
-                        flatten(e, &mut fields, items.map(|(k, _)| k));
-                        let item = items.and_then(|(ik, _)| match e.get(ik)? {
-                            Value::String(s) => item_of(s, activity),
-                            Value::Number(n) => item_of(&n.to_string(), activity),
-                            _ => None,
-                        });
-                        let columns: Vec<String> =
-                            fields.iter().map(|(c, _)| json_column(activity, c)).collect();
-                        let table = out.table_index(Table {
-                            activity,
-                            item: items.map(|(_, c)| c.to_string()),
-                            columns,
-                        });
-                        let values = fields.into_iter().map(|(_, v)| v).collect();
-                        out.rows.push(Row { line, table, stamp, interval_s: interval, item, values });
-                    }
-                }
-            }
+            let at = At { line, stamp, interval, host: h };
+            read_activities(&mut out, obj, at, &mut unread, &mut d);
         }
         for r in host.get("restarts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
             if let Some(s) = r.get("boot").and_then(json_stamp) {
@@ -497,6 +455,65 @@ pub fn parse_json_as(input: &[u8], source: Source) -> Parsed<Sar> {
     // mpstat's first report has no previous one: it gets the file's usual interval.
     out.fill_intervals();
     d.finish(out, n_lines)
+}
+
+/// Where the values of one `statistics` object are: its line, time, interval and host.
+#[derive(Clone, Copy)]
+struct At {
+    line: usize,
+    stamp: Stamp,
+    interval: Option<f64>,
+    host: usize,
+}
+
+/// The activities of one `statistics` object into rows of `out` (`unread`: the
+/// activities already noted as not read, by host).
+fn read_activities(
+    out: &mut Sar,
+    obj: &serde_json::Map<String, Value>,
+    at: At,
+    unread: &mut std::collections::BTreeSet<(usize, String)>,
+    d: &mut Diags,
+) {
+    let At { line, stamp, interval, host: h } = at;
+    for (key, v) in obj {
+        if key == "timestamp" {
+            continue;
+        }
+        // `network: {net-dev: [...], net-edev: [...]}` nests one level more.
+        let groups: Vec<(&str, &Value)> = if key == "network" {
+            v.as_object().map(|o| o.iter().map(|(a, b)| (a.as_str(), b)).collect()).unwrap_or_default()
+        } else {
+            vec![(key.as_str(), v)]
+        };
+        for (gk, gv) in groups {
+            let Some((activity, items)) = json_activity(gk) else {
+                if unread.insert((h, gk.to_string())) {
+                    d.note(line, DiagKind::Unsupported, format!("activity \"{gk}\" not read"));
+                }
+                continue;
+            };
+            let entries: Vec<&Value> = match gv {
+                Value::Array(a) => a.iter().collect(),
+                o @ Value::Object(_) => vec![o],
+                _ => continue,
+            };
+            for e in entries {
+                let mut fields = Vec::new();
+                flatten(e, &mut fields, items.map(|(k, _)| k));
+                let item = items.and_then(|(ik, _)| match e.get(ik)? {
+                    Value::String(s) => item_of(s, activity),
+                    Value::Number(n) => item_of(&n.to_string(), activity),
+                    _ => None,
+                });
+                let columns: Vec<String> = fields.iter().map(|(c, _)| json_column(activity, c)).collect();
+                let table =
+                    out.table_index(Table { activity, item: items.map(|(_, c)| c.to_string()), columns });
+                let values = fields.into_iter().map(|(_, v)| v).collect();
+                out.rows.push(Row { line, table, stamp, interval_s: interval, item, values });
+            }
+        }
+    }
 }
 
 /// The `sadf` format (`-d`, `-p` and `-j`).

@@ -485,13 +485,7 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
             continue;
         };
         if out.clock.is_none() {
-            out.clock = Some(if used == 2 {
-                "12h"
-            } else if toks[0].contains(|c: char| !c.is_ascii()) {
-                "cjk"
-            } else {
-                "24h"
-            });
+            out.clock = Some(clock_form(&toks, used));
         }
         let rest = &toks[used..];
         if rest.first() == Some(&"LINUX") && rest.get(1) == Some(&"RESTART") {
@@ -528,21 +522,7 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
             Some(ItemAt::Last) => (Some(rest[rest.len() - 1].to_string()), &rest[..rest.len() - 1]),
             None => (None, rest),
         };
-        let mut values = Vec::with_capacity(vals.len());
-        let columns = &out.tables[cur.table].columns;
-        for (i, v) in vals.iter().enumerate() {
-            let x = parse_f64(v).or_else(|| {
-                let h = human_value(v, columns.get(i).map_or("", String::as_str));
-                out.human |= h.is_some();
-                h
-            });
-            if x.is_none() {
-                d.note(line.no, DiagKind::BadNumber, format!("{v:?} in: {t}"));
-            } else if v.contains(',') {
-                out.decimal_comma = true;
-            }
-            values.push(x);
-        }
+        let values = read_values(&mut out, cur.table, vals, line.no, t, &mut d);
         row_segment.push(segment);
         out.rows.push(Row {
             line: line.no,
@@ -556,6 +536,44 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
     place_on_days(&mut out.rows, &row_segment, &segments, &seeds, &mut d);
     out.fill_intervals();
     d.finish(out, lines.line_no())
+}
+
+/// How a row's time of day is printed (`used`: its tokens): `12h`, `cjk` or `24h`.
+fn clock_form(toks: &[&str], used: usize) -> &'static str {
+    if used == 2 {
+        "12h"
+    } else if toks[0].contains(|c: char| !c.is_ascii()) {
+        "cjk"
+    } else {
+        "24h"
+    }
+}
+
+/// The values of a row of `table` (`t`: the line, for diagnostics).
+fn read_values(
+    out: &mut Sar,
+    table: usize,
+    vals: &[&str],
+    no: usize,
+    t: &str,
+    d: &mut Diags,
+) -> Vec<Option<f64>> {
+    let mut values = Vec::with_capacity(vals.len());
+    let columns = &out.tables[table].columns;
+    for (i, v) in vals.iter().enumerate() {
+        let x = parse_f64(v).or_else(|| {
+            let h = human_value(v, columns.get(i).map_or("", String::as_str));
+            out.human |= h.is_some();
+            h
+        });
+        if x.is_none() {
+            d.note(no, DiagKind::BadNumber, format!("{v:?} in: {t}"));
+        } else if v.contains(',') {
+            out.decimal_comma = true;
+        }
+        values.push(x);
+    }
+    values
 }
 
 /// A `sar -h` value in its column's unit. Sizes are printed as absolute amounts with a

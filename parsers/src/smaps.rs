@@ -39,8 +39,8 @@ use crate::common::{
     DiagKind, Diags, Format, Line, Lines, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant,
     lines::count_lines,
 };
-use crate::proc_meminfo::{next_token, parse_u64_bytes, value_with_unit};
-use crate::tsblocks::{is_ts_line, read_ts};
+use crate::procfs::meminfo::{next_token, parse_u64_bytes, value_with_unit};
+use crate::procfs::tsblocks::{is_ts_line, read_ts};
 
 /// Everything read from an smaps / smaps_rollup file.
 #[derive(Debug, Clone, Default)]

@@ -161,11 +161,7 @@ impl Format for Fmt {
     fn parse(input: &[u8]) -> Parsed<ThreadList> {
         let mut out = ThreadList { snapshots: Vec::new(), layout: "pid tid comm" };
         let mut d = Diags::default();
-        for l in Lines::new(input) {
-            if l.is_blank() {
-                continue;
-            }
-            let text = l.clean_text();
+        for (l, text) in Lines::new(input).content() {
             let t = text.trim();
             if let Some(ts) = parse_ts_line(t) {
                 out.snapshots.push(ThreadSnapshot { epoch: Some(ts.epoch), threads: Vec::new() });

@@ -240,70 +240,83 @@ pub fn parse(input: &[u8]) -> Parsed<Vmstat> {
 /// Parses vmstat output fed line by line (a file streamed in fixed-size reads, or
 /// [`SliceSource`] over the whole input: the same result).
 pub fn parse_source(src: &mut impl LineSource) -> Parsed<Vmstat> {
+    let mut r = Reader {
+        out: Vmstat { unit: 'K', ..Default::default() },
+        d: Diags::default(),
+        mode: Mode::None,
+        header: Vec::new(),
+        expect_header: false,
+        active_layout: false,
+        new_run: true,
+        prev_was_data: false,
+        sample: 0,
+        seen_disks: Vec::new(),
+        pending_date: None,
+        values: [0.0; MAX_COLUMNS],
+    };
     let mut lines = 0;
-    let mut out = Vmstat { unit: 'K', ..Default::default() };
-    let mut d = Diags::default();
-    let mut mode = Mode::None;
-    let mut header: Vec<String> = Vec::new();
-    let mut expect_header = false;
-    let mut active_layout = false;
-    let mut new_run = true;
-    let mut prev_was_data = false;
-    let mut sample = 0usize;
-    let mut seen_disks: Vec<String> = Vec::new();
-    let mut pending_date: Option<DateLine> = None;
-    let mut values = [0.0; MAX_COLUMNS];
     while let Some(sl) = src.next_line() {
         let no = sl.line.no;
         lines = no;
         let raw = sl.line.text();
         let line: Cow<str> = if raw.contains('\x1b') { strip_ansi(raw) } else { raw };
-        let l = line.trim_end_matches('\r');
+        r.read_line(line.trim_end_matches('\r'), no);
+    }
+    let (mut out, mut d) = (r.out, r.d);
+    if out.runs == 0 && !out.disk_rows.is_empty() {
+        out.runs = 1;
+    }
+    place_by_series(&mut out.rows, &mut d);
+    d.finish(out, lines)
+}
+
+/// The state of reading a `vmstat` file line by line.
+struct Reader {
+    out: Vmstat,
+    d: Diags,
+    mode: Mode,
+    header: Vec<String>,
+    expect_header: bool,
+    active_layout: bool,
+    new_run: bool,
+    prev_was_data: bool,
+    sample: usize,
+    seen_disks: Vec<String>,
+    pending_date: Option<DateLine>,
+    values: [f64; MAX_COLUMNS],
+}
+
+impl Reader {
+    /// Reads one line (ANSI escapes and `\r` removed).
+    fn read_line(&mut self, l: &str, no: usize) {
         let toks: Vec<&str> = l.split_ascii_whitespace().collect();
         if toks.is_empty() {
-            prev_was_data = false;
-            continue;
+            self.prev_was_data = false;
+            return;
         }
         // `Wed Aug 28 16:02:01 IST 2019` from `date` between runs.
         if toks.len() <= 7
             && let Some(dl) = parse_date_line(l, no)
         {
-            pending_date = Some(dl);
-            new_run = true;
-            prev_was_data = false;
-            continue;
+            self.pending_date = Some(dl);
+            self.new_run = true;
+            self.prev_was_data = false;
+            return;
         }
         // Group line: `procs -----------memory---------- ---swap-- …`, `--procs-- …`, `disk- ----…`.
         let dashes = toks.iter().filter(|t| t.contains("--")).count();
         if dashes >= 3 && !toks.iter().any(|t| all_digits(t)) {
-            let first = toks[0].to_ascii_lowercase();
-            mode = if first.contains("procs") { Mode::Procs } else { Mode::Disk };
-            out.wide |= toks[0] == "--procs--";
-            out.translated |= toks.iter().skip(1).any(|t| {
-                let w = t.trim_matches('-');
-                !matches!(
-                    w,
-                    "memory" | "swap" | "io" | "system" | "cpu" | "timestamp" | "reads" | "writes" | "IO"
-                )
-            });
-            if !prev_was_data {
-                new_run = true;
-            }
-            if mode == Mode::Disk {
-                sample += usize::from(!seen_disks.is_empty());
-                seen_disks.clear();
-            }
-            expect_header = true;
-            prev_was_data = false;
-            continue;
+            self.group_line(&toks);
+            return;
         }
-        if expect_header {
-            expect_header = false;
+        if self.expect_header {
+            self.expect_header = false;
             if !toks.iter().any(|t| all_digits(t)) {
-                header = toks.iter().map(|s| s.to_string()).collect();
-                active_layout = header.get(4).is_some_and(|t| INACT.contains(&t.to_lowercase().as_str()))
-                    || header.get(5).is_some_and(|t| ACTIVE.contains(&t.to_lowercase().as_str()));
-                continue;
+                self.header = toks.iter().map(|s| s.to_string()).collect();
+                self.active_layout =
+                    self.header.get(4).is_some_and(|t| INACT.contains(&t.to_lowercase().as_str()))
+                        || self.header.get(5).is_some_and(|t| ACTIVE.contains(&t.to_lowercase().as_str()));
+                return;
             }
         }
         // Trailing `YYYY-MM-DD HH:MM:SS`.
@@ -316,118 +329,151 @@ pub fn parse_source(src: &mut impl LineSource) -> Parsed<Vmstat> {
         };
         // `-s` / `-f` / `-D`: `     24684084 K total memory`, `        43189 forks`.
         if all_digits(toks[0]) && toks.len() >= 2 && !all_digits(toks[1]) && st.is_none() {
-            let Ok(v) = toks[0].parse::<u64>() else {
-                d.skip(no, DiagKind::BadNumber, l);
-                continue;
-            };
-            let u = toks[1].chars().next().filter(|_| toks[1].len() == 1 && toks.len() >= 3);
-            let (value, label_tok) = match u.and_then(|c| unit_kib(c).map(|k| (c, k))) {
-                Some((c, k)) => {
-                    // The first line (`total memory`, any language) carries the `-S` unit;
-                    // `K paged in` further down is always K.
-                    if out.summary.is_empty() {
-                        out.unit = c;
-                        out.unit_known = true;
-                    }
-                    ((v as f64 * k).round() as u64, 2)
-                }
-                None => (v, 1),
-            };
-            let start = l.find(toks[label_tok]).unwrap_or(0);
-            out.summary.push((l.get(start..).unwrap_or("").trim().to_string(), value));
-            continue;
+            self.summary_line(l, &toks, no);
+            return;
         }
-        match mode {
-            Mode::Procs if body.iter().all(|t| all_digits(t)) => {
-                let n = body.len();
-                let Some(names) = layout_names(n, active_layout) else {
-                    d.skip(no, DiagKind::FieldCount, l);
-                    continue;
-                };
-                let layout = match (n, active_layout) {
-                    (16, _) => "no st (old procps)",
-                    (18, _) => "gu (procps-ng 4 -w)",
-                    (_, true) => "active (-a)",
-                    _ => "standard",
-                };
-                if !out.layouts.contains(&layout) {
-                    out.layouts.push(layout);
-                }
-                if st.is_some() && header.len() == n + 1 && out.timezone.is_none() {
-                    out.timezone = header.last().cloned();
-                }
-                if active_layout && !out.layouts.contains(&"active (-a)") {
-                    out.layouts.push("active (-a)");
-                }
-                let k = unit_kib(out.unit).unwrap_or(1.0);
-                for ((name, t), slot) in names.iter().zip(body).zip(values.iter_mut()) {
-                    // All digits (checked above): an integer parse, exact below 2^53.
-                    let mut v =
-                        t.parse::<u64>().map_or_else(|_| t.parse::<f64>().unwrap_or(0.0), |x| x as f64);
-                    if MEMORY.contains(name) {
-                        v *= k;
-                    }
-                    *slot = v;
-                }
-                if new_run && let Some(dl) = pending_date.take() {
-                    out.run_dates.push((out.rows.len(), dl));
-                }
-                out.rows.push(Row::new(no, st, new_run, names, &values[..n]));
-                if new_run {
-                    out.runs += 1;
-                }
-                new_run = false;
-                prev_was_data = true;
-            }
+        match self.mode {
+            Mode::Procs if body.iter().all(|t| all_digits(t)) => self.procs_row(l, body, st, no),
             Mode::Disk if body.len() == 11 && body[1..].iter().all(|t| all_digits(t)) => {
-                let name = body[0];
-                if seen_disks.iter().any(|s| s == name) {
-                    sample += 1;
-                    seen_disks.clear();
-                }
-                seen_disks.push(name.to_string());
-                let v: Vec<u64> = body[1..].iter().map(|t| t.parse().unwrap_or(u64::MAX)).collect();
-                if v.contains(&u64::MAX) {
-                    d.skip(no, DiagKind::BadNumber, l);
-                    continue;
-                }
-                if out.timezone.is_none() && st.is_some() && header.len() == 11 {
-                    out.timezone = header.last().cloned();
-                }
-                out.disk_rows.push(DiskRow {
-                    line: no,
-                    stamp: st,
-                    sample,
-                    disk: name.to_string(),
-                    reads: v[0],
-                    reads_merged: v[1],
-                    read_sectors: v[2],
-                    read_ms: v[3],
-                    writes: v[4],
-                    writes_merged: v[5],
-                    write_sectors: v[6],
-                    write_ms: v[7],
-                    io_cur: v[8],
-                    io_sec: v[9],
-                });
-                prev_was_data = true;
+                self.disk_row(l, body, st, no);
             }
-            Mode::None => d.skip(no, DiagKind::NoHeader, l),
-            _ => {
+            Mode::None => self.d.skip(no, DiagKind::NoHeader, l),
+            Mode::Procs | Mode::Disk => {
                 let kind = if body.iter().any(|t| all_digits(t)) {
                     DiagKind::FieldCount
                 } else {
                     DiagKind::Malformed
                 };
-                d.skip(no, kind, l);
+                self.d.skip(no, kind, l);
             }
         }
     }
-    if out.runs == 0 && !out.disk_rows.is_empty() {
-        out.runs = 1;
+
+    /// `procs -----------memory---------- ---swap-- …`, `--procs-- …`, `disk- ----…`.
+    fn group_line(&mut self, toks: &[&str]) {
+        let first = toks[0].to_ascii_lowercase();
+        self.mode = if first.contains("procs") { Mode::Procs } else { Mode::Disk };
+        self.out.wide |= toks[0] == "--procs--";
+        self.out.translated |= toks.iter().skip(1).any(|t| {
+            let w = t.trim_matches('-');
+            !matches!(
+                w,
+                "memory" | "swap" | "io" | "system" | "cpu" | "timestamp" | "reads" | "writes" | "IO"
+            )
+        });
+        if !self.prev_was_data {
+            self.new_run = true;
+        }
+        if self.mode == Mode::Disk {
+            self.sample += usize::from(!self.seen_disks.is_empty());
+            self.seen_disks.clear();
+        }
+        self.expect_header = true;
+        self.prev_was_data = false;
     }
-    place_by_series(&mut out.rows, &mut d);
-    d.finish(out, lines)
+
+    /// `     24684084 K total memory`, `        43189 forks` (`-s` / `-f` / `-D`).
+    fn summary_line(&mut self, l: &str, toks: &[&str], no: usize) {
+        let Ok(v) = toks[0].parse::<u64>() else {
+            self.d.skip(no, DiagKind::BadNumber, l);
+            return;
+        };
+        let u = toks[1].chars().next().filter(|_| toks[1].len() == 1 && toks.len() >= 3);
+        let (value, label_tok) = match u.and_then(|c| unit_kib(c).map(|k| (c, k))) {
+            Some((c, k)) => {
+                // The first line (`total memory`, any language) carries the `-S` unit;
+                // `K paged in` further down is always K.
+                if self.out.summary.is_empty() {
+                    self.out.unit = c;
+                    self.out.unit_known = true;
+                }
+                ((v as f64 * k).round() as u64, 2)
+            }
+            None => (v, 1),
+        };
+        let start = l.find(toks[label_tok]).unwrap_or(0);
+        self.out.summary.push((l.get(start..).unwrap_or("").trim().to_string(), value));
+    }
+
+    /// A row of the procs/memory/... table (all digits; `st`: its trailing time stamp).
+    fn procs_row(&mut self, l: &str, body: &[&str], st: Option<Stamp>, no: usize) {
+        let out = &mut self.out;
+        let n = body.len();
+        let Some(names) = layout_names(n, self.active_layout) else {
+            self.d.skip(no, DiagKind::FieldCount, l);
+            return;
+        };
+        let layout = match (n, self.active_layout) {
+            (16, _) => "no st (old procps)",
+            (18, _) => "gu (procps-ng 4 -w)",
+            (_, true) => "active (-a)",
+            _ => "standard",
+        };
+        if !out.layouts.contains(&layout) {
+            out.layouts.push(layout);
+        }
+        if st.is_some() && self.header.len() == n + 1 && out.timezone.is_none() {
+            out.timezone = self.header.last().cloned();
+        }
+        if self.active_layout && !out.layouts.contains(&"active (-a)") {
+            out.layouts.push("active (-a)");
+        }
+        let k = unit_kib(out.unit).unwrap_or(1.0);
+        for ((name, t), slot) in names.iter().zip(body).zip(self.values.iter_mut()) {
+            // All digits (checked above): an integer parse, exact below 2^53.
+            let mut v = t.parse::<u64>().map_or_else(|_| t.parse::<f64>().unwrap_or(0.0), |x| x as f64);
+            if MEMORY.contains(name) {
+                v *= k;
+            }
+            *slot = v;
+        }
+        if self.new_run
+            && let Some(dl) = self.pending_date.take()
+        {
+            out.run_dates.push((out.rows.len(), dl));
+        }
+        out.rows.push(Row::new(no, st, self.new_run, names, &self.values[..n]));
+        if self.new_run {
+            out.runs += 1;
+        }
+        self.new_run = false;
+        self.prev_was_data = true;
+    }
+
+    /// A row of the `-d` disk table (`st`: its trailing time stamp).
+    fn disk_row(&mut self, l: &str, body: &[&str], st: Option<Stamp>, no: usize) {
+        let name = body[0];
+        if self.seen_disks.iter().any(|s| s == name) {
+            self.sample += 1;
+            self.seen_disks.clear();
+        }
+        self.seen_disks.push(name.to_string());
+        let v: Vec<u64> = body[1..].iter().map(|t| t.parse().unwrap_or(u64::MAX)).collect();
+        if v.contains(&u64::MAX) {
+            self.d.skip(no, DiagKind::BadNumber, l);
+            return;
+        }
+        if self.out.timezone.is_none() && st.is_some() && self.header.len() == 11 {
+            self.out.timezone = self.header.last().cloned();
+        }
+        self.out.disk_rows.push(DiskRow {
+            line: no,
+            stamp: st,
+            sample: self.sample,
+            disk: name.to_string(),
+            reads: v[0],
+            reads_merged: v[1],
+            read_sectors: v[2],
+            read_ms: v[3],
+            writes: v[4],
+            writes_merged: v[5],
+            write_sectors: v[6],
+            write_ms: v[7],
+            io_cur: v[8],
+            io_sec: v[9],
+        });
+        self.prev_was_data = true;
+    }
 }
 
 /// Places the `-t` stamps that break their run's series ([`crate::common::series`]):

@@ -128,7 +128,7 @@ fn latin1_lines_in_a_real_meminfo_are_diagnosed_and_the_rest_used() {
     // /proc/meminfo (s1 bundle's first snapshot, shortened), with two lines
     // holding Latin-1 (ISO-8859-1) bytes: é = 0xe9, ° = 0xb0.
     let text = b"TS 1795981039.666693755 2026-11-29 19:37:19\nMemTotal:       24684084 kB\nCaf\xe9:           12 kB\nMemFree:        19440712 kB\nTemp\xb0C: 3\nDirty:             42 kB\n";
-    let p = iosift_parsers::proc_meminfo::Fmt::parse(text);
+    let p = iosift_parsers::procfs::meminfo::Fmt::parse(text);
     let snap = p.value.snapshots.first().expect("one snapshot");
     let get = |k: &str| snap.get(k);
     assert_eq!(get("MemTotal"), Some(24_684_084));
@@ -241,7 +241,7 @@ fn overflowing_negative_and_nan_numbers_never_become_values() {
     }
     // Integer counters: /proc/diskstats with a 30-digit sector count.
     let ds = b"   8       0 sda 100 0 2000 50 300 0 999999999999999999999999999999 70 0 120 120\n 253 0 vda 1 2 3 4 5 6 7 8 9 10 11\n";
-    let p = iosift_parsers::proc_diskstats::Fmt::parse(ds);
+    let p = iosift_parsers::procfs::diskstats::Fmt::parse(ds);
     assert_eq!(p.skipped_lines, 1, "{:?}", p.diagnostics);
     assert_eq!(p.diagnostics.first().map(|d| d.line), Some(1));
     every_parser(ds);

@@ -6,8 +6,8 @@
 mod support;
 
 use iosift_parsers::common::{Format, Parsed, Stamp};
+use iosift_parsers::iostat::json::Fmt as JsonFmt;
 use iosift_parsers::iostat::{Fmt, Iostat, Layout};
-use iosift_parsers::iostat_json::Fmt as JsonFmt;
 use std::path::PathBuf;
 
 fn shared() -> PathBuf {
@@ -582,7 +582,7 @@ fn a_memory_budget_merges_reports_and_keeps_the_bytes() {
     let whole = iostat_parse_within(&text, 0);
     assert_eq!(whole.value.merged, 0);
     let row_bytes =
-        |io: &Iostat| -> usize { io.reports.iter().map(iosift_parsers::iostat_budget::report_bytes).sum() };
+        |io: &Iostat| -> usize { io.reports.iter().map(iosift_parsers::iostat::budget::report_bytes).sum() };
     let full = row_bytes(&whole.value);
     // A quarter of what the whole file's rows take: merged 4 or 8 to 1.
     let budget = full / 4;

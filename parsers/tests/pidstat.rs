@@ -5,8 +5,9 @@
 mod support;
 
 use iosift_parsers::common::{Format, Stamp};
+use iosift_parsers::pidstat::json as pidstat_json;
 use iosift_parsers::pidstat::{self, Pidstat, Row};
-use iosift_parsers::{Summary, detect, pidstat_json};
+use iosift_parsers::{Summary, detect};
 use std::path::{Path, PathBuf};
 
 const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pidstat");
@@ -424,7 +425,7 @@ fn variant_and_range() {
 #[test]
 fn a_memory_budget_merges_reports_and_keeps_each_threads_bytes() {
     use iosift_parsers::common::SliceSource;
-    use iosift_parsers::pidstat_budget::row_bytes;
+    use iosift_parsers::pidstat::budget::row_bytes;
     use std::collections::BTreeMap;
     let raw = read(
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))

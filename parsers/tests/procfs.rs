@@ -8,8 +8,9 @@ mod support;
 
 use iosift_parsers::common::decode::maybe_gunzip;
 use iosift_parsers::common::{DiagKind, Format, Sniff};
-use iosift_parsers::tsblocks::{self, Layout};
-use iosift_parsers::{detect, proc_diskstats, proc_meminfo, proc_vmstat};
+use iosift_parsers::detect;
+use iosift_parsers::procfs::tsblocks::{self, Layout};
+use iosift_parsers::procfs::{diskstats as proc_diskstats, meminfo as proc_meminfo, vmstat as proc_vmstat};
 use std::path::{Path, PathBuf};
 
 fn shared() -> PathBuf {
@@ -398,7 +399,7 @@ fn pt_stalk(kind: &str) -> Vec<u8> {
 #[test]
 fn a_memory_budget_keeps_one_snapshot_in_a_power_of_two_unchanged() {
     use iosift_parsers::common::SliceSource;
-    use iosift_parsers::ts_budget::Snapshot;
+    use iosift_parsers::procfs::ts_budget::Snapshot;
     for kind in ["meminfo", "procvmstat", "diskstats"] {
         let text = pt_stalk(kind);
         // (snapshot epochs, their values as text, bytes held, stride, diagnostics) of a parse within `budget`.

@@ -21,7 +21,7 @@ pub mod periodicity;
 pub mod replica_bound;
 pub mod replication;
 pub mod stack;
-pub mod stats;
+pub use crate::stats;
 pub mod submitters;
 pub mod views;
 pub mod waits;

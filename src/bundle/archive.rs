@@ -8,7 +8,7 @@
 mod zip_members;
 
 use super::codec::{self, Codec, Decoded, Measured};
-use super::{BundleError, InputFile, Limits, Problem, SERIES_STREAM_MIN_BYTES, STREAMED, Streamed};
+use super::{BundleError, InputFile, Limits, Problem, SERIES_STREAM_MIN_BYTES, Streamed, stream_min_bytes};
 use iosift_parsers::common::decode::is_gzip;
 use std::collections::HashMap;
 use std::io::Read;
@@ -687,7 +687,7 @@ fn read_limited(f: &std::fs::File, len: u64) -> std::io::Result<(Arc<[u8]>, bool
 }
 
 /// A large file of a streamed format (perf script, decoded binlog, iostat, pidstat:
-/// [`STREAMED`]) is streamed: only its head is read here. Its format is the one
+/// [`stream_min_bytes`]) is streamed: only its head is read here. Its format is the one
 /// detection would choose (the first format sure of the head), so streaming never
 /// changes what a file is read as. Returns it with the bytes it counts against the
 /// limit: its size, or, gzipped, what it decompresses to (decoded here without being
@@ -708,7 +708,8 @@ fn streamable(file: &std::fs::File, p: &Path, label: &str, len: u64, limit: u64)
         dec = Some(d);
     }
     let sure = iosift_parsers::FORMATS.iter().find(|f| f.sniff(&head) == iosift_parsers::Sniff::Yes)?;
-    let format = STREAMED.iter().find(|(id, min)| *id == sure.id && len >= *min)?.0;
+    let format = sure.id;
+    stream_min_bytes(format).filter(|min| len >= *min)?;
     let counted = match dec {
         Some(mut d) => {
             let mut sink = vec![0u8; 64 * 1024];

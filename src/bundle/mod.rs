@@ -25,7 +25,7 @@ pub struct InputFile {
     pub data: std::sync::Arc<[u8]>,
     /// True when the file was gzip-compressed.
     pub gzipped: bool,
-    /// Set for a large file of a [`STREAMED`] format on disk: it is parsed by
+    /// Set for a large file of a [`stream_min_bytes`] format on disk: it is parsed by
     /// streaming it from disk, and `data` holds only its head (for display).
     pub stream: Option<Streamed>,
 }
@@ -37,7 +37,7 @@ pub struct Streamed {
     pub path: PathBuf,
     /// Gzip-compressed.
     pub gz: bool,
-    /// Format id (one of [`STREAMED`]).
+    /// Format id (one of [`stream_min_bytes`]).
     pub format: &'static str,
     /// Its size on disk when it was listed: it is read up to there (a file still being
     /// written is not followed).
@@ -51,18 +51,15 @@ pub const STREAM_MIN_BYTES: u64 = 128 << 20;
 /// dstat/dool CSV or `TS`-framed /proc series (their records are kept, but no whole-file buffer is made).
 pub const SERIES_STREAM_MIN_BYTES: u64 = 16 << 20;
 
-/// The formats streamed from disk and the size from which they are.
-pub const STREAMED: [(&str, u64); 9] = [
-    ("perf_script", STREAM_MIN_BYTES),
-    ("mysqlbinlog", STREAM_MIN_BYTES),
-    ("iostat", SERIES_STREAM_MIN_BYTES),
-    ("pidstat", SERIES_STREAM_MIN_BYTES),
-    ("vmstat", SERIES_STREAM_MIN_BYTES),
-    ("dstat_csv", SERIES_STREAM_MIN_BYTES),
-    ("proc_meminfo", SERIES_STREAM_MIN_BYTES),
-    ("proc_vmstat", SERIES_STREAM_MIN_BYTES),
-    ("proc_diskstats", SERIES_STREAM_MIN_BYTES),
-];
+/// The size from which a file of format `id` is streamed from disk: `None` for a format
+/// the registry does not stream ([`iosift_parsers::Stream`]).
+pub fn stream_min_bytes(id: &str) -> Option<u64> {
+    use iosift_parsers::StreamFrom;
+    Some(match iosift_parsers::by_id(id)?.extra.stream?.from {
+        StreamFrom::Large => STREAM_MIN_BYTES,
+        StreamFrom::Series => SERIES_STREAM_MIN_BYTES,
+    })
+}
 
 impl InputFile {
     /// The last path component of the name (inside archives too).

@@ -9,8 +9,12 @@
 //! with a warning in the report. A `--tz` that disagrees with what the capture says is
 //! a warning naming both ([`ZoneEvidence::cli_disagreement`]).
 
+mod file;
+pub mod perf;
 pub mod window;
 mod zone;
+
+pub use file::{Fallback, FileClock};
 
 pub use zone::{DisplayZone, ZoneRule, ambiguous_zone, parse_tz, zone_abbreviation_offset};
 
@@ -400,7 +404,7 @@ pub fn simple_epoch(stamp: &Stamp, zone: &Zone) -> Option<(f64, Anchoring)> {
             Some((d.timestamp() as f64 + f64::from(d.timestamp_subsec_nanos()) / 1e9, Anchoring::IsoWithZone))
         }
         Stamp::Local(n) => Some((zone.local_to_epoch(*n), Anchoring::LocalDateTime)),
-        _ => None,
+        Stamp::TimeOfDay(_) | Stamp::NoYear { .. } | Stamp::SinceBoot(_) => None,
     }
 }
 

@@ -4,18 +4,14 @@
 //! durability and I/O. The answer of many comparisons is here ("kernel 5.10 ->
 //! 6.1", "sync_binlog 1 -> 0").
 //!
-//! The [`crate::model::Report`] does not carry the context, so it is gathered
-//! again from the bundle's small files (each at most [`MAX_FILE_BYTES`]); the
-//! large series files (iostat, perf, binlog) never hold context.
+//! The facts are read from the context the analysis gathered
+//! ([`crate::model::Report::context`]): no file is parsed again.
 
 use super::measures::Measure;
-use crate::bundle::Bundle;
-use crate::source::{Context, ParsedFile, parse_file};
+use crate::model::Report;
+use crate::source::Context;
 use crate::system::PSEUDO_FS;
 use std::collections::BTreeMap;
-
-/// Files larger than this (decompressed) are not read for context.
-pub const MAX_FILE_BYTES: usize = 1 << 20;
 
 /// MySQL/MariaDB variables compared: durability first (the source's and the replica's),
 /// then group commit, replication (parallelism, relay log, repositories), then I/O sizing.
@@ -85,17 +81,10 @@ pub type Facts = BTreeMap<String, Fact>;
 /// What [`gather`] finds: the facts, and the measures only the context holds.
 pub type Gathered = (Facts, Vec<Measure>);
 
-/// Reads the small files of a bundle: its context facts, and the numbers only the
-/// context holds (FilePmdMapped of the smaps mappings).
-pub fn gather(bundle: &Bundle) -> Gathered {
-    let files: Vec<ParsedFile> = bundle
-        .files
-        .iter()
-        .filter(|f| f.stream.is_none() && f.data.len() <= MAX_FILE_BYTES)
-        .map(parse_file)
-        .collect();
-    let ctx = Context::gather(&files);
-    (facts_of(&ctx), measures_of(&ctx))
+/// The context facts of an analysed capture, and the numbers only the context holds
+/// (FilePmdMapped of the smaps mappings).
+pub fn gather(report: &Report) -> Gathered {
+    (facts_of(&report.context), measures_of(&report.context))
 }
 
 /// The largest FilePmdMapped of one smaps mapping (file pages a process maps with

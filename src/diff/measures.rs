@@ -16,8 +16,8 @@
 //! a 75 s capture is compared over its 60 s, not diluted by the idle seconds around it).
 
 use crate::analysis::measures::LoadRates;
-use crate::analysis::stats::{mean, median};
 use crate::model::Report;
+use crate::stats::{mean, median};
 use crate::table::Timeline;
 use crate::table::columns::{Col, CpuMetric, DevMetric, MemMetric, MysqlCounter};
 use std::ops::Range;

@@ -26,7 +26,6 @@
 use super::{FileClock, ParsedFile};
 use crate::bundle::folder_of;
 use crate::clock::Anchoring;
-use iosift_parsers::registry::Data;
 use std::collections::BTreeMap;
 
 /// Files of one folder whose sampled spans lie further apart than this (seconds) are
@@ -324,24 +323,20 @@ fn span_of(f: &ParsedFile, c: FileClock) -> Option<(f64, f64)> {
 
 /// The host a file names, by its first label in lower case (`vm.example.com` -> `vm`).
 fn host_of(f: &ParsedFile) -> Option<String> {
-    let named = f.variant.get("host").cloned().or_else(|| match &f.data {
-        Some(Data::Uname(u)) => u.hostname.clone(),
-        Some(Data::PerfScript(p)) => p.header.hostname.clone(),
-        Some(Data::Sections(s)) => s.find("uname").find_map(|d| match d {
-            Data::Uname(u) => u.hostname.clone(),
-            _ => None,
-        }),
-        // pt-stalk's `<prefix>-hostname` holds the name alone: `db-01`.
-        _ if f.base.ends_with("-hostname") => {
-            let text = String::from_utf8_lossy(&f.raw[..f.raw.len().min(256)]).into_owned();
-            text.lines()
-                .next()
-                .map(str::trim)
-                .filter(|h| !h.is_empty() && !h.contains(char::is_whitespace))
-                .map(String::from)
-        }
-        _ => None,
-    })?;
+    // pt-stalk's `<prefix>-hostname` holds the name alone: `db-01`.
+    let hostname_file = || {
+        f.base
+            .ends_with("-hostname")
+            .then(|| String::from_utf8_lossy(&f.raw[..f.raw.len().min(256)]).into_owned())
+            .and_then(|text| {
+                text.lines()
+                    .next()
+                    .map(str::trim)
+                    .filter(|h| !h.is_empty() && !h.contains(char::is_whitespace))
+                    .map(String::from)
+            })
+    };
+    let named = f.variant.get("host").cloned().or_else(|| crate::source::host(f)).or_else(hostname_file)?;
     let short = named.trim().split('.').next()?.to_ascii_lowercase();
     (!short.is_empty()).then_some(short)
 }

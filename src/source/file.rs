@@ -130,19 +130,6 @@ pub fn parse_file(f: &InputFile) -> ParsedFile {
     }
 }
 
-/// Tools whose output may be empty (a run killed before its first line, or whose
-/// stdout went to `--output`): an empty file with such a name is that tool's output.
-const NAME_HINTS: &[(&str, &str)] = &[
-    ("dstat", "dstat_text"),
-    ("dool", "dstat_text"),
-    ("iostat", "iostat"),
-    ("pidstat", "pidstat"),
-    ("vmstat", "vmstat"),
-    ("perf", "perf_script"),
-    ("binlog", "mysqlbinlog"),
-    ("sysctl", "sysctl"),
-];
-
 /// Detects a file's format from its content; an empty (or whitespace and
 /// ANSI-only) file falls back to a hint in its name.
 pub fn detect_file(f: &InputFile) -> Option<(Detected, bool)> {
@@ -160,7 +147,8 @@ pub fn detect_file(f: &InputFile) -> Option<(Detected, bool)> {
         return None;
     }
     let base = f.base_name().to_ascii_lowercase();
-    let (_, id) = NAME_HINTS.iter().find(|(hint, _)| base.contains(hint))?;
-    let format = iosift_parsers::by_id(id)?;
+    // Tools whose output may be empty (a run killed before its first line, or whose
+    // stdout went to `--output`): the registry's name hints.
+    let format = iosift_parsers::by_name_hint(&base)?;
     Some((Detected { format, parsed: format.parse(&f.data) }, true))
 }

@@ -14,13 +14,13 @@ use iosift_parsers::Stamp;
 pub struct Top<'d>(pub &'d iosift_parsers::top::Top);
 
 /// `/proc/interrupts` snapshots.
-pub struct Interrupts<'d>(pub &'d iosift_parsers::interrupts::Interrupts);
+pub struct Interrupts<'d>(pub &'d iosift_parsers::procfs::interrupts::Interrupts);
 
 /// `netstat -s` / `-antp` snapshots.
 pub struct Netstat<'d>(pub &'d iosift_parsers::netstat::Netstat);
 
 /// `/proc/stat` snapshots.
-pub struct ProcStat<'d>(pub &'d iosift_parsers::proc_stat::ProcStat);
+pub struct ProcStat<'d>(pub &'d iosift_parsers::procfs::stat::ProcStat);
 
 impl<'d> Adapter<'d> for ProcStat<'d> {
     fn context(&self, file: &str, ctx: &mut crate::source::Context) {
@@ -34,7 +34,7 @@ impl<'d> Adapter<'d> for ProcStat<'d> {
 
     fn visit(&self, v: &mut Visit<'_>, sink: &mut dyn Sink) -> Option<(Anchoring, f64)> {
         let x = self.0;
-        let epoch = |s: &iosift_parsers::proc_stat::Snapshot| s.ts.map(|t| t.epoch);
+        let epoch = |s: &iosift_parsers::procfs::stat::Snapshot| s.ts.map(|t| t.epoch);
         for s in &x.snapshots {
             let Some(t) = epoch(s) else { continue };
             sink.at(s.line);

@@ -15,6 +15,10 @@ const KEYED_DEVICES: usize = 64;
 pub struct Iostat<'d>(pub &'d iosift_parsers::iostat::Iostat);
 
 impl<'d> Adapter<'d> for Iostat<'d> {
+    fn ambiguous_banner(&self) -> Option<&'d iosift_parsers::common::sysstat::Banner> {
+        self.0.banner.as_ref()
+    }
+
     fn offers(&self) -> Vec<Offer> {
         let i = self.0;
         let rows: usize = i.reports.iter().map(|r| r.devices.len()).sum();
@@ -61,17 +65,11 @@ impl<'d> Adapter<'d> for Iostat<'d> {
             .and_then(|b| b.date)
             .and_then(|d| d.and_hms_opt(0, 0, 0))
             .map(|n| zone.local_to_epoch(n));
+        let fallback = v.fallback.with_midnight(banner_midnight);
         let mut keys: Vec<(std::sync::Arc<str>, Col)> = Vec::new();
         for rep in &io.reports {
             let timed = rep.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut()));
-            let at = |base: f64| base + interval * rep.index as f64;
-            let (end, a) = match (timed, v.prefix, v.bundle_start, banner_midnight) {
-                (Some(x), ..) => x,
-                (None, Some(p), ..) => (at(p), Anchoring::PtStalkPrefixInterval),
-                (None, None, Some(b), _) => (at(b), Anchoring::BundleStartInterval),
-                (None, None, None, Some(m)) => (at(m), Anchoring::BannerDateInterval),
-                (None, None, None, None) => continue,
-            };
+            let Some((end, a)) = fallback.place(timed, interval * rep.index as f64) else { continue };
             anchoring.get_or_insert(a);
             let dt = prev.map(|p| end - p).filter(|d| *d > 0.0 && *d <= 60.0).unwrap_or(interval);
             prev = Some(end);
@@ -135,11 +133,7 @@ impl<'d> Adapter<'d> for Iostat<'d> {
                 }
             }
         }
-        let uncertainty = match anchoring {
-            Some(Anchoring::BannerDateInterval) => 86_400.0,
-            Some(Anchoring::BundleStartInterval) => 60.0,
-            _ => 1.0,
-        };
-        Some((anchoring?, uncertainty))
+        let anchoring = anchoring?;
+        Some((anchoring, crate::clock::Fallback::uncertainty_s(anchoring)))
     }
 }

@@ -9,6 +9,7 @@
 //! variables, ...) and its time-zone evidence.
 
 pub mod context;
+pub mod dayfirst;
 mod file;
 mod host;
 mod inert;
@@ -141,10 +142,9 @@ pub struct Visit<'a> {
     pub zone: &'a Zone,
     /// Context of the bundle.
     pub ctx: &'a Context,
-    /// Start of the file's pt-stalk sample (epoch), from its name prefix.
-    pub prefix: Option<f64>,
-    /// Start of the bundle's main window (after the first pass).
-    pub bundle_start: Option<f64>,
+    /// Where its records without a time are placed (pt-stalk prefix, the bundle's start
+    /// once the first pass knows it).
+    pub fallback: crate::clock::Fallback,
     /// perf time -> epoch offset, how it was found, uncertainty.
     pub perf_offset: Option<(f64, Anchoring, f64)>,
     /// The measurements this file feeds ([`choose`]).
@@ -209,6 +209,15 @@ pub trait Adapter<'d> {
     /// The zone the file states for its own local times (offset, name): it wins over the
     /// bundle's (`vmstat -t` run with `TZ=UTC` on a +02:00 host prints `UTC`).
     fn own_zone(&self) -> Option<(i32, String)> {
+        None
+    }
+    /// Its sysstat banner when the banner's date reads both ways (`03/11/26`): the bundle's
+    /// other dates settle it ([`dayfirst`]).
+    fn ambiguous_banner(&self) -> Option<&'d iosift_parsers::common::sysstat::Banner> {
+        None
+    }
+    /// The host the file names (uname's node name, perf's header).
+    fn host(&self) -> Option<String> {
         None
     }
     /// Why the format feeds nothing (recognised, listed, not used).
@@ -397,6 +406,11 @@ fn loss_note(files: &[ParsedFile], lost: &[(usize, &'static str, &'static str)])
     sentences.join("; ")
 }
 
+/// The host a file names through its adapter ([`Adapter::host`]).
+pub fn host(f: &ParsedFile) -> Option<String> {
+    f.data.as_ref().and_then(|d| of(d).host())
+}
+
 /// The perf samples of a file, if it is a perf script.
 pub fn perf(f: &ParsedFile) -> Option<&iosift_parsers::perf_script::PerfScript> {
     f.data.as_ref().and_then(|d| of(d).perf())
@@ -439,7 +453,7 @@ pub fn stacks(f: &ParsedFile) -> Option<Stacks<'_>> {
 
 /// Whether anything after the fill reads the file's records: the perf, stacks, binlog, replication
 /// and state views do; every other source is read only through the timeline, so `analyze`
-/// drops its records once it is filled ([`crate::pipeline::fill::fill_releasing`]).
+/// drops its records once it is filled ([`crate::pipeline::fill::fill`]).
 pub fn read_after_fill(f: &ParsedFile) -> bool {
     perf(f).is_some()
         || binlog(f).is_some()
@@ -461,7 +475,10 @@ pub fn stamp_epoch(
     match (stamp, series) {
         (Stamp::Local(n), Some(r)) => Some((r.place_local(zone, *n), Anchoring::LocalDateTime)),
         (Stamp::TimeOfDay(t), Some(r)) => r.place_time(zone, *t).map(|e| (e, Anchoring::BannerDateTimeOfDay)),
-        _ => crate::clock::simple_epoch(stamp, zone),
+        (Stamp::Local(_) | Stamp::TimeOfDay(_), None)
+        | (Stamp::Epoch(_) | Stamp::Zoned(_) | Stamp::NoYear { .. } | Stamp::SinceBoot(_), _) => {
+            crate::clock::simple_epoch(stamp, zone)
+        }
     }
 }
 

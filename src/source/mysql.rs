@@ -139,11 +139,8 @@ impl<'d> Adapter<'d> for Mysqladmin<'d> {
         let mut anchoring = None;
         let mut prev: Option<(f64, &iosift_parsers::mysqladmin_ext::Sample)> = None;
         for (k, s) in m.samples.iter().enumerate() {
-            let (e, a) = match (s.ts, v.prefix) {
-                (Some(ts), _) => (ts.epoch, Anchoring::Epoch),
-                (None, Some(p)) => (p + k as f64, Anchoring::PtStalkPrefixInterval),
-                _ => continue,
-            };
+            let timed = s.ts.map(|ts| (ts.epoch, Anchoring::Epoch));
+            let Some((e, a)) = v.fallback.prefix_only().place(timed, k as f64) else { continue };
             anchoring.get_or_insert(a);
             for (col, key) in COUNTERS {
                 let Some(cur) = s.get(key) else { continue };

@@ -13,6 +13,9 @@ use iosift_parsers::perf_script::PerfScript;
 pub struct Perf<'d>(pub &'d PerfScript);
 
 impl<'d> Adapter<'d> for Perf<'d> {
+    fn host(&self) -> Option<String> {
+        self.0.header.hostname.clone()
+    }
     fn perf(&self) -> Option<&'d PerfScript> {
         Some(self.0)
     }

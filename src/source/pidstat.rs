@@ -11,6 +11,10 @@ use crate::table::columns::SeenOf;
 pub struct Pidstat<'d>(pub &'d iosift_parsers::pidstat::Pidstat);
 
 impl<'d> Adapter<'d> for Pidstat<'d> {
+    fn ambiguous_banner(&self) -> Option<&'d iosift_parsers::common::sysstat::Banner> {
+        self.0.banner.as_ref()
+    }
+
     fn offers(&self) -> Vec<Offer> {
         let p = self.0;
         if !p.rows.iter().any(|r| r.kb_wr_s().is_some()) {

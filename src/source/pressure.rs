@@ -8,7 +8,7 @@ use super::{Adapter, Sink, Visit, snapshot_pairs};
 use crate::clock::Anchoring;
 use crate::table::Col;
 use crate::table::columns::{PsiKind, PsiResource};
-use iosift_parsers::proc_pressure::{Pressure as Psi, Stall};
+use iosift_parsers::procfs::pressure::{Pressure as Psi, Stall};
 
 /// A pressure file.
 pub struct Pressure<'d>(pub &'d Psi);

@@ -6,7 +6,7 @@ use super::{Adapter, Context, Measure, Offer, RawRow, Sink, Sourced, Visit, snap
 use crate::clock::{Anchoring, Zone, ZoneEvidence};
 use crate::table::Col;
 use crate::table::columns::{DsMetric, MemMetric, VmCounter};
-use iosift_parsers::proc_meminfo::Series;
+use iosift_parsers::procfs::meminfo::Series;
 
 /// Bytes of a page in the `/proc/vmstat` page counts.
 const PAGE_BYTES: f64 = 4096.0;
@@ -18,7 +18,7 @@ pub struct Meminfo<'d>(pub &'d Series);
 pub struct ProcVmstat<'d>(pub &'d Series);
 
 /// A `/proc/diskstats` series.
-pub struct Diskstats<'d>(pub &'d iosift_parsers::proc_diskstats::Diskstats);
+pub struct Diskstats<'d>(pub &'d iosift_parsers::procfs::diskstats::Diskstats);
 
 /// The TS offsets of a snapshot series (its first, and its last for a DST change).
 fn ts_evidence<'a>(
@@ -61,7 +61,7 @@ impl<const N: usize> Finder<N> {
     }
 
     /// The value of each key in `snap` (`None` where it has no such line).
-    fn values(&mut self, snap: &iosift_parsers::proc_meminfo::Snapshot) -> [Option<u64>; N] {
+    fn values(&mut self, snap: &iosift_parsers::procfs::meminfo::Snapshot) -> [Option<u64>; N] {
         if !self.list.as_ref().is_some_and(|l| std::sync::Arc::ptr_eq(l, &snap.keys)) {
             self.at = self.keys.map(|k| snap.keys.iter().position(|x| &**x == k));
             self.list = Some(snap.keys.clone());
@@ -306,7 +306,7 @@ mod tests {
 TS 1795981040.1 2026-11-29 19:37:20\nnr_dirtied 12\nnr_written 6\npgpgout 9\n\
 TS 1795981041.1 2026-11-29 19:37:21\nnr_written 8\nthp_file_mapped 1\nnr_dirtied 15\n\
 TS 1795981042.1 2026-11-29 19:37:22\nnr_written 9\nthp_file_mapped 2\nnr_dirtied 19\n";
-        let p = iosift_parsers::proc_vmstat::Fmt::parse(text);
+        let p = iosift_parsers::procfs::vmstat::Fmt::parse(text);
         assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
         let snaps = &p.value.snapshots;
         assert_eq!(snaps.len(), 4);

@@ -13,12 +13,16 @@ use super::{Adapter, Measure, Offer, Sink, Visit, stamp_epoch};
 use crate::clock::{Anchoring, DayRoller};
 use crate::table::Col;
 use crate::table::columns::{CoreMetric, CpuMetric, DevMetric, NetMetric, SarMetric, SeenOf, VmCounter};
-use iosift_parsers::sar::{Activity, Sar, Source};
+use iosift_parsers::sar::{Activity, Row, Sar, Source};
 
 /// A sar-like file (sar text, sadf, a decoded sa file, mpstat).
 pub struct SarSource<'d>(pub &'d Sar);
 
 impl<'d> Adapter<'d> for SarSource<'d> {
+    fn ambiguous_banner(&self) -> Option<&'d iosift_parsers::common::sysstat::Banner> {
+        self.0.banners.iter().map(|(_, b)| b).find(|b| b.date_alt.is_some())
+    }
+
     fn offers(&self) -> Vec<Offer> {
         let s = self.0;
         let acts = s.activities();
@@ -66,60 +70,9 @@ impl<'d> Adapter<'d> for SarSource<'d> {
             let t = s.table(r);
             sink.at(r.line);
             let get = |c: &str| s.get(r, c);
-            let any = |cs: &[&str]| cs.iter().find_map(|c| get(c));
             match t.activity {
-                Activity::Disk if disk => {
-                    let dev = r.item.as_deref().unwrap_or("?");
-                    let kb = |c: &str| get(c).map(|x| x * 1024.0);
-                    let sectors = |c: &str| get(c).map(|x| x * 512.0);
-                    for (k, x) in [
-                        (DevMetric::Tps, get("tps")),
-                        (DevMetric::RBytesS, kb("rkB/s").or_else(|| sectors("rd_sec/s"))),
-                        (DevMetric::WBytesS, kb("wkB/s").or_else(|| sectors("wr_sec/s"))),
-                        (DevMetric::AquSz, any(&["aqu-sz", "avgqu-sz"])),
-                        (DevMetric::AwaitMs, get("await")),
-                        (DevMetric::UtilPct, get("%util")),
-                    ] {
-                        if let Some(x) = x {
-                            sink.rate(&Col::Dev(dev.to_string(), k), end, dt, x);
-                        }
-                    }
-                }
-                Activity::Cpu if cpu || cores => {
-                    let item = r.item.as_deref().unwrap_or("all");
-                    // One meaning whatever the form: `sar -u` (and iostat, vmstat) count guest time in
-                    // %user and interrupts in %system; `-u ALL` and mpstat print them apart.
-                    let plus = |base: &str, parts: &[&str]| {
-                        get(base).map(|b| b + parts.iter().filter_map(|c| get(c)).sum::<f64>())
-                    };
-                    let user = get("%user").or_else(|| plus("%usr", &["%guest"]));
-                    let system = get("%system").or_else(|| plus("%sys", &["%irq", "%soft"]));
-                    let (iowait, idle) = (get("%iowait"), get("%idle"));
-                    if item == "all" && cpu {
-                        for (k, x) in [
-                            (CpuMetric::UserPct, user),
-                            (CpuMetric::SystemPct, system),
-                            (CpuMetric::IowaitPct, iowait),
-                            (CpuMetric::IdlePct, idle),
-                        ] {
-                            if let Some(x) = x {
-                                sink.rate(&Col::Cpu(k), end, dt, x);
-                            }
-                        }
-                    } else if item != "all" && cores {
-                        if let Some(idle) = idle {
-                            sink.rate(
-                                &Col::Core(item.to_string(), CoreMetric::BusyPct),
-                                end,
-                                dt,
-                                100.0 - idle,
-                            );
-                        }
-                        if let Some(w) = iowait {
-                            sink.rate(&Col::Core(item.to_string(), CoreMetric::IowaitPct), end, dt, w);
-                        }
-                    }
-                }
+                Activity::Disk if disk => disk_row(s, r, end, dt, sink),
+                Activity::Cpu if cpu || cores => cpu_row(s, r, (end, dt), (cpu, cores), sink),
                 Activity::Paging if paging => {
                     if let Some(x) = get("pgpgout/s") {
                         sink.rate(&Col::Vm(VmCounter::PgpgoutS), end, dt, x);
@@ -170,5 +123,58 @@ impl<'d> Adapter<'d> for SarSource<'d> {
             }
         }
         anchoring.map(|a| (a, if text { 1.0 } else { 0.5 }))
+    }
+}
+
+/// The device metrics of one `sar -d` row.
+fn disk_row(s: &Sar, r: &Row, end: f64, dt: f64, sink: &mut dyn Sink) {
+    let get = |c: &str| s.get(r, c);
+    let any = |cs: &[&str]| cs.iter().find_map(|c| get(c));
+    let dev = r.item.as_deref().unwrap_or("?");
+    let kb = |c: &str| get(c).map(|x| x * 1024.0);
+    let sectors = |c: &str| get(c).map(|x| x * 512.0);
+    for (k, x) in [
+        (DevMetric::Tps, get("tps")),
+        (DevMetric::RBytesS, kb("rkB/s").or_else(|| sectors("rd_sec/s"))),
+        (DevMetric::WBytesS, kb("wkB/s").or_else(|| sectors("wr_sec/s"))),
+        (DevMetric::AquSz, any(&["aqu-sz", "avgqu-sz"])),
+        (DevMetric::AwaitMs, get("await")),
+        (DevMetric::UtilPct, get("%util")),
+    ] {
+        if let Some(x) = x {
+            sink.rate(&Col::Dev(dev.to_string(), k), end, dt, x);
+        }
+    }
+}
+
+/// The CPU of one row: of all cores (`cpu`), or of one core (`cores`).
+fn cpu_row(s: &Sar, r: &Row, (end, dt): (f64, f64), (cpu, cores): (bool, bool), sink: &mut dyn Sink) {
+    let get = |c: &str| s.get(r, c);
+    let item = r.item.as_deref().unwrap_or("all");
+    // One meaning whatever the form: `sar -u` (and iostat, vmstat) count guest time in
+    // %user and interrupts in %system; `-u ALL` and mpstat print them apart.
+    let plus =
+        |base: &str, parts: &[&str]| get(base).map(|b| b + parts.iter().filter_map(|c| get(c)).sum::<f64>());
+    let user = get("%user").or_else(|| plus("%usr", &["%guest"]));
+    let system = get("%system").or_else(|| plus("%sys", &["%irq", "%soft"]));
+    let (iowait, idle) = (get("%iowait"), get("%idle"));
+    if item == "all" && cpu {
+        for (k, x) in [
+            (CpuMetric::UserPct, user),
+            (CpuMetric::SystemPct, system),
+            (CpuMetric::IowaitPct, iowait),
+            (CpuMetric::IdlePct, idle),
+        ] {
+            if let Some(x) = x {
+                sink.rate(&Col::Cpu(k), end, dt, x);
+            }
+        }
+    } else if item != "all" && cores {
+        if let Some(idle) = idle {
+            sink.rate(&Col::Core(item.to_string(), CoreMetric::BusyPct), end, dt, 100.0 - idle);
+        }
+        if let Some(w) = iowait {
+            sink.rate(&Col::Core(item.to_string(), CoreMetric::IowaitPct), end, dt, w);
+        }
     }
 }

@@ -54,11 +54,8 @@ impl<'d> Adapter<'d> for Vmstat<'d> {
                 (base + (k - run_first) as f64, Anchoring::DateLineRun)
             });
             let timed = row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, Some(&mut series)));
-            let (end, a) = match (timed, vis.prefix, dated) {
-                (Some(x), ..) => x,
-                (None, Some(p), _) => (p + k as f64, Anchoring::PtStalkPrefixInterval),
-                (None, None, Some(x)) => x,
-                _ => continue,
+            let Some((end, a)) = vis.fallback.prefix_only().place(timed, k as f64).or(dated) else {
+                continue;
             };
             run_len = run_len.max(k - run_first);
             anchoring.get_or_insert(a);

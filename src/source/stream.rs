@@ -18,14 +18,14 @@ use std::io::Read;
 pub const IOSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes a streamed pidstat's parsed rows may hold: past it, reports are merged two to
-/// one (and again) as for iostat (`iosift_parsers::pidstat_budget`). About the rows of 80 MB
+/// one (and again) as for iostat (`iosift_parsers::pidstat::budget`). About the rows of 80 MB
 /// of `pidstat -d -t` text: a pidstat of days at 1 s becomes a coarser one, which the
 /// analysis states; a 200 MB file took 745 MB.
 pub const PIDSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes the snapshots of a streamed `TS` series (pt-stalk `meminfo`, `procvmstat`,
 /// `diskstats`) may hold: past it, one snapshot in 2, 4, ... is kept
-/// (`iosift_parsers::ts_budget`; a diagnostic and the file's variant say so). A 200 MB
+/// (`iosift_parsers::procfs::ts_budget`; a diagnostic and the file's variant say so). A 200 MB
 /// `meminfo` (2.3 days at 1 s) holds about 180 MB, a 200 MB `diskstats` about 700 MB.
 pub const TS_SNAPSHOT_BUDGET: usize = 256 << 20;
 
@@ -274,13 +274,6 @@ impl LineSource for FileSource {
     }
 }
 
-/// Feeds every line of the file to `feed` (line number, bytes without the line end).
-fn for_each_line(src: &mut FileSource, mut feed: impl FnMut(usize, &[u8])) {
-    while let Some(l) = src.next_line() {
-        feed(l.line.no, l.line.bytes);
-    }
-}
-
 /// Lines `a..=b` (1-based) of a streamed file, with their `\n`s (for evidence quotes);
 /// a line skipped for its length is an empty line, so that the numbers still hold.
 pub fn line_range(st: &Streamed, a: usize, b: usize) -> Vec<u8> {
@@ -309,8 +302,8 @@ fn lines_of(mut src: FileSource, a: usize, b: usize) -> Vec<u8> {
 }
 
 /// Parses a streamed file with its format's line collector; returns its format id and
-/// the parse. The bundle streams only formats that have a collector or read a
-/// [`LineSource`] ([`crate::bundle::STREAMED`]);
+/// the parse. The bundle streams only the formats the registry gives a
+/// [`iosift_parsers::Stream`] ([`crate::bundle::stream_min_bytes`]);
 /// any other id is reported, never parsed as something else.
 pub fn parse(st: &Streamed) -> Option<(&'static str, Parsed<Data>)> {
     parse_with(st, CHUNK, MAX_LINE)
@@ -318,7 +311,6 @@ pub fn parse(st: &Streamed) -> Option<(&'static str, Parsed<Data>)> {
 
 /// [`parse`], reading `chunk` bytes at a time and skipping lines longer than `max_line`.
 fn parse_with(st: &Streamed, chunk: usize, max_line: usize) -> Option<(&'static str, Parsed<Data>)> {
-    use iosift_parsers::{dstat_csv, iostat, pidstat, proc_diskstats, proc_meminfo, proc_vmstat, vmstat};
     let mut src = match FileSource::with_limits(st, chunk, max_line) {
         Ok(s) => s,
         Err(e) => {
@@ -328,28 +320,12 @@ fn parse_with(st: &Streamed, chunk: usize, max_line: usize) -> Option<(&'static 
         }
     };
     let src = &mut src;
-    let mut parsed: Parsed<Data> = match st.format {
-        "perf_script" => {
-            let mut c = iosift_parsers::perf_script::Collector::new();
-            for_each_line(src, |no, l| c.feed_line(no, l));
-            c.finish().map(|v| Data::PerfScript(Box::new(v)))
-        }
-        "mysqlbinlog" => {
-            let mut c = iosift_parsers::mysqlbinlog::Collector::new();
-            for_each_line(src, |no, l| c.feed_line(no, l));
-            c.finish().map(Data::Mysqlbinlog)
-        }
-        "iostat" => iostat::parse_source_within(src, IOSTAT_ROW_BUDGET).map(Data::Iostat),
-        "pidstat" => pidstat::parse_source_within(src, PIDSTAT_ROW_BUDGET).map(Data::Pidstat),
-        "vmstat" => vmstat::parse_source(src).map(Data::Vmstat),
-        "dstat_csv" => dstat_csv::parse_source(src).map(Data::DstatCsv),
-        "proc_meminfo" => proc_meminfo::parse_source_within(src, TS_SNAPSHOT_BUDGET).map(Data::ProcMeminfo),
-        "proc_vmstat" => proc_vmstat::parse_source_within(src, TS_SNAPSHOT_BUDGET).map(Data::ProcVmstat),
-        "proc_diskstats" => {
-            proc_diskstats::parse_source_within(src, TS_SNAPSHOT_BUDGET).map(Data::ProcDiskstats)
-        }
-        _ => return None,
+    let budgets = iosift_parsers::Budgets {
+        iostat_rows: IOSTAT_ROW_BUDGET,
+        pidstat_rows: PIDSTAT_ROW_BUDGET,
+        snapshots: TS_SNAPSHOT_BUDGET,
     };
+    let mut parsed = iosift_parsers::by_id(st.format)?.extra.stream?.parse(src, &budgets);
     let lines = src.lines();
     parsed.lines = parsed.lines.max(lines);
     parsed.skipped_lines += src.long_lines.len();

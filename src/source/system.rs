@@ -35,6 +35,9 @@ fn sourced(v: String, file: &str, line: usize) -> Sourced<String> {
 }
 
 impl<'d> Adapter<'d> for Uname<'d> {
+    fn host(&self) -> Option<String> {
+        self.0.hostname.clone()
+    }
     fn context(&self, file: &str, ctx: &mut Context) {
         let u = self.0;
         if ctx.kernel.is_none() && !u.release.is_empty() {
@@ -86,6 +89,10 @@ impl<'d> Adapter<'d> for Smaps<'d> {
 }
 
 impl<'d> Adapter<'d> for Sections<'d> {
+    /// The host its `uname` section names.
+    fn host(&self) -> Option<String> {
+        self.0.find("uname").find_map(|d| super::of(d).host())
+    }
     /// Each section's own adapter adds its context (a section is never a sections file again).
     fn context(&self, file: &str, ctx: &mut Context) {
         for sec in &self.0.sections {

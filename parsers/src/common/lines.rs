@@ -25,7 +25,16 @@ impl<'a> Line<'a> {
 
     /// True when the line holds only whitespace.
     pub fn is_blank(&self) -> bool {
-        self.bytes.iter().all(|b| b.is_ascii_whitespace())
+        is_blank(self.bytes)
+    }
+}
+
+/// True when a line holds only whitespace (cheap for the usual non-blank line).
+pub fn is_blank(b: &[u8]) -> bool {
+    match b.first() {
+        None => true,
+        Some(c) if !c.is_ascii_whitespace() => false,
+        Some(_) => b.iter().all(u8::is_ascii_whitespace),
     }
 }
 
@@ -40,6 +49,23 @@ impl<'a> Lines<'a> {
     /// Starts at the beginning of `input`.
     pub fn new(input: &'a [u8]) -> Self {
         Lines { rest: input, no: 0 }
+    }
+
+    /// The lines of `input` (a part of a file), the first one numbered `first_no`.
+    pub fn numbered_from(input: &'a [u8], first_no: usize) -> Self {
+        Lines { rest: input, no: first_no.saturating_sub(1) }
+    }
+
+    /// True when no bytes are left.
+    pub fn is_empty(&self) -> bool {
+        self.rest.is_empty()
+    }
+
+    /// The prelude of most text parsers' loops: the lines with content (blank ones
+    /// skipped), each with its text, ANSI escapes removed (`for (l, text) in
+    /// Lines::new(input).content()`).
+    pub fn content(self) -> impl Iterator<Item = (Line<'a>, Cow<'a, str>)> {
+        self.filter(|l| !l.is_blank()).map(|l| (l, l.clean_text()))
     }
 
     /// The line number of the last line returned (0 before the first).

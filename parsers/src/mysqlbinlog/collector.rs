@@ -22,7 +22,7 @@ use super::header::{
     Header, digits_u64, field, header_time, leading_i64, leading_u64, looks_like_header, parse_header,
     trim_end, trim_start,
 };
-use super::{Binlog, Flavor, GroupCommit, Gtid, MAX_TABLES_PER_TRX, TableSpan, Transaction, TrxKind};
+use super::types::{Binlog, Flavor, GroupCommit, Gtid, MAX_TABLES_PER_TRX, TableSpan, Transaction, TrxKind};
 use crate::common::{DiagKind, Diags, Parsed};
 
 /// Most `# at` lines kept waiting for their headers.

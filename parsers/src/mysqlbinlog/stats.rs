@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use chrono::NaiveDateTime;
 
-use super::{Binlog, Transaction};
+use super::types::{Binlog, Transaction};
 
 /// The second a transaction is counted in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]

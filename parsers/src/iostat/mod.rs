@@ -39,188 +39,18 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// A whole `iostat` capture (text or JSON), normalised.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Iostat {
-    /// The banner of the first run (`Linux 6.1.0 (host) \t11/29/2026 \t_x86_64_\t(8 CPU)`).
-    pub banner: Option<Banner>,
-    /// One entry per run (banner) in the file; concatenated captures have several.
-    pub runs: Vec<Run>,
-    /// Every report, in file order.
-    pub reports: Vec<Report>,
-    /// The sysstat generation recognised from the device header.
-    pub layout: Layout,
-    /// The unit the file printed sizes in (`kB`, `MB`, `GB`, `sectors`), before normalisation.
-    pub unit: Option<&'static str>,
-    /// Reports carry a time stamp (`-t`).
-    pub has_t: bool,
-    /// The device name was the last field (`-h`, `--pretty`, `--compact`, `-j`).
-    pub device_last: bool,
-    /// `--pretty` printed separate r/w/d/f sub-tables (merged into one row per device).
-    pub pretty_subtables: bool,
-    /// Values carried `--human` suffixes (`7,8M`, `8,9%`).
-    pub human: bool,
-    /// Numbers used a decimal comma (`48,29`).
-    pub decimal_comma: bool,
-    /// Lines carried ANSI colour escapes.
-    pub ansi: bool,
-    /// The input was `iostat -o JSON`.
-    pub json: bool,
-    /// The shape of the time stamps (`mm/dd/yy`, `dd.mm.yyyy`, `iso-zoned`, `time-of-day`, `cjk`, ...).
-    pub stamp_form: Option<&'static str>,
-    /// The reporting interval in seconds, when stamps allow deriving it (median step).
-    pub interval_s: Option<f64>,
-    /// Reports merged to stay within a memory budget ([`parse_source_within`]): each kept
-    /// report stands for up to this many printed ones (0 or 1: none merged).
-    pub merged: u32,
-    /// 1-based line of the first report of the file's first merged span, when any.
-    pub merged_from_line: Option<usize>,
-}
+pub mod budget;
+pub mod json;
+mod metrics;
+mod types;
 
-/// One run of iostat: a banner and the reports after it.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Run {
-    /// 1-based line of the banner (0 when the file has no banner).
-    pub line: usize,
-    /// The banner, when present.
-    pub banner: Option<Banner>,
-    /// The file shows `-y` (the since-boot report was omitted).
-    pub omits_since_boot: bool,
-}
-
-/// One report: an optional stamp, an optional `avg-cpu` block and device rows.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Report {
-    /// 1-based line where the report starts (stamp, `avg-cpu:` or `Device` header).
-    pub line: usize,
-    /// 0-based index of the run (banner) the report belongs to.
-    pub run: usize,
-    /// 0-based index of the report within its run.
-    pub index: usize,
-    /// The `-t` stamp as printed (None without `-t`); a stamp that breaks its run's series,
-    /// or a missing one in a stamped run, is the one the series gives (a `bad_time`
-    /// diagnostic names the line: [`crate::common::series`]).
-    pub stamp: Option<Stamp>,
-    /// The report holds averages since boot (first report of a run without `-y`).
-    pub since_boot: bool,
-    /// The `avg-cpu` block.
-    pub cpu: Option<CpuAvg>,
-    /// One row per device, partition or group (merged across `--pretty` sub-tables).
-    pub devices: Vec<DeviceRow>,
-}
-
-/// One device row.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct DeviceRow {
-    /// 1-based line of the row (of its first sub-table row with `--pretty`).
-    pub line: usize,
-    /// Device name as printed (`vda`, `cciss/c0d0p2`, `vg00-lv_root`; groups keep their leading space: `" total"`),
-    /// shared by the rows of the same device ([`crate::common::names::Names`]).
-    pub device: Arc<str>,
-    /// The values.
-    pub m: DeviceMetrics,
-}
-
-pub use crate::iostat_metrics::{CpuAvg, DeviceMetrics};
-
-/// The sysstat generation, recognised from the device header columns (FORMATS.md §1.2).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Layout {
-    /// No device table seen (`-c` only, or empty).
-    #[default]
-    Unknown,
-    /// Extended, ≤ 9.1.1: `rsec/s`/`rkB/s`, `avgrq-sz` (sectors), `await`, no `r_await`.
-    ExtendedUpTo9_1_1,
-    /// Extended, 9.1.2–11.5.6: adds `r_await w_await`.
-    Extended9_1_2,
-    /// Extended, 11.5.7–12.1.1: `rareq-sz wareq-sz` (kB), `%rrqm`, no colon after Device.
-    Extended11_5_7,
-    /// Extended, 12.1.2–12.3.0: discard columns, no `svctm`.
-    Extended12_1_2,
-    /// Extended, ≥ 12.3.1: flush columns `f/s f_await`.
-    Extended12_3_1,
-    /// `-x -s` short extended: `tps kB/s rqm/s await areq-sz aqu-sz %util`.
-    ExtendedShort,
-    /// Basic ≤ 11.5.6 (`Device:` with colon).
-    BasicUpTo11_5_6,
-    /// Basic 11.5.7–12.1.1 (no discard).
-    Basic11_5_7,
-    /// Basic ≥ 12.1.2 (`kB_dscd`).
-    Basic12_1_2,
-    /// Basic `-s` ≥ 12.1.2 (`kB_w+d`).
-    BasicShort,
-    /// Only `avg-cpu` blocks (`-c`).
-    CpuOnly,
-}
-
-impl Layout {
-    /// Short name for the variant map.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Layout::Unknown => "unknown",
-            Layout::ExtendedUpTo9_1_1 => "extended<=9.1.1",
-            Layout::Extended9_1_2 => "extended-9.1.2..11.5.6",
-            Layout::Extended11_5_7 => "extended-11.5.7..12.1.1",
-            Layout::Extended12_1_2 => "extended-12.1.2..12.3.0",
-            Layout::Extended12_3_1 => "extended>=12.3.1",
-            Layout::ExtendedShort => "extended-short",
-            Layout::BasicUpTo11_5_6 => "basic<=11.5.6",
-            Layout::Basic11_5_7 => "basic-11.5.7..12.1.1",
-            Layout::Basic12_1_2 => "basic>=12.1.2",
-            Layout::BasicShort => "basic-short>=12.1.2",
-            Layout::CpuOnly => "cpu-only",
-        }
-    }
-}
+pub use metrics::{CpuAvg, DeviceMetrics};
+use metrics::{CpuCol, Field};
+pub use types::{DeviceRow, Iostat, Layout, Report, Run};
 
 // ---------------------------------------------------------------------------------------------
 // Columns
 // ---------------------------------------------------------------------------------------------
-
-/// A metric of [`DeviceMetrics`] (crate-internal: shared with `iostat_json`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Field {
-    Tps,
-    RS,
-    WS,
-    DS,
-    FS,
-    RrqmS,
-    WrqmS,
-    DrqmS,
-    RqmS,
-    RrqmPct,
-    WrqmPct,
-    DrqmPct,
-    RBytesS,
-    WBytesS,
-    DBytesS,
-    BytesS,
-    WdBytesS,
-    RAwait,
-    WAwait,
-    DAwait,
-    FAwait,
-    Await,
-    AquSz,
-    RReq,
-    WReq,
-    DReq,
-    Req,
-    Util,
-    Svctm,
-    ReadBytes,
-    WrittenBytes,
-    DiscardedBytes,
-    WdBytes,
-}
-
-impl Field {
-    fn bit(self) -> u64 {
-        1u64 << (self as u32)
-    }
-}
 
 /// What one header column means: a field and the multiplier to bytes (1 for non-sizes).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -469,18 +299,6 @@ struct Header {
     indent: usize,
 }
 
-/// A column of the `avg-cpu:` block (crate-internal: [`CpuAvg`] stores by it).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum CpuCol {
-    User,
-    Nice,
-    System,
-    Iowait,
-    Steal,
-    Idle,
-    Other,
-}
-
 /// The shared copy of a device name printed as `raw` (`lead`: a group row, printed with
 /// a leading space: ` total`). Every report prints the same devices: a name allocated per
 /// row was a `malloc` and a `free` for each of the millions of rows of a long capture.
@@ -514,7 +332,7 @@ pub(crate) struct Builder {
     pub input_lines: usize,
     pub layout_mask: u64,
     pub layout_colon: bool,
-    /// Most bytes the reports' rows may hold (0: no limit); see [`crate::iostat_budget`].
+    /// Most bytes the reports' rows may hold (0: no limit); see [`crate::iostat::budget`].
     pub budget: usize,
     /// Bytes the kept reports hold (counted only under a budget).
     held: usize,
@@ -588,7 +406,7 @@ impl Builder {
                 let lines_per_report = (r.line - first.line) / 2;
                 let est = self.input_lines / lines_per_report.max(1);
                 let est = if self.budget > 0 {
-                    est.min(self.budget / super::iostat_budget::report_bytes(&r).max(1))
+                    est.min(self.budget / budget::report_bytes(&r).max(1))
                 } else {
                     est
                 };
@@ -605,7 +423,7 @@ impl Builder {
     /// Keeps report `r` under the budget: merged into the span being built once the
     /// budget was reached, and every kept report merged two to one each time it is reached.
     fn keep_within_budget(&mut self, r: Report) {
-        use super::iostat_budget::{halve, merge_into, mergeable};
+        use budget::{halve, merge_into, mergeable};
         if self.factor <= 1 {
             self.push_counted(r, 1);
         } else {
@@ -642,7 +460,7 @@ impl Builder {
     }
 
     fn push_counted(&mut self, r: Report, n: u32) {
-        self.held += super::iostat_budget::report_bytes(&r);
+        self.held += budget::report_bytes(&r);
         self.out.reports.push(r);
         self.counts.push(n);
     }
@@ -810,261 +628,325 @@ pub fn parse_source(src: &mut impl crate::common::LineSource) -> Parsed<Iostat> 
 
 /// [`parse_source`] keeping the reports' rows within about `budget` bytes (0: no limit):
 /// past it, consecutive reports are merged two to one, then four to one, ...
-/// ([`crate::iostat_budget`]); [`Iostat::merged`] says by how much.
+/// ([`crate::iostat::budget`]); [`Iostat::merged`] says by how much.
 pub fn parse_source_within(src: &mut impl crate::common::LineSource, budget: usize) -> Parsed<Iostat> {
-    let input_len = src.len_hint();
-    let mut b = Builder { input_len, budget, ..Builder::default() };
-    // ~60 bytes per line on average in iostat reports (a capacity hint only).
-    b.input_lines = input_len / 60;
-    let mut d = Diags::default();
-    let mut header: Option<Header> = None;
-    let mut cpu_cols: Vec<CpuCol> = Vec::new();
-    let mut expect = Expect::Anything;
-    let mut spans: Vec<(u32, u32)> = Vec::with_capacity(32);
-    let mut stamps = StampCache { date_text: String::new(), date: None };
-    // Blank lines seen right after a banner (2 ⇒ `-y` on sysstat 12.x).
-    let mut after_banner: Option<usize> = None;
-    let mut merge_rows = false;
-    let mut lines_total = 0usize;
-    // The table rows below `header` are being read.
-    let mut table_open = false;
-    let mut comma = false;
-    let mut human = false;
-    let mut ansi = false;
-    let mut unit: Option<&'static str> = None;
-    let mut device_last = false;
-    let mut subtables = false;
-
+    let mut r = TextReader::new(src.len_hint(), budget);
     while let Some(sl) = src.next_line() {
-        let line = sl.line;
-        lines_total = line.no;
+        r.read_line(sl.line, sl.cut);
+    }
+    r.finish(budget)
+}
+
+/// The state of reading an `iostat` text file line by line.
+struct TextReader {
+    b: Builder,
+    d: Diags,
+    header: Option<Header>,
+    cpu_cols: Vec<CpuCol>,
+    expect: Expect,
+    spans: Vec<(u32, u32)>,
+    stamps: StampCache,
+    /// Blank lines seen right after a banner (2 ⇒ `-y` on sysstat 12.x).
+    after_banner: Option<usize>,
+    merge_rows: bool,
+    lines_total: usize,
+    /// The table rows below `header` are being read.
+    table_open: bool,
+    comma: bool,
+    human: bool,
+    ansi: bool,
+    unit: Option<&'static str>,
+    device_last: bool,
+    subtables: bool,
+}
+
+impl TextReader {
+    fn new(input_len: usize, budget: usize) -> Self {
+        let mut b = Builder { input_len, budget, ..Builder::default() };
+        // ~60 bytes per line on average in iostat reports (a capacity hint only).
+        b.input_lines = input_len / 60;
+        TextReader {
+            b,
+            d: Diags::default(),
+            header: None,
+            cpu_cols: Vec::new(),
+            expect: Expect::Anything,
+            spans: Vec::with_capacity(32),
+            stamps: StampCache { date_text: String::new(), date: None },
+            after_banner: None,
+            merge_rows: false,
+            lines_total: 0,
+            table_open: false,
+            comma: false,
+            human: false,
+            ansi: false,
+            unit: None,
+            device_last: false,
+            subtables: false,
+        }
+    }
+
+    /// Reads one line (`is_last`: the last line of a file that does not end with a
+    /// newline, a cut report).
+    fn read_line(&mut self, line: crate::common::Line<'_>, is_last: bool) {
         let no = line.no;
-        // The last line of a file that does not end with a newline (a cut report).
-        let is_last = sl.cut;
+        self.lines_total = no;
         // Rows are read as bytes; text is only decoded (lossily) for stamps, banners and diagnostics.
         let cleaned: Cow<'_, str>;
         let bytes: &[u8] = if memchr::memchr(0x1b, line.bytes).is_some() {
-            ansi = true;
+            self.ansi = true;
             cleaned = line.clean_text();
             cleaned.as_bytes()
         } else {
             line.bytes
         };
-        let text = || String::from_utf8_lossy(bytes);
-        // Hot path: a row of the open table, read in one pass.
-        if table_open
-            && expect == Expect::Anything
-            && let Some(h) = header.as_ref()
-            && let Ok((row, c, hu)) = read_row_fused(bytes, h, no, &mut b.names)
-        {
-            comma |= c;
-            human |= hu;
-            b.push_row(row, merge_rows);
-            after_banner = None;
-            continue;
+        if self.read_fast(bytes, no) {
+            return;
         }
-        //           84.42    0.00   14.57    1.01    0.00    0.00   (after `avg-cpu:`)
-        if expect == Expect::CpuValues
-            && let Some((cpu, c, hu)) = read_cpu_fused(bytes, &cpu_cols)
-        {
-            expect = Expect::Anything;
-            comma |= c;
-            human |= hu;
-            if let Some(r) = b.current() {
-                r.cpu = Some(cpu);
-            }
-            continue;
-        }
-        // The same device header as before (every report reprints it): no need to split it again.
-        if expect == Expect::Anything
-            && let Some(h) = header.as_ref()
-            && h.text.as_slice() == bytes
-        {
-            if let Some(n) = after_banner.take()
-                && n >= 2
-            {
-                b.set_omits(true);
-            }
-            let (m, sub) = enter_table(&mut b, h, no);
-            merge_rows = m;
-            subtables |= sub;
-            table_open = true;
-            continue;
-        }
-        split_ws(bytes, &mut spans);
-        if spans.is_empty() {
-            if let Some(n) = after_banner.as_mut() {
+        split_ws(bytes, &mut self.spans);
+        if self.spans.is_empty() {
+            if let Some(n) = self.after_banner.as_mut() {
                 *n += 1;
             }
-            continue;
+            return;
         }
-        if let Some(n) = after_banner.take()
+        self.end_banner_blanks();
+        self.read_split(bytes, no, is_last);
+    }
+
+    /// The lines read without splitting them: a row of the open table, the values
+    /// after `avg-cpu:`, the same device header as before (every report reprints it).
+    /// True when the line was one of them.
+    fn read_fast(&mut self, bytes: &[u8], no: usize) -> bool {
+        // Hot path: a row of the open table, read in one pass.
+        if self.table_open
+            && self.expect == Expect::Anything
+            && let Some(h) = self.header.as_ref()
+            && let Ok((row, c, hu)) = read_row_fused(bytes, h, no, &mut self.b.names)
+        {
+            self.comma |= c;
+            self.human |= hu;
+            self.b.push_row(row, self.merge_rows);
+            self.after_banner = None;
+            return true;
+        }
+        //           84.42    0.00   14.57    1.01    0.00    0.00   (after `avg-cpu:`)
+        if self.expect == Expect::CpuValues
+            && let Some((cpu, c, hu)) = read_cpu_fused(bytes, &self.cpu_cols)
+        {
+            self.expect = Expect::Anything;
+            self.comma |= c;
+            self.human |= hu;
+            if let Some(r) = self.b.current() {
+                r.cpu = Some(cpu);
+            }
+            return true;
+        }
+        if self.expect == Expect::Anything
+            && let Some(h) = self.header.as_ref()
+            && h.text.as_slice() == bytes
+        {
+            if let Some(n) = self.after_banner.take()
+                && n >= 2
+            {
+                self.b.set_omits(true);
+            }
+            let (m, sub) = enter_table(&mut self.b, h, no);
+            self.merge_rows = m;
+            self.subtables |= sub;
+            self.table_open = true;
+            return true;
+        }
+        false
+    }
+
+    /// A content line after a banner ends its blank lines: two of them mean `-y`.
+    fn end_banner_blanks(&mut self) {
+        if let Some(n) = self.after_banner.take()
             && n >= 2
         {
-            b.set_omits(true);
+            self.b.set_omits(true);
         }
-        let first = tok(bytes, spans[0]);
-        let last = tok(bytes, spans[spans.len() - 1]);
+    }
 
+    /// Reads a line split into `self.spans`.
+    fn read_split(&mut self, bytes: &[u8], no: usize, is_last: bool) {
+        let first = tok(bytes, self.spans[0]);
+        let last = tok(bytes, self.spans[self.spans.len() - 1]);
         // avg-cpu:  %user   %nice %system %iowait  %steal   %idle
         if first == b"avg-cpu:" {
-            cpu_cols.clear();
-            for &sp in &spans[1..] {
-                cpu_cols.push(match tok(bytes, sp) {
-                    b"%user" => CpuCol::User,
-                    b"%nice" => CpuCol::Nice,
-                    b"%system" | b"%sys" => CpuCol::System,
-                    b"%iowait" => CpuCol::Iowait,
-                    b"%steal" => CpuCol::Steal,
-                    b"%idle" => CpuCol::Idle,
-                    _ => CpuCol::Other,
-                });
-            }
-            let new = match b.current() {
-                Some(r) => r.cpu.is_some() || !r.devices.is_empty() || b.report_mask != 0,
-                None => true,
-            };
-            if new {
-                b.start_report(no, None);
-            }
-            table_open = false;
-            expect = Expect::CpuValues;
-            continue;
+            self.cpu_header(bytes, no);
+            return;
         }
-        //           84.42    0.00   14.57    1.01    0.00    0.00
-        if expect == Expect::CpuValues {
-            expect = Expect::Anything;
-            if spans.len() == cpu_cols.len() {
-                let mut cpu = CpuAvg::default();
-                let mut ok = true;
-                for (i, &sp) in spans.iter().enumerate() {
-                    match parse_num(tok(bytes, sp)) {
-                        Some(n) => {
-                            comma |= n.comma;
-                            human |= n.suffix;
-                            if let Some(&c) = cpu_cols.get(i) {
-                                cpu.put(c, n.v);
-                            }
-                        }
-                        None => {
-                            ok = false;
-                            break;
-                        }
-                    }
-                }
-                if ok {
-                    if let Some(r) = b.current() {
-                        r.cpu = Some(cpu);
-                    }
-                    continue;
-                }
+        if self.expect == Expect::CpuValues {
+            self.expect = Expect::Anything;
+            if self.cpu_values(bytes) {
+                return;
             }
-            if is_last && spans.len() < cpu_cols.len() {
-                d.skip(no, DiagKind::Truncated, &*text());
-                continue;
+            if is_last && self.spans.len() < self.cpu_cols.len() {
+                self.d.skip(no, DiagKind::Truncated, &*String::from_utf8_lossy(bytes));
+                return;
             }
             // Not a value line: fall through and read it as anything else.
         }
-
         // Device header: `Device:  rrqm/s …`, `Device  r/s …`, or `… %util Device` (pretty/-h).
         let dev_first = first == b"Device" || first == b"Device:";
-        let dev_last_hdr = !dev_first && last == b"Device" && spans.len() > 1;
+        let dev_last_hdr = !dev_first && last == b"Device" && self.spans.len() > 1;
         if dev_first || dev_last_hdr {
-            let reuse = header.as_ref().is_some_and(|h| h.text == bytes);
-            let h = if reuse {
-                header.take().unwrap_or_default()
-            } else {
-                let mut h = Header {
-                    text: bytes.to_vec(),
-                    cols: Vec::with_capacity(spans.len()),
-                    device_last: dev_last_hdr,
-                    mask: 0,
-                    colon: first == b"Device:",
-                    indent: bytes.iter().take_while(|c| is_ws(**c)).count(),
-                };
-                for &sp in &spans {
-                    let name = std::str::from_utf8(tok(bytes, sp)).unwrap_or("");
-                    let (c, u) = classify(name);
-                    if let Col::Val(f, _) = c {
-                        h.mask |= f.bit();
-                    }
-                    if u.is_some() && unit.is_none() {
-                        unit = u;
-                    }
-                    h.cols.push(c);
-                }
-                h
-            };
-            let (m, sub) = enter_table(&mut b, &h, no);
-            merge_rows = m;
-            subtables |= sub;
-            device_last |= h.device_last;
-            header = Some(h);
-            table_open = true;
-            continue;
+            self.device_header(bytes, no, dev_last_hdr, first == b"Device:");
+            return;
         }
+        self.read_other(bytes, no, is_last);
+    }
 
+    /// `avg-cpu:  %user   %nice %system %iowait  %steal   %idle`: the columns of the next line.
+    fn cpu_header(&mut self, bytes: &[u8], no: usize) {
+        self.cpu_cols.clear();
+        for &sp in &self.spans[1..] {
+            self.cpu_cols.push(match tok(bytes, sp) {
+                b"%user" => CpuCol::User,
+                b"%nice" => CpuCol::Nice,
+                b"%system" | b"%sys" => CpuCol::System,
+                b"%iowait" => CpuCol::Iowait,
+                b"%steal" => CpuCol::Steal,
+                b"%idle" => CpuCol::Idle,
+                _ => CpuCol::Other,
+            });
+        }
+        let new = match self.b.current() {
+            Some(r) => r.cpu.is_some() || !r.devices.is_empty() || self.b.report_mask != 0,
+            None => true,
+        };
+        if new {
+            self.b.start_report(no, None);
+        }
+        self.table_open = false;
+        self.expect = Expect::CpuValues;
+    }
+
+    /// `          84.42    0.00   14.57    1.01    0.00    0.00` (split): true when read.
+    fn cpu_values(&mut self, bytes: &[u8]) -> bool {
+        if self.spans.len() != self.cpu_cols.len() {
+            return false;
+        }
+        let mut cpu = CpuAvg::default();
+        for (i, &sp) in self.spans.iter().enumerate() {
+            let Some(n) = parse_num(tok(bytes, sp)) else {
+                return false;
+            };
+            self.comma |= n.comma;
+            self.human |= n.suffix;
+            if let Some(&c) = self.cpu_cols.get(i) {
+                cpu.put(c, n.v);
+            }
+        }
+        if let Some(r) = self.b.current() {
+            r.cpu = Some(cpu);
+        }
+        true
+    }
+
+    /// A device header (`colon`: `Device:`); opens its table.
+    fn device_header(&mut self, bytes: &[u8], no: usize, dev_last_hdr: bool, colon: bool) {
+        let reuse = self.header.as_ref().is_some_and(|h| h.text == bytes);
+        let h = if reuse {
+            self.header.take().unwrap_or_default()
+        } else {
+            let mut h = Header {
+                text: bytes.to_vec(),
+                cols: Vec::with_capacity(self.spans.len()),
+                device_last: dev_last_hdr,
+                mask: 0,
+                colon,
+                indent: bytes.iter().take_while(|c| is_ws(**c)).count(),
+            };
+            for &sp in &self.spans {
+                let name = std::str::from_utf8(tok(bytes, sp)).unwrap_or("");
+                let (c, u) = classify(name);
+                if let Col::Val(f, _) = c {
+                    h.mask |= f.bit();
+                }
+                if u.is_some() && self.unit.is_none() {
+                    self.unit = u;
+                }
+                h.cols.push(c);
+            }
+            h
+        };
+        let (m, sub) = enter_table(&mut self.b, &h, no);
+        self.merge_rows = m;
+        self.subtables |= sub;
+        self.device_last |= h.device_last;
+        self.header = Some(h);
+        self.table_open = true;
+    }
+
+    /// A device row the fast path did not take, a banner, a time stamp, or a line skipped.
+    fn read_other(&mut self, bytes: &[u8], no: usize, is_last: bool) {
         // Device row: `vda   4.00  20.00 …` (or `… 12.80 vda` when the device is last).
-        let open = header.as_ref().filter(|_| table_open);
+        let open = self.header.as_ref().filter(|_| self.table_open);
         let mut bad_row = false;
         if let Some(h) = open
-            && spans.len() == h.cols.len()
+            && self.spans.len() == h.cols.len()
         {
-            match read_row(bytes, &spans, h, no, &mut b.names) {
+            match read_row(bytes, &self.spans, h, no, &mut self.b.names) {
                 Ok((row, c, hu)) => {
-                    comma |= c;
-                    human |= hu;
-                    b.push_row(row, merge_rows);
-                    continue;
+                    self.comma |= c;
+                    self.human |= hu;
+                    self.b.push_row(row, self.merge_rows);
+                    return;
                 }
                 Err(()) => bad_row = true,
             }
         }
-
+        let text = || String::from_utf8_lossy(bytes);
         // Banner: `Linux 6.18.44-fc-v669 (vm) \t11/29/26 \t_x86_64_\t(2 CPU)`
         if memchr::memchr(b'(', bytes).is_some()
             && let Some(banner) = parse_banner(&text())
         {
-            b.start_run(no, Some(banner), false);
-            table_open = false;
-            after_banner = Some(0);
-            continue;
+            self.b.start_run(no, Some(banner), false);
+            self.table_open = false;
+            self.after_banner = Some(0);
+            return;
         }
-
         // Time stamp line: `11/29/26 19:38:03`, `2026-11-29T19:31:40+0000`, `Time: 03:49:57 PM`.
-        if let Some(s) = try_stamp(bytes, &mut stamps) {
-            begin_stamped(&mut b, no, s, bytes);
-            table_open = false;
-            continue;
+        if let Some(s) = try_stamp(bytes, &mut self.stamps) {
+            begin_stamped(&mut self.b, no, s, bytes);
+            self.table_open = false;
+            return;
         }
-
+        let open = self.header.as_ref().filter(|_| self.table_open);
         let kind = match open {
             Some(_) if bad_row => DiagKind::BadNumber,
-            Some(h) if is_last && spans.len() < h.cols.len() => DiagKind::Truncated,
+            Some(h) if is_last && self.spans.len() < h.cols.len() => DiagKind::Truncated,
             Some(_) => DiagKind::FieldCount,
-            None if b.out.runs.is_empty() => DiagKind::Malformed,
+            None if self.b.out.runs.is_empty() => DiagKind::Malformed,
             None => DiagKind::NoHeader,
         };
-        d.skip(no, kind, &*text());
+        self.d.skip(no, kind, &*text());
     }
 
-    let mut out = b.finish();
-    // A garbled stamp (or a stamp line cut) is placed by its run's series, not hours away.
-    crate::common::series::repair_runs(&mut out.reports, |r| r.run, |r| &mut r.stamp, |r| r.line, &mut d);
-    out.unit = unit;
-    out.human = human;
-    out.decimal_comma = comma;
-    out.ansi = ansi;
-    out.device_last = device_last;
-    out.pretty_subtables = subtables;
-    if out.merged > 1 {
-        d.note(
-            out.merged_from_line.unwrap_or(1),
-            DiagKind::Unsupported,
-            crate::common::sysstat::merged_note(out.merged, budget),
-        );
+    /// The value read, its diagnostics, the merge note under a budget.
+    fn finish(self, budget: usize) -> Parsed<Iostat> {
+        let mut d = self.d;
+        let mut out = self.b.finish();
+        // A garbled stamp (or a stamp line cut) is placed by its run's series, not hours away.
+        crate::common::series::repair_runs(&mut out.reports, |r| r.run, |r| &mut r.stamp, |r| r.line, &mut d);
+        out.unit = self.unit;
+        out.human = self.human;
+        out.decimal_comma = self.comma;
+        out.ansi = self.ansi;
+        out.device_last = self.device_last;
+        out.pretty_subtables = self.subtables;
+        if out.merged > 1 {
+            d.note(
+                out.merged_from_line.unwrap_or(1),
+                DiagKind::Unsupported,
+                crate::common::sysstat::merged_note(out.merged, budget),
+            );
+        }
+        d.finish(out, self.lines_total)
     }
-    d.finish(out, lines_total)
 }
 
 fn try_stamp(bytes: &[u8], cache: &mut StampCache) -> Option<Stamp> {

@@ -1,5 +1,5 @@
 //! A memory budget for the rows of a very long `pidstat` file, as
-//! [`crate::iostat_budget`] is for iostat: when the parsed rows would pass the
+//! [`crate::iostat::budget`] is for iostat: when the parsed rows would pass the
 //! budget, consecutive reports of a run are merged two to one (and again, four to
 //! one, ...), so days of `pidstat -d -t 1` keep a bounded number of rows at a
 //! coarser interval instead of exhausting memory ([`crate::pidstat::Pidstat::merged`]
@@ -15,7 +15,7 @@
 //! the interval start (`prev_stamp`) of its first: stamps mark the end of an
 //! interval. Since-boot reports are never merged, nor reports of different runs.
 
-use crate::pidstat::Row;
+use super::types::Row;
 use std::collections::HashMap;
 
 /// A halving that keeps more than this fraction of the rows ends the merging.
@@ -345,7 +345,7 @@ mod tests {
             tid: Some(tid),
             command: format!("w{tid}").into(),
             leader: None,
-            io: crate::pidstat::IoValues([0.0, kb, 0.0, 2.0]),
+            io: super::super::types::IoValues([0.0, kb, 0.0, 2.0]),
             policy: None,
             other: Vec::new(),
         }

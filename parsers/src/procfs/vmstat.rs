@@ -19,7 +19,7 @@
 
 use crate::common::LineSource;
 use crate::common::{DiagKind, Format, Parsed, Sniff};
-use crate::proc_meminfo::{
+use crate::procfs::meminfo::{
     Series, SeriesKind, next_token, parse_series, parse_series_source, parse_u64_bytes, sniff_series,
 };
 
@@ -64,7 +64,7 @@ impl Format for Fmt {
     /// (`Aborted_clients\t0`, pt-mysql-summary's `mysql-status`) has the same shape otherwise.
     fn sniff(head: &[u8]) -> Sniff {
         let capitalised = crate::common::Lines::new(head)
-            .filter(|l| !l.is_blank() && !crate::tsblocks::is_ts_line(l.bytes))
+            .filter(|l| !l.is_blank() && !crate::procfs::tsblocks::is_ts_line(l.bytes))
             .take(12)
             .any(|l| l.bytes.iter().take_while(|b| !b.is_ascii_whitespace()).any(u8::is_ascii_uppercase));
         if capitalised { Sniff::No } else { sniff_series(head, parse_line, SIGNATURE) }
@@ -80,7 +80,7 @@ pub fn parse_source(src: &mut impl LineSource) -> Parsed<Series> {
 }
 
 /// [`parse_source`] keeping the snapshots within about `budget` bytes of memory (0: no
-/// limit; see [`crate::proc_meminfo::parse_source_within`]).
+/// limit; see [`crate::procfs::meminfo::parse_source_within`]).
 pub fn parse_source_within(src: &mut impl LineSource, budget: usize) -> Parsed<Series> {
     parse_series_source(src, SeriesKind::Vmstat, parse_line, budget)
 }
@@ -101,7 +101,7 @@ mod tests {
         assert!(p.diagnostics.is_empty());
         assert_eq!(p.value.column("nr_dirtied"), vec![Some(5), Some(7)]);
         assert_eq!(p.value.snapshots[1].epoch(), Some(101.0));
-        assert_eq!(crate::proc_meminfo::Fmt::sniff(input), Sniff::No);
+        assert_eq!(crate::procfs::meminfo::Fmt::sniff(input), Sniff::No);
         use crate::common::Summary;
         assert_eq!(p.value.variant().get("kind").map(String::as_str), Some("vmstat"));
     }

@@ -20,14 +20,15 @@
 //! Every key is kept, known or not, in file order. Values are the numbers as
 //! printed: kB for `kB` lines, page counts for the unitless `HugePages_*`
 //! lines (FORMATS.md §5). The same [`Series`] type holds `/proc/vmstat`
-//! series (see [`crate::proc_vmstat`]).
+//! series (see [`crate::procfs::vmstat`]).
 
+use crate::common::lines::is_blank;
 use crate::common::ts::TsLine;
 use crate::common::{
     DiagKind, Diags, Format, LineSource, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant,
     lines::count_lines,
 };
-use crate::tsblocks::{self, Layout};
+use crate::procfs::tsblocks::{self, Layout};
 
 /// A series of key/value snapshots (`/proc/meminfo` or `/proc/vmstat`).
 #[derive(Debug, Clone, Default)]
@@ -135,7 +136,7 @@ impl Series {
         };
         v.insert("ts", ts.to_string());
         if self.thinned > 1 {
-            v.insert("snapshots_thinned", crate::ts_budget::thinned_variant(self.thinned));
+            v.insert("snapshots_thinned", crate::procfs::ts_budget::thinned_variant(self.thinned));
         }
         if self.snapshots.iter().any(|s| s.truncated) {
             v.insert("truncated", "last snapshot".to_string());
@@ -260,15 +261,6 @@ pub(crate) fn value_with_unit(rest: &[u8]) -> Result<u64, DiagKind> {
     }
 }
 
-/// True when a line holds only whitespace (cheap for the usual non-blank line).
-pub(crate) fn is_blank(b: &[u8]) -> bool {
-    match b.first() {
-        None => true,
-        Some(c) if !c.is_ascii_whitespace() => false,
-        Some(_) => b.iter().all(u8::is_ascii_whitespace),
-    }
-}
-
 /// A reader of one `key value` line.
 pub(crate) type LineParser = fn(&[u8]) -> Result<(&[u8], u64), DiagKind>;
 
@@ -283,7 +275,7 @@ pub(crate) fn parse_series(input: &[u8], kind: SeriesKind, line_parser: LinePars
         thinned: 0,
     };
     let mut keys = Vec::new();
-    let mut all = crate::ts_budget::Thinning::new(0);
+    let mut all = crate::procfs::ts_budget::Thinning::new(0);
     for block in split.blocks {
         read_block(block, &mut series, &mut keys, &mut diags, line_parser, &mut all);
     }
@@ -291,7 +283,7 @@ pub(crate) fn parse_series(input: &[u8], kind: SeriesKind, line_parser: LinePars
     diags.finish(series, count_lines(input))
 }
 
-/// [`parse_series`] of lines fed one at a time (one block held at a time: [`crate::tsstream`]).
+/// [`parse_series`] of lines fed one at a time (one block held at a time: [`crate::procfs::tsstream`]).
 pub(crate) fn parse_series_source(
     src: &mut impl LineSource,
     kind: SeriesKind,
@@ -301,12 +293,12 @@ pub(crate) fn parse_series_source(
     let mut diags = Diags::default();
     let mut series = Series { snapshots: Vec::new(), layout: None, kind, thinned: 0 };
     let mut keys = Vec::new();
-    let mut thin = crate::ts_budget::Thinning::new(budget);
-    match crate::tsstream::split(src, |b| {
+    let mut thin = crate::procfs::ts_budget::Thinning::new(budget);
+    match crate::procfs::tsstream::split(src, |b| {
         read_block(b, &mut series, &mut keys, &mut diags, line_parser, &mut thin)
     }) {
-        crate::tsstream::Split::Whole(input) => parse_series(&input, kind, line_parser),
-        crate::tsstream::Split::Streamed { layout, mut split_diags, lines } => {
+        crate::procfs::tsstream::Split::Whole(input) => parse_series(&input, kind, line_parser),
+        crate::procfs::tsstream::Split::Streamed { layout, mut split_diags, lines } => {
             series.layout = Some(layout);
             series.thinned = if thin.stride > 1 { thin.stride } else { 0 };
             thin.note(&mut diags);
@@ -329,7 +321,7 @@ fn read_block(
     keys: &mut Vec<std::sync::Arc<str>>,
     diags: &mut Diags,
     line_parser: LineParser,
-    thin: &mut crate::ts_budget::Thinning,
+    thin: &mut crate::procfs::ts_budget::Thinning,
 ) {
     use std::sync::Arc;
     let kind = series.kind;
@@ -440,13 +432,13 @@ pub fn parse_source(src: &mut impl LineSource) -> Parsed<Series> {
 }
 
 /// [`parse_source`] keeping the snapshots within about `budget` bytes of memory (0: no
-/// limit): past it, one snapshot in 2, then 4, ... is kept ([`crate::ts_budget`]);
+/// limit): past it, one snapshot in 2, then 4, ... is kept ([`crate::procfs::ts_budget`]);
 /// [`Series::thinned`] says how many.
 pub fn parse_source_within(src: &mut impl LineSource, budget: usize) -> Parsed<Series> {
     parse_series_source(src, SeriesKind::Meminfo, parse_line, budget)
 }
 
-impl crate::ts_budget::Snapshot for Snapshot {
+impl crate::procfs::ts_budget::Snapshot for Snapshot {
     fn first_line(&self) -> usize {
         self.line
     }

@@ -37,203 +37,20 @@
 //! table; [`Row::table`] tells which header a row belongs to.
 
 use crate::common::names::Names;
-use crate::common::sysstat::{Banner, average_label_len, parse_banner, parse_time_of_day};
-use crate::common::time::{DateLine, hms, parse_date_line};
+use crate::common::sysstat::{average_label_len, parse_banner, parse_time_of_day};
+use crate::common::time::{hms, parse_date_line};
 use crate::common::{
     DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, Stamp, Summary, Variant,
     lines::strip_ansi,
 };
 use std::borrow::Cow;
 
-/// A parsed pidstat file (one or several concatenated runs).
-#[derive(Debug, Clone, Default)]
-pub struct Pidstat {
-    /// The banner of the first run (`Linux 6.18.44-fc-v669 (vm) \t11/29/26 \t_x86_64_\t(2 CPU)`).
-    pub banner: Option<Banner>,
-    /// Every banner seen (more than one when runs were concatenated); [`Row::run`] indexes it.
-    pub banners: Vec<Banner>,
-    /// The interval rows (and since-boot rows), in file order.
-    pub rows: Vec<Row>,
-    /// The rows of the `Average:` blocks (any translation), in file order.
-    pub averages: Vec<Row>,
-    /// The column headers seen, in order; [`Row::table`] indexes it. A `-h` header printed
-    /// again just as before (every report reprints it) is the table already listed.
-    pub tables: Vec<Table>,
-    /// Layout facts for `inspect` (see [`Summary::variant`]).
-    pub layout: Layout,
-    /// `date` lines between runs (`2025-10-23 13:55:24` of a loop `date; pidstat ... 1800`).
-    pub date_lines: Vec<DateLine>,
-    /// Reports merged to stay within a memory budget ([`parse_source_within`]): each kept
-    /// report stands for up to this many printed ones (0: none merged).
-    pub merged: u32,
-    /// 1-based line of the first report merged, when any.
-    pub merged_from_line: Option<usize>,
-}
+pub mod budget;
+pub mod json;
+mod types;
 
-/// One column header line (`19:52:40      UID       PID   kB_rd/s …  Command`).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Table {
-    /// 1-based line number of the header (its first printing, for a repeated `-h` header).
-    pub line: usize,
-    /// The time printed in the header (the previous sample), `None` for `-h` and average headers.
-    pub stamp: Option<Stamp>,
-    /// True for the header of an `Average:` block.
-    pub average: bool,
-    /// The activity columns between the ID columns and `Command`, as printed (`kB_rd/s`, `%usr`, ...).
-    pub columns: std::sync::Arc<[String]>,
-}
-
-/// How the file was printed.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Layout {
-    /// `-h`: one line per task with all activities.
-    pub one_line: bool,
-    /// `-t`: `TGID TID` columns.
-    pub threads: bool,
-    /// `-U`: user names instead of UIDs.
-    pub user_names: bool,
-    /// Time form of the rows: `hh:mm:ss`, `12h`, `cjk`, `korean`, `epoch`.
-    pub time_form: Option<&'static str>,
-    /// A decimal comma was seen.
-    pub decimal_comma: bool,
-    /// `--human` suffixes were seen.
-    pub human: bool,
-    /// ANSI colour escapes were seen.
-    pub ansi: bool,
-    /// The `-d` table has `iodelay` (sysstat >= 10.2.1).
-    pub iodelay: Option<bool>,
-    /// The average label as printed (`Average:`, `Durchschn.:`, ...).
-    pub average_label: Option<String>,
-}
-
-/// One task line of a table (or of an average block).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Row {
-    /// 1-based line number.
-    pub line: usize,
-    /// The sample time ([`Stamp::TimeOfDay`] or [`Stamp::Epoch`]); `None` for average rows.
-    pub stamp: Option<Stamp>,
-    /// The time of the table header = the previous sample (interval start); `None` with `-h`.
-    pub prev_stamp: Option<Stamp>,
-    /// True when the header and row times are equal: values since the task started (no interval).
-    pub since_boot: bool,
-    /// Index of the run (banner) the row belongs to.
-    pub run: usize,
-    /// Index into [`Pidstat::tables`] of the header the row follows.
-    pub table: usize,
-    /// UID (without `-U`).
-    pub uid: Option<u32>,
-    /// User name (`-U`).
-    pub user: Option<String>,
-    /// PID without `-t`; with `-t` the TGID, filled in for `- TID` thread rows from the
-    /// process row above them.
-    pub tgid: Option<u32>,
-    /// Thread id (`-t`); `None` for a process row and without `-t`.
-    pub tid: Option<u32>,
-    /// Command (without the `|__` / `(leader)__` prefix); the full command line with `-l`.
-    pub command: std::sync::Arc<str>,
-    /// The leader name of a `(leader)__name` thread row (TGID not displayed).
-    pub leader: Option<std::sync::Arc<str>>,
-    /// `kB_rd/s`, `kB_wr/s`, `kB_ccwr/s`, `iodelay`: read with [`Row::kb_rd_s`],
-    /// [`Row::kb_wr_s`], [`Row::kb_ccwr_s`], [`Row::iodelay`].
-    pub io: IoValues,
-    /// The scheduling policy of `-R` (`NORMAL`, `FIFO`, ...).
-    pub policy: Option<String>,
-    /// The other activity columns by their header name (`%usr`, `minflt/s`, `RSS`, `cswch/s`, ...).
-    pub other: Vec<(String, f64)>,
-}
-
-/// The `-d` values of a row, NaN where not printed (or `-1.00`, an unreadable
-/// `/proc/PID/io`): 32 bytes instead of the 64 of four `Option<f64>`, in a row that a long
-/// capture keeps millions of and the memory budget moves when it merges.
-#[derive(Clone, Copy)]
-pub struct IoValues(pub [f64; 4]);
-
-impl IoValues {
-    /// Index of `kB_rd/s`.
-    pub const KB_RD_S: usize = 0;
-    /// Index of `kB_wr/s`.
-    pub const KB_WR_S: usize = 1;
-    /// Index of `kB_ccwr/s`.
-    pub const KB_CCWR_S: usize = 2;
-    /// Index of `iodelay`.
-    pub const IODELAY: usize = 3;
-    /// None printed.
-    pub const NONE: IoValues = IoValues([f64::NAN; 4]);
-
-    /// The value at an index (`None`: not printed).
-    pub fn get(&self, i: usize) -> Option<f64> {
-        self.0.get(i).copied().filter(|x| !x.is_nan())
-    }
-
-    /// The values as options, in index order.
-    pub fn options(&self) -> [Option<f64>; 4] {
-        [0, 1, 2, 3].map(|i| self.get(i))
-    }
-}
-
-impl Default for IoValues {
-    fn default() -> Self {
-        Self::NONE
-    }
-}
-
-impl PartialEq for IoValues {
-    /// Equal when the same values are printed.
-    fn eq(&self, other: &Self) -> bool {
-        self.options() == other.options()
-    }
-}
-
-impl std::fmt::Debug for IoValues {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.options().fmt(f)
-    }
-}
-
-/// A rate of `-d` as stored: `-1.00` (unreadable `/proc/PID/io`) is missing, not zero
-/// (shared with `pidstat_json`).
-pub(crate) fn io_rate(v: f64) -> f64 {
-    if v < 0.0 { f64::NAN } else { v }
-}
-
-impl Row {
-    /// `kB_rd/s`; `None` when absent or `-1.00` (unreadable `/proc/PID/io`).
-    pub fn kb_rd_s(&self) -> Option<f64> {
-        self.io.get(IoValues::KB_RD_S)
-    }
-
-    /// `kB_wr/s`; `None` when absent or `-1.00`.
-    pub fn kb_wr_s(&self) -> Option<f64> {
-        self.io.get(IoValues::KB_WR_S)
-    }
-
-    /// `kB_ccwr/s`; `None` when absent or `-1.00`.
-    pub fn kb_ccwr_s(&self) -> Option<f64> {
-        self.io.get(IoValues::KB_CCWR_S)
-    }
-
-    /// `iodelay` (clock ticks of block-I/O delay in the interval); `None` when absent.
-    pub fn iodelay(&self) -> Option<f64> {
-        self.io.get(IoValues::IODELAY)
-    }
-
-    /// True for a thread row of `-t` (a TID is given).
-    pub fn is_thread(&self) -> bool {
-        self.tid.is_some()
-    }
-
-    /// An activity value by its header name (`kB_wr/s`, `%CPU`, `RSS`, ...).
-    pub fn get(&self, name: &str) -> Option<f64> {
-        match name {
-            "kB_rd/s" => self.kb_rd_s(),
-            "kB_wr/s" => self.kb_wr_s(),
-            "kB_ccwr/s" => self.kb_ccwr_s(),
-            "iodelay" => self.iodelay(),
-            _ => self.other.iter().find(|(n, _)| n == name).map(|(_, v)| *v),
-        }
-    }
-}
+pub(crate) use types::io_rate;
+pub use types::{IoValues, Layout, Pidstat, Row, Table};
 
 /// What a header column maps to.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -521,31 +338,9 @@ fn row(
     diags: &mut Diags,
     names: &mut Names,
 ) -> Option<(Row, bool)> {
-    let tok = |i: usize| offs.get(i).and_then(|&(a, b)| text.get(a..b));
-    let mut first3: [&str; 3] = [""; 3];
-    for (i, slot) in first3.iter_mut().enumerate() {
-        *slot = tok(i).unwrap_or("");
-    }
-    let n3 = offs.len().min(3);
-    let (stamp, mut i, average) = match lead_time(&first3[..n3]) {
-        Some((s, used, form)) => {
-            layout.time_form.get_or_insert(form);
-            (Some(s), used, false)
-        }
-        None => match avg_len(text) {
-            Some(len) => {
-                // Skip the tokens that make up the label (`Moyenne :` is two).
-                let k = offs.iter().take_while(|&&(a, _)| a < len).count();
-                if layout.average_label.is_none() {
-                    layout.average_label = text.get(..len).map(|s| s.trim().to_string());
-                }
-                (None, k, true)
-            }
-            None => {
-                diags.skip(line, DiagKind::BadTime, text);
-                return None;
-            }
-        },
+    let Some((stamp, mut i, average)) = row_lead(text, offs, layout) else {
+        diags.skip(line, DiagKind::BadTime, text);
+        return None;
     };
     let need = 1 + if cur.threads { 2 } else { 1 } + cur.cols.len() + usize::from(cur.command);
     if offs.len() < i + need {
@@ -571,61 +366,103 @@ fn row(
         other: Vec::new(),
     };
     r.since_boot = !average && stamp.is_some() && stamp == cur.prev;
-    let id = tok(i).unwrap_or("");
+    let tok = |i: usize| offs.get(i).and_then(|&(a, b)| text.get(a..b)).unwrap_or("");
+    let read = row_ids(&mut r, tok, &mut i, cur, last_tgid)
+        .and_then(|()| row_values(&mut r, tok, &mut i, cur, layout));
+    if let Err(kind) = read {
+        diags.skip(line, kind, text);
+        return None;
+    }
+    if cur.command {
+        let start = offs.get(i).map(|&(a, _)| a).unwrap_or(text.len());
+        let cmd = text.get(start..).unwrap_or("").trim();
+        (r.command, r.leader) = command_of(cmd, r.tid.is_some() && r.tgid.is_some(), names);
+    } else if i < offs.len() {
+        diags.note(line, DiagKind::FieldCount, text);
+    }
+    Some((r, average))
+}
+
+/// The leading time of a row (and the tokens it takes), or the label of an average
+/// (`Moyenne :` is two tokens): (stamp, tokens, is an average). `None`: neither.
+fn row_lead(
+    text: &str,
+    offs: &[(usize, usize)],
+    layout: &mut Layout,
+) -> Option<(Option<Stamp>, usize, bool)> {
+    let mut first3: [&str; 3] = [""; 3];
+    for (i, slot) in first3.iter_mut().enumerate() {
+        *slot = offs.get(i).and_then(|&(a, b)| text.get(a..b)).unwrap_or("");
+    }
+    let n3 = offs.len().min(3);
+    if let Some((s, used, form)) = lead_time(&first3[..n3]) {
+        layout.time_form.get_or_insert(form);
+        return Some((Some(s), used, false));
+    }
+    let len = avg_len(text)?;
+    // Skip the tokens that make up the label (`Moyenne :` is two).
+    let k = offs.iter().take_while(|&&(a, _)| a < len).count();
+    if layout.average_label.is_none() {
+        layout.average_label = text.get(..len).map(|s| s.trim().to_string());
+    }
+    Some((None, k, true))
+}
+
+/// The `UID`/`USER`, `TGID` and (with `-t`) `TID` of a row from token `*i` on.
+fn row_ids<'t>(
+    r: &mut Row,
+    tok: impl Fn(usize) -> &'t str,
+    i: &mut usize,
+    cur: &Current,
+    last_tgid: &mut Option<u32>,
+) -> Result<(), DiagKind> {
+    let id = tok(*i);
     if cur.user {
         r.user = Some(id.to_string());
     } else {
-        match id.parse::<u32>() {
-            Ok(v) => r.uid = Some(v),
-            Err(_) => {
-                diags.skip(line, DiagKind::BadNumber, text);
-                return None;
-            }
-        }
+        r.uid = Some(id.parse::<u32>().map_err(|_| DiagKind::BadNumber)?);
     }
-    i += 1;
-    let idnum = |t: &str| -> Result<Option<u32>, ()> {
-        if t == "-" { Ok(None) } else { t.parse::<u32>().map(Some).map_err(|_| ()) }
+    *i += 1;
+    let idnum = |t: &str| -> Result<Option<u32>, DiagKind> {
+        if t == "-" { Ok(None) } else { t.parse::<u32>().map(Some).map_err(|_| DiagKind::BadNumber) }
     };
-    let Ok(pid) = idnum(tok(i).unwrap_or("")) else {
-        diags.skip(line, DiagKind::BadNumber, text);
-        return None;
-    };
-    i += 1;
-    if cur.threads {
-        let Ok(tid) = idnum(tok(i).unwrap_or("")) else {
-            diags.skip(line, DiagKind::BadNumber, text);
-            return None;
-        };
-        i += 1;
-        match (pid, tid) {
-            (Some(p), None) => {
-                *last_tgid = Some(p);
-                r.tgid = Some(p);
-            }
-            (None, Some(t)) => {
-                r.tgid = *last_tgid;
-                r.tid = Some(t);
-            }
-            (Some(p), Some(t)) => {
-                r.tgid = Some(p);
-                r.tid = Some(t);
-            }
-            (None, None) => {
-                diags.skip(line, DiagKind::Malformed, text);
-                return None;
-            }
-        }
-    } else {
-        if pid.is_none() {
-            diags.skip(line, DiagKind::BadNumber, text);
-            return None;
-        }
-        r.tgid = pid;
+    let pid = idnum(tok(*i))?;
+    *i += 1;
+    if !cur.threads {
+        r.tgid = Some(pid.ok_or(DiagKind::BadNumber)?);
+        return Ok(());
     }
+    let tid = idnum(tok(*i))?;
+    *i += 1;
+    match (pid, tid) {
+        (Some(p), None) => {
+            *last_tgid = Some(p);
+            r.tgid = Some(p);
+        }
+        (None, Some(t)) => {
+            r.tgid = *last_tgid;
+            r.tid = Some(t);
+        }
+        (Some(p), Some(t)) => {
+            r.tgid = Some(p);
+            r.tid = Some(t);
+        }
+        (None, None) => return Err(DiagKind::Malformed),
+    }
+    Ok(())
+}
+
+/// The activity values of a row from token `*i` on.
+fn row_values<'t>(
+    r: &mut Row,
+    tok: impl Fn(usize) -> &'t str,
+    i: &mut usize,
+    cur: &Current,
+    layout: &mut Layout,
+) -> Result<(), DiagKind> {
     for c in &cur.cols {
-        let t = tok(i).unwrap_or("");
-        i += 1;
+        let t = tok(*i);
+        *i += 1;
         if *c == Col::Policy {
             r.policy = Some(t.to_string());
             continue;
@@ -634,45 +471,48 @@ fn row(
         if t == "-" {
             continue;
         }
-        let Some(v) = num(t) else {
-            diags.skip(line, DiagKind::BadNumber, text);
-            return None;
-        };
+        let v = num(t).ok_or(DiagKind::BadNumber)?;
         if !layout.decimal_comma && t.contains(',') {
             layout.decimal_comma = true;
         }
         if !layout.human && t.ends_with(|c: char| c.is_ascii_alphabetic() || c == '%') {
             layout.human = true;
         }
-        // `-1.00` = /proc/PID/io unreadable: missing, not zero.
-        match c {
-            Col::KbRd => r.io.0[IoValues::KB_RD_S] = io_rate(v),
-            Col::KbWr => r.io.0[IoValues::KB_WR_S] = io_rate(v),
-            Col::KbCcwr => r.io.0[IoValues::KB_CCWR_S] = io_rate(v),
-            Col::Iodelay => r.io.0[IoValues::IODELAY] = v,
-            Col::Other(k) => r.other.push((cur.names.get(*k).cloned().unwrap_or_default(), v)),
-            Col::Policy => {}
-        }
+        put_value(r, c, v, cur);
     }
-    if cur.command {
-        let start = offs.get(i).map(|&(a, _)| a).unwrap_or(text.len());
-        let cmd = text.get(start..).unwrap_or("").trim();
-        if let Some(name) = cmd.strip_prefix("|__") {
-            r.command = names.get(name);
-        } else if r.tid.is_some()
-            && r.tgid.is_some()
-            && cmd.starts_with('(')
-            && let Some(close) = cmd.find(")__")
-        {
-            r.leader = Some(names.get(&cmd[1..close]));
-            r.command = names.get(&cmd[close + 3..]);
-        } else {
-            r.command = names.get(cmd);
-        }
-    } else if i < offs.len() {
-        diags.note(line, DiagKind::FieldCount, text);
+    Ok(())
+}
+
+/// Stores the value of column `c` in a row (`-1.00` = /proc/PID/io unreadable: missing, not zero).
+fn put_value(r: &mut Row, c: &Col, v: f64, cur: &Current) {
+    match c {
+        Col::KbRd => r.io.0[IoValues::KB_RD_S] = io_rate(v),
+        Col::KbWr => r.io.0[IoValues::KB_WR_S] = io_rate(v),
+        Col::KbCcwr => r.io.0[IoValues::KB_CCWR_S] = io_rate(v),
+        Col::Iodelay => r.io.0[IoValues::IODELAY] = v,
+        Col::Other(k) => r.other.push((cur.names.get(*k).cloned().unwrap_or_default(), v)),
+        Col::Policy => {}
     }
-    Some((r, average))
+}
+
+/// The command of a row and its thread group leader: `|__name` is a thread of the task
+/// above, `(leader)__name` a thread (`threaded`: the row has a TGID and a TID).
+fn command_of(
+    cmd: &str,
+    threaded: bool,
+    names: &mut Names,
+) -> (std::sync::Arc<str>, Option<std::sync::Arc<str>>) {
+    if let Some(name) = cmd.strip_prefix("|__") {
+        (names.get(name), None)
+    } else if threaded
+        && cmd.starts_with('(')
+        && let Some(close) = cmd.find(")__")
+    {
+        let leader = names.get(&cmd[1..close]);
+        (names.get(&cmd[close + 3..]), Some(leader))
+    } else {
+        (names.get(cmd), None)
+    }
 }
 
 /// Reads the common row shape in one pass: `19:37:31  0  15545  -  0.00  3996.00  0.00  0  gcache_sim`
@@ -696,49 +536,13 @@ fn row_fused(
     if cur.user || cur.cols.contains(&Col::Policy) {
         return None;
     }
-    let b = text.as_bytes();
-    let n = b.len();
-    let mut i = 0usize;
-    let ws = |c: u8| c == b' ' || c == b'\t';
-    // Next token as a byte range; `None` at the end of the line.
-    let next = |i: &mut usize| -> Option<(usize, usize)> {
-        while *i < n && ws(b[*i]) {
-            *i += 1;
-        }
-        if *i >= n {
-            return None;
-        }
-        let s = *i;
-        while *i < n && !ws(b[*i]) {
-            *i += 1;
-        }
-        Some((s, *i))
-    };
+    let mut t = FusedToks { b: text.as_bytes(), i: 0 };
     // `19:37:31`
-    let (s0, e0) = next(&mut i)?;
-    let t = b.get(s0..e0)?;
-    if t.len() != 8 || t[2] != b':' || t[5] != b':' {
-        return None;
-    }
-    let d = |k: usize| -> Option<u32> {
-        let (x, y) = (t[k], t[k + 1]);
-        (x.is_ascii_digit() && y.is_ascii_digit()).then(|| u32::from(x - b'0') * 10 + u32::from(y - b'0'))
-    };
-    let stamp = Stamp::TimeOfDay(hms(d(0)?, d(3)?, d(6)?, 0)?);
-    let id_u32 = |r: (usize, usize)| -> Option<u32> {
-        let t = b.get(r.0..r.1)?;
-        if t.is_empty() || t.len() > 9 || !t.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        Some(t.iter().fold(0u32, |a, &c| a * 10 + u32::from(c - b'0')))
-    };
-    let dash_or_id = |r: (usize, usize)| -> Option<Option<u32>> {
-        if b.get(r.0..r.1)? == b"-" { Some(None) } else { id_u32(r).map(Some) }
-    };
-    let uid = id_u32(next(&mut i)?)?;
-    let pid = dash_or_id(next(&mut i)?)?;
+    let stamp = fused_time(t.next_tok()?)?;
+    let uid = fused_id(t.next_tok()?)?;
+    let pid = fused_dash_or_id(t.next_tok()?)?;
     let (tgid, tid, new_last) = if cur.threads {
-        match (pid, dash_or_id(next(&mut i)?)?) {
+        match (pid, fused_dash_or_id(t.next_tok()?)?) {
             (Some(p), None) => (Some(p), None, Some(p)),
             (None, Some(t)) => (*last_tgid, Some(t), *last_tgid),
             (Some(p), Some(t)) => (Some(p), Some(t), *last_tgid),
@@ -751,13 +555,12 @@ fn row_fused(
     let mut other = Vec::new();
     let mut comma = false;
     for c in &cur.cols {
-        let (s, e) = next(&mut i)?;
-        let t = b.get(s..e)?;
-        if t == b"-" {
+        let tok = t.next_tok()?;
+        if tok == b"-" {
             continue;
         }
-        let v = fast_num(t)?;
-        comma |= t.contains(&b',');
+        let v = fast_num(tok)?;
+        comma |= tok.contains(&b',');
         match c {
             Col::KbRd => io.0[IoValues::KB_RD_S] = io_rate(v),
             Col::KbWr => io.0[IoValues::KB_WR_S] = io_rate(v),
@@ -767,45 +570,7 @@ fn row_fused(
             Col::Policy => return None,
         }
     }
-    let command;
-    let mut leader = None;
-    let ntok = 3 + usize::from(cur.threads) + cur.cols.len();
-    if cur.command {
-        // The command starts at the next token and runs to the end of the line.
-        while i < n && ws(b[i]) {
-            i += 1;
-        }
-        if i >= n {
-            return None;
-        }
-        let cmd = text.get(i..)?.trim();
-        // A `UID`/`USER` word among the first five tokens sends the line to the header check.
-        if ntok < 5
-            && cmd
-                .split([' ', '\t'])
-                .filter(|w| !w.is_empty())
-                .take(5 - ntok)
-                .any(|w| w == "UID" || w == "USER")
-        {
-            return None;
-        }
-        if let Some(name) = cmd.strip_prefix("|__") {
-            command = names.get(name);
-        } else if tid.is_some()
-            && tgid.is_some()
-            && cmd.starts_with('(')
-            && let Some(close) = cmd.find(")__")
-        {
-            leader = Some(names.get(cmd.get(1..close)?));
-            command = names.get(cmd.get(close + 3..)?);
-        } else {
-            command = names.get(cmd);
-        }
-    } else if next(&mut i).is_some() {
-        return None;
-    } else {
-        command = names.get("");
-    }
+    let (command, leader) = fused_command(&mut t, text, cur, tid.is_some() && tgid.is_some(), names)?;
     layout.time_form.get_or_insert("hh:mm:ss");
     layout.decimal_comma |= comma;
     *last_tgid = new_last;
@@ -830,6 +595,90 @@ fn row_fused(
     Some(())
 }
 
+/// The blank-separated tokens of a line for [`row_fused`].
+struct FusedToks<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> FusedToks<'a> {
+    fn ws(c: u8) -> bool {
+        c == b' ' || c == b'\t'
+    }
+
+    /// Moves past blanks; false at the end of the line.
+    fn skip_ws(&mut self) -> bool {
+        while self.i < self.b.len() && Self::ws(self.b[self.i]) {
+            self.i += 1;
+        }
+        self.i < self.b.len()
+    }
+
+    /// The next token; `None` at the end of the line.
+    fn next_tok(&mut self) -> Option<&'a [u8]> {
+        if !self.skip_ws() {
+            return None;
+        }
+        let s = self.i;
+        while self.i < self.b.len() && !Self::ws(self.b[self.i]) {
+            self.i += 1;
+        }
+        self.b.get(s..self.i)
+    }
+}
+
+/// `19:37:31` as a time of day.
+fn fused_time(t: &[u8]) -> Option<Stamp> {
+    if t.len() != 8 || t[2] != b':' || t[5] != b':' {
+        return None;
+    }
+    let d = |k: usize| -> Option<u32> {
+        let (x, y) = (t[k], t[k + 1]);
+        (x.is_ascii_digit() && y.is_ascii_digit()).then(|| u32::from(x - b'0') * 10 + u32::from(y - b'0'))
+    };
+    Some(Stamp::TimeOfDay(hms(d(0)?, d(3)?, d(6)?, 0)?))
+}
+
+/// A plain decimal id of at most 9 digits.
+fn fused_id(t: &[u8]) -> Option<u32> {
+    if t.is_empty() || t.len() > 9 || !t.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(t.iter().fold(0u32, |a, &c| a * 10 + u32::from(c - b'0')))
+}
+
+/// An id or `-` (none).
+fn fused_dash_or_id(t: &[u8]) -> Option<Option<u32>> {
+    if t == b"-" { Some(None) } else { fused_id(t).map(Some) }
+}
+
+/// The command at the end of a fused row (and its thread group leader), or the check that
+/// nothing follows the values when the table has no command column.
+fn fused_command(
+    t: &mut FusedToks<'_>,
+    text: &str,
+    cur: &Current,
+    threaded: bool,
+    names: &mut Names,
+) -> Option<(std::sync::Arc<str>, Option<std::sync::Arc<str>>)> {
+    if !cur.command {
+        return if t.next_tok().is_some() { None } else { Some((names.get(""), None)) };
+    }
+    // The command starts at the next token and runs to the end of the line.
+    if !t.skip_ws() {
+        return None;
+    }
+    let cmd = text.get(t.i..)?.trim();
+    // A `UID`/`USER` word among the first five tokens sends the line to the header check.
+    let ntok = 3 + usize::from(cur.threads) + cur.cols.len();
+    if ntok < 5
+        && cmd.split([' ', '\t']).filter(|w| !w.is_empty()).take(5 - ntok).any(|w| w == "UID" || w == "USER")
+    {
+        return None;
+    }
+    Some(command_of(cmd, threaded, names))
+}
+
 /// Parses pidstat text output.
 pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
     parse_impl(input, true)
@@ -843,7 +692,7 @@ pub fn parse_source(src: &mut impl LineSource) -> Parsed<Pidstat> {
 
 /// [`parse_source`] keeping the interval rows within about `budget` bytes of memory
 /// (0: no limit): past it, consecutive reports are merged two to one, then four to
-/// one, ... ([`crate::pidstat_budget`]); [`Pidstat::merged`] says by how much.
+/// one, ... ([`crate::pidstat::budget`]); [`Pidstat::merged`] says by how much.
 pub fn parse_source_within(src: &mut impl LineSource, budget: usize) -> Parsed<Pidstat> {
     parse_source_impl(src, true, budget)
 }
@@ -855,146 +704,160 @@ fn parse_impl(input: &[u8], fused: bool) -> Parsed<Pidstat> {
 
 /// [`parse_source`], with the one-pass row reader on or off.
 fn parse_source_impl(src: &mut impl LineSource, fused: bool, budget: usize) -> Parsed<Pidstat> {
-    let mut lines = 0;
-    let mut out = Pidstat::default();
-    let mut diags = Diags::default();
-    let mut cur: Option<Current> = None;
-    let mut last_tgid: Option<u32> = None;
-    let mut offs: Vec<(usize, usize)> = Vec::with_capacity(32);
-    let mut keeper = crate::pidstat_budget::Keeper::new(budget);
-    let mut names = Names::default();
+    let mut r = Reader {
+        out: Pidstat::default(),
+        diags: Diags::default(),
+        cur: None,
+        last_tgid: None,
+        offs: Vec::with_capacity(32),
+        keeper: budget::Keeper::new(budget),
+        names: Names::default(),
+        fused,
+    };
     // ~90 bytes per task line in real captures: avoid regrowing a Vec of large rows.
     let most = if budget > 0 { budget / std::mem::size_of::<Row>() } else { usize::MAX };
-    out.rows.reserve((src.len_hint() / 90).min(most));
+    r.out.rows.reserve((src.len_hint() / 90).min(most));
+    let mut lines = 0;
     while let Some(sl) = src.next_line() {
         let no = sl.line.no;
         lines = no;
-        // The last line with content: a short row there is a truncated capture, not a bad line.
-        let is_last_content = sl.last_content;
         // Valid UTF-8 (every real capture) is borrowed as is; only a damaged line is copied.
         let raw: Cow<'_, str> = match std::str::from_utf8(sl.line.bytes) {
             Ok(t) => Cow::Borrowed(t),
             Err(_) => String::from_utf8_lossy(sl.line.bytes),
         };
         let line: Cow<str> = if raw.contains('\x1b') {
-            out.layout.ansi = true;
+            r.out.layout.ansi = true;
             strip_ansi(raw)
         } else {
             raw
         };
-        let l: &str = &line;
+        // The last line with content: a short row there is a truncated capture, not a bad line.
+        r.read_line(&line, no, sl.last_content);
+    }
+    r.finish(budget, lines)
+}
+
+/// The state of reading a `pidstat` file line by line.
+struct Reader {
+    out: Pidstat,
+    diags: Diags,
+    /// The table header in force.
+    cur: Option<Current>,
+    last_tgid: Option<u32>,
+    offs: Vec<(usize, usize)>,
+    keeper: budget::Keeper,
+    names: Names,
+    /// Rows of the open table are read in one pass first.
+    fused: bool,
+}
+
+impl Reader {
+    /// Reads one line (ANSI escapes removed).
+    fn read_line(&mut self, l: &str, no: usize, is_last_content: bool) {
         // Hot path: a plain row of the open table, read in one pass without splitting first.
-        if fused
-            && let Some(c) = &cur
+        if self.fused
+            && let Some(c) = &self.cur
             && row_fused(
                 l,
                 no,
                 c,
-                &mut last_tgid,
-                out.banners.len().saturating_sub(1),
-                &mut out.layout,
-                &mut out.rows,
-                &mut names,
+                &mut self.last_tgid,
+                self.out.banners.len().saturating_sub(1),
+                &mut self.out.layout,
+                &mut self.out.rows,
+                &mut self.names,
             )
             .is_some()
         {
-            keeper.pushed(&mut out.rows);
-            continue;
+            self.keeper.pushed(&mut self.out.rows);
+            return;
         }
-        split_ws(l, &mut offs);
-        if offs.is_empty() {
-            continue;
+        split_ws(l, &mut self.offs);
+        if self.offs.is_empty() {
+            return;
         }
-        let first = l.get(offs[0].0..offs[0].1).unwrap_or("");
+        let first = l.get(self.offs[0].0..self.offs[0].1).unwrap_or("");
         let fb = first.as_bytes().first().copied().unwrap_or(b' ');
         // `2025-10-23 13:55:24` written by `date` between appended runs.
-        if offs.len() <= 7
+        if self.offs.len() <= 7
             && let Some(d) = parse_date_line(l, no)
         {
-            out.date_lines.push(d);
-            continue;
+            self.out.date_lines.push(d);
+            return;
         }
         // Fast path: a row (starts with a digit and we have a header).
         if fb.is_ascii_digit()
-            && let Some(c) = &cur
-            && !offs.iter().take(5).any(|&(a, b)| matches!(l.get(a..b), Some("UID") | Some("USER")))
+            && self.cur.is_some()
+            && !self.offs.iter().take(5).any(|&(a, b)| matches!(l.get(a..b), Some("UID") | Some("USER")))
         {
-            if let Some((r, avg)) = row(
-                l,
-                &offs,
-                no,
-                c,
-                &mut last_tgid,
-                out.banners.len().saturating_sub(1),
-                &mut out.layout,
-                is_last_content,
-                &mut diags,
-                &mut names,
-            ) {
-                if avg {
-                    out.averages.push(r)
-                } else {
-                    out.rows.push(r);
-                    keeper.pushed(&mut out.rows);
-                }
-            }
-            continue;
+            self.read_row(l, no, is_last_content);
+            return;
         }
-        let toks: Vec<&str> = offs.iter().map(|&(a, b)| l.get(a..b).unwrap_or("")).collect();
-        if let Some(h) = header(l, &toks, no, &mut out, &mut diags) {
-            cur = Some(h);
-            last_tgid = None;
-            continue;
+        let toks: Vec<&str> = self.offs.iter().map(|&(a, b)| l.get(a..b).unwrap_or("")).collect();
+        if let Some(h) = header(l, &toks, no, &mut self.out, &mut self.diags) {
+            self.cur = Some(h);
+            self.last_tgid = None;
+            return;
         }
         if fb.is_ascii_alphabetic()
             && let Some(b) = parse_banner(l)
         {
-            if out.banner.is_none() {
-                out.banner = Some(b.clone());
+            if self.out.banner.is_none() {
+                self.out.banner = Some(b.clone());
             }
-            out.banners.push(b);
-            cur = None;
-            continue;
+            self.out.banners.push(b);
+            self.cur = None;
+            return;
         }
-        match &cur {
-            Some(c) => {
-                if let Some((r, avg)) = row(
-                    l,
-                    &offs,
-                    no,
-                    c,
-                    &mut last_tgid,
-                    out.banners.len().saturating_sub(1),
-                    &mut out.layout,
-                    is_last_content,
-                    &mut diags,
-                    &mut names,
-                ) {
-                    if avg {
-                        out.averages.push(r)
-                    } else {
-                        out.rows.push(r);
-                        keeper.pushed(&mut out.rows);
-                    }
-                }
-            }
-            None => diags.skip(no, DiagKind::NoHeader, l),
+        match self.cur {
+            Some(_) => self.read_row(l, no, is_last_content),
+            None => self.diags.skip(no, DiagKind::NoHeader, l),
         }
     }
-    if keeper.factor > 1 {
-        // Halving merges in place: give back the room the merged reports left (touched
-        // pages otherwise stay resident through the analysis).
-        out.rows.shrink_to_fit();
-        out.merged = keeper.factor;
-        out.merged_from_line = keeper.first_merged_line;
-        diags.note(
-            keeper.first_merged_line.unwrap_or(1),
-            DiagKind::Unsupported,
-            crate::common::sysstat::merged_note(keeper.factor, budget),
-        );
+
+    /// A row of the open table, split into `self.offs`: a task or an average.
+    fn read_row(&mut self, l: &str, no: usize, is_last_content: bool) {
+        let Some(c) = &self.cur else { return };
+        if let Some((r, avg)) = row(
+            l,
+            &self.offs,
+            no,
+            c,
+            &mut self.last_tgid,
+            self.out.banners.len().saturating_sub(1),
+            &mut self.out.layout,
+            is_last_content,
+            &mut self.diags,
+            &mut self.names,
+        ) {
+            if avg {
+                self.out.averages.push(r)
+            } else {
+                self.out.rows.push(r);
+                self.keeper.pushed(&mut self.out.rows);
+            }
+        }
     }
-    place_by_series(&mut out.rows, &mut diags);
-    diags.finish(out, lines)
+
+    /// The value read, its diagnostics, the merge note under a budget.
+    fn finish(self, budget: usize, lines: usize) -> Parsed<Pidstat> {
+        let (mut out, mut diags, keeper) = (self.out, self.diags, self.keeper);
+        if keeper.factor > 1 {
+            // Halving merges in place: give back the room the merged reports left (touched
+            // pages otherwise stay resident through the analysis).
+            out.rows.shrink_to_fit();
+            out.merged = keeper.factor;
+            out.merged_from_line = keeper.first_merged_line;
+            diags.note(
+                keeper.first_merged_line.unwrap_or(1),
+                DiagKind::Unsupported,
+                crate::common::sysstat::merged_note(keeper.factor, budget),
+            );
+        }
+        place_by_series(&mut out.rows, &mut diags);
+        diags.finish(out, lines)
+    }
 }
 
 /// Rows of one sample time in a row (one report of a table).
@@ -1146,7 +1009,7 @@ impl Format for Fmt {
 }
 
 #[cfg(test)]
-#[path = "../tests/support/shared.rs"]
+#[path = "../../tests/support/shared.rs"]
 mod support;
 
 #[cfg(test)]

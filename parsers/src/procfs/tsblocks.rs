@@ -27,7 +27,7 @@
 //! [`Block::truncated`], with a [`DiagKind::Truncated`] note.
 
 use crate::common::ts::{TsLine, parse_ts_line};
-use crate::common::{DiagKind, Diags, Line};
+use crate::common::{DiagKind, Diags, Lines};
 use chrono::NaiveDateTime;
 
 /// Where the `TS` lines sit relative to the snapshots they stamp.
@@ -55,44 +55,7 @@ impl Layout {
 /// The lines of one block, with their 1-based numbers in the whole input.
 ///
 /// Cheap to clone; iterating does not allocate. `TS` lines are never part of it.
-#[derive(Debug, Clone)]
-pub struct BlockLines<'a> {
-    rest: &'a [u8],
-    next_no: usize,
-}
-
-impl<'a> BlockLines<'a> {
-    /// The lines of `body`, the first one numbered `first_no`.
-    pub fn new(body: &'a [u8], first_no: usize) -> Self {
-        BlockLines { rest: body, next_no: first_no }
-    }
-
-    /// True when the block holds no bytes at all.
-    pub fn is_empty(&self) -> bool {
-        self.rest.is_empty()
-    }
-}
-
-impl<'a> Iterator for BlockLines<'a> {
-    type Item = Line<'a>;
-
-    fn next(&mut self) -> Option<Line<'a>> {
-        if self.rest.is_empty() {
-            return None;
-        }
-        let (mut line, rest) = match memchr::memchr(b'\n', self.rest) {
-            Some(i) => (&self.rest[..i], &self.rest[i + 1..]),
-            None => (self.rest, &self.rest[self.rest.len()..]),
-        };
-        if let [head @ .., b'\r'] = line {
-            line = head;
-        }
-        self.rest = rest;
-        let no = self.next_no;
-        self.next_no += 1;
-        Some(Line { no, bytes: line })
-    }
-}
+pub type BlockLines<'a> = Lines<'a>;
 
 /// One snapshot of a `TS`-framed (or unframed) file.
 #[derive(Debug, Clone)]
@@ -187,17 +150,56 @@ struct Raw<'a> {
 /// get a [`DiagKind::BadTime`] diagnostic (counted as skipped); a cut-short
 /// last block gets a [`DiagKind::Truncated`] note.
 pub fn split<'a>(input: &'a [u8], diags: &mut Diags) -> Blocks<'a> {
-    // One pass: cut the input at TS lines into (TS, body) pieces.
-    let mut pieces: Vec<Raw<'a>> = Vec::new();
+    let cut = cut_at_ts(input);
+    let layout = match (cut.first_ts_no, cut.first_data_no) {
+        (None, _) => Layout::Single,
+        // Data before the first TS: the old TS-after layout when the file ends
+        // with a TS line, or when that leading data is a whole block (not the
+        // tail of a snapshot whose TS was cut off the head of the file).
+        (Some(t), Some(d))
+            if d < t
+                && (cut.last_nonblank_is_ts
+                    || cut.pieces.len() < 2
+                    || cut.pieces[0].data_lines >= cut.pieces[1].data_lines) =>
+        {
+            Layout::TsAfter
+        }
+        _ => Layout::TsBefore,
+    };
+    let mut blocks = match layout {
+        Layout::Single => cut.pieces.into_iter().map(|p| make_block(None, None, p.start_no, p)).collect(),
+        Layout::TsBefore => blocks_ts_before(cut.pieces, diags),
+        Layout::TsAfter => blocks_ts_after(cut.pieces, diags),
+    };
+    mark_last_cut(&mut blocks, layout, input, cut.lines, diags);
+    Blocks { layout, blocks }
+}
+
+/// The input cut at its `TS` lines, in one pass.
+struct Cut<'a> {
+    /// (TS, body) pieces: the body after each TS line, the first without one.
+    pieces: Vec<Raw<'a>>,
+    first_ts_no: Option<usize>,
+    first_data_no: Option<usize>,
+    last_nonblank_is_ts: bool,
+    /// Lines of the input.
+    lines: usize,
+}
+
+fn cut_at_ts(input: &[u8]) -> Cut<'_> {
+    let mut cut = Cut {
+        pieces: Vec::new(),
+        first_ts_no: None,
+        first_data_no: None,
+        last_nonblank_is_ts: false,
+        lines: 0,
+    };
     let mut pos = 0usize;
     let mut no = 0usize;
     let mut body_start = 0usize;
     let mut body_no = 1usize;
     let mut data_lines = 0usize;
-    let mut pending_ts: Option<(usize, &'a [u8])> = None;
-    let mut first_ts_no: Option<usize> = None;
-    let mut first_data_no: Option<usize> = None;
-    let mut last_nonblank_is_ts = false;
+    let mut pending_ts = None;
     while pos < input.len() {
         no += 1;
         let end = memchr::memchr(b'\n', &input[pos..]).map_or(input.len(), |i| pos + i);
@@ -207,9 +209,9 @@ pub fn split<'a>(input: &'a [u8], diags: &mut Diags) -> Blocks<'a> {
             line = head;
         }
         if is_ts_line(line) {
-            first_ts_no.get_or_insert(no);
-            last_nonblank_is_ts = true;
-            pieces.push(Raw {
+            cut.first_ts_no.get_or_insert(no);
+            cut.last_nonblank_is_ts = true;
+            cut.pieces.push(Raw {
                 ts_line: pending_ts.take(),
                 start_no: body_no,
                 body: &input[body_start..pos],
@@ -219,89 +221,76 @@ pub fn split<'a>(input: &'a [u8], diags: &mut Diags) -> Blocks<'a> {
             body_start = next;
             body_no = no + 1;
             data_lines = 0;
-        } else if !crate::proc_meminfo::is_blank(line) {
-            first_data_no.get_or_insert(no);
-            last_nonblank_is_ts = false;
+        } else if !crate::common::lines::is_blank(line) {
+            cut.first_data_no.get_or_insert(no);
+            cut.last_nonblank_is_ts = false;
             data_lines += 1;
         }
         pos = next;
     }
-    pieces.push(Raw {
+    cut.pieces.push(Raw {
         ts_line: pending_ts.take(),
         start_no: body_no,
         body: &input[body_start.min(input.len())..],
         data_lines,
     });
+    cut.lines = no;
+    cut
+}
 
-    let layout = match (first_ts_no, first_data_no) {
-        (None, _) => Layout::Single,
-        // Data before the first TS: the old TS-after layout when the file ends
-        // with a TS line, or when that leading data is a whole block (not the
-        // tail of a snapshot whose TS was cut off the head of the file).
-        (Some(t), Some(d))
-            if d < t
-                && (last_nonblank_is_ts
-                    || pieces.len() < 2
-                    || pieces[0].data_lines >= pieces[1].data_lines) =>
-        {
-            Layout::TsAfter
-        }
-        _ => Layout::TsBefore,
-    };
-
-    let read = |ts: Option<(usize, &[u8])>, diags: &mut Diags| -> Option<TsLine> {
-        let (n, bytes) = ts?;
-        let t = read_ts(bytes);
-        if t.is_none() {
-            diags.skip(n, DiagKind::BadTime, String::from_utf8_lossy(bytes));
-        }
-        t
-    };
-
-    let mut blocks: Vec<Block<'a>> = Vec::with_capacity(pieces.len());
-    match layout {
-        Layout::Single => {
-            for p in pieces {
-                blocks.push(make_block(None, None, p.start_no, p));
-            }
-        }
-        Layout::TsBefore => {
-            for p in pieces {
-                if p.ts_line.is_none() && p.data_lines == 0 {
-                    continue; // nothing before the first TS
-                }
-                let ts_no = p.ts_line.map(|(n, _)| n);
-                let ts = read(p.ts_line, diags);
-                let first = ts_no.unwrap_or(p.start_no);
-                blocks.push(make_block(ts, ts_no, first, p));
-            }
-        }
-        Layout::TsAfter => {
-            // piece[i] holds TS(i-1) then body(i); body(i) is stamped by TS(i).
-            let n = pieces.len();
-            let mut it = pieces.into_iter().peekable();
-            let mut idx = 0usize;
-            while let Some(mut p) = it.next() {
-                idx += 1;
-                let closing = it.peek().and_then(|q| q.ts_line);
-                p.ts_line = None;
-                if closing.is_none() && idx == n && p.data_lines == 0 {
-                    break;
-                }
-                let ts_no = closing.map(|(n, _)| n);
-                let ts = read(closing, diags);
-                let mut b = make_block(ts, ts_no, p.start_no, p);
-                if closing.is_none() {
-                    // Data after the last TS: the collector stopped before stamping it.
-                    b.truncated = true;
-                }
-                blocks.push(b);
-            }
-        }
+/// The time of a TS line, with a diagnostic when it does not read.
+fn read_ts_noted(ts: Option<(usize, &[u8])>, diags: &mut Diags) -> Option<TsLine> {
+    let (n, bytes) = ts?;
+    let t = read_ts(bytes);
+    if t.is_none() {
+        diags.skip(n, DiagKind::BadTime, String::from_utf8_lossy(bytes));
     }
+    t
+}
 
-    // A last block shorter than the one before it, or whose last line lacks
-    // its `\n`, was cut short.
+/// [`Layout::TsBefore`]: each body is stamped by the TS line above it.
+fn blocks_ts_before<'a>(pieces: Vec<Raw<'a>>, diags: &mut Diags) -> Vec<Block<'a>> {
+    let mut blocks = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        if p.ts_line.is_none() && p.data_lines == 0 {
+            continue; // nothing before the first TS
+        }
+        let ts_no = p.ts_line.map(|(n, _)| n);
+        let ts = read_ts_noted(p.ts_line, diags);
+        let first = ts_no.unwrap_or(p.start_no);
+        blocks.push(make_block(ts, ts_no, first, p));
+    }
+    blocks
+}
+
+/// [`Layout::TsAfter`]: piece[i] holds TS(i-1) then body(i); body(i) is stamped by TS(i).
+fn blocks_ts_after<'a>(pieces: Vec<Raw<'a>>, diags: &mut Diags) -> Vec<Block<'a>> {
+    let mut blocks = Vec::with_capacity(pieces.len());
+    let n = pieces.len();
+    let mut it = pieces.into_iter().peekable();
+    let mut idx = 0usize;
+    while let Some(mut p) = it.next() {
+        idx += 1;
+        let closing = it.peek().and_then(|q| q.ts_line);
+        p.ts_line = None;
+        if closing.is_none() && idx == n && p.data_lines == 0 {
+            break;
+        }
+        let ts_no = closing.map(|(n, _)| n);
+        let ts = read_ts_noted(closing, diags);
+        let mut b = make_block(ts, ts_no, p.start_no, p);
+        if closing.is_none() {
+            // Data after the last TS: the collector stopped before stamping it.
+            b.truncated = true;
+        }
+        blocks.push(b);
+    }
+    blocks
+}
+
+/// A last block shorter than the one before it, or whose last line lacks
+/// its `\n`, was cut short: flagged and noted.
+fn mark_last_cut(blocks: &mut [Block<'_>], layout: Layout, input: &[u8], lines: usize, diags: &mut Diags) {
     let len = blocks.len();
     let no_newline = input.last().is_some_and(|&b| b != b'\n');
     if len >= 2 && layout != Layout::Single {
@@ -315,9 +304,8 @@ pub fn split<'a>(input: &'a [u8], diags: &mut Diags) -> Blocks<'a> {
     if let Some(last) = blocks.last_mut()
         && last.truncated
     {
-        note_cut(last, no_newline, no, diags);
+        note_cut(last, no_newline, lines, diags);
     }
-    Blocks { layout, blocks }
 }
 
 /// A truncated last block: its last line is cut when the input lacks its final `\n`
@@ -339,7 +327,7 @@ fn make_block<'a>(ts: Option<TsLine>, ts_line: Option<usize>, first_line: usize,
         ts,
         ts_line,
         first_line,
-        lines: BlockLines { rest: p.body, next_no: p.start_no },
+        lines: BlockLines::numbered_from(p.body, p.start_no),
         data_lines: p.data_lines,
         truncated: false,
         cut_line: None,

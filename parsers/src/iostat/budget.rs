@@ -13,7 +13,8 @@
 //! stamps mark the end of an interval, so the next report's stamp minus this one
 //! is the merged interval. The since-boot report of a run is never merged.
 
-use crate::iostat::{CpuAvg, DeviceMetrics, DeviceRow, Field, Report};
+use super::metrics::{CpuAvg, DeviceMetrics, Field};
+use super::types::{DeviceRow, Report};
 use std::collections::HashMap;
 
 /// Approximate heap bytes of one report's rows (what the budget counts; the device names

@@ -1,4 +1,4 @@
-//! The streaming counterpart of [`crate::tsblocks::split`]: lines of a
+//! The streaming counterpart of [`crate::procfs::tsblocks::split`]: lines of a
 //! `TS`-framed file are fed one at a time (a [`LineSource`]) and each block is
 //! handed to the format's reader as soon as the next `TS` line closes it, so
 //! only one block is held:
@@ -14,12 +14,12 @@
 //! line with content is a `TS` line). A file starting with data (an old TS-after
 //! bundle, a single snapshot, or a snapshot whose `TS` was cut off) needs the
 //! end of the file to tell its layout: its lines are gathered and given back
-//! whole, for [`crate::tsblocks::split`]. Either way the blocks, flags and
-//! diagnostics are those of [`crate::tsblocks::split`] on the whole input.
+//! whole, for [`crate::procfs::tsblocks::split`]. Either way the blocks, flags and
+//! diagnostics are those of [`crate::procfs::tsblocks::split`] on the whole input.
 
+use crate::common::lines::is_blank;
 use crate::common::{DiagKind, Diags, LineSource};
-use crate::proc_meminfo::is_blank;
-use crate::tsblocks::{Block, BlockLines, Layout, is_ts_line, read_ts};
+use crate::procfs::tsblocks::{Block, BlockLines, Layout, is_ts_line, read_ts};
 
 /// How a line-fed `TS` file was read.
 pub enum Split {
@@ -48,7 +48,7 @@ impl Open {
             ts,
             ts_line: Some(no),
             first_line: no,
-            lines: BlockLines::new(&self.body, no + 1),
+            lines: BlockLines::numbered_from(&self.body, no + 1),
             data_lines: self.data_lines,
             truncated: false,
             cut_line: None,
@@ -57,7 +57,7 @@ impl Open {
 }
 
 /// Feeds every block of `src` to `read` (in file order; the last one flagged as
-/// [`crate::tsblocks::split`] flags it), or gives the input back whole.
+/// [`crate::procfs::tsblocks::split`] flags it), or gives the input back whole.
 pub fn split(src: &mut impl LineSource, mut read: impl FnMut(Block<'_>)) -> Split {
     let mut head: Vec<u8> = Vec::new();
     let mut open: Option<Open> = None;
@@ -118,7 +118,7 @@ pub fn split(src: &mut impl LineSource, mut read: impl FnMut(Block<'_>)) -> Spli
         && (last.data_lines < prev || (cut && last.data_lines > 0))
     {
         last.truncated = true;
-        crate::tsblocks::note_cut(&mut last, cut, lines, &mut split_diags);
+        crate::procfs::tsblocks::note_cut(&mut last, cut, lines, &mut split_diags);
     }
     read(last);
     Split::Streamed { layout: Layout::TsBefore, split_diags, lines }

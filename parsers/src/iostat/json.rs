@@ -30,9 +30,11 @@
 //! `"util"`) and are mapped by the same table as the text parser. A compact (one-line)
 //! document, e.g. re-formatted by `jq -c`, is walked as a whole instead.
 
+use super::metrics::{CpuAvg, DeviceMetrics};
+use super::types::{DeviceRow, Iostat};
+use super::{Builder, Col, classify, set};
 use crate::common::sysstat::{Banner, parse_date, parse_stamp_line};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff};
-use crate::iostat::{Builder, Col, CpuAvg, DeviceMetrics, DeviceRow, Iostat, classify, set};
 use serde_json::{Map, Value};
 
 /// Maps a JSON key (`"rkB/s"`, `"rrqm"`, `"util"`) to a column.
@@ -125,101 +127,108 @@ pub fn parse_json(input: &[u8]) -> Parsed<Iostat> {
         let t = t.trim();
         t.starts_with("{\"sysstat\"") && t.len() < 20
     });
-    let mut n_lines = 0;
-    if line_mode {
-        let mut host = Map::new();
-        let mut host_line = 0usize;
-        let mut stats_open = false;
-        let mut disk_open = false;
-        for line in Lines::new(input) {
-            n_lines = line.no;
-            let no = line.no;
-            let text = line.text();
-            let t = text.trim();
-            let t = t.strip_suffix(',').unwrap_or(t).trim_end();
-            if t.is_empty() {
-                continue;
-            }
-            match t {
-                "{\"sysstat\": {" | "{\"sysstat\":{" | "\"hosts\": [" | "\"hosts\":[" | "}}" | "}" => {
-                    continue;
-                }
-                "{" => {
-                    if stats_open {
-                        b.start_report(no, None);
-                    } else {
-                        host.clear();
-                        host_line = no;
-                    }
-                    continue;
-                }
-                "]" => {
-                    if disk_open {
-                        disk_open = false;
-                    } else if stats_open {
-                        stats_open = false;
-                        b.finish_report();
-                    }
-                    continue;
-                }
-                _ => {}
-            }
-            if t.starts_with("{\"disk_device\"") {
-                match serde_json::from_str::<Map<String, Value>>(t) {
-                    Ok(m) if b.current().is_some() => match row_of(&mut b, &m, no) {
-                        Some(row) => b.push_row(row, false),
-                        None => d.skip(no, DiagKind::Malformed, t),
-                    },
-                    Ok(_) => d.skip(no, DiagKind::NoHeader, t),
-                    Err(_) => d.skip(no, DiagKind::Truncated, t),
-                }
-                continue;
-            }
-            let Some((key, v)) = key_value(t) else {
-                d.skip(no, DiagKind::Malformed, t);
-                continue;
-            };
-            match key {
-                "statistics" if v == "[" => {
-                    let banner = banner_of(&host);
-                    b.start_run(host_line, banner, false);
-                    stats_open = true;
-                }
-                "disk" if v == "[" => disk_open = true,
-                "timestamp" => match serde_json::from_str::<String>(v) {
-                    Ok(s) => set_stamp(&mut b, &s, no, &mut d),
-                    Err(_) => d.skip(no, DiagKind::BadTime, t),
-                },
-                "avg-cpu" => match serde_json::from_str::<Map<String, Value>>(v) {
-                    Ok(m) => {
-                        let cpu = cpu_of(&m);
-                        if let Some(r) = b.current() {
-                            r.cpu = Some(cpu);
-                        }
-                    }
-                    Err(_) => d.skip(no, DiagKind::Truncated, t),
-                },
-                _ if !stats_open => match serde_json::from_str::<Value>(v) {
-                    Ok(val) => {
-                        host.insert(key.to_string(), val);
-                    }
-                    Err(_) => d.skip(no, DiagKind::Malformed, t),
-                },
-                _ => d.skip(no, DiagKind::Malformed, t),
-            }
-        }
+    let n_lines = if line_mode {
+        parse_lines(input, &mut b, &mut d)
     } else {
-        n_lines = crate::common::lines::count_lines(input);
         match serde_json::from_slice::<Value>(input) {
             Ok(v) => walk(&mut b, &v, &mut d),
             Err(e) => d.skip(e.line().max(1), DiagKind::Malformed, format!("invalid JSON: {e}")),
         }
-    }
+        crate::common::lines::count_lines(input)
+    };
     let mut out = b.finish();
     out.json = true;
     // A garbled `timestamp` is placed by its run's series, as in the text form.
     crate::common::series::repair_runs(&mut out.reports, |r| r.run, |r| &mut r.stamp, |r| r.line, &mut d);
     d.finish(out, n_lines)
+}
+
+/// Reads the JSON of `iostat -o JSON` line by line (one object a line, as sysstat prints
+/// it), so each row keeps its line number; the number of lines read.
+fn parse_lines(input: &[u8], b: &mut Builder, d: &mut Diags) -> usize {
+    let mut n_lines = 0;
+    let mut host = Map::new();
+    let mut host_line = 0usize;
+    let mut stats_open = false;
+    let mut disk_open = false;
+    for line in Lines::new(input) {
+        n_lines = line.no;
+        let no = line.no;
+        let text = line.text();
+        let t = text.trim();
+        let t = t.strip_suffix(',').unwrap_or(t).trim_end();
+        if t.is_empty() {
+            continue;
+        }
+        match t {
+            "{\"sysstat\": {" | "{\"sysstat\":{" | "\"hosts\": [" | "\"hosts\":[" | "}}" | "}" => {
+                continue;
+            }
+            "{" => {
+                if stats_open {
+                    b.start_report(no, None);
+                } else {
+                    host.clear();
+                    host_line = no;
+                }
+                continue;
+            }
+            "]" => {
+                if disk_open {
+                    disk_open = false;
+                } else if stats_open {
+                    stats_open = false;
+                    b.finish_report();
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if t.starts_with("{\"disk_device\"") {
+            match serde_json::from_str::<Map<String, Value>>(t) {
+                Ok(m) if b.current().is_some() => match row_of(b, &m, no) {
+                    Some(row) => b.push_row(row, false),
+                    None => d.skip(no, DiagKind::Malformed, t),
+                },
+                Ok(_) => d.skip(no, DiagKind::NoHeader, t),
+                Err(_) => d.skip(no, DiagKind::Truncated, t),
+            }
+            continue;
+        }
+        let Some((key, v)) = key_value(t) else {
+            d.skip(no, DiagKind::Malformed, t);
+            continue;
+        };
+        match key {
+            "statistics" if v == "[" => {
+                let banner = banner_of(&host);
+                b.start_run(host_line, banner, false);
+                stats_open = true;
+            }
+            "disk" if v == "[" => disk_open = true,
+            "timestamp" => match serde_json::from_str::<String>(v) {
+                Ok(s) => set_stamp(b, &s, no, d),
+                Err(_) => d.skip(no, DiagKind::BadTime, t),
+            },
+            "avg-cpu" => match serde_json::from_str::<Map<String, Value>>(v) {
+                Ok(m) => {
+                    let cpu = cpu_of(&m);
+                    if let Some(r) = b.current() {
+                        r.cpu = Some(cpu);
+                    }
+                }
+                Err(_) => d.skip(no, DiagKind::Truncated, t),
+            },
+            _ if !stats_open => match serde_json::from_str::<Value>(v) {
+                Ok(val) => {
+                    host.insert(key.to_string(), val);
+                }
+                Err(_) => d.skip(no, DiagKind::Malformed, t),
+            },
+            _ => d.skip(no, DiagKind::Malformed, t),
+        }
+    }
+    n_lines
 }
 
 /// Walks a whole JSON document (compact files); every item gets line 1.
@@ -256,7 +265,7 @@ fn walk(b: &mut Builder, v: &Value, d: &mut Diags) {
 pub struct Fmt;
 
 impl Format for Fmt {
-    type Output = crate::iostat::Iostat;
+    type Output = Iostat;
     const ID: &'static str = "iostat_json";
     const SAMPLE: &'static str = r#"{"disk_device": "vda", "r/s": 423.89, "w/s": 1180.44, "d/s": 14.41, "f/s": 233.15, "rkB/s": 15366.56, "wkB/s": 34930.57, "util": 10.05}"#;
     const DESCRIPTION: &'static str = "sysstat iostat -o JSON (normalised like iostat text)";

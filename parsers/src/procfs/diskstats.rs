@@ -35,13 +35,14 @@
 //!    7       0 loop0 46 0 856 20 0 0 0 0 0 22 20 0 0 0 0 0 0
 //! ```
 
+use crate::common::lines::is_blank;
 use crate::common::ts::TsLine;
 use crate::common::{
     DiagKind, Diags, Format, LineSource, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant,
     lines::count_lines,
 };
-use crate::proc_meminfo::{is_blank, parse_u64_bytes};
-use crate::tsblocks::{self, Layout};
+use crate::procfs::meminfo::parse_u64_bytes;
+use crate::procfs::tsblocks::{self, Layout};
 
 /// A series of `/proc/diskstats` snapshots.
 #[derive(Debug, Clone, Default)]
@@ -162,7 +163,7 @@ impl Summary for Diskstats {
         };
         v.insert("ts", ts.to_string());
         if self.thinned > 1 {
-            v.insert("snapshots_thinned", crate::ts_budget::thinned_variant(self.thinned));
+            v.insert("snapshots_thinned", crate::procfs::ts_budget::thinned_variant(self.thinned));
         }
         if self.snapshots.iter().any(|s| s.truncated) {
             v.insert("truncated", "last snapshot".to_string());
@@ -341,7 +342,7 @@ impl Format for Fmt {
             layout: Some(split.layout),
             thinned: 0,
         };
-        let mut all = crate::ts_budget::Thinning::new(0);
+        let mut all = crate::procfs::ts_budget::Thinning::new(0);
         for block in split.blocks {
             read_block(block, &mut out, &mut diags, &mut all);
         }
@@ -350,21 +351,21 @@ impl Format for Fmt {
     }
 }
 
-/// [`Fmt::parse`] of lines fed one at a time (one block held at a time: [`crate::tsstream`]).
+/// [`Fmt::parse`] of lines fed one at a time (one block held at a time: [`crate::procfs::tsstream`]).
 pub fn parse_source(src: &mut impl LineSource) -> Parsed<Diskstats> {
     parse_source_within(src, 0)
 }
 
 /// [`parse_source`] keeping the snapshots within about `budget` bytes of memory (0: no
-/// limit): past it, one snapshot in 2, then 4, ... is kept ([`crate::ts_budget`]; the
+/// limit): past it, one snapshot in 2, then 4, ... is kept ([`crate::procfs::ts_budget`]; the
 /// counters of two kept snapshots span the dropped ones); [`Diskstats::thinned`] says how many.
 pub fn parse_source_within(src: &mut impl LineSource, budget: usize) -> Parsed<Diskstats> {
     let mut diags = Diags::default();
     let mut out = Diskstats { snapshots: Vec::new(), layout: None, thinned: 0 };
-    let mut thin = crate::ts_budget::Thinning::new(budget);
-    match crate::tsstream::split(src, |b| read_block(b, &mut out, &mut diags, &mut thin)) {
-        crate::tsstream::Split::Whole(input) => Fmt::parse(&input),
-        crate::tsstream::Split::Streamed { layout, mut split_diags, lines } => {
+    let mut thin = crate::procfs::ts_budget::Thinning::new(budget);
+    match crate::procfs::tsstream::split(src, |b| read_block(b, &mut out, &mut diags, &mut thin)) {
+        crate::procfs::tsstream::Split::Whole(input) => Fmt::parse(&input),
+        crate::procfs::tsstream::Split::Streamed { layout, mut split_diags, lines } => {
             out.layout = Some(layout);
             out.thinned = if thin.stride > 1 { thin.stride } else { 0 };
             thin.note(&mut diags);
@@ -385,7 +386,7 @@ fn read_block(
     block: tsblocks::Block<'_>,
     out: &mut Diskstats,
     diags: &mut Diags,
-    thin: &mut crate::ts_budget::Thinning,
+    thin: &mut crate::procfs::ts_budget::Thinning,
 ) {
     let mut snap = DiskSnapshot {
         line: block.first_line,
@@ -427,7 +428,7 @@ fn read_block(
     thin.push(&mut out.snapshots, snap);
 }
 
-impl crate::ts_budget::Snapshot for DiskSnapshot {
+impl crate::procfs::ts_budget::Snapshot for DiskSnapshot {
     fn first_line(&self) -> usize {
         self.line
     }

@@ -17,7 +17,7 @@
 //! `Δtotal / 1e6 / Δt`.
 
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant};
-use crate::tsblocks;
+use crate::procfs::tsblocks;
 
 /// One `some` or `full` line.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

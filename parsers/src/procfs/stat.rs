@@ -89,11 +89,7 @@ impl Format for Fmt {
         let mut d = Diags::default();
         let mut ts = None;
         let mut cur: Option<Snapshot> = None;
-        for l in Lines::new(input) {
-            if l.is_blank() {
-                continue;
-            }
-            let text = l.clean_text();
+        for (l, text) in Lines::new(input).content() {
             let t = text.trim_end();
             if let Some(tsl) = parse_ts_line(t) {
                 out.snapshots.extend(cur.take());

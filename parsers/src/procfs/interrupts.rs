@@ -17,7 +17,7 @@
 //! Counters are summed over CPUs per IRQ.
 
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant};
-use crate::tsblocks;
+use crate::procfs::tsblocks;
 
 /// One IRQ line, summed over CPUs.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,7 +94,7 @@ impl Summary for Interrupts {
         v
     }
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        crate::tsblocks::epoch_range(self.snapshots.iter().map(|s| s.epoch))
+        crate::procfs::tsblocks::epoch_range(self.snapshots.iter().map(|s| s.epoch))
     }
 }
 

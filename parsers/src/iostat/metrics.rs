@@ -1,11 +1,65 @@
 //! The values of one `iostat` device row and of one `avg-cpu:` block, stored compactly:
 //! `f64` with NaN where the report has no such column (264 bytes a device row instead of
 //! the 528 of 33 `Option<f64>`; a long capture keeps millions of rows, see
-//! [`crate::iostat_budget`]). Each column is read with the method named after it
+//! [`crate::iostat::budget`]). Each column is read with the method named after it
 //! (`m.w_s()`), which gives `None` for a column not printed. A value printed as `nan` reads
 //! as not printed.
 
-use crate::iostat::{CpuCol, Field};
+/// A metric of [`DeviceMetrics`] (crate-internal: shared with `iostat_json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Field {
+    Tps,
+    RS,
+    WS,
+    DS,
+    FS,
+    RrqmS,
+    WrqmS,
+    DrqmS,
+    RqmS,
+    RrqmPct,
+    WrqmPct,
+    DrqmPct,
+    RBytesS,
+    WBytesS,
+    DBytesS,
+    BytesS,
+    WdBytesS,
+    RAwait,
+    WAwait,
+    DAwait,
+    FAwait,
+    Await,
+    AquSz,
+    RReq,
+    WReq,
+    DReq,
+    Req,
+    Util,
+    Svctm,
+    ReadBytes,
+    WrittenBytes,
+    DiscardedBytes,
+    WdBytes,
+}
+
+impl Field {
+    pub(super) fn bit(self) -> u64 {
+        1u64 << (self as u32)
+    }
+}
+
+/// A column of the `avg-cpu:` block (crate-internal: [`CpuAvg`] stores by it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum CpuCol {
+    User,
+    Nice,
+    System,
+    Iowait,
+    Steal,
+    Idle,
+    Other,
+}
 
 /// Device values, normalised: rates per second, sizes in bytes, times in ms.
 ///

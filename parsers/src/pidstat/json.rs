@@ -27,10 +27,10 @@
 //! array becomes one [`crate::pidstat::Table`]. The JSON has no header time, so
 //! `prev_stamp` is `None`.
 
+use super::types::{IoValues, Pidstat, Row, Table, io_rate};
 use crate::common::sysstat::{json_banner, json_time};
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, lines::count_lines};
-use crate::pidstat::{IoValues, Pidstat, Row, Table};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The parsed output (shared with the text format).
 pub type Output = Pidstat;
@@ -121,56 +121,15 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
                         diags.skip(line, DiagKind::Malformed, task.to_string());
                         continue;
                     };
-                    let mut r = Row {
-                        line,
-                        stamp,
-                        prev_stamp: None,
-                        since_boot: since_start,
-                        run,
-                        table,
-                        uid: id_of(t.get("UID")),
-                        user: t.get("USER").and_then(Value::as_str).map(str::to_string),
-                        tgid: id_of(t.get("TGID")).or_else(|| id_of(t.get("PID"))),
-                        tid: id_of(t.get("TID")),
-                        command: t.get("cmd").and_then(Value::as_str).unwrap_or("").into(),
-                        leader: t
-                            .get("leader")
-                            .and_then(Value::as_str)
-                            .filter(|s| !s.is_empty())
-                            .map(Into::into),
-                        io: IoValues::NONE,
-                        policy: t.get("policy").and_then(Value::as_str).map(str::to_string),
-                        other: Vec::new(),
-                    };
+                    let mut r = task_row(t, line, stamp, run, table);
+                    r.since_boot = since_start;
                     if t.contains_key("TGID") {
                         out.layout.threads = true;
                     }
                     if r.user.is_some() {
                         out.layout.user_names = true;
                     }
-                    for (k, v) in t {
-                        if matches!(
-                            k.as_str(),
-                            "UID" | "USER" | "PID" | "TGID" | "TID" | "cmd" | "leader" | "policy"
-                        ) {
-                            continue;
-                        }
-                        let Some(x) = v.as_f64() else {
-                            diags.note(line, DiagKind::BadNumber, format!("{k}: {v}"));
-                            continue;
-                        };
-                        let io = crate::pidstat::io_rate(x);
-                        match k.as_str() {
-                            "kB_rd/s" => r.io.0[IoValues::KB_RD_S] = io,
-                            "kB_wr/s" => r.io.0[IoValues::KB_WR_S] = io,
-                            "kB_ccwr/s" => r.io.0[IoValues::KB_CCWR_S] = io,
-                            "iodelay" => r.io.0[IoValues::IODELAY] = x,
-                            other => r.other.push((column_name(other).to_string(), x)),
-                        }
-                        if !columns.iter().any(|c| c == column_name(k)) {
-                            columns.push(column_name(k).to_string());
-                        }
-                    }
+                    task_values(&mut r, t, &mut columns, &mut diags);
                     if t.contains_key("kB_rd/s") {
                         out.layout.iodelay = Some(t.contains_key("iodelay"));
                     }
@@ -182,6 +141,51 @@ pub fn parse(input: &[u8]) -> Parsed<Pidstat> {
         }
     }
     diags.finish(out, lines)
+}
+
+/// A row of one task object, without its activity values.
+fn task_row(t: &Map<String, Value>, line: usize, stamp: Option<Stamp>, run: usize, table: usize) -> Row {
+    Row {
+        line,
+        stamp,
+        prev_stamp: None,
+        since_boot: false,
+        run,
+        table,
+        uid: id_of(t.get("UID")),
+        user: t.get("USER").and_then(Value::as_str).map(str::to_string),
+        tgid: id_of(t.get("TGID")).or_else(|| id_of(t.get("PID"))),
+        tid: id_of(t.get("TID")),
+        command: t.get("cmd").and_then(Value::as_str).unwrap_or("").into(),
+        leader: t.get("leader").and_then(Value::as_str).filter(|s| !s.is_empty()).map(Into::into),
+        io: IoValues::NONE,
+        policy: t.get("policy").and_then(Value::as_str).map(str::to_string),
+        other: Vec::new(),
+    }
+}
+
+/// The activity values of one task object into its row (`columns`: the table's, by name).
+fn task_values(r: &mut Row, t: &Map<String, Value>, columns: &mut Vec<String>, diags: &mut Diags) {
+    for (k, v) in t {
+        if matches!(k.as_str(), "UID" | "USER" | "PID" | "TGID" | "TID" | "cmd" | "leader" | "policy") {
+            continue;
+        }
+        let Some(x) = v.as_f64() else {
+            diags.note(r.line, DiagKind::BadNumber, format!("{k}: {v}"));
+            continue;
+        };
+        let io = io_rate(x);
+        match k.as_str() {
+            "kB_rd/s" => r.io.0[IoValues::KB_RD_S] = io,
+            "kB_wr/s" => r.io.0[IoValues::KB_WR_S] = io,
+            "kB_ccwr/s" => r.io.0[IoValues::KB_CCWR_S] = io,
+            "iodelay" => r.io.0[IoValues::IODELAY] = x,
+            other => r.other.push((column_name(other).to_string(), x)),
+        }
+        if !columns.iter().any(|c| c == column_name(k)) {
+            columns.push(column_name(k).to_string());
+        }
+    }
 }
 
 /// The `pidstat_json` format.

@@ -213,7 +213,7 @@ fn batch_dataset_is_one_table_for_duckdb_across_bundles() {
 /// more threads than the fill gives columns to (`THREAD_CANDIDATES`), so the first pass picks them.
 #[test]
 fn many_threads_keep_the_busiest_columns_and_every_total() {
-    use iosift::pipeline::fill::{KEPT_THREADS, THREAD_CANDIDATES};
+    use iosift::pipeline::caps::{KEPT_THREADS, THREAD_CANDIDATES};
     let n = 40u32;
     assert!(n as usize > THREAD_CANDIDATES);
     let mut text = String::from(

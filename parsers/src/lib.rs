@@ -51,15 +51,6 @@ pub mod top;
 pub mod uname;
 pub mod vmstat;
 
-// The flat module names the `formats!` list of [`registry`] uses for the formats
-// whose parser sits in a family folder.
-pub(crate) use iostat::json as iostat_json;
-pub(crate) use pidstat::json as pidstat_json;
-pub(crate) use procfs::{
-    diskstats as proc_diskstats, interrupts, meminfo as proc_meminfo, pressure as proc_pressure,
-    stat as proc_stat, vmstat as proc_vmstat,
-};
-
 pub use common::{DiagKind, Diagnostic, Format, Parsed, Sniff, Stamp, Summary};
 pub use registry::{
     Budgets, Data, Detected, FORMATS, FormatInfo, Stream, StreamFrom, by_id, by_name_hint, detect,

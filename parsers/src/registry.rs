@@ -100,13 +100,13 @@ fn binlog_lines(src: &mut Lines<'_>, _: &Budgets) -> Parsed<Data> {
 }
 
 macro_rules! formats {
-    ($( $variant:ident => $module:ident $({ $($field:ident : $value:expr),* $(,)? })? ),* $(,)?) => {
+    ($( $variant:ident => $($module:ident)::+ $({ $($field:ident : $value:expr),* $(,)? })? ),* $(,)?) => {
         /// The typed result of parsing a file of any format.
         #[derive(Debug)]
         pub enum Data {
             $(
-                #[doc = concat!("Parsed `", stringify!($module), "`.")]
-                $variant(<crate::$module::Fmt as Format>::Output),
+                #[doc = concat!("Parsed `", stringify!($($module)::+), "`.")]
+                $variant(<crate::$($module)::+::Fmt as Format>::Output),
             )*
         }
 
@@ -151,12 +151,12 @@ macro_rules! formats {
         pub static FORMATS: &[FormatInfo] = &[
             $(
                 FormatInfo {
-                    id: <crate::$module::Fmt as Format>::ID,
-                    description: <crate::$module::Fmt as Format>::DESCRIPTION,
-                    sample: <crate::$module::Fmt as Format>::SAMPLE,
+                    id: <crate::$($module)::+::Fmt as Format>::ID,
+                    description: <crate::$($module)::+::Fmt as Format>::DESCRIPTION,
+                    sample: <crate::$($module)::+::Fmt as Format>::SAMPLE,
                     extra: Extra { $($($field: $value,)*)? ..Extra::NONE },
-                    sniff: <crate::$module::Fmt as Format>::sniff,
-                    parse: |input| <crate::$module::Fmt as Format>::parse(input).map(Data::$variant),
+                    sniff: <crate::$($module)::+::Fmt as Format>::sniff,
+                    parse: |input| <crate::$($module)::+::Fmt as Format>::parse(input).map(Data::$variant),
                 },
             )*
         ];
@@ -168,12 +168,12 @@ formats! {
         stream: series(|s, b| crate::iostat::parse_source_within(s, b.iostat_rows).map(Data::Iostat)),
         hints: &["iostat"],
     },
-    IostatJson => iostat_json,
+    IostatJson => iostat::json,
     Pidstat => pidstat {
         stream: series(|s, b| crate::pidstat::parse_source_within(s, b.pidstat_rows).map(Data::Pidstat)),
         hints: &["pidstat"],
     },
-    PidstatJson => pidstat_json,
+    PidstatJson => pidstat::json,
     Sar => sar,
     Sadf => sadf,
     SaBinary => sa_binary,
@@ -181,7 +181,7 @@ formats! {
     Ps => ps,
     Top => top,
     Netstat => netstat,
-    Interrupts => interrupts,
+    Interrupts => procfs::interrupts,
     Df => df,
     Vmstat => vmstat {
         stream: series(|s, _| crate::vmstat::parse_source(s).map(Data::Vmstat)),
@@ -189,17 +189,17 @@ formats! {
     },
     DstatCsv => dstat_csv { stream: series(|s, _| crate::dstat_csv::parse_source(s).map(Data::DstatCsv)) },
     DstatText => dstat_text { hints: &["dstat", "dool"] },
-    ProcMeminfo => proc_meminfo {
-        stream: series(|s, b| crate::proc_meminfo::parse_source_within(s, b.snapshots).map(Data::ProcMeminfo)),
+    ProcMeminfo => procfs::meminfo {
+        stream: series(|s, b| crate::procfs::meminfo::parse_source_within(s, b.snapshots).map(Data::ProcMeminfo)),
     },
-    ProcVmstat => proc_vmstat {
-        stream: series(|s, b| crate::proc_vmstat::parse_source_within(s, b.snapshots).map(Data::ProcVmstat)),
+    ProcVmstat => procfs::vmstat {
+        stream: series(|s, b| crate::procfs::vmstat::parse_source_within(s, b.snapshots).map(Data::ProcVmstat)),
     },
-    ProcDiskstats => proc_diskstats {
-        stream: series(|s, b| crate::proc_diskstats::parse_source_within(s, b.snapshots).map(Data::ProcDiskstats)),
+    ProcDiskstats => procfs::diskstats {
+        stream: series(|s, b| crate::procfs::diskstats::parse_source_within(s, b.snapshots).map(Data::ProcDiskstats)),
     },
-    ProcPressure => proc_pressure,
-    ProcStat => proc_stat,
+    ProcPressure => procfs::pressure,
+    ProcStat => procfs::stat,
     Smaps => smaps,
     PerfScript => perf_script { stream: large(perf_lines), hints: &["perf"] },
     GdbStacks => gdb_stacks,

@@ -759,3 +759,31 @@ impl Read for Positioned<'_> {
         Ok(k)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn a_fifo_put_in_a_files_place_is_refused_not_waited_on() {
+        // The folder listed a regular file; what is opened is a FIFO nobody writes to.
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&p).status().unwrap().success());
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let limits = super::super::Limits::default();
+            let mut acc = super::Accumulator::new(&limits);
+            let r = super::read_path(&p, "fifo", 0, false, &mut acc);
+            let _ = tx.send((r.is_ok(), acc.files.len(), acc.problems));
+        });
+        let (ok, files, problems) = rx.recv_timeout(Duration::from_secs(20)).expect("the read blocked");
+        assert!(ok && files == 0, "{problems:?}");
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].message.starts_with("a named pipe (FIFO): not read inside a folder"),
+            "{problems:?}"
+        );
+    }
+}

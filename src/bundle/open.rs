@@ -392,27 +392,6 @@ mod tests {
     }
 
     #[test]
-    fn a_fifo_put_in_a_files_place_is_refused_not_waited_on() {
-        // The folder listed a regular file; what is opened is a FIFO nobody writes to.
-        let tmp = tempfile::tempdir().unwrap();
-        let p = fifo(tmp.path());
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let limits = super::super::Limits::default();
-            let mut acc = super::super::archive::Accumulator::new(&limits);
-            let r = super::super::archive::read_path(&p, "fifo", 0, false, &mut acc);
-            let _ = tx.send((r.is_ok(), acc.files.len(), acc.problems));
-        });
-        let (ok, files, problems) = rx.recv_timeout(Duration::from_secs(20)).expect("the read blocked");
-        assert!(ok && files == 0, "{problems:?}");
-        assert_eq!(problems.len(), 1);
-        assert!(
-            problems[0].message.starts_with("a named pipe (FIFO): not read inside a folder"),
-            "{problems:?}"
-        );
-    }
-
-    #[test]
     fn sizeless_proc_files_are_read() {
         let (f, meta) = open(Path::new("/proc/self/status")).unwrap();
         assert_eq!(meta.len(), 0);

@@ -4,6 +4,7 @@
 //! clock, [`plan::plan`] sizes the timeline, [`fill::fill`] fills it; then the
 //! analysis and the rules take it.
 
+pub mod caps;
 pub mod captures;
 pub mod fill;
 pub mod input;

@@ -4,7 +4,7 @@
 //! where perf's clock is, and the devices, threads and sample instants the plan
 //! and the fill size themselves by. Nothing is filled.
 
-use super::fill::{MAX_DEVICES, busiest_first, device_of, target_pids, usable};
+use super::caps::{MAX_DEVICES, busiest_first, device_of, target_pids, usable};
 use super::input::{Input, Seen, Shared};
 use super::window::{Window, main_window};
 use super::{Context, ParsedFile};
@@ -46,7 +46,7 @@ struct Range {
     devices: BTreeMap<String, f64>,
     /// The instants of the points, one per run of points in the same second (for the densest window).
     times: Vec<f64>,
-    /// Bytes written per thread (`thr.*` columns), for [`super::fill::THREAD_CANDIDATES`].
+    /// Bytes written per thread (`thr.*` columns), for [`super::caps::THREAD_CANDIDATES`].
     threads: HashMap<u32, f64>,
     /// The device of the last point, already in `devices`.
     last_device: Option<String>,

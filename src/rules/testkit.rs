@@ -134,3 +134,43 @@ pub fn skipped(id: &str, a: &Available<'_>) -> Vec<String> {
         other => panic!("expected {id} to skip, got {other:?}"),
     }
 }
+
+/// The evidence of a rule input cites its file and line ([`Series::evidence`]).
+mod tests {
+    use super::*;
+    use crate::pipeline::LineIndex;
+    use crate::table::columns::Col;
+
+    #[test]
+    fn a_cell_cites_its_input_line_under_the_column_header() {
+        let files = [file(
+            "iostat.txt",
+            "Linux 6.1.0 (db1)\n\nDevice            w/s     wkB/s\nvda              5.00   2048.00\n",
+        )];
+        let col = Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS);
+        let mut lines = LineIndex::new();
+        lines.insert(&col, T0 + 5, 3, 9);
+        lines.insert(&col, T0 + 1, 0, 7);
+        // A later line for the same second wins; out of order until finished.
+        lines.insert(&col, T0 + 1, 0, 4);
+        lines.finish();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines.get(&col, T0 + 5), Some((3, 9)));
+        assert_eq!(lines.get(&col, T0 + 2), None);
+        let v = vals(&[0.0, 2048.0 * 1024.0, 0.0, 0.0, 0.0, 0.0]);
+        let s = Series::new(&col, &v, "iostat.txt", T0, Cells::new(&lines, &files));
+        let e = s.evidence(1, "wkB/s", 2048.0);
+        assert_eq!((e.file.as_str(), e.lines), ("iostat.txt", Some([4, 4])));
+        assert_eq!(
+            e.quote.as_deref(),
+            Some("Device            w/s     wkB/s\nvda              5.00   2048.00")
+        );
+        // A rate stamped at the end of its second is found one second later.
+        assert_eq!(s.evidence(0, "wkB/s", 0.0).lines, Some([4, 4]));
+        // No line known (or a file index out of range): the column's source, without a line.
+        for row in [2, 4] {
+            let e = s.evidence(row, "wkB/s", 0.0);
+            assert_eq!((e.file.as_str(), e.lines, e.quote), ("iostat.txt", None, None));
+        }
+    }
+}

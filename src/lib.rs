@@ -4,6 +4,8 @@
 //! (parse each file) -> clock (one UTC timeline) -> tables (polars) ->
 //! analysis -> rules -> report.
 
+#![warn(unreachable_pub)]
+
 pub mod analysis;
 pub mod analyze;
 pub mod attribution;
@@ -12,7 +14,7 @@ pub mod bundle;
 pub mod clock;
 pub mod diff;
 pub mod inspect;
-pub mod memory;
+pub(crate) mod memory;
 pub mod model;
 pub mod outdir;
 pub mod output;
@@ -20,11 +22,11 @@ pub mod pipeline;
 pub mod progress;
 pub mod report;
 pub mod rules;
-pub mod sadf;
-pub mod source;
-pub mod state;
-pub mod stats;
-pub mod system;
+pub(crate) mod sadf;
+pub(crate) mod source;
+pub(crate) mod state;
+pub(crate) mod stats;
+pub(crate) mod system;
 pub mod table;
 pub mod term;
 pub mod verdict;

@@ -10,7 +10,7 @@
 /// Returns the free pages of every malloc arena to the system (glibc's `malloc_trim(0)`,
 /// which also releases whole free pages inside an arena, not only at its top). A few
 /// milliseconds; nothing on other C libraries or systems.
-pub fn give_back() {
+pub(crate) fn give_back() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         unsafe extern "C" {

@@ -21,7 +21,7 @@ const ACTIVITIES: &[&str] =
 
 /// What went wrong reading a sa file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SadfError {
+pub(crate) enum SadfError {
     /// No `sadf` on PATH.
     NotFound,
     /// The temporary copy could not be written or `sadf` could not be started.
@@ -53,7 +53,7 @@ impl std::fmt::Display for SadfError {
 }
 
 /// The `sadf` on PATH.
-pub fn sadf_on_path() -> Option<PathBuf> {
+pub(crate) fn sadf_on_path() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).map(|d| d.join("sadf")).find(|p| p.is_file())
 }
@@ -89,7 +89,7 @@ fn temp_copy(bytes: &[u8]) -> std::io::Result<TempFile> {
 }
 
 /// Runs `sadf -j` on the bytes of a sa file; returns the command line used and its JSON.
-pub fn run_sadf(bytes: &[u8]) -> Result<(String, Vec<u8>), SadfError> {
+pub(crate) fn run_sadf(bytes: &[u8]) -> Result<(String, Vec<u8>), SadfError> {
     let sadf = sadf_on_path().ok_or(SadfError::NotFound)?;
     let version = sadf_version(&sadf);
     let tmp = temp_copy(bytes).map_err(|e| SadfError::Io(e.to_string()))?;
@@ -117,7 +117,7 @@ pub fn run_sadf(bytes: &[u8]) -> Result<(String, Vec<u8>), SadfError> {
 /// Reads a recognised sa file through `sadf`, filling [`SaFile::decoded`] and
 /// [`SaFile::reader`]; a failure becomes a diagnostic naming the sysstat to use.
 /// Returns the diagnostics to add to the file's (problems of sadf's JSON are prefixed).
-pub fn decode(sa: &mut SaFile, bytes: &[u8]) -> Vec<Diagnostic> {
+pub(crate) fn decode(sa: &mut SaFile, bytes: &[u8]) -> Vec<Diagnostic> {
     match run_sadf(bytes) {
         Ok((cmd, json)) => {
             let p = iosift_parsers::sadf::parse_json(&json);

@@ -39,7 +39,7 @@ fn server_pid(p: &Pipeline) -> Option<(u32, String, String)> {
 }
 
 /// Every state fact the capture holds.
-pub fn gather(p: &Pipeline) -> Vec<StateFact> {
+pub(crate) fn gather(p: &Pipeline) -> Vec<StateFact> {
     let mut out = Vec::new();
     let server = server_pid(p);
     if let Some((_, who, file)) = &server {

@@ -4,12 +4,12 @@
 use crate::table::Cell;
 
 /// Median of the present values (`None` when there are none).
-pub fn median(v: &[f64]) -> Option<f64> {
+pub(crate) fn median(v: &[f64]) -> Option<f64> {
     quantile(v, 0.5)
 }
 
 /// Quantile `q` in [0, 1] with linear interpolation.
-pub fn quantile(v: &[f64], q: f64) -> Option<f64> {
+pub(crate) fn quantile(v: &[f64], q: f64) -> Option<f64> {
     let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
     if s.is_empty() {
         return None;
@@ -22,26 +22,26 @@ pub fn quantile(v: &[f64], q: f64) -> Option<f64> {
 }
 
 /// Median absolute deviation, scaled to estimate a standard deviation (x 1.4826).
-pub fn mad(v: &[f64]) -> Option<f64> {
+pub(crate) fn mad(v: &[f64]) -> Option<f64> {
     let m = median(v)?;
     let dev: Vec<f64> = v.iter().filter(|x| x.is_finite()).map(|x| (x - m).abs()).collect();
     median(&dev).map(|d| d * 1.4826)
 }
 
 /// Mean of the present values.
-pub fn mean(v: &[f64]) -> Option<f64> {
+pub(crate) fn mean(v: &[f64]) -> Option<f64> {
     let (s, n) = v.iter().filter(|x| x.is_finite()).fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
     (n > 0).then(|| s / n as f64)
 }
 
 /// The present values of an optional series.
-pub fn present(v: &[Cell]) -> Vec<f64> {
+pub(crate) fn present(v: &[Cell]) -> Vec<f64> {
     v.iter().flatten().filter(|x| x.is_finite()).collect()
 }
 
 /// Pearson correlation of `a[i]` and `b[i + lag]` over indices where both are present.
 /// Returns the coefficient and the number of pairs (`None` below 8 pairs or zero variance).
-pub fn lagged_pearson(a: &[Cell], b: &[Cell], lag: isize) -> Option<(f64, usize)> {
+pub(crate) fn lagged_pearson(a: &[Cell], b: &[Cell], lag: isize) -> Option<(f64, usize)> {
     let mut n = 0usize;
     let (mut sa, mut sb, mut saa, mut sbb, mut sab) = (0.0, 0.0, 0.0, 0.0, 0.0);
     // The rows where both exist: a[i] with b[i + lag].

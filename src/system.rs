@@ -85,7 +85,7 @@ pub struct SystemBox {
 }
 
 /// Pseudo filesystems whose mount options say nothing about I/O.
-pub const PSEUDO_FS: &[&str] = &[
+pub(crate) const PSEUDO_FS: &[&str] = &[
     "proc",
     "sysfs",
     "devtmpfs",
@@ -113,7 +113,7 @@ pub const PSEUDO_FS: &[&str] = &[
 ];
 
 /// MySQL variables that decide durability, in the order shown.
-pub const DURABILITY: &[&str] = &[
+pub(crate) const DURABILITY: &[&str] = &[
     "version",
     "sync_binlog",
     "innodb_flush_log_at_trx_commit",
@@ -127,7 +127,7 @@ pub const DURABILITY: &[&str] = &[
 ];
 
 /// MySQL variables of replication, in the order shown.
-pub const REPLICATION: &[&str] = &[
+pub(crate) const REPLICATION: &[&str] = &[
     "server_id",
     "log_bin",
     "binlog_format",
@@ -153,7 +153,7 @@ fn fact(s: &Sourced<String>) -> Fact {
 
 /// A notable kernel message in words: what, who, since when, where it waits (a hung task's
 /// frames after the scheduler's own), and when on the wall clock when the boot time is known.
-pub fn kernel_event(e: &iosift_parsers::dmesg::Event, btime: Option<u64>) -> String {
+pub(crate) fn kernel_event(e: &iosift_parsers::dmesg::Event, btime: Option<u64>) -> String {
     use iosift_parsers::dmesg::Kind;
     let what = match &e.kind {
         Kind::HungTask { task, pid, secs, stack } => {
@@ -239,7 +239,7 @@ fn disks(ctx: &Context, tl: &Timeline, main_device: Option<&str>) -> Vec<Disk> {
 
 /// Fills the box from the context, the timeline's columns, the main device and
 /// the inputs the rules missed (`lacked`, deduplicated in order).
-pub fn of(ctx: &Context, tl: &Timeline, main_device: Option<&str>, lacked: &[String]) -> SystemBox {
+pub(crate) fn of(ctx: &Context, tl: &Timeline, main_device: Option<&str>, lacked: &[String]) -> SystemBox {
     let mut b = SystemBox { kernel: ctx.kernel.as_ref().map(fact), ..Default::default() };
     if !ctx.kernel_log_files.is_empty() {
         let btime = ctx.btime.as_ref().map(|b| b.value);

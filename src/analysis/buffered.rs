@@ -11,10 +11,10 @@ use crate::table::Cell;
 use crate::table::cell::at;
 
 /// Bytes of one page in `/proc/vmstat` page counts.
-pub const PAGE_BYTES: f64 = 4096.0;
+pub(crate) const PAGE_BYTES: f64 = 4096.0;
 
 /// A second a thread was charged at least this many bytes counts in [`reached_at_once`].
-pub const CHARGE_MIN_BYTES: f64 = 1024.0 * 1024.0;
+pub(crate) const CHARGE_MIN_BYTES: f64 = 1024.0 * 1024.0;
 
 /// The share of a thread's bytes in `rows` (seconds it was charged at least 1 MiB) that a
 /// device wrote within a second: at least 80 % of them in the second before, of or after
@@ -23,7 +23,11 @@ pub const CHARGE_MIN_BYTES: f64 = 1024.0 * 1024.0;
 /// dirtied: only the first reach the disk in the same seconds, where a write the page cache
 /// absorbs is dirtied faster than the disk writes it. Dirty cannot tell them apart when
 /// others dirty memory at the same time.
-pub fn reached_at_once(rates: &[f64], rows: std::ops::RangeInclusive<usize>, devices: &[&[Cell]]) -> f64 {
+pub(crate) fn reached_at_once(
+    rates: &[f64],
+    rows: std::ops::RangeInclusive<usize>,
+    devices: &[&[Cell]],
+) -> f64 {
     let (mut hit, mut total) = (0.0, 0.0);
     for r in rows.filter(|&r| r < rates.len()) {
         let x = rates[r].max(0.0);
@@ -43,7 +47,7 @@ pub fn reached_at_once(rates: &[f64], rows: std::ops::RangeInclusive<usize>, dev
 /// (`nr_dirtied` pages/s of the rows before, at and after it, +10 % and 1 MiB for the
 /// two samplers' different phases). pidstat charges a parent the I/O of a child it reaps:
 /// a one-second "write" of gigabytes that dirtied nothing is capped away here.
-pub fn capped(writer: &[Cell], dirtied_pages: Option<&[Cell]>) -> Vec<f64> {
+pub(crate) fn capped(writer: &[Cell], dirtied_pages: Option<&[Cell]>) -> Vec<f64> {
     (0..writer.len())
         .map(|r| {
             let w = at(writer, r).unwrap_or(0.0).max(0.0);
@@ -62,7 +66,7 @@ pub fn capped(writer: &[Cell], dirtied_pages: Option<&[Cell]>) -> Vec<f64> {
 }
 
 /// The seconds a writer ran: the first and last row with at least 1 % of its peak rate.
-pub fn run(rates: &[f64]) -> Option<(usize, usize)> {
+pub(crate) fn run(rates: &[f64]) -> Option<(usize, usize)> {
     let peak = rates.iter().copied().fold(0.0, f64::max);
     if peak <= 0.0 {
         return None;
@@ -73,7 +77,7 @@ pub fn run(rates: &[f64]) -> Option<(usize, usize)> {
 
 /// The writer's data still dirty at one second.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Held {
+pub(crate) struct Held {
     /// The row.
     pub row: usize,
     /// The writer's bytes among the dirty pages then.
@@ -92,7 +96,7 @@ pub struct Held {
 /// bytes dirtied per second until `Dirty(r)` is covered, the writer's share of them is
 /// its data still dirty. Without it: the rise of `Dirty` since the writer started, at most
 /// what it wrote since.
-pub fn held(
+pub(crate) fn held(
     rates: &[f64],
     dirty: &[Cell],
     dirtied_pages: Option<&[Cell]>,
@@ -181,7 +185,7 @@ impl DirtiedSums {
 
 /// The drain of held data: `Dirty` falling by at least `bytes` after row `from`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Drain {
+pub(crate) struct Drain {
     /// First row after the held peak.
     pub start: usize,
     /// The row `Dirty` had fallen by `bytes`.
@@ -193,7 +197,7 @@ pub struct Drain {
 }
 
 /// The first row after `from` with `Dirty` at least `bytes` below `Dirty(from)`.
-pub fn drain(dirty: &[Cell], from: usize, bytes: f64) -> Option<Drain> {
+pub(crate) fn drain(dirty: &[Cell], from: usize, bytes: f64) -> Option<Drain> {
     let top = at(dirty, from)?;
     let end = (from + 1..dirty.len()).find(|&r| at(dirty, r).is_some_and(|d| d <= top - bytes))?;
     let (mut main, mut main_drop, mut prev) = (end, 0.0, top);
@@ -209,7 +213,7 @@ pub fn drain(dirty: &[Cell], from: usize, bytes: f64) -> Option<Drain> {
 }
 
 /// Bytes a per-second rate series wrote over rows `from..=to`.
-pub fn bytes(v: &[Cell], from: usize, to: usize) -> f64 {
+pub(crate) fn bytes(v: &[Cell], from: usize, to: usize) -> f64 {
     (from..=to).filter_map(|r| at(v, r)).filter(|x| *x > 0.0).sum()
 }
 
@@ -217,7 +221,7 @@ pub fn bytes(v: &[Cell], from: usize, to: usize) -> f64 {
 /// rows `from..=to`, the one that wrote the least over `span` (the file's own device: the
 /// devices under it add other tenants' writes, and loop, dm or md devices above a disk
 /// write no more than their file systems).
-pub fn carrier(
+pub(crate) fn carrier(
     devices: &[&[Cell]],
     from: usize,
     to: usize,
@@ -236,7 +240,7 @@ pub fn carrier(
 /// (mm/page-writeback.c: `dirty_freerun_ceiling`, halfway between the background
 /// threshold and the limit), near `limit` it is held to the device's pace.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// The dirty limit.
     pub limit: f64,
     /// Where background writeback starts.
@@ -245,14 +249,14 @@ pub struct Limits {
 
 impl Limits {
     /// The freerun ceiling: `(limit + background) / 2`.
-    pub fn freerun(&self) -> f64 {
+    pub(crate) fn freerun(&self) -> f64 {
         (self.limit + self.background) / 2.0
     }
 }
 
 /// The limits of the sysctls: `dirty_bytes` when set, else `dirty_ratio` % of `dirtyable`
 /// memory; the background ones alike (the kernel's `domain_dirty_limits`).
-pub fn limits_from_sysctl(
+pub(crate) fn limits_from_sysctl(
     dirty_bytes: Option<f64>,
     dirty_ratio: Option<f64>,
     background_bytes: Option<f64>,

@@ -33,7 +33,7 @@ pub struct Correlation {
 }
 
 /// Permutations of the leading series tried for [`Correlation::shuffled_r`].
-pub const SHUFFLES: usize = 8;
+pub(crate) const SHUFFLES: usize = 8;
 
 /// Lags searched, in rows (seconds, unless the timeline's rows are wider) either way.
 const MAX_LAG: i64 = 60;
@@ -71,7 +71,7 @@ fn shuffled_max(a: &[Cell], b: &[Cell]) -> f64 {
 }
 
 /// The name of the sum of every write-source category (not a timeline column).
-pub const PIDSTAT_TOTAL: &str = "pidstat.total";
+pub(crate) const PIDSTAT_TOTAL: &str = "pidstat.total";
 
 /// The pairs of series correlated: (leading, following, label); a leading `None` is the sum
 /// of every write-source category ([`PIDSTAT_TOTAL`]).
@@ -105,7 +105,7 @@ fn pairs(tl: &Timeline, write_col: Option<&Col>) -> Vec<(Option<Col>, Col, Strin
 }
 
 /// Correlations at lags of -60..=60 s of the pairs present; `write_col` is the main device's writes.
-pub fn correlations(tl: &Timeline, write_col: Option<&Col>) -> Vec<Correlation> {
+pub(crate) fn correlations(tl: &Timeline, write_col: Option<&Col>) -> Vec<Correlation> {
     let pairs = pairs(tl, write_col);
     let total: Vec<Cell> = {
         let cats: Vec<&[Cell]> = tl

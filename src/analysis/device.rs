@@ -35,15 +35,15 @@ impl MainDevice {
 }
 
 /// [`MainDevice::why`] of a device chosen for its bytes alone.
-pub const MOST_WRITTEN: &str = "most written";
+pub(crate) const MOST_WRITTEN: &str = "most written";
 
 /// A written device carrying at least this share of the bytes of a device below it is
 /// analysed instead of that device (the lower one's writes are mostly its own).
-pub const UPPER_SHARE: f64 = 0.25;
+pub(crate) const UPPER_SHARE: f64 = 0.25;
 
 /// The main device with its stack: the written file's device, else the most written
 /// device that is not the lower layer of another device writing a good part of it.
-pub fn resolve_main(tl: &Timeline, ctx: &Context) -> Option<MainDevice> {
+pub(crate) fn resolve_main(tl: &Timeline, ctx: &Context) -> Option<MainDevice> {
     let with_stack = |name: &str, why: String| {
         let (writes, _) = stack::write_series(tl, name)?;
         Some(MainDevice { name: name.to_string(), writes, why, stack: Some(stack::resolve(ctx, tl, name)) })
@@ -92,7 +92,7 @@ pub fn resolve_main(tl: &Timeline, ctx: &Context) -> Option<MainDevice> {
 /// However little the stacked device writes beside the disk's other tenants, its bursts are
 /// read against its own scale ([`stacked_burst_floor`]): a file system set up on its own
 /// device is the workload's, and its journal's commits of a few hundred kB are its bursts.
-pub fn stacked_periodic(
+pub(crate) fn stacked_periodic(
     tl: &Timeline,
     ctx: &Context,
     main: &MainDevice,
@@ -126,18 +126,18 @@ pub fn stacked_periodic(
 /// The smallest second a burst of a stacked device writes: [`STACKED_FLOOR_MEANS`] times its
 /// mean rate over the capture, within [`STACKED_FLOOR_MIN`] and the main device's
 /// [`super::periodicity::MIN_BURST_BYTES_S`].
-pub fn stacked_burst_floor(series: &[crate::table::Cell]) -> f64 {
+pub(crate) fn stacked_burst_floor(series: &[crate::table::Cell]) -> f64 {
     let mean = super::stats::mean(&super::stats::present(series)).unwrap_or(0.0);
     (STACKED_FLOOR_MEANS * mean).clamp(STACKED_FLOOR_MIN, super::periodicity::MIN_BURST_BYTES_S)
 }
 
 /// See [`stacked_burst_floor`].
-pub const STACKED_FLOOR_MEANS: f64 = 2.0;
+pub(crate) const STACKED_FLOOR_MEANS: f64 = 2.0;
 /// See [`stacked_burst_floor`]: 64 KiB, below which a second is a trickle.
-pub const STACKED_FLOOR_MIN: f64 = 64.0 * 1024.0;
+pub(crate) const STACKED_FLOOR_MIN: f64 = 64.0 * 1024.0;
 
 /// The most written device: iostat's columns first, /proc/diskstats' when iostat has none.
-pub fn main_device(tl: &Timeline) -> Option<MainDevice> {
+pub(crate) fn main_device(tl: &Timeline) -> Option<MainDevice> {
     let best = |want: fn(&Col) -> bool| {
         tl.iter()
             .filter(|(c, _)| want(c))

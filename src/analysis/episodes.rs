@@ -41,7 +41,7 @@ const MAX_EPISODES: usize = 24;
 
 /// Which witnesses the capture holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Witnesses {
+pub(crate) struct Witnesses {
     /// perf samples with call chains on the wall clock.
     pub perf: bool,
     /// writeback / block tracepoints on the wall clock.
@@ -56,7 +56,7 @@ pub struct Witnesses {
 
 impl Witnesses {
     /// The missing ones in words.
-    pub fn missing(&self) -> Vec<&'static str> {
+    pub(crate) fn missing(&self) -> Vec<&'static str> {
         let mut m = Vec::new();
         if !self.perf {
             m.push("no perf call chains");
@@ -120,11 +120,11 @@ pub struct Episode {
 
 /// Per device, the devices whose bios count for it, by name and (major, minor), itself first
 /// ([`bio_devices`]).
-pub type BioDevices = BTreeMap<String, Vec<(String, (u32, u32))>>;
+pub(crate) type BioDevices = BTreeMap<String, Vec<(String, (u32, u32))>>;
 
 /// What the episode finder reads.
 #[derive(Debug, Clone, Copy)]
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     /// The timeline.
     pub tl: &'a Timeline,
     /// pidstat thread totals (tid -> comm).
@@ -243,13 +243,13 @@ impl PerfSeconds {
 }
 
 /// The perf scripts with their perf -> epoch offset (none when perf was not anchored).
-pub fn perf_pairs<'a>(records: &super::Records<'a>) -> Vec<(&'a PerfScript, f64)> {
+pub(crate) fn perf_pairs<'a>(records: &super::Records<'a>) -> Vec<(&'a PerfScript, f64)> {
     records.perf_offset.map_or_else(Vec::new, |off| records.perf.iter().map(|p| (p.script, off)).collect())
 }
 
 /// The episodes of every device that wrote at least a tenth of the most written one's
 /// bytes (iostat's devices, else /proc/diskstats'), devices in name order.
-pub fn of_all(
+pub(crate) fn of_all(
     tl: &Timeline,
     threads: &BTreeMap<u32, ThreadTotal>,
     window: WritebackWindow,
@@ -282,7 +282,7 @@ pub fn of_all(
 /// Per block device of the capture, the devices whose bios are its writes: itself and the
 /// devices stacked on it (a loop device's bios, re-issued by its workers, are the disk's),
 /// not the other disks'.
-pub fn bio_devices(ctx: &crate::source::Context, tl: &Timeline) -> BioDevices {
+pub(crate) fn bio_devices(ctx: &crate::source::Context, tl: &Timeline) -> BioDevices {
     let upper: Vec<(String, Vec<String>)> =
         ctx.block_majmin.keys().map(|d| (d.clone(), super::stack::resolve(ctx, tl, d).physical)).collect();
     ctx.block_majmin
@@ -372,10 +372,10 @@ impl StackBios {
 
 /// A device's bios re-issue a stacked device's when that device queued at least this share
 /// of their bytes in the same seconds.
-pub const REISSUE_SHARE: f64 = 0.5;
+pub(crate) const REISSUE_SHARE: f64 = 0.5;
 
 /// The significant write episodes of `device` (its write bytes/s column `col`).
-pub fn episodes(inp: &Inputs<'_>, device: &str, col: &Col) -> Vec<Episode> {
+pub(crate) fn episodes(inp: &Inputs<'_>, device: &str, col: &Col) -> Vec<Episode> {
     let Some(series) = inp.tl.get(col) else { return Vec::new() };
     let strict = bursts::detect(series, 6.0, 3.0, 2.0 * 1024.0 * 1024.0);
     // A device writing a busy floor (a database's tens of MB/s): its flushes stand out of
@@ -391,7 +391,7 @@ pub fn episodes(inp: &Inputs<'_>, device: &str, col: &Col) -> Vec<Episode> {
 /// The episodes of `bursts` of `device`, each with its measured issuer, writers and harm:
 /// [`episodes`]' significant bursts, or the periodic bursts of a device that writes too
 /// little for them (the journal commits of a file system on its own device).
-pub fn of_bursts(inp: &Inputs<'_>, device: &str, found: &[&bursts::Burst]) -> Vec<Episode> {
+pub(crate) fn of_bursts(inp: &Inputs<'_>, device: &str, found: &[&bursts::Burst]) -> Vec<Episode> {
     let perf = PerfSeconds::of(inp.perf, bio_majmin(inp, device).as_deref());
     let w = witnesses(inp, device, &perf);
     let stack = StackBios::of(inp, device);
@@ -562,9 +562,9 @@ fn reclaim_met(tl: &Timeline, around: std::ops::RangeInclusive<usize>, bytes: f6
 }
 
 /// Pages a second reclaim must meet dirty or under writeback, on average, to witness it (1 MiB/s).
-pub const RECLAIM_MIN_PAGES_S: f64 = 256.0;
+pub(crate) const RECLAIM_MIN_PAGES_S: f64 = 256.0;
 /// ... and how many times the capture's median rate.
-pub const RECLAIM_OVER_MEDIAN: f64 = 10.0;
+pub(crate) const RECLAIM_OVER_MEDIAN: f64 = 10.0;
 
 /// True when Dirty + Writeback (what the kernel weighs against its thresholds) reached half
 /// the background threshold around rows `s..=e`: background writeback may then take pages

@@ -10,10 +10,10 @@ use crate::table::columns::{Col, DevMetric, MysqlCounter, PsiKind, PsiResource, 
 use serde::Serialize;
 
 /// More tasks blocked on I/O (vmstat `b`) than the capture's median by this many is a cost.
-pub const BLOCKED_RISE: f64 = 3.0;
+pub(crate) const BLOCKED_RISE: f64 = 3.0;
 /// A PSI io some peak of this many percent, and this many points above the capture's
 /// median, is a cost.
-pub const PSI_COST_PCT: f64 = 20.0;
+pub(crate) const PSI_COST_PCT: f64 = 20.0;
 
 /// The cost of one episode; each figure is None when its witness is missing.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -56,7 +56,7 @@ fn peak(v: &[f64]) -> f64 {
 }
 
 /// The cost of rows `s..=e` of `device`.
-pub fn of(tl: &Timeline, device: &str, s: usize, e: usize) -> Harm {
+pub(crate) fn of(tl: &Timeline, device: &str, s: usize, e: usize) -> Harm {
     let mut h = Harm::default();
     let mut costs: Vec<String> = Vec::new();
     let mut calm: Vec<String> = Vec::new();

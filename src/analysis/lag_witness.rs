@@ -148,7 +148,7 @@ pub struct Witnesses {
 }
 
 /// Readings a series needs to be weighed at all.
-pub const MIN_POINTS: usize = 5;
+pub(crate) const MIN_POINTS: usize = 5;
 
 impl Witnesses {
     /// The series of a witness.
@@ -192,10 +192,10 @@ impl Witnesses {
 }
 
 /// The whole-second source times are centred (+0.5 s) and a write is placed within a 1 s position interval.
-pub const BINLOG_UNCERTAINTY_S: f64 = 1.0;
+pub(crate) const BINLOG_UNCERTAINTY_S: f64 = 1.0;
 
 /// The binlog-events series: the replicated transactions' lags, the median of each second of writes.
-pub fn binlog_series(events: &[TimedEvent], file: usize) -> LagSeries {
+pub(crate) fn binlog_series(events: &[TimedEvent], file: usize) -> LagSeries {
     let readings = events.iter().map(|e| (e.written, e.written - e.source - 0.5, e.line as usize)).collect();
     LagSeries {
         witness: Witness::BinlogEvents,
@@ -224,7 +224,7 @@ fn per_second(mut r: Vec<(f64, f64, usize)>) -> Vec<LagPoint> {
 
 /// The commit-timestamps series (MySQL 8): the replicated transactions of the replica's binlog (another
 /// server id than `own`, or `source`'s) with both commit times, the lag `immediate - original` at `immediate`.
-pub fn commit_series(b: &BinlogInput<'_>, own: Option<u32>, source: Option<u64>) -> Option<LagSeries> {
+pub(crate) fn commit_series(b: &BinlogInput<'_>, own: Option<u32>, source: Option<u64>) -> Option<LagSeries> {
     let readings: Vec<(f64, f64, usize)> = b
         .binlog
         .transactions
@@ -281,7 +281,7 @@ fn source_rows<'h>(
 /// The pt-heartbeat series of a connection. `Err` says why rows that are there cannot be used: none of the
 /// source's server id, or a stamp that never moves while the SQL thread executes (pt-heartbeat not running:
 /// the "lag" would only be the time since it stopped).
-pub fn heartbeat_series(
+pub(crate) fn heartbeat_series(
     hb: &[HeartbeatInput<'_>],
     view: &ReplicaView,
     own: Option<u32>,
@@ -361,7 +361,7 @@ pub fn heartbeat_series(
 }
 
 /// The `Seconds_Behind_Master` series as the status view keeps it.
-pub fn sbm_series(view: &ReplicaView) -> Option<LagSeries> {
+pub(crate) fn sbm_series(view: &ReplicaView) -> Option<LagSeries> {
     (!view.lag.is_empty()).then(|| LagSeries {
         witness: Witness::SecondsBehind,
         file: view.file,
@@ -376,7 +376,7 @@ pub fn sbm_series(view: &ReplicaView) -> Option<LagSeries> {
 }
 
 /// Every witness of `view`'s connection.
-pub fn witnesses(
+pub(crate) fn witnesses(
     view: &ReplicaView,
     own: Option<u32>,
     binlog: Option<&BinlogInput<'_>>,

@@ -7,25 +7,25 @@
 //! Nothing here reads the pipeline or matches on the parsers' `Data`: the
 //! typed records it needs come in as [`Records`].
 
-pub mod buffered;
+pub(crate) mod buffered;
 pub mod bursts;
-pub mod correlate;
-pub mod device;
-pub mod episodes;
-pub mod harm;
-pub mod heat;
-pub mod lag_witness;
-pub mod measures;
-pub mod period;
-pub mod periodicity;
-pub mod replica_bound;
-pub mod replication;
-pub mod stack;
-pub use crate::stats;
-pub mod submitters;
-pub mod views;
-pub mod waits;
-pub mod writeback;
+pub(crate) mod correlate;
+pub(crate) mod device;
+pub(crate) mod episodes;
+pub(crate) mod harm;
+pub(crate) mod heat;
+pub(crate) mod lag_witness;
+pub(crate) mod measures;
+pub(crate) mod period;
+pub(crate) mod periodicity;
+pub(crate) mod replica_bound;
+pub(crate) mod replication;
+pub(crate) mod stack;
+pub(crate) use crate::stats;
+pub(crate) mod submitters;
+pub(crate) mod views;
+pub(crate) mod waits;
+pub(crate) mod writeback;
 
 use crate::clock::Zone;
 use crate::source::{Context, ThreadTotal};

@@ -10,7 +10,7 @@ use super::stats::{mean, median};
 
 /// A detected period.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Period {
+pub(crate) struct Period {
     /// Period in seconds.
     pub period_s: f64,
     /// 0..1: how clearly the series repeats with this period.
@@ -20,7 +20,7 @@ pub struct Period {
 }
 
 /// Autocorrelation of a series for lags 0..=max_lag (gaps filled with the mean).
-pub fn autocorrelation(series: &[Cell], max_lag: usize) -> Vec<f64> {
+pub(crate) fn autocorrelation(series: &[Cell], max_lag: usize) -> Vec<f64> {
     let vals: Vec<f64> = series.iter().flatten().collect();
     let m = mean(&vals).unwrap_or(0.0);
     let x: Vec<f64> = series.iter().map(|v| v.unwrap_or(m) - m).collect();
@@ -56,7 +56,7 @@ const ROTATION_BLOCK: usize = 1024;
 
 /// Power of the series at each period in `periods` (seconds), a discrete Fourier
 /// periodogram normalised so that the values sum to 1 over the periods scanned.
-pub fn periodogram(series: &[Cell], periods: &[f64]) -> Vec<f64> {
+pub(crate) fn periodogram(series: &[Cell], periods: &[f64]) -> Vec<f64> {
     let vals: Vec<f64> = series.iter().flatten().collect();
     let m = mean(&vals).unwrap_or(0.0);
     let x: Vec<f64> = series.iter().map(|v| v.unwrap_or(m) - m).collect();
@@ -89,7 +89,7 @@ pub fn periodogram(series: &[Cell], periods: &[f64]) -> Vec<f64> {
 /// period between two whole seconds, 15.5 s, splits its peak over 15 and 16 s, where its
 /// double, 31 s, has it whole). The period is the centroid of those three lags (of their
 /// positive values); confidence the autocorrelation at the maximum (clamped to 0..1).
-pub fn acf_period(acf: &[f64], min_lag: usize) -> Option<Period> {
+pub(crate) fn acf_period(acf: &[f64], min_lag: usize) -> Option<Period> {
     let zero = acf.iter().position(|&v| v <= 0.0)?;
     let area = |lag: usize| (lag - 1..=lag + 1).map(|k| acf[k].max(0.0)).sum::<f64>();
     let mut best: Option<(usize, f64)> = None;
@@ -113,7 +113,7 @@ pub fn acf_period(acf: &[f64], min_lag: usize) -> Option<Period> {
 /// Period from burst onsets: the median interval between successive bursts,
 /// with a confidence from how regular the intervals are (1 - relative MAD),
 /// scaled down when there are few intervals.
-pub fn onset_period(onsets: &[f64]) -> Option<Period> {
+pub(crate) fn onset_period(onsets: &[f64]) -> Option<Period> {
     if onsets.len() < 3 {
         return None;
     }
@@ -133,7 +133,7 @@ pub fn onset_period(onsets: &[f64]) -> Option<Period> {
 
 /// One write episode as the period search sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Event {
+pub(crate) struct Event {
     /// Where its bytes begin, seconds from the series start.
     pub onset: f64,
     /// Its bytes (above the baseline): heavier episodes weigh more in the choice.
@@ -144,7 +144,7 @@ pub struct Event {
 
 /// A period carried by some (or all) of a train of events.
 #[derive(Debug, Clone)]
-pub struct Train {
+pub(crate) struct Train {
     /// The period, its confidence and method.
     pub period: Period,
     /// The first member's onset, seconds from the series start.
@@ -153,20 +153,24 @@ pub struct Train {
     pub members: Vec<usize>,
     /// Beats of the period inside the series with no event: skipped between members,
     /// or before the first and after the last where a whole beat fits.
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "the train's shape, checked by its tests; no caller reads it yet")
+    )]
     pub missing: usize,
 }
 
 /// Shortest period a train may have, seconds (one-second samples cannot show less).
-pub const MIN_TRAIN_PERIOD_S: f64 = 3.0;
+pub(crate) const MIN_TRAIN_PERIOD_S: f64 = 3.0;
 /// Longest period looked for, seconds.
-pub const MAX_TRAIN_PERIOD_S: f64 = 600.0;
+pub(crate) const MAX_TRAIN_PERIOD_S: f64 = 600.0;
 /// At most this many beats may be skipped between two members (missing bursts).
 const MAX_SKIP: usize = 3;
 /// Only the heaviest this many events take part (a capture of days has thousands of bursts).
 const MAX_EVENTS: usize = 300;
 /// The lightest member of a chain holds at least this share of the heaviest's bytes: the
 /// flushes of one source are of one size class.
-pub const SIZE_CLASS: f64 = 0.15;
+pub(crate) const SIZE_CLASS: f64 = 0.15;
 /// How much the share of the bytes a chain holds weighs against its confidence: the chain
 /// chosen has the highest `share ^ HELD_WEIGHT x confidence`. A regular train of a file's
 /// flushes among a flusher's smaller, gappy wake-ups is the period, though the wake-ups
@@ -178,7 +182,7 @@ const CANDIDATE_SPAN: usize = 8;
 
 /// How far an event may be from its beat and still carry it, seconds: 15 % of the period
 /// plus a second (the flusher's and a timer's own jitter, one-second samples).
-pub fn beat_tolerance(period_s: f64) -> f64 {
+pub(crate) fn beat_tolerance(period_s: f64) -> f64 {
     0.15 * period_s + 1.0
 }
 
@@ -204,7 +208,7 @@ pub fn beat_tolerance(period_s: f64) -> f64 {
 /// [`beat_tolerance`] (a loose candidate cannot chain bursts of another spacing by skipping
 /// beats), a chain of two spans at most half the series and leaves none of its beats empty,
 /// holds at least half of the bytes, and `valid` accepts it (its members' indices). The period is that median spacing.
-pub fn train_period(events: &[Event], len: f64, valid: &dyn Fn(&[usize]) -> bool) -> Option<Train> {
+pub(crate) fn train_period(events: &[Event], len: f64, valid: &dyn Fn(&[usize]) -> bool) -> Option<Train> {
     if events.len() < 2 {
         return None;
     }

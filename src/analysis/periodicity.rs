@@ -123,7 +123,7 @@ impl PeriodicityView {
 /// The kernel intervals the period matches, for the report: "the writeback window (35 s)",
 /// "the flusher's wake-up interval (5 s), the journal's commit interval (5 s)", "no kernel
 /// interval (an application's timer)"; "-" without a period.
-pub fn match_text(v: &PeriodicityView) -> String {
+pub(crate) fn match_text(v: &PeriodicityView) -> String {
     let Some(first) = v.period_match else { return "-".into() };
     let seconds = |m: PeriodMatch| match m {
         PeriodMatch::FlusherInterval => v.flusher_interval_s,
@@ -166,15 +166,20 @@ const DIRTY_DROP: f64 = 0.25;
 
 /// The smallest second a burst of the main device must write (bytes): a host's own
 /// small writes (logs, journal commits of the root file system) are no burst.
-pub const MIN_BURST_BYTES_S: f64 = 4.0 * 1024.0 * 1024.0;
+pub(crate) const MIN_BURST_BYTES_S: f64 = 4.0 * 1024.0 * 1024.0;
 
 /// The periodicity of timeline column `col`, its period tested against `tunables`.
-pub fn periodicity(tl: &Timeline, col: &Col, tunables: &Tunables) -> PeriodicityView {
+pub(crate) fn periodicity(tl: &Timeline, col: &Col, tunables: &Tunables) -> PeriodicityView {
     periodicity_over(tl, col, tunables, MIN_BURST_BYTES_S)
 }
 
 /// [`periodicity`] with bursts of at least `min_abs` bytes in a second.
-pub fn periodicity_over(tl: &Timeline, col: &Col, tunables: &Tunables, min_abs: f64) -> PeriodicityView {
+pub(crate) fn periodicity_over(
+    tl: &Timeline,
+    col: &Col,
+    tunables: &Tunables,
+    min_abs: f64,
+) -> PeriodicityView {
     let series = tl.get(col).unwrap_or(&[]);
     let scan = bursts::detect(series, 8.0, 5.0, min_abs);
     let dirty = tl.get(&Col::Mem(MemMetric::DirtyBytes));
@@ -271,7 +276,7 @@ fn dominant(mut bursts: Vec<Burst>) -> Vec<Burst> {
 
 /// Bursts merged into episodes at the natural break of their gaps ([`MERGE_BREAK`]):
 /// bursts 5 s apart in pairs 30 s apart are 3 episodes; bursts evenly spaced stay apart.
-pub fn merge_at_break(bursts: &[Burst]) -> Vec<Burst> {
+pub(crate) fn merge_at_break(bursts: &[Burst]) -> Vec<Burst> {
     if bursts.len() < 3 {
         return bursts.to_vec();
     }
@@ -382,7 +387,7 @@ fn drains(b: &Burst, dirty: Option<&[Cell]>, baseline: f64) -> bool {
 
 /// Bursts merged into flush episodes: a burst starting at most `gap_s` after the
 /// previous one ended continues it.
-pub fn episodes(bursts: &[Burst], gap_s: f64) -> Vec<Burst> {
+pub(crate) fn episodes(bursts: &[Burst], gap_s: f64) -> Vec<Burst> {
     let mut out: Vec<Burst> = Vec::new();
     for b in bursts {
         match out.last_mut() {

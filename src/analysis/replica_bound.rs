@@ -120,7 +120,7 @@ const FSYNC: [&str; 6] =
     ["fsync", "fdatasync", "do_fsync", "ext4_sync_file", "xfs_file_fsync", "blkdev_issue_flush"];
 
 /// The profile of the replication threads' folded stacks, when perf caught them by name.
-pub fn stack_profile(perf: &[PerfInput<'_>]) -> Option<StackProfile> {
+pub(crate) fn stack_profile(perf: &[PerfInput<'_>]) -> Option<StackProfile> {
     let mut p = StackProfile::default();
     for f in perf {
         for (stack, &w) in &f.script.collapsed {
@@ -173,11 +173,11 @@ fn pct(x: f64) -> String {
 }
 
 /// Share of readings at or above this tells a thread state.
-pub const STATE_SHARE: f64 = 0.5;
+pub(crate) const STATE_SHARE: f64 = 0.5;
 /// Share of a thread's perf samples (or stacks) at or above this tells what it does.
-pub const STACK_SHARE: f64 = 0.5;
+pub(crate) const STACK_SHARE: f64 = 0.5;
 /// IO thread samples in fsync paths at or above this share: its own flushes.
-pub const IO_FSYNC_SHARE: f64 = 0.3;
+pub(crate) const IO_FSYNC_SHARE: f64 = 0.3;
 
 fn io_class(v: &ReplicaView, threads: Option<ThreadFsync>, b: &mut BoundView) {
     let s = v.states;
@@ -259,7 +259,11 @@ fn sql_class(v: &ReplicaView, threads: Option<ThreadFsync>, stacks: Option<Stack
 }
 
 /// The bound of `v`'s lag, from its rates and states and the replication threads' perf samples.
-pub fn bound(v: &ReplicaView, threads: Option<ThreadFsync>, stacks: Option<StackProfile>) -> BoundView {
+pub(crate) fn bound(
+    v: &ReplicaView,
+    threads: Option<ThreadFsync>,
+    stacks: Option<StackProfile>,
+) -> BoundView {
     let mut b = BoundView { stacks, source: "SHOW SLAVE STATUS", ..Default::default() };
     let kb = |x: Option<f64>| x.map_or("?".to_string(), |b| format!("{:.0} KiB/s", b / 1024.0));
     let side = match v.io_bound() {

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 /// Received-but-not-executed bytes under which the SQL thread counts as caught up with the IO thread
 /// (a few tiny transactions).
-pub const NEAR_BYTES: u64 = 4096;
+pub(crate) const NEAR_BYTES: u64 = 4096;
 
 /// One connection's series.
 #[derive(Debug, Clone, Default)]
@@ -113,7 +113,7 @@ impl ReplicaView {
 }
 
 /// Least-squares slope of (x, y) points.
-pub fn slope(points: &[(f64, f64)]) -> Option<f64> {
+pub(crate) fn slope(points: &[(f64, f64)]) -> Option<f64> {
     let n = points.len() as f64;
     if points.len() < 2 {
         return None;
@@ -197,7 +197,7 @@ fn view(file: usize, s: &ReplicaStatus, name: &str) -> ReplicaView {
 }
 
 /// Every replication connection with a TS-framed series, from the status file with the most rows.
-pub fn views(status: &[StatusInput<'_>]) -> Vec<ReplicaView> {
+pub(crate) fn views(status: &[StatusInput<'_>]) -> Vec<ReplicaView> {
     let best = status
         .iter()
         .filter(|f| f.status.rows.iter().any(|r| r.ts.is_some()))
@@ -233,7 +233,7 @@ impl ThreadFsync {
 
 /// The sampling frequency of a perf script from its header: the event line's
 /// `{ sample_period, sample_freq } = 49` (with `freq = 1`), else `-F 49` / `--freq=49` of the command line.
-pub fn perf_hz(p: &iosift_parsers::perf_script::PerfScript) -> Option<f64> {
+pub(crate) fn perf_hz(p: &iosift_parsers::perf_script::PerfScript) -> Option<f64> {
     let from_event = p.header.events.iter().find_map(|e| {
         let rest = e.split_once("sample_freq } = ")?.1;
         e.contains("freq = 1").then_some(())?;
@@ -250,7 +250,7 @@ pub fn perf_hz(p: &iosift_parsers::perf_script::PerfScript) -> Option<f64> {
 }
 
 /// Which replication thread a performance_schema thread name is.
-pub fn role(name: &str) -> Option<&'static str> {
+pub(crate) fn role(name: &str) -> Option<&'static str> {
     let n = name.rsplit('/').next().unwrap_or(name);
     match n {
         "slave_io" | "replica_io" => Some("io"),
@@ -260,13 +260,16 @@ pub fn role(name: &str) -> Option<&'static str> {
 }
 
 /// The OS thread id of the first replication thread of `r` (`io` / `sql`) in the thread map.
-pub fn thread_tid(thread_map: &BTreeMap<u32, String>, r: &str) -> Option<u32> {
+pub(crate) fn thread_tid(thread_map: &BTreeMap<u32, String>, r: &str) -> Option<u32> {
     thread_map.iter().find(|(_, n)| role(n) == Some(r)).map(|(t, _)| *t)
 }
 
 /// Per-thread fsync evidence of the replication threads, when perf and the thread map
 /// (OS thread id -> performance_schema name) are in the capture.
-pub fn thread_fsync(perf: &[PerfInput<'_>], thread_map: &BTreeMap<u32, String>) -> Option<ThreadFsync> {
+pub(crate) fn thread_fsync(
+    perf: &[PerfInput<'_>],
+    thread_map: &BTreeMap<u32, String>,
+) -> Option<ThreadFsync> {
     let mut out = ThreadFsync::default();
     let mut any = false;
     let mut full = 0.0;
@@ -307,7 +310,7 @@ pub struct EventLag {
 
 /// One replicated transaction of the replica's binlog, timed on both clocks.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TimedEvent {
+pub(crate) struct TimedEvent {
     /// When the replica wrote it (epoch, interpolated in its `SHOW MASTER STATUS` series).
     pub written: f64,
     /// When the source committed it: `SET TIMESTAMP`, or the event header's time (whole seconds).
@@ -319,7 +322,7 @@ pub struct TimedEvent {
 /// The replicated transactions of the chosen binlog, when it is this server's (`server_id` = `own`)
 /// binlog and the capture has the server's `SHOW MASTER STATUS` series over the same file: those of
 /// `source` (a server id), or of any other server. Header times without `SET TIMESTAMP` are local times of `zone`.
-pub fn timed_events(
+pub(crate) fn timed_events(
     own: Option<u32>,
     source: Option<u64>,
     binlog: Option<&BinlogInput<'_>>,
@@ -359,7 +362,7 @@ pub fn timed_events(
 }
 
 /// [`EventLag`] of the chosen binlog's replicated transactions ([`timed_events`] of any other server).
-pub fn event_lag(
+pub(crate) fn event_lag(
     own: Option<u32>,
     binlog: Option<&BinlogInput<'_>>,
     status: &[StatusInput<'_>],

@@ -102,7 +102,7 @@ impl Resolved {
 }
 
 /// The kind of a device, from the capture's records and its name.
-pub fn kind(ctx: &Context, name: &str) -> Kind {
+pub(crate) fn kind(ctx: &Context, name: &str) -> Kind {
     let digits_after = |p: &str| {
         name.strip_prefix(p).is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
     };
@@ -143,7 +143,7 @@ fn parent_disk(ctx: &Context, name: &str) -> Option<String> {
 }
 
 /// The device with these numbers: smaps' `07:00` (hex) or sysfs' `7:0` (decimal).
-pub fn by_numbers(ctx: &Context, hex: &str) -> Option<String> {
+pub(crate) fn by_numbers(ctx: &Context, hex: &str) -> Option<String> {
     let (a, b) = hex.split_once(':')?;
     let (maj, min) = (u32::from_str_radix(a, 16).ok()?, u32::from_str_radix(b, 16).ok()?);
     ctx.block_majmin.iter().find(|(_, v)| v.value == (maj, min)).map(|(k, _)| k.clone())
@@ -156,7 +156,7 @@ fn mount_device(m: &Mount) -> Option<String> {
 }
 
 /// The mount holding `path` (longest target prefix).
-pub fn mount_of<'a>(mounts: &'a [Sourced<Mount>], path: &str) -> Option<&'a Sourced<Mount>> {
+pub(crate) fn mount_of<'a>(mounts: &'a [Sourced<Mount>], path: &str) -> Option<&'a Sourced<Mount>> {
     mounts
         .iter()
         .filter(|m| !m.value.target.is_empty() && path.starts_with(&m.value.target))
@@ -187,7 +187,7 @@ fn recorded_lower(ctx: &Context, name: &str, k: Kind) -> Option<(Vec<String>, St
 }
 
 /// The per-second write bytes of a device (iostat's column, else diskstats').
-pub fn write_series<'t>(tl: &'t Timeline, name: &str) -> Option<(Col, &'t [Cell])> {
+pub(crate) fn write_series<'t>(tl: &'t Timeline, name: &str) -> Option<(Col, &'t [Cell])> {
     [Col::Dev(name.to_string(), DevMetric::WBytesS), Col::Ds(name.to_string(), DsMetric::WBytesS)]
         .into_iter()
         .find_map(|c| tl.get(&c).map(|s| (c, s)))
@@ -195,7 +195,7 @@ pub fn write_series<'t>(tl: &'t Timeline, name: &str) -> Option<(Col, &'t [Cell]
 
 /// The share of `upper`'s written bytes that `lower` also wrote within a second of
 /// them (0..1): a device below another writes what the upper one writes.
-pub fn coverage(upper: &[Cell], lower: &[Cell]) -> Option<f64> {
+pub(crate) fn coverage(upper: &[Cell], lower: &[Cell]) -> Option<f64> {
     let (mut total, mut carried) = (0.0, 0.0);
     for (i, u) in upper.iter().enumerate() {
         let Some(u) = u.get().filter(|u| *u > 0.0) else { continue };
@@ -209,7 +209,7 @@ pub fn coverage(upper: &[Cell], lower: &[Cell]) -> Option<f64> {
 }
 
 /// A lower device whose writes carry at least this share of the upper one's counts.
-pub const CARRIES: f64 = 0.8;
+pub(crate) const CARRIES: f64 = 0.8;
 
 /// The device below `name` inferred from the writes: the disk (not loop, not memory)
 /// that carries the most of its writes, at least [`CARRIES`].
@@ -232,7 +232,7 @@ fn inferred_lower(ctx: &Context, tl: &Timeline, name: &str) -> Option<(String, f
 }
 
 /// Every device with a write column, in name order.
-pub fn devices(tl: &Timeline) -> Vec<String> {
+pub(crate) fn devices(tl: &Timeline) -> Vec<String> {
     let mut v: Vec<String> = tl
         .iter()
         .filter(|(c, _)| matches!(c, Col::Dev(_, DevMetric::WBytesS) | Col::Ds(_, DsMetric::WBytesS)))
@@ -244,7 +244,7 @@ pub fn devices(tl: &Timeline) -> Vec<String> {
 }
 
 /// Resolves `name` down to the physical disks.
-pub fn resolve(ctx: &Context, tl: &Timeline, name: &str) -> Resolved {
+pub(crate) fn resolve(ctx: &Context, tl: &Timeline, name: &str) -> Resolved {
     let k = kind(ctx, name);
     let mut chain = vec![name.to_string()];
     let mut basis = Basis::Recorded(String::new());
@@ -297,7 +297,7 @@ pub fn resolve(ctx: &Context, tl: &Timeline, name: &str) -> Resolved {
 /// The shared file mapping written through: the writable `MAP_SHARED` file mapping
 /// (`rw-s`) with the most dirty pages (and, on a tie, the most resident ones). A private
 /// mapping (`rw-p`, a library's data) is never written back to its file.
-pub fn written_mapping(mappings: &[Sourced<Mapping>]) -> Option<&Sourced<Mapping>> {
+pub(crate) fn written_mapping(mappings: &[Sourced<Mapping>]) -> Option<&Sourced<Mapping>> {
     mappings.iter().filter(|m| m.value.is_file() && is_shared_writable(&m.value.perms)).max_by_key(|m| {
         m.value.get("Shared_Dirty").unwrap_or(0)
             + m.value.get("Private_Dirty").unwrap_or(0)
@@ -306,14 +306,14 @@ pub fn written_mapping(mappings: &[Sourced<Mapping>]) -> Option<&Sourced<Mapping
 }
 
 /// `rw-s`: writable and shared.
-pub fn is_shared_writable(perms: &str) -> bool {
+pub(crate) fn is_shared_writable(perms: &str) -> bool {
     let p = perms.as_bytes();
     p.get(1) == Some(&b'w') && p.get(3) == Some(&b's')
 }
 
 /// The device holding the written mapping's file: by the mapping's device numbers,
 /// else by the mount of its path.
-pub fn mapping_device(ctx: &Context, m: &Mapping) -> Option<(String, String)> {
+pub(crate) fn mapping_device(ctx: &Context, m: &Mapping) -> Option<(String, String)> {
     if let Some(d) = by_numbers(ctx, &m.dev) {
         return Some((d, format!("smaps device {}", m.dev)));
     }
@@ -322,13 +322,13 @@ pub fn mapping_device(ctx: &Context, m: &Mapping) -> Option<(String, String)> {
 }
 
 /// The device of the mount holding `path` (`/var/lib/mysql` on `/dev/vda1` -> `vda1`).
-pub fn path_device(ctx: &Context, path: &str) -> Option<String> {
+pub(crate) fn path_device(ctx: &Context, path: &str) -> Option<String> {
     mount_device(&mount_of(&ctx.mounts, path)?.value)
 }
 
 /// `name` when the capture has its writes, else the disk it is a partition of when
 /// that has them (iostat -x lists whole disks unless `-p` is given).
-pub fn written_device(ctx: &Context, tl: &Timeline, name: &str) -> Option<String> {
+pub(crate) fn written_device(ctx: &Context, tl: &Timeline, name: &str) -> Option<String> {
     if total_written(tl, name) > 0.0 {
         return Some(name.to_string());
     }
@@ -336,7 +336,7 @@ pub fn written_device(ctx: &Context, tl: &Timeline, name: &str) -> Option<String
 }
 
 /// Total bytes written by a device over the capture.
-pub fn total_written(tl: &Timeline, name: &str) -> f64 {
+pub(crate) fn total_written(tl: &Timeline, name: &str) -> f64 {
     write_series(tl, name).map_or(0.0, |(_, s)| stats::present(s).iter().sum())
 }
 

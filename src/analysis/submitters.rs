@@ -51,7 +51,7 @@ pub struct Submitter {
 /// The large non-kernel submitters of the trace, most bytes first; `device` is the
 /// device their episodes are reported on (the trace's per-second sums carry no device),
 /// whose `tunables` their periods are tested against.
-pub fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables) -> Vec<Submitter> {
+pub(crate) fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tunables) -> Vec<Submitter> {
     let perf = PerfSeconds::of(inp.perf, super::episodes::bio_majmin(inp, device).as_deref());
     let tl = inp.tl;
     if tl.len < 2 {
@@ -149,11 +149,11 @@ fn device_seconds(inp: &Inputs<'_>, device: &str, s: usize, e: usize) -> (usize,
 
 /// Share of a thread's charged bytes the device must write within a second for pidstat's
 /// series of it to stand for its submissions.
-pub const AT_ONCE_SHARE: f64 = 0.75;
+pub(crate) const AT_ONCE_SHARE: f64 = 0.75;
 /// Share of such a thread's bytes its periodic bursts must hold.
-pub const IN_BURSTS_SHARE: f64 = 0.6;
+pub(crate) const IN_BURSTS_SHARE: f64 = 0.6;
 /// Periodic bursts such a thread must show.
-pub const MIN_PIDSTAT_BURSTS: usize = 4;
+pub(crate) const MIN_PIDSTAT_BURSTS: usize = 4;
 
 /// The collector's own samplers (`samples/collect.sh`, pt-stalk): they write their output
 /// files as they run and are never a workload's submitter (issue 41).

@@ -60,7 +60,7 @@ pub struct BinlogView {
 }
 
 /// Largest transactions kept in [`BinlogView::largest`].
-pub const LARGEST: usize = 10;
+pub(crate) const LARGEST: usize = 10;
 
 /// One large binlog transaction.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -91,7 +91,7 @@ pub struct WriteSource {
 }
 
 /// Every write-source category with a timeline column, with its five most writing threads.
-pub fn write_sources(tl: &Timeline, threads: &BTreeMap<u32, ThreadTotal>) -> Vec<WriteSource> {
+pub(crate) fn write_sources(tl: &Timeline, threads: &BTreeMap<u32, ThreadTotal>) -> Vec<WriteSource> {
     let mut out = Vec::new();
     for cat in crate::attribution::CATEGORIES {
         let col = Col::Category(cat);
@@ -116,7 +116,7 @@ pub fn write_sources(tl: &Timeline, threads: &BTreeMap<u32, ThreadTotal>) -> Vec
 }
 
 /// One flame graph per perf file with stacks, and the 30 threads with the most fsync samples.
-pub fn perf_views(perf: &[PerfInput<'_>]) -> (Vec<FlameInput>, Vec<FsyncShare>) {
+pub(crate) fn perf_views(perf: &[PerfInput<'_>]) -> (Vec<FlameInput>, Vec<FsyncShare>) {
     let mut flames = Vec::new();
     let mut shares = Vec::new();
     for f in perf {
@@ -164,7 +164,7 @@ pub fn perf_views(perf: &[PerfInput<'_>]) -> (Vec<FlameInput>, Vec<FsyncShare>) 
 }
 
 /// Share of all perf samples (every file, every thread) in fsync paths; `None` without samples.
-pub fn fsync_sample_share(perf: &[PerfInput<'_>]) -> Option<f64> {
+pub(crate) fn fsync_sample_share(perf: &[PerfInput<'_>]) -> Option<f64> {
     let (mut s, mut fs) = (0u64, 0u64);
     for f in perf {
         for t in &f.script.threads {
@@ -176,7 +176,7 @@ pub fn fsync_sample_share(perf: &[PerfInput<'_>]) -> Option<f64> {
 }
 
 /// Transaction sizes and tables of the chosen binlog, when it holds transactions.
-pub fn binlog_view(binlog: Option<&BinlogInput<'_>>) -> Option<BinlogView> {
+pub(crate) fn binlog_view(binlog: Option<&BinlogInput<'_>>) -> Option<BinlogView> {
     let f = binlog?;
     if f.binlog.transactions.is_empty() {
         return None;
@@ -230,7 +230,7 @@ pub struct StackShare {
 /// Per command (the first field of a folded stack): its on-CPU samples and those in
 /// `balance_dirty_pages`, over the perf files of a CPU sampling event (`cpu-clock`,
 /// `task-clock`, `cycles`) with call chains.
-pub fn dirty_throttle_samples(perf: &[PerfInput<'_>]) -> BTreeMap<String, StackShare> {
+pub(crate) fn dirty_throttle_samples(perf: &[PerfInput<'_>]) -> BTreeMap<String, StackShare> {
     let mut out: BTreeMap<String, StackShare> = BTreeMap::new();
     for f in perf {
         let ps = f.script;

@@ -140,7 +140,7 @@ fn new_thread(
 /// Per-thread waits of the capture's stacks: every gdb file, or every pt-pmp file when
 /// there is no gdb file (`collect.sh -G` writes pt-pmp's aggregate of its own gdb
 /// snapshots: read both and every stack would count twice). `None` without stacks.
-pub fn view(inputs: &[StackInput<'_>], thread_map: &BTreeMap<u32, String>) -> Option<StacksView> {
+pub(crate) fn view(inputs: &[StackInput<'_>], thread_map: &BTreeMap<u32, String>) -> Option<StacksView> {
     let any_gdb = inputs.iter().any(|i| matches!(i.stacks, Stacks::Gdb(_)));
     let mut v = StacksView::default();
     // Key: the LWP (gdb), else the name.

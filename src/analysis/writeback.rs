@@ -63,7 +63,7 @@ impl WritebackWindow {
 }
 
 /// The ext4 journal's commit interval when no `commit=` option says otherwise, seconds.
-pub const EXT4_DEFAULT_COMMIT_S: f64 = 5.0;
+pub(crate) const EXT4_DEFAULT_COMMIT_S: f64 = 5.0;
 
 /// Which kernel interval a period found in the series matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -96,7 +96,7 @@ impl PeriodMatch {
 /// The kernel intervals a period is tested against: the writeback tunables and the
 /// journal commit interval of the device's file system.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Tunables {
+pub(crate) struct Tunables {
     /// The writeback tunables.
     pub window: WritebackWindow,
     /// The journal's commit interval, seconds, and whether the capture's mount table gave
@@ -110,7 +110,11 @@ impl Tunables {
     /// (`/dev/vda / ext4 rw,relatime,commit=15 0 0`, or `/proc/fs/ext4/vda/options:commit=15`),
     /// the 5 s default when the mount says nothing or is not in the capture; no interval
     /// when the device holds another file system.
-    pub fn for_device(window: WritebackWindow, mounts: &[crate::source::Sourced<Mount>], dev: &str) -> Self {
+    pub(crate) fn for_device(
+        window: WritebackWindow,
+        mounts: &[crate::source::Sourced<Mount>],
+        dev: &str,
+    ) -> Self {
         let on_dev = |m: &&crate::source::Sourced<Mount>| {
             let d = m.value.source.strip_prefix("/dev/").unwrap_or(&m.value.source);
             d == dev || d.strip_prefix(dev).is_some_and(is_partition_suffix)
@@ -139,7 +143,7 @@ impl Tunables {
     /// matches none. The writeback window by [`WritebackWindow::matches`], the flusher's
     /// interval by [`WritebackWindow::is_flusher_cadence`], the journal's within 20 % (at
     /// least 1 s).
-    pub fn classify(&self, period_s: f64) -> Vec<PeriodMatch> {
+    pub(crate) fn classify(&self, period_s: f64) -> Vec<PeriodMatch> {
         let w = self.window;
         let mut hits: Vec<(f64, PeriodMatch)> = Vec::new();
         if w.matches(period_s) {

@@ -24,7 +24,7 @@ pub(super) struct Accumulator<'l> {
 }
 
 impl<'l> Accumulator<'l> {
-    pub fn new(limits: &'l Limits) -> Self {
+    pub(super) fn new(limits: &'l Limits) -> Self {
         Accumulator { files: Vec::new(), problems: Vec::new(), limits, total: 0 }
     }
 

@@ -29,7 +29,7 @@ pub(super) enum Codec {
 
 impl Codec {
     /// The compression `data` starts with, if any.
-    pub fn sniff(data: &[u8]) -> Option<Codec> {
+    pub(super) fn sniff(data: &[u8]) -> Option<Codec> {
         if data.starts_with(b"\x1f\x8b") {
             Some(Codec::Gzip)
         } else if data.starts_with(b"\x28\xB5\x2F\xFD") {
@@ -44,7 +44,7 @@ impl Codec {
     }
 
     /// The name used in messages.
-    pub fn label(self) -> &'static str {
+    pub(super) fn label(self) -> &'static str {
         match self {
             Codec::Gzip => "gzip",
             Codec::Zstd => "zstd",
@@ -137,7 +137,7 @@ pub(super) fn check(codec: Codec, raw: &[u8], remaining: u64) -> Result<Checked<
 
 impl Checked<'_> {
     /// A decoder of the stream (each call starts again from the beginning).
-    pub fn decoder(&self) -> std::io::Result<Box<dyn Read + '_>> {
+    pub(super) fn decoder(&self) -> std::io::Result<Box<dyn Read + '_>> {
         let raw = self.raw;
         Ok(match self.codec {
             Codec::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(raw)),
@@ -284,7 +284,7 @@ pub(super) fn measure(mut r: impl Read, limit: u64) -> Measured {
 impl Measured {
     /// The whole output: kept by the first pass, or decoded again from `open`
     /// into one buffer of the size counted.
-    pub fn finish<R: Read>(self, open: impl FnOnce() -> std::io::Result<R>) -> Decoded {
+    pub(super) fn finish<R: Read>(self, open: impl FnOnce() -> std::io::Result<R>) -> Decoded {
         match self {
             Measured::Whole { data, damage } => Decoded::Data { data: data.into(), damage },
             Measured::Counted { len, damage, .. } => {

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 /// How long a read of a special file or pipe may wait.
 #[derive(Debug, Clone, Copy)]
-pub struct Deadline {
+pub(super) struct Deadline {
     /// Longest wait for the next bytes.
     pub idle: Duration,
     /// Longest whole read (`None`: as long as bytes keep coming, up to the size limit).
@@ -25,19 +25,19 @@ pub struct Deadline {
 
 /// Files whose size is 0 on paper (`/proc`, `/sys`): the kernel makes their text at once,
 /// so a read that waits, or goes on for half a minute, is a live stream (`trace_pipe`).
-pub const SIZELESS: Deadline =
+pub(super) const SIZELESS: Deadline =
     Deadline { idle: Duration::from_secs(5), total: Some(Duration::from_secs(30)) };
 
 /// Pipes named on the command line (`<(zcat x)`, `/dev/stdin`): the program writing them may
 /// be slow to start, but a minute without a byte is a pipe nobody writes to.
-pub const PIPE: Deadline = Deadline { idle: Duration::from_secs(60), total: None };
+pub(super) const PIPE: Deadline = Deadline { idle: Duration::from_secs(60), total: None };
 
 /// Bytes asked for per read of a special file or pipe.
 const CHUNK: usize = 64 << 10;
 
 /// Why a special file or pipe was not read.
 #[derive(Debug)]
-pub enum SpecialError {
+pub(super) enum SpecialError {
     /// A read would block or took too long (the text says which).
     WouldBlock(String),
     /// More bytes than the limit given.
@@ -61,7 +61,7 @@ impl std::fmt::Display for SpecialError {
 
 /// Why a path could not be opened.
 #[derive(Debug)]
-pub enum OpenError {
+pub(super) enum OpenError {
     /// A device or socket: never opened.
     Special(FileType),
     /// The open or `fstat` failed.
@@ -69,7 +69,7 @@ pub enum OpenError {
 }
 
 /// What a file that is not a regular file or folder is, in words.
-pub fn kind(ft: &FileType) -> &'static str {
+pub(super) fn kind(ft: &FileType) -> &'static str {
     if ft.is_fifo() {
         "a named pipe (FIFO)"
     } else if ft.is_char_device() {
@@ -91,7 +91,7 @@ fn is_device(ft: &FileType) -> bool {
 /// Opens `p` for reading without blocking (`O_NONBLOCK`, `O_NOCTTY`) and returns the
 /// handle with what `fstat` says of it (links followed). A device or socket is refused
 /// before it is opened.
-pub fn open(p: &Path) -> Result<(File, Metadata), OpenError> {
+pub(super) fn open(p: &Path) -> Result<(File, Metadata), OpenError> {
     let before = std::fs::metadata(p).map_err(OpenError::Io)?;
     if is_device(&before.file_type()) {
         return Err(OpenError::Special(before.file_type()));
@@ -124,7 +124,7 @@ pub fn open_regular(p: &Path) -> io::Result<File> {
 }
 
 /// Clears `O_NONBLOCK` (a regular file of known size is read as usual).
-pub fn set_blocking(f: &File) -> io::Result<()> {
+pub(super) fn set_blocking(f: &File) -> io::Result<()> {
     let fd = f.as_raw_fd();
     // SAFETY: fcntl F_GETFL/F_SETFL on a descriptor owned by `f` for the whole call; no
     // memory is passed.
@@ -213,7 +213,12 @@ fn pump(mut f: File, tx: mpsc::SyncSender<Msg>, idle: Duration, regular: bool) {
 /// Reads a file without a size (`regular`: `/proc`, `/sys`) or a pipe, opened
 /// `O_NONBLOCK`, up to `limit` bytes, within `deadline`. A read that blocks in the kernel
 /// leaves its thread behind (it ends with the process); the caller goes on.
-pub fn read_special(f: File, limit: u64, deadline: Deadline, regular: bool) -> Result<Vec<u8>, SpecialError> {
+pub(super) fn read_special(
+    f: File,
+    limit: u64,
+    deadline: Deadline,
+    regular: bool,
+) -> Result<Vec<u8>, SpecialError> {
     let (tx, rx) = mpsc::sync_channel::<Msg>(4);
     let idle = deadline.idle;
     std::thread::Builder::new()

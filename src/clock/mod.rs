@@ -10,7 +10,7 @@
 //! a warning naming both ([`ZoneEvidence::cli_disagreement`]).
 
 mod file;
-pub mod perf;
+pub(crate) mod perf;
 pub mod window;
 mod zone;
 

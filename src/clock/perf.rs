@@ -11,14 +11,14 @@ use iosift_parsers::perf_script::PerfScript;
 use std::collections::BTreeMap;
 
 /// perf time -> epoch offset, how it was found and its uncertainty (s).
-pub type PerfOffset = (f64, Anchoring, f64);
+pub(crate) type PerfOffset = (f64, Anchoring, f64);
 
 /// The perf time offset of a bundle's perf files (`perfs`: name and samples) from their
 /// clock data, else the first clock reference with an offset (`references`: name and
 /// reference), else by matching block-request bursts against `io` (per-epoch-second write
 /// bytes of the busiest device, asked for only then). `None` without perf files; the
 /// way it was found, or that it was not, is a warning.
-pub fn offset(
+pub(crate) fn offset(
     perfs: &[(&str, &PerfScript)],
     references: &[(&str, &ClockReference)],
     io: impl FnOnce() -> Option<BTreeMap<i64, f64>>,

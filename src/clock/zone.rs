@@ -9,7 +9,7 @@ use chrono_tz::Tz;
 /// How far before the previous stamp of a series the first occurrence of a repeated
 /// local time may be and still be taken (stamps a little out of order, a header time
 /// one interval back); further back, the series has gone back an hour: the second.
-pub const FOLD_SLACK_S: f64 = 1800.0;
+pub(super) const FOLD_SLACK_S: f64 = 1800.0;
 
 /// A time zone as a rule: a fixed offset, or an IANA zone with its DST history.
 #[derive(Debug, Clone, Copy, PartialEq)]

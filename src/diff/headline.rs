@@ -25,7 +25,7 @@ fn severity(s: Option<Severity>) -> &'static str {
 }
 
 /// `label a -> b` of a measured change.
-pub fn moved(c: &Change) -> String {
+pub(super) fn moved(c: &Change) -> String {
     format!("{} {} -> {}", c.label, html::value(c.a, &c.unit), html::value(c.b, &c.unit))
 }
 
@@ -72,7 +72,7 @@ fn settings(context: &[ContextChange]) -> Option<String> {
 }
 
 /// The headline lines of a diff (see the module doc).
-pub fn of(findings: &[FindingChange], changes: &[Change], context: &[ContextChange]) -> Vec<String> {
+pub(super) fn of(findings: &[FindingChange], changes: &[Change], context: &[ContextChange]) -> Vec<String> {
     let mut out: Vec<String> = findings
         .iter()
         .filter(|f| f.decides())

@@ -23,7 +23,7 @@ const MAX_POINTS: usize = 1500;
 const MIB: f64 = 1024.0 * 1024.0;
 
 /// A number with its unit, readable (`1.2 GiB`, `2772 /s`, `0.41 ms`).
-pub fn value(v: Option<f64>, unit: &str) -> String {
+pub(crate) fn value(v: Option<f64>, unit: &str) -> String {
     let Some(v) = v else { return "unknown".into() };
     let n = |x: f64| {
         if x == 0.0 {
@@ -224,7 +224,7 @@ figure{margin:1em 0}figure svg{max-width:100%;height:auto}
 ul.headline{font-size:110%;line-height:1.5}tr.deciding td:first-child{font-weight:bold}";
 
 /// The page.
-pub fn render(doc: &DiffDoc, a: &Report, b: &Report) -> String {
+pub(crate) fn render(doc: &DiffDoc, a: &Report, b: &Report) -> String {
     let moved: Vec<Change> = doc.changes.iter().filter(|c| c.change != "same").cloned().collect();
     let same: Vec<Change> = doc.changes.iter().filter(|c| c.change == "same").cloned().collect();
     let page = html! {

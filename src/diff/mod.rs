@@ -11,7 +11,7 @@
 
 pub mod context;
 mod headline;
-pub mod html;
+pub(crate) mod html;
 pub mod measures;
 mod summary;
 

@@ -133,7 +133,7 @@ pub(super) struct Marker {
 impl Marker {
     /// The marker of `dir` (`None` without one, or when it does not start with
     /// `iosift `). Read without following a link at its name.
-    pub fn read(dir: &Path) -> Option<Marker> {
+    pub(super) fn read(dir: &Path) -> Option<Marker> {
         let p = dir.join(super::MARKER);
         if !p.symlink_metadata().is_ok_and(|m| m.is_file()) {
             return None;
@@ -163,12 +163,12 @@ impl Marker {
 
     /// True when the folder is the output of `origin`'s capture (the same inputs; two
     /// unknown captures count as one).
-    pub fn same_capture(&self, origin: &Origin) -> bool {
+    pub(super) fn same_capture(&self, origin: &Origin) -> bool {
         self.capture == origin.capture
     }
 
     /// The capture for messages.
-    pub fn capture_text(&self) -> String {
+    pub(super) fn capture_text(&self) -> String {
         if self.capture.is_empty() {
             "a capture it does not name (written by an earlier iosift or without its inputs)".into()
         } else {

@@ -36,7 +36,7 @@
 //!   ([`sweep`]), never a live run's;
 //! - a folder with the marker is never read as input ([`is_report_folder`]).
 
-pub mod marker;
+pub(crate) mod marker;
 mod sweep;
 mod tree;
 

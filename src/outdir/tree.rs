@@ -32,7 +32,7 @@ pub(super) struct Entry {
 
 impl Entry {
     /// The relative path as marker text (iosift's own names are ASCII).
-    pub fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         self.rel.to_string_lossy().into_owned()
     }
 }

@@ -91,7 +91,7 @@ impl Sink for Fill<'_> {
 /// The bundle after the fill: its files (the records `release` accepted freed), what was
 /// learnt of each, the filled timeline and what the fill found.
 #[derive(Debug)]
-pub struct Filled {
+pub(crate) struct Filled {
     /// Parsed files in bundle order.
     pub files: Vec<ParsedFile>,
     /// What the passes learnt of each file (notes of the fill included).
@@ -118,7 +118,7 @@ pub struct Filled {
 /// `release` accepts as soon as that file is in the timeline (`analyze` reads the series of
 /// iostat, pidstat and the `/proc` snapshots only through the timeline): the timeline grows
 /// while the records shrink, instead of both being held at their largest.
-pub fn fill(planned: Planned<'_>, release: impl Fn(&ParsedFile) -> bool) -> Filled {
+pub(crate) fn fill(planned: Planned<'_>, release: impl Fn(&ParsedFile) -> bool) -> Filled {
     let Planned { mut ranged, mut timeline, captures, window_error, offset_at_start, mut warnings } = planned;
     ranged.shared.filling = true;
     let candidates = thread_candidates(&ranged);

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One file of the bundle on its way through the passes (index-aligned with the files).
 #[derive(Debug, Clone, Default)]
-pub struct Input {
+pub(crate) struct Input {
     /// How its times were anchored (`None`: no times).
     pub clock: Option<FileClock>,
     /// What it feeds ([`source::choose`]).

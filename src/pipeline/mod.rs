@@ -6,12 +6,12 @@
 
 pub mod caps;
 pub mod captures;
-pub mod fill;
-pub mod input;
-pub mod lines;
-pub mod plan;
-pub mod range;
-pub mod window;
+pub(crate) mod fill;
+pub(crate) mod input;
+pub(crate) mod lines;
+pub(crate) mod plan;
+pub(crate) mod range;
+pub(crate) mod window;
 
 pub use crate::clock::FileClock;
 pub use crate::source::{Context, ParsedFile, Sourced, ThreadTotal, parse_file};

@@ -9,7 +9,7 @@ use crate::table::Timeline;
 
 /// The bundle after the plan: the range pass's result and the empty timeline to fill.
 #[derive(Debug)]
-pub struct Planned<'a> {
+pub(crate) struct Planned<'a> {
     /// The range pass's result.
     pub ranged: Ranged<'a>,
     /// The timeline, sized, not filled.
@@ -52,7 +52,7 @@ fn estimated_columns(devices: usize) -> usize {
 }
 
 /// Plans the timeline of a ranged bundle: its captures, span, row width and length.
-pub fn plan<'a>(mut ranged: Ranged<'a>, opts: &Options, ev: &ZoneEvidence) -> Planned<'a> {
+pub(crate) fn plan<'a>(mut ranged: Ranged<'a>, opts: &Options, ev: &ZoneEvidence) -> Planned<'a> {
     let mut warnings = std::mem::take(&mut ranged.warnings);
     let zone = ranged.shared.zone;
     let captures = captures::of(&ranged.files, &ranged.clocks(), &ranged.excluded());

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// The bundle after the range pass: its files, what was learnt of each (same order),
 /// and what the fill needs.
 #[derive(Debug)]
-pub struct Ranged<'a> {
+pub(crate) struct Ranged<'a> {
     /// Parsed files in bundle order.
     pub files: Vec<ParsedFile>,
     /// What the pass learnt of each file.
@@ -166,7 +166,7 @@ impl Sink for Collect<'_> {
 
 /// The range pass over a bundle's files: their clocks, the main window (files outside it
 /// are excluded and noted), the sources chosen, perf's clock, and the devices kept.
-pub fn range_pass<'a>(files: Vec<ParsedFile>, zone: &'a Zone, ctx: &'a Context) -> Ranged<'a> {
+pub(crate) fn range_pass<'a>(files: Vec<ParsedFile>, zone: &'a Zone, ctx: &'a Context) -> Ranged<'a> {
     let shared = Shared { zone, ctx, bundle_start: None, perf_offset: None, filling: false };
     let mut r = Ranged {
         inputs: vec![Input::default(); files.len()],
@@ -198,12 +198,12 @@ pub fn range_pass<'a>(files: Vec<ParsedFile>, zone: &'a Zone, ctx: &'a Context) 
 
 impl<'a> Ranged<'a> {
     /// The clocks of the files (same order).
-    pub fn clocks(&self) -> Vec<Option<FileClock>> {
+    pub(crate) fn clocks(&self) -> Vec<Option<FileClock>> {
         self.inputs.iter().map(|x| x.clock).collect()
     }
 
     /// Which files are left out of the timeline (same order).
-    pub fn excluded(&self) -> Vec<bool> {
+    pub(crate) fn excluded(&self) -> Vec<bool> {
         self.inputs.iter().map(|x| x.excluded).collect()
     }
 
@@ -220,6 +220,14 @@ impl<'a> Ranged<'a> {
         }
         for (i, n) in notes {
             self.inputs[i].note = Some(n);
+        }
+        // A recognised format that feeds nothing says why (ps, df, perf report, ...).
+        for (x, f) in self.inputs.iter_mut().zip(&self.files) {
+            if x.note.is_none()
+                && let Some(why) = f.data.as_ref().and_then(|d| source::of(d).inert())
+            {
+                x.note = Some(format!("not used: {why}"));
+            }
         }
     }
 
@@ -366,7 +374,7 @@ impl<'a> Ranged<'a> {
     }
 
     /// Devices of the files kept (at most [`MAX_DEVICES`] once bounded).
-    pub fn device_count(&self) -> usize {
+    pub(crate) fn device_count(&self) -> usize {
         match &self.keep_devices {
             Some(k) => k.len(),
             None => {
@@ -380,7 +388,7 @@ impl<'a> Ranged<'a> {
     }
 
     /// The instants of the points of the files kept (for the densest window of a long span).
-    pub fn sample_instants(&self) -> Vec<f64> {
+    pub(crate) fn sample_instants(&self) -> Vec<f64> {
         let mut out = Vec::new();
         for x in self.inputs.iter().filter(|x| x.clock.is_some() && !x.excluded) {
             out.extend_from_slice(&x.seen.times);
@@ -394,7 +402,7 @@ impl<'a> Ranged<'a> {
     /// A file whose fine run is 5 % of its samples or more counts as fine (an hour at 1 s
     /// next to a month at 10 minutes: 3,600 of 7,920 samples); a few short gaps (a
     /// collector restarted) do not. `None` when no file has that many samples.
-    pub fn finest_cadence(&self) -> Option<f64> {
+    pub(crate) fn finest_cadence(&self) -> Option<f64> {
         let mut finest: Option<f64> = None;
         for x in &self.inputs {
             if x.clock.is_none() || x.excluded || x.seen.times.len() < 20 {
@@ -442,7 +450,7 @@ impl<'a> Ranged<'a> {
     /// Every point file `i` contributes, at its own time and interval, with every
     /// entity (all devices and threads, not only those the timeline keeps): the
     /// per-source tables of `iosift tables`.
-    pub fn emitted(&mut self, i: usize) -> Vec<(f64, String, f64, f64)> {
+    pub(crate) fn emitted(&mut self, i: usize) -> Vec<(f64, String, f64, f64)> {
         let mut out = Vec::new();
         let x = &mut self.inputs[i];
         let cadence = x.cadence.take();

@@ -13,11 +13,11 @@ use super::FileClock;
 /// samples of one incident follow within its `--sleep` (300 s by default); two
 /// captures taken apart (an hour, or 40 minutes) are not one incident, and one
 /// capture's threads must never be named as the other's writers.
-pub const GAP_S: f64 = 300.0;
+pub(crate) const GAP_S: f64 = 300.0;
 
 /// The main window and the files in it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Window {
+pub(crate) struct Window {
     /// First anchored instant of the group.
     pub start: f64,
     /// Last anchored instant of the group.
@@ -28,14 +28,17 @@ pub struct Window {
 
 impl Window {
     /// True when a range, widened by its uncertainty, meets the window (within [`GAP_S`]).
-    pub fn meets(&self, c: &FileClock) -> bool {
+    pub(crate) fn meets(&self, c: &FileClock) -> bool {
         let u = c.uncertainty_s.max(0.0);
         c.first - u <= self.end + GAP_S && c.last + u >= self.start - GAP_S
     }
 }
 
 /// Groups the files with a clock (`take` selects which count) and returns the main window.
-pub fn main_window(clocks: &[Option<FileClock>], take: impl Fn(usize, &FileClock) -> bool) -> Option<Window> {
+pub(crate) fn main_window(
+    clocks: &[Option<FileClock>],
+    take: impl Fn(usize, &FileClock) -> bool,
+) -> Option<Window> {
     let mut ranges: Vec<(usize, f64, f64)> = clocks
         .iter()
         .enumerate()
@@ -64,7 +67,7 @@ pub fn main_window(clocks: &[Option<FileClock>], take: impl Fn(usize, &FileClock
 /// such part on ties, as the incident is usually what was captured last), as its
 /// first and last instants and how many samples it holds. A stray file or an
 /// old run appended to a log then never pushes the incident out of the timeline.
-pub fn densest(instants: &[f64], len: f64) -> Option<(f64, f64, usize)> {
+pub(crate) fn densest(instants: &[f64], len: f64) -> Option<(f64, f64, usize)> {
     let mut best: Option<(usize, usize)> = None;
     let mut i = 0;
     for j in 0..instants.len() {

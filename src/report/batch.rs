@@ -63,7 +63,7 @@ struct BatchDoc<'a> {
 }
 
 /// True for a single safe path component (`[A-Za-z0-9._-]`, not starting with a dot).
-pub fn safe_component(s: &str) -> bool {
+pub(super) fn safe_component(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with('.')
         && s.len() <= 255

@@ -8,7 +8,7 @@ use crate::model::Report;
 use maud::{Markup, html};
 
 /// The episodes section.
-pub fn section(report: &Report) -> Markup {
+pub(super) fn section(report: &Report) -> Markup {
     let eps = &report.doc.episodes;
     html! {
         section #episodes {

@@ -4,7 +4,7 @@
 use crate::model::{Finding, Severity};
 
 /// Findings ranked by severity (worst first), then confidence (highest first); stable.
-pub fn ranked(findings: &[Finding]) -> Vec<&Finding> {
+pub(super) fn ranked(findings: &[Finding]) -> Vec<&Finding> {
     let mut v: Vec<&Finding> = findings.iter().collect();
     v.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| b.confidence.total_cmp(&a.confidence)));
     v

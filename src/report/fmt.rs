@@ -5,13 +5,13 @@
 use crate::clock::DisplayZone;
 
 /// `YYYY-MM-DD HH:MM:SS` of an epoch second in the display zone; `?` when out of range.
-pub fn full(z: &DisplayZone, epoch: i64) -> String {
+pub(super) fn full(z: &DisplayZone, epoch: i64) -> String {
     z.format(epoch, "%Y-%m-%d %H:%M:%S")
 }
 
 /// An RFC 3339 instant of findings.json shown in the display zone with its offset
 /// (`2026-11-29 19:38:03 +01:00`); the text as given when it is not RFC 3339.
-pub fn instant(z: &DisplayZone, rfc3339: &str) -> String {
+pub(super) fn instant(z: &DisplayZone, rfc3339: &str) -> String {
     match chrono::DateTime::parse_from_rfc3339(rfc3339) {
         Ok(d) if z.is_utc() => format!("{} UTC", full(z, d.timestamp())),
         Ok(d) => format!("{} {}", full(z, d.timestamp()), z.offset_text(d.timestamp())),
@@ -20,7 +20,7 @@ pub fn instant(z: &DisplayZone, rfc3339: &str) -> String {
 }
 
 /// A number with about three significant digits (`0.93`, `14.2`, `1400`).
-pub fn num(v: f64) -> String {
+pub(super) fn num(v: f64) -> String {
     if !v.is_finite() {
         return "-".into();
     }
@@ -45,7 +45,7 @@ pub fn num(v: f64) -> String {
 }
 
 /// Bytes in binary units (`512 B`, `4.0 KiB`, `150 MiB`, `1.2 GiB`).
-pub fn bytes_h(b: f64) -> String {
+pub(super) fn bytes_h(b: f64) -> String {
     if !b.is_finite() {
         return "-".into();
     }
@@ -61,7 +61,7 @@ pub fn bytes_h(b: f64) -> String {
 }
 
 /// A JSON value for a table cell: numbers shortened, null as "unknown".
-pub fn json_cell(v: &serde_json::Value) -> String {
+pub(super) fn json_cell(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::Null => "unknown".into(),
         serde_json::Value::String(s) => s.clone(),

@@ -26,7 +26,7 @@ const TOP: f64 = 6.0;
 const RH: f64 = 14.0;
 
 /// Colour levels, light to dark (a cell with one sample is already visible on white).
-pub const LEVELS: [&str; 8] =
+pub(super) const LEVELS: [&str; 8] =
     ["#fee6ce", "#fdd0a2", "#fdae6b", "#fd8d3c", "#f16913", "#d94801", "#a63603", "#7f2704"];
 
 /// The level (1..=8) of `count` samples when the fullest cell holds `max`; 0 for none.
@@ -131,7 +131,7 @@ fn caption(report: &Report, h: &PerfHeat, max: u32) -> String {
 }
 
 /// The heat map of one perf file, `k`-th on the page, with the flame graph of its range.
-pub fn figure(report: &Report, h: &PerfHeat, k: usize) -> Markup {
+pub(super) fn figure(report: &Report, h: &PerfHeat, k: usize) -> Markup {
     let max = h.counts.iter().copied().max().unwrap_or(0);
     let cols = h.cols.max(1);
     let cw = (W - LEFT - RIGHT) / cols as f64;
@@ -192,7 +192,7 @@ pub fn figure(report: &Report, h: &PerfHeat, k: usize) -> Markup {
 }
 
 /// The heat maps of the perf section; a note when perf has stacks but no map.
-pub fn section(report: &Report) -> Markup {
+pub(super) fn section(report: &Report) -> Markup {
     html! {
         @if !report.perf_heat.is_empty() {
             h3 { "When: samples per 100 ms" }

@@ -29,7 +29,7 @@ fn push_list(out: &mut String, v: impl Iterator<Item = u64>) {
 }
 
 /// The JSON of a heat map (see the module documentation).
-pub fn json(h: &PerfHeat) -> String {
+pub(super) fn json(h: &PerfHeat) -> String {
     let t = &h.tree;
     let mut out = String::from("{\"c\":");
     push_list(&mut out, h.counts.iter().map(|&c| u64::from(c)));

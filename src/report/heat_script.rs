@@ -7,7 +7,7 @@
 //! (`first-last` cell) and `data-samples` (the samples drawn).
 
 /// The script (appended to [`super::live::script`] in the page's one `<script>`).
-pub const SCRIPT: &str = r##"
+pub(super) const SCRIPT: &str = r##"
 (function(){
 "use strict";
 var maps=[].slice.call(document.querySelectorAll("div.hm"));

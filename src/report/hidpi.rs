@@ -16,7 +16,7 @@ use plotters_backend::{
 };
 
 /// The scale factor.
-pub const SCALE: i32 = 2;
+pub(super) const SCALE: i32 = 2;
 
 /// A style with its stroke width scaled.
 struct Scaled(BackendColor, u32);
@@ -39,14 +39,14 @@ fn up((x, y): BackendCoord) -> BackendCoord {
 }
 
 /// Draws on `inner` (of twice the size) with the font `font`.
-pub struct HiDpi<B> {
+pub(super) struct HiDpi<B> {
     inner: B,
     font: FontRef<'static>,
 }
 
 impl<B: DrawingBackend> HiDpi<B> {
     /// Wraps a backend of twice the logical size; `None` when the font does not load.
-    pub fn new(inner: B, font: &'static [u8]) -> Option<Self> {
+    pub(super) fn new(inner: B, font: &'static [u8]) -> Option<Self> {
         Some(HiDpi { inner, font: FontRef::try_from_slice(font).ok()? })
     }
 

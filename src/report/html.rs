@@ -86,7 +86,12 @@ const CSP: &str = "default-src 'none'; img-src data:; style-src 'unsafe-inline';
                    frame-src 'self' about: data:; base-uri 'none'; form-action 'none'";
 
 /// Renders the page.
-pub fn render(report: &Report, charts: &[Chart], flames: &[Flame], render_problems: &[String]) -> String {
+pub(super) fn render(
+    report: &Report,
+    charts: &[Chart],
+    flames: &[Flame],
+    render_problems: &[String],
+) -> String {
     let doc = &report.doc;
     // Named after the host and the capture's start where the capture says them, then the
     // bundle (whose folder is often just `capture`).
@@ -275,7 +280,7 @@ fn charts_of(charts: &[Chart], section: Section, empty: &str) -> Markup {
 }
 
 /// One chart: time charts as the page's interactive SVG, the others as their SVG image.
-pub fn figure(c: &Chart) -> Markup {
+pub(super) fn figure(c: &Chart) -> Markup {
     html! {
         figure {
             @if let Some(t) = &c.time {

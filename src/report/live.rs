@@ -17,7 +17,7 @@ use plotters::style::RGBColor;
 use std::fmt::Write;
 
 /// Width of the SVG coordinate system of a full-width chart.
-pub const W: f64 = 1000.0;
+pub(super) const W: f64 = 1000.0;
 /// Left edge of the plot area (room for the y labels).
 const LEFT: f64 = 64.0;
 /// Right margin.
@@ -111,7 +111,7 @@ fn y_ticks(lo: f64, hi: f64) -> Vec<f64> {
 /// the width of its coordinate system (the figure scales to its column);
 /// `panel_h` is the height of one panel; `window` shades a span (seconds from t0)
 /// in every panel, e.g. the window of a finding.
-pub fn time_chart(p: &TimePlot, id: &str, w: f64, panel_h: f64, window: Option<(f64, f64)>) -> Markup {
+pub(super) fn time_chart(p: &TimePlot, id: &str, w: f64, panel_h: f64, window: Option<(f64, f64)>) -> Markup {
     let n = p.panels.len().max(1);
     let h = n as f64 * panel_h + (n - 1) as f64 * GAP + BOTTOM;
     let len = p.len.max(1) as f64;
@@ -229,7 +229,7 @@ fn legend(p: &TimePlot, window: Option<(f64, f64)>) -> Markup {
 /// to reset, legend toggles. It only reads the `data-*` attributes written by
 /// [`time_chart`] and redraws paths and time labels; it loads nothing. Its time
 /// ticks on zoom use the axis of the drawn charts ([`TICK_STEPS`], [`DATE_TICKS_FROM_S`]).
-pub fn script() -> String {
+pub(super) fn script() -> String {
     let steps: Vec<String> = TICK_STEPS.iter().map(i64::to_string).collect();
     SCRIPT
         .replace("@TICK_STEPS@", &steps.join(","))

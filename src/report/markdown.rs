@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 /// Capture text made inert in Markdown (one line: newlines become spaces): the inline
 /// punctuation of CommonMark and GFM escaped, `<`, `>` and `&` as entities, autolinks broken
 /// (`http\://`, `www\.`), a line-start marker escaped, control characters made visible.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let s = crate::term::safe(s);
     let chars: Vec<char> = s.chars().collect();
     let mut out = String::with_capacity(s.len() + 8);
@@ -52,7 +52,7 @@ fn sev(s: crate::model::Severity) -> String {
 }
 
 /// The summary of `report`, its key charts among `charts` (written under `charts/`).
-pub fn summary_md(report: &Report, charts: &[Chart]) -> String {
+pub(crate) fn summary_md(report: &Report, charts: &[Chart]) -> String {
     let doc = &report.doc;
     let mut s = String::new();
     let start = doc.clock.start.as_deref().unwrap_or("?");

@@ -27,7 +27,7 @@ mod heat_script;
 mod hidpi;
 mod html;
 mod live;
-pub mod markdown;
+pub(crate) mod markdown;
 mod story;
 pub mod summary;
 

@@ -53,7 +53,7 @@ fn epoch(rfc3339: &str) -> Option<i64> {
 /// The chart that shows a finding best: the first of its rule's declared key charts
 /// ([`crate::verdict::RuleSpec`]) the report drew, else the device writes, else the first
 /// time chart.
-pub fn key_chart<'a>(f: &Finding, charts: &'a [Chart]) -> Option<&'a Chart> {
+pub(super) fn key_chart<'a>(f: &Finding, charts: &'a [Chart]) -> Option<&'a Chart> {
     let by = |n: &str| charts.iter().find(|c| c.name == n && c.time.is_some());
     let wanted = crate::rules::spec(f.rule).map_or(&[][..], |s| s.key_charts);
     wanted
@@ -207,7 +207,7 @@ fn story(f: &Finding, report: &Report, charts: &[Chart], i: usize) -> Markup {
 
 /// The capture in one line, above the stories: its worst finding with its headline number,
 /// and how many findings of each severity.
-pub fn one_line(report: &Report) -> String {
+pub(super) fn one_line(report: &Report) -> String {
     let fs = ranked(&report.doc.findings);
     let Some(f) = fs.first() else {
         return "Verdict: no rule fired on this capture.".into();
@@ -230,13 +230,13 @@ pub fn one_line(report: &Report) -> String {
 
 /// Seconds of CPU at or above this busy share (user + system + the rest, iowait counted as
 /// idle) make the CPU note.
-pub const CPU_BUSY_PCT: f64 = 90.0;
+pub(super) const CPU_BUSY_PCT: f64 = 90.0;
 /// ... when there are at least this many of them.
-pub const CPU_BUSY_MIN_S: usize = 10;
+pub(super) const CPU_BUSY_MIN_S: usize = 10;
 
 /// A note when the capture's CPU was saturated (no rule reads it: a device can look fine while
 /// the CPU bounds the work): its busy seconds, their share and the peak.
-pub fn cpu_note(report: &Report) -> Option<String> {
+pub(super) fn cpu_note(report: &Report) -> Option<String> {
     use crate::table::columns::{Col, CpuMetric};
     let tl = &report.timeline;
     let idle = tl.get(&Col::Cpu(CpuMetric::IdlePct))?;
@@ -262,7 +262,7 @@ pub fn cpu_note(report: &Report) -> Option<String> {
 }
 
 /// The verdict: one story per finding, worst first.
-pub fn verdict(report: &Report, charts: &[Chart]) -> Markup {
+pub(super) fn verdict(report: &Report, charts: &[Chart]) -> Markup {
     let fs = ranked(&report.doc.findings);
     let passed = report.doc.checked.iter().filter(|c| c.outcome == "passed").count();
     let skipped = report.doc.checked.len() - passed;
@@ -296,7 +296,7 @@ fn opt_row(k: &str, f: &Option<Fact>, absent: &str) -> Markup {
 }
 
 /// The system box: what a consultant checks first, each value with where it was read.
-pub fn system_box(b: &SystemBox) -> Markup {
+pub(super) fn system_box(b: &SystemBox) -> Markup {
     html! {
         section #system {
             h2 { "System" }

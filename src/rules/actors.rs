@@ -15,7 +15,7 @@ type Charged = (f64, Option<u32>, &'static str);
 
 /// What the episodes of a finding say.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct EpisodeVerdict {
+pub(crate) struct EpisodeVerdict {
     /// The episodes' issuer class that carries the most bytes among the measured ones,
     /// with the share of all the episodes' bytes it carries.
     pub class: Option<(IssuerClass, f64)>,
@@ -32,18 +32,18 @@ pub struct EpisodeVerdict {
 impl EpisodeVerdict {
     /// `when_costly` when a third of the episodes (at least one) cost something, else
     /// information: one slow second among many harmless flushes is no pattern.
-    pub fn severity(&self, when_costly: Severity) -> Severity {
+    pub(crate) fn severity(&self, when_costly: Severity) -> Severity {
         if self.costly > 0 && 3 * self.costly >= self.episodes { when_costly } else { Severity::Info }
     }
 
     /// [`Self::severity`] for a repeating pattern (periodic bursts): it must also cost at
     /// least [`REPEATED_COSTS`] times; one slow second of a pattern seen twice is no pattern.
-    pub fn severity_repeated(&self, when_costly: Severity) -> Severity {
+    pub(crate) fn severity_repeated(&self, when_costly: Severity) -> Severity {
         if self.costly >= REPEATED_COSTS { self.severity(when_costly) } else { Severity::Info }
     }
 
     /// The cost in words, with how many episodes cost something when not all did.
-    pub fn cost_words(&self) -> String {
+    pub(crate) fn cost_words(&self) -> String {
         if self.costly > 0 && self.costly < self.episodes {
             format!("{} ({} of {} episodes cost something)", self.harm, self.costly, self.episodes)
         } else {
@@ -52,12 +52,12 @@ impl EpisodeVerdict {
     }
 
     /// True when the measured class is one of `classes`.
-    pub fn is(&self, classes: &[IssuerClass]) -> bool {
+    pub(crate) fn is(&self, classes: &[IssuerClass]) -> bool {
         self.class.is_some_and(|(c, _)| classes.contains(&c))
     }
 
     /// The issuer in one sentence for a summary.
-    pub fn issuer_sentence(&self) -> String {
+    pub(crate) fn issuer_sentence(&self) -> String {
         match (self.class, self.actors.issuers.first()) {
             (Some((c, share)), Some(a)) => format!(
                 "Issued by {}{} (measured: {}{})",
@@ -80,11 +80,16 @@ impl EpisodeVerdict {
 
 /// A repeating pattern warns only when this many of its episodes cost something
 /// ([`EpisodeVerdict::severity_repeated`]).
-pub const REPEATED_COSTS: usize = 2;
+pub(crate) const REPEATED_COSTS: usize = 2;
 
 /// The episodes of `device` overlapping rows `first..=last`, each re-issue of a stacked
 /// device's writes replaced by that device's episodes ([`through_reissues`]).
-pub fn overlapping<'a>(episodes: &'a [Episode], device: &str, first: usize, last: usize) -> Vec<&'a Episode> {
+pub(crate) fn overlapping<'a>(
+    episodes: &'a [Episode],
+    device: &str,
+    first: usize,
+    last: usize,
+) -> Vec<&'a Episode> {
     let mine: Vec<&Episode> =
         episodes.iter().filter(|e| e.device == device && e.end >= first && e.start <= last).collect();
     through_reissues(episodes, &mine)
@@ -93,7 +98,7 @@ pub fn overlapping<'a>(episodes: &'a [Episode], device: &str, first: usize, last
 /// The episodes of `device` overlapping any of `bursts` (each once, re-issues through to
 /// the device above): what a rule's own bursts did, other writers' episodes between them
 /// left out.
-pub fn of_bursts<'a>(
+pub(crate) fn of_bursts<'a>(
     episodes: &'a [Episode],
     device: &str,
     bursts: &[&crate::analysis::bursts::Burst],
@@ -119,7 +124,7 @@ fn push_once<'a>(out: &mut Vec<&'a Episode>, e: &'a Episode) {
 /// episode; the class needs more than half of the votes cast and a quarter of the bursts),
 /// not the one carrying most bytes: another writer's data expiring in one burst's seconds
 /// is one vote, not the pattern. `members`: each burst's episodes.
-pub fn verdict_of_pattern(members: &[Vec<&Episode>]) -> EpisodeVerdict {
+pub(crate) fn verdict_of_pattern(members: &[Vec<&Episode>]) -> EpisodeVerdict {
     let mut all: Vec<&Episode> = Vec::new();
     for e in members.iter().flatten() {
         push_once(&mut all, e);
@@ -156,7 +161,7 @@ pub fn verdict_of_pattern(members: &[Vec<&Episode>]) -> EpisodeVerdict {
 /// replaced by the episodes of that device in its seconds (one second of slack), which
 /// carry the issuer of the data: a loop, dm or md worker is never the story. A re-issue
 /// whose device has no episode then stays. Each episode once, in `picked`'s order.
-pub fn through_reissues<'a>(all: &'a [Episode], picked: &[&'a Episode]) -> Vec<&'a Episode> {
+pub(crate) fn through_reissues<'a>(all: &'a [Episode], picked: &[&'a Episode]) -> Vec<&'a Episode> {
     let mut out: Vec<&Episode> = Vec::new();
     for e in picked {
         let above: Vec<&Episode> = match &e.reissue_of {
@@ -179,7 +184,7 @@ pub fn through_reissues<'a>(all: &'a [Episode], picked: &[&'a Episode]) -> Vec<&
 }
 
 /// The verdict of `episodes`.
-pub fn verdict(episodes: &[&Episode]) -> EpisodeVerdict {
+pub(crate) fn verdict(episodes: &[&Episode]) -> EpisodeVerdict {
     let total: f64 = episodes.iter().map(|e| e.bytes).sum();
     let mut by_class: BTreeMap<IssuerClass, f64> = BTreeMap::new();
     for e in episodes {
@@ -268,9 +273,9 @@ pub fn verdict(episodes: &[&Episode]) -> EpisodeVerdict {
 
 /// A thread's dirtying between two periodic bursts must come within this factor of what
 /// the second burst wrote ([`writers_by_volume`]) ...
-pub const VOLUME_FACTOR: f64 = 1.5;
+pub(crate) const VOLUME_FACTOR: f64 = 1.5;
 /// ... for at least this share of the intervals.
-pub const VOLUME_SHARE: f64 = 0.6;
+pub(crate) const VOLUME_SHARE: f64 = 0.6;
 
 /// The writers of periodic bursts by volume: the threads (pidstat's series, bytes/s) whose
 /// writes from one burst's start to the next one's start come within [`VOLUME_FACTOR`] of
@@ -279,7 +284,7 @@ pub const VOLUME_SHARE: f64 = 0.6;
 /// matches burst after burst, a thread whose data went to another device does not. Best
 /// match first; empty when no thread matches (several threads sharing the dirtying, or
 /// no per-thread series).
-pub fn writers_by_volume(
+pub(crate) fn writers_by_volume(
     bursts: &[crate::analysis::bursts::Burst],
     series: &[(u32, super::inputs::Series<'_>)],
     threads: &BTreeMap<u32, crate::source::ThreadTotal>,
@@ -333,7 +338,7 @@ pub fn writers_by_volume(
 /// The actors of a finding whose rule named none: the episodes of its window on any
 /// device, and for a rule about flushes the threads perf saw in fsync; a finding
 /// without a window (a configuration) has none.
-pub fn of_window(a: &super::Available<'_>, f: &crate::model::Finding) -> Actors {
+pub(crate) fn of_window(a: &super::Available<'_>, f: &crate::model::Finding) -> Actors {
     let epoch = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok().map(|d| d.timestamp());
     // Without a window: the whole capture's episodes of the main device.
     let (s, e, main) = match &f.window {
@@ -358,7 +363,7 @@ pub fn of_window(a: &super::Available<'_>, f: &crate::model::Finding) -> Actors 
 }
 
 /// The threads perf saw in fsync, most samples first, as application-flush issuers.
-pub fn fsync_threads(a: &super::Available<'_>) -> Vec<Actor> {
+pub(crate) fn fsync_threads(a: &super::Available<'_>) -> Vec<Actor> {
     let shares = a.fsync_shares();
     let total: u64 = shares.iter().map(|s| s.fsync_samples).sum();
     if total == 0 {
@@ -385,7 +390,7 @@ pub fn fsync_threads(a: &super::Available<'_>) -> Vec<Actor> {
 
 /// The threads pidstat charged with the most bytes over the capture (kernel issuers left
 /// out), as writers.
-pub fn charged_threads(a: &super::Available<'_>) -> Vec<Actor> {
+pub(crate) fn charged_threads(a: &super::Available<'_>) -> Vec<Actor> {
     // The database's threads when pidstat saw any (a build next to it writes more), else any.
     let all: Vec<(&u32, &crate::pipeline::ThreadTotal)> =
         a.threads().iter().filter(|(_, t)| t.category != "writeback" && t.bytes > 0.0).collect();

@@ -23,10 +23,10 @@ use crate::verdict::{Device, Metric, Unit};
 use std::collections::BTreeMap;
 
 /// Rule id.
-pub const ID: &str = "buffered_write_burst";
+pub(crate) const ID: &str = "buffered_write_burst";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+pub(crate) const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     id: ID,
     title: "Buffered write burst",
     key_charts: &["dirty-writeback", "write-sources"],
@@ -38,20 +38,20 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
 /// The page cache must have held at least this share of the write at once: most of it.
 /// When writeback keeps pace with a writer (or the dirty limit holds it), the dirty pool
 /// stays at a threshold whatever the volume, and the share held falls with the volume.
-pub const MIN_HELD_SHARE: f64 = 0.5;
+pub(crate) const MIN_HELD_SHARE: f64 = 0.5;
 /// ... and at least this many bytes (smaller held writes are routine page-cache use).
-pub const MIN_HELD_BYTES: f64 = 100e6;
+pub(crate) const MIN_HELD_BYTES: f64 = 100e6;
 /// The drain: `Dirty` falls by at least this share of the held bytes after the peak.
-pub const DRAIN_SHARE: f64 = 0.5;
+pub(crate) const DRAIN_SHARE: f64 = 0.5;
 /// Writeback has begun in the first second the device writes this share of the held data.
-pub const FIRST_FLUSH_SHARE: f64 = 0.05;
+pub(crate) const FIRST_FLUSH_SHARE: f64 = 0.05;
 /// After the drain the writer wrote at most this share of its volume: one write and its
 /// tail. A writer that goes on dirtying after its held data was flushed is a steady dirtier
 /// (an mmap'd file rewritten, a log), whose writeback is periodic.
-pub const MAX_AFTER_DRAIN_SHARE: f64 = 0.1;
+pub(crate) const MAX_AFTER_DRAIN_SHARE: f64 = 0.1;
 /// The share of the writer's bytes that, written to a device within a second of being
 /// charged, says they never waited in the page cache.
-pub const MAX_BYPASS_SHARE: f64 = 0.75;
+pub(crate) const MAX_BYPASS_SHARE: f64 = 0.75;
 
 /// Write-source categories of the database server: their writes are the engine's own (redo,
 /// page cleaning, binlog and relay-log appends of connections and appliers), not a bulk
@@ -68,13 +68,13 @@ const ENGINE: &[&str] = &[
 /// True for a thread of the database server: an engine category, or an unnamed thread of
 /// `mysqld` / `mariadbd` (pidstat prints the process name; without the thread map its
 /// category is `other`).
-pub fn is_engine(w: &Writer<'_>) -> bool {
+pub(crate) fn is_engine(w: &Writer<'_>) -> bool {
     ENGINE.contains(&w.category) || matches!(w.comm.trim(), "mysqld" | "mariadbd")
 }
 
 /// The process that dirtied the pages.
 #[derive(Debug, Clone, Copy)]
-pub struct Writer<'a> {
+pub(crate) struct Writer<'a> {
     /// Thread id.
     pub tid: u32,
     /// Its name as pidstat prints it.
@@ -87,7 +87,7 @@ pub struct Writer<'a> {
 
 /// A writer's write as a verdict holds it: who, how much, how long and how fast.
 #[derive(Debug, Clone)]
-pub struct Written {
+pub(crate) struct Written {
     /// The writer's name as pidstat prints it.
     pub comm: String,
     /// Its thread id.
@@ -102,7 +102,7 @@ pub struct Written {
 
 impl Written {
     /// Adds `writer`, `writer_tid`, `writer_bytes`, `writer_seconds` and `writer_bytes_s`.
-    pub fn metrics(&self, m: &mut BTreeMap<&'static str, Metric>) {
+    pub(crate) fn metrics(&self, m: &mut BTreeMap<&'static str, Metric>) {
         m.insert("writer", Metric::text(self.comm.clone()));
         m.insert("writer_tid", Metric::num(self.tid as f64, Unit::ThreadId));
         m.insert("writer_bytes", Metric::num(self.bytes, Unit::Bytes));
@@ -113,7 +113,7 @@ impl Written {
 
 impl Writer<'_> {
     /// The writer as a verdict's actor, witnessed by pidstat.
-    pub fn actor(&self) -> crate::verdict::Actor {
+    pub(crate) fn actor(&self) -> crate::verdict::Actor {
         crate::verdict::Actor::measured(
             crate::verdict::Role::Writer,
             self.comm,
@@ -126,7 +126,7 @@ impl Writer<'_> {
 
 /// What the rule reads.
 #[derive(Debug, Clone)]
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     /// The writer: the thread with the most bytes dirtied, kernel issuers left out.
     pub writer: Writer<'a>,
     /// Pages dirtied per second (`vm.nr_dirtied_s`).
@@ -143,7 +143,11 @@ pub struct Inputs<'a> {
 
 /// The thread with the most bytes dirtied (its pidstat bytes capped by `nr_dirtied`), kernel
 /// issuers left out, and the database server's threads too when `skip_engine`.
-pub fn writer<'a>(a: &Available<'a>, dirtied: Option<&Series<'a>>, skip_engine: bool) -> Option<Writer<'a>> {
+pub(crate) fn writer<'a>(
+    a: &Available<'a>,
+    dirtied: Option<&Series<'a>>,
+    skip_engine: bool,
+) -> Option<Writer<'a>> {
     let mut best: Option<(f64, Writer<'a>)> = None;
     for (tid, t) in a.threads() {
         if is_kernel_issuer(&t.comm) {
@@ -163,7 +167,7 @@ pub fn writer<'a>(a: &Available<'a>, dirtied: Option<&Series<'a>>, skip_engine: 
 }
 
 /// The kernel issuers pidstat charged, most bytes first (at most 3).
-pub fn issuers<'a>(a: &Available<'a>) -> Vec<(&'a str, f64)> {
+pub(crate) fn issuers<'a>(a: &Available<'a>) -> Vec<(&'a str, f64)> {
     let mut v: Vec<(&'a str, f64)> = a
         .threads()
         .values()
@@ -176,7 +180,7 @@ pub fn issuers<'a>(a: &Available<'a>) -> Vec<(&'a str, f64)> {
 }
 
 /// Picks the inputs.
-pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     let dirtied = a.series(&Col::Vm(VmCounter::NrDirtiedS));
     // A bulk copy next to a database: the copy is the writer, not the engine.
     let w = writer(a, dirtied.as_ref(), true);
@@ -201,7 +205,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
 
 /// A buffered write the page cache absorbed, as the rule found it.
 #[derive(Debug, Clone, Copy)]
-pub struct Episode {
+pub(crate) struct Episode {
     /// Bytes the writer dirtied.
     pub volume: f64,
     /// Its first and last second.
@@ -218,13 +222,13 @@ impl Episode {
     /// The rows from the writer's first second to the end of its writeback: the drain's end,
     /// or when the last pages it dirtied aged out (its last second + the writeback window),
     /// whichever is later.
-    pub fn span(&self, window: WritebackWindow) -> (usize, usize) {
+    pub(crate) fn span(&self, window: WritebackWindow) -> (usize, usize) {
         (self.run.0, self.drain.end.max(self.run.1 + window.seconds().ceil() as usize))
     }
 }
 
 /// The absorbed write, or why there is none.
-pub fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
+pub(crate) fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
     let w = &i.writer;
     let dirtied = i.dirtied.as_ref().map(|d| d.values);
     let rates = buffered::capped(w.series.values, dirtied);
@@ -305,7 +309,7 @@ pub fn episode(i: &Inputs<'_>) -> Result<Episode, String> {
 /// [`Episode::span`] (the flusher writing the held data back), with a sentence saying so;
 /// `None` when the rule does not fire or no burst falls in it. The periodic rule passes when
 /// the bursts left are too few to make a series of their own.
-pub fn explains(i: &Inputs<'_>, bursts: &[crate::analysis::bursts::Burst]) -> Option<(usize, String)> {
+pub(crate) fn explains(i: &Inputs<'_>, bursts: &[crate::analysis::bursts::Burst]) -> Option<(usize, String)> {
     let e = episode(i).ok()?;
     let (a, b) = e.span(i.window);
     let inside = bursts.iter().filter(|x| x.peak >= a && x.peak <= b).count();
@@ -326,7 +330,7 @@ pub fn explains(i: &Inputs<'_>, bursts: &[crate::analysis::bursts::Burst]) -> Op
 
 /// When writeback wrote the held data, against the writeback tunables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FlushTiming {
+pub(crate) enum FlushTiming {
     /// Within `dirty_expire` +- one flusher interval: aged out, written by the periodic flusher.
     Expiry,
     /// Later than expiry + one wake-up: written in pieces over several wake-ups.
@@ -338,7 +342,7 @@ pub enum FlushTiming {
 /// What the rule concluded: the writer and its write, how much the page cache held, when
 /// and on which device writeback wrote it.
 #[derive(Debug, Clone)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The writer and its write.
     pub writer: Written,
     /// The most of it held at once, bytes.
@@ -380,7 +384,7 @@ pub struct Verdict {
 }
 
 /// Decides: fires on one buffered write the page cache absorbed and writeback flushed ([`episode`]).
-pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
+pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let e = match episode(i) {
         Ok(e) => e,
         Err(reason) => return Decision::Pass(reason),
@@ -477,7 +481,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
 }
 
 /// Writes the verdict as the finding.
-pub fn explain(v: &Verdict) -> Finding {
+pub(crate) fn explain(v: &Verdict) -> Finding {
     let mut metrics = BTreeMap::new();
     v.writer.metrics(&mut metrics);
     metrics.insert("held_bytes", Metric::num(v.held_bytes, Unit::Bytes));
@@ -557,7 +561,7 @@ pub fn explain(v: &Verdict) -> Finding {
 }
 
 /// Evaluates the rule: [`decide`], then [`explain`].
-pub fn check(i: &Inputs<'_>) -> Outcome {
+pub(crate) fn check(i: &Inputs<'_>) -> Outcome {
     super::outcome(decide(i), explain)
 }
 

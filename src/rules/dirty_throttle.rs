@@ -26,10 +26,10 @@ use crate::verdict::{Device, Metric, Unit};
 use std::collections::BTreeMap;
 
 /// Rule id.
-pub const ID: &str = "buffered_writer_dirty_throttle";
+pub(crate) const ID: &str = "buffered_writer_dirty_throttle";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+pub(crate) const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     id: ID,
     title: "Buffered writer held at the dirty limit",
     key_charts: &["dirty-writeback", "write-sources"],
@@ -40,22 +40,22 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
 
 /// Dirty + Writeback must be at or above the freerun ceiling in at least this share of the
 /// writer's seconds: most of them (the kernel pauses a dirtier only there).
-pub const MIN_ABOVE_SHARE: f64 = 0.5;
+pub(crate) const MIN_ABOVE_SHARE: f64 = 0.5;
 /// A median Dirty + Writeback of at least this share of the freerun ceiling, with the
 /// writer at the device's rate, is a pool held at the ceiling even when fewer than
 /// [`MIN_ABOVE_SHARE`] of the 1 s samples are above it.
-pub const HOVER_SHARE: f64 = 0.9;
+pub(crate) const HOVER_SHARE: f64 = 0.9;
 /// ... and at least this share of the samples above the ceiling (the kernel pauses a
 /// dirtier only there: a pool that never reaches it holds nobody).
-pub const MIN_HOVER_ABOVE_SHARE: f64 = 0.25;
+pub(crate) const MIN_HOVER_ABOVE_SHARE: f64 = 0.25;
 /// Writer and device rates within this factor of each other are "equal".
-pub const EQUAL_RATES: f64 = 1.25;
+pub(crate) const EQUAL_RATES: f64 = 1.25;
 /// `balance_dirty_pages` in at least this share of the writer's on-CPU samples is seen.
-pub const PERF_SEEN_SHARE: f64 = 0.05;
+pub(crate) const PERF_SEEN_SHARE: f64 = 0.05;
 
 /// Where the dirty thresholds came from.
 #[derive(Debug, Clone, Copy)]
-pub enum LimitSource<'a> {
+pub(crate) enum LimitSource<'a> {
     /// The kernel's own `nr_dirty_threshold` (`mem.dirty_limit_bytes`).
     Kernel(Series<'a>),
     /// `vm.dirty_bytes` (or `vm.dirty_ratio` of the dirtyable memory).
@@ -64,7 +64,7 @@ pub enum LimitSource<'a> {
 
 /// What the rule reads.
 #[derive(Debug, Clone)]
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     /// The writer.
     pub writer: Writer<'a>,
     /// Pages dirtied per second.
@@ -133,7 +133,7 @@ fn limits<'a>(a: &Available<'a>, len: usize) -> Option<(Vec<Option<Limits>>, Lim
 }
 
 /// Picks the inputs.
-pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     let dirtied = a.series(&Col::Vm(VmCounter::NrDirtiedS));
     let w = buffered_burst::writer(a, dirtied.as_ref(), false);
     let dirty = a.series(&Col::Mem(MemMetric::DirtyBytes));
@@ -174,7 +174,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
 /// What the rule concluded: the writer held at the freerun ceiling, the pool against the
 /// limits, the writer's and the device's pace and what perf saw.
 #[derive(Debug, Clone)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The writer and its write.
     pub writer: Written,
     /// The device that wrote half its volume meanwhile.
@@ -217,7 +217,7 @@ pub struct Verdict {
 
 /// Decides: fires when Dirty + Writeback is at (or hovers at) the freerun ceiling for
 /// most of the writer's seconds.
-pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
+pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let w = &i.writer;
     let rates = buffered::capped(w.series.values, i.dirtied.as_ref().map(|d| d.values));
     let volume: f64 = rates.iter().sum();
@@ -374,7 +374,7 @@ fn limit_text(limit: f64, background: f64, freerun: f64) -> String {
 }
 
 /// Writes the verdict as the finding.
-pub fn explain(v: &Verdict) -> Finding {
+pub(crate) fn explain(v: &Verdict) -> Finding {
     let limit_text = limit_text(v.dirty_limit_bytes, v.dirty_background_bytes, v.freerun_ceiling_bytes);
     let device_name = v.device.as_ref().map(|d| d.name.as_str());
     let pieces = [
@@ -454,7 +454,7 @@ pub fn explain(v: &Verdict) -> Finding {
 }
 
 /// Evaluates the rule: [`decide`], then [`explain`].
-pub fn check(i: &Inputs<'_>) -> Outcome {
+pub(crate) fn check(i: &Inputs<'_>) -> Outcome {
     super::outcome(decide(i), explain)
 }
 

@@ -7,17 +7,17 @@ use iosift_parsers::mounts::Mount;
 use serde_json::Value;
 
 /// A number as JSON (rounded to 3 decimals; null when not finite).
-pub fn num(v: f64) -> Value {
+pub(crate) fn num(v: f64) -> Value {
     crate::verdict::number(v)
 }
 
 /// An optional number as JSON.
-pub fn opt(v: Option<f64>) -> Value {
+pub(crate) fn opt(v: Option<f64>) -> Value {
     v.map_or(Value::Null, num)
 }
 
 /// Evidence for one input line of a file, quoted.
-pub fn line_evidence(pf: &ParsedFile, line: usize, metric: &str, value: f64) -> Evidence {
+pub(crate) fn line_evidence(pf: &ParsedFile, line: usize, metric: &str, value: f64) -> Evidence {
     Evidence {
         file: pf.name.clone(),
         lines: Some([line, line]),
@@ -28,7 +28,7 @@ pub fn line_evidence(pf: &ParsedFile, line: usize, metric: &str, value: f64) -> 
 }
 
 /// Evidence from a sourced context value.
-pub fn ctx_evidence<T: ToString>(s: &Sourced<T>, metric: &str) -> Evidence {
+pub(crate) fn ctx_evidence<T: ToString>(s: &Sourced<T>, metric: &str) -> Evidence {
     Evidence {
         file: s.file.clone(),
         lines: (s.line > 0).then_some([s.line, s.line]),
@@ -39,7 +39,7 @@ pub fn ctx_evidence<T: ToString>(s: &Sourced<T>, metric: &str) -> Evidence {
 }
 
 /// Evidence for a mount: `source on target type fstype (options)`.
-pub fn mount_evidence(m: &Sourced<Mount>, metric: &str) -> Evidence {
+pub(crate) fn mount_evidence(m: &Sourced<Mount>, metric: &str) -> Evidence {
     let v = &m.value;
     Evidence {
         file: m.file.clone(),
@@ -56,9 +56,9 @@ pub fn mount_evidence(m: &Sourced<Mount>, metric: &str) -> Evidence {
     }
 }
 
-pub use crate::verdict::MIB;
+pub(crate) use crate::verdict::MIB;
 
 /// Human bytes (MiB with one decimal).
-pub fn mib(bytes: f64) -> String {
+pub(crate) fn mib(bytes: f64) -> String {
     format!("{:.1} MiB", bytes / MIB)
 }

@@ -14,10 +14,10 @@ use crate::verdict::{Metric, Unit};
 use iosift_parsers::mounts::Mount;
 
 /// Rule id.
-pub const ID: &str = "ext4_dioread_nolock_nodelalloc";
+pub(crate) const ID: &str = "ext4_dioread_nolock_nodelalloc";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+pub(crate) const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     id: ID,
     title: "ext4 dioread_nolock + nodelalloc",
     key_charts: &[],
@@ -27,17 +27,17 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
 };
 
 /// Seconds writing more than this (bytes/s) are the busy ones.
-pub const BUSY_BYTES_S: f64 = 1e6;
+pub(crate) const BUSY_BYTES_S: f64 = 1e6;
 /// The plateau: busy writes below this median (MB/s) ...
-pub const PLATEAU_MB_S: f64 = 80.0;
+pub(crate) const PLATEAU_MB_S: f64 = 80.0;
 /// ... on a device less busy than this on average (%) ...
-pub const IDLE_UTIL_PCT: f64 = 30.0;
+pub(crate) const IDLE_UTIL_PCT: f64 = 30.0;
 /// ... with requests at least this large (bytes), when their size is known.
-pub const LARGE_REQUEST_BYTES: f64 = 128.0 * 1024.0;
+pub(crate) const LARGE_REQUEST_BYTES: f64 = 128.0 * 1024.0;
 
 /// The main device's series of the plateau.
 #[derive(Debug, Clone, Copy)]
-pub struct Plateau<'a> {
+pub(crate) struct Plateau<'a> {
     /// Write bytes/s (`dev.<device>.w_bytes_s`).
     pub writes: Option<Series<'a>>,
     /// `%util`.
@@ -48,7 +48,7 @@ pub struct Plateau<'a> {
 
 /// What the rule reads.
 #[derive(Debug, Clone, Copy)]
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     /// `uname -r`.
     pub kernel: &'a Sourced<String>,
     /// Every mount (not empty).
@@ -58,7 +58,7 @@ pub struct Inputs<'a> {
 }
 
 /// Picks the inputs.
-pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     let mut missing = Vec::new();
     if a.kernel().is_none() {
         missing.push(Missing::KernelRelease);
@@ -80,7 +80,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
 }
 
 /// Parses an al7 release `4.19.91-25.al7.x86_64` into ((4,19,91), 25).
-pub fn al7_build(release: &str) -> Option<((u32, u32, u32), u32)> {
+pub(crate) fn al7_build(release: &str) -> Option<((u32, u32, u32), u32)> {
     if !release.contains(".al7") {
         return None;
     }
@@ -91,7 +91,7 @@ pub fn al7_build(release: &str) -> Option<((u32, u32, u32), u32)> {
 }
 
 /// True when the release is in the affected range.
-pub fn affected(release: &str) -> Option<bool> {
+pub(crate) fn affected(release: &str) -> Option<bool> {
     let (base, build) = al7_build(release)?;
     let v = (base, build);
     Some((((4, 19, 24), 9)..((4, 19, 91), 26)).contains(&v))
@@ -99,7 +99,7 @@ pub fn affected(release: &str) -> Option<bool> {
 
 /// What the rule concluded: the affected mount on the affected kernel, and the plateau when seen.
 #[derive(Debug, Clone)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// `uname -r`.
     pub kernel: String,
     /// The ext4 mount point with both options.
@@ -119,7 +119,7 @@ pub struct Verdict {
 }
 
 /// Decides: fires on an ext4 mount with both options on a kernel of the affected range.
-pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
+pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let kernel = i.kernel.value.clone();
     let ext4: Vec<_> = i.mounts.iter().filter(|m| m.value.fstype == "ext4").collect();
     let hit = ext4.iter().find(|m| m.value.has_option("dioread_nolock") && m.value.has_option("nodelalloc"));
@@ -181,7 +181,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
 }
 
 /// Writes the verdict as the finding.
-pub fn explain(v: &Verdict) -> Finding {
+pub(crate) fn explain(v: &Verdict) -> Finding {
     let mut metrics = std::collections::BTreeMap::new();
     metrics.insert("kernel", Metric::text(v.kernel.clone()));
     metrics.insert("mount_options", Metric::text(v.mount_options.clone()));
@@ -210,7 +210,7 @@ pub fn explain(v: &Verdict) -> Finding {
 }
 
 /// Evaluates the rule: [`decide`], then [`explain`].
-pub fn check(i: &Inputs<'_>) -> Outcome {
+pub(crate) fn check(i: &Inputs<'_>) -> Outcome {
     super::outcome(decide(i), explain)
 }
 

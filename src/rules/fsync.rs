@@ -19,10 +19,10 @@ use crate::verdict::{Device, Metric, Unit};
 use iosift_parsers::gdb_stacks::Wait;
 
 /// Rule id.
-pub const ID: &str = "fsync_bound_small_transactions";
+pub(crate) const ID: &str = "fsync_bound_small_transactions";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+pub(crate) const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     id: ID,
     title: "Commits bound by fsync of small transactions",
     key_charts: &["mysql-status", "binlog-rate", "latency-queue"],
@@ -32,19 +32,19 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
 };
 
 /// A second with at least this many commits is in the load window.
-pub const ACTIVE_TRX_S: f64 = LoadRates::ACTIVE_TRX_S;
+pub(crate) const ACTIVE_TRX_S: f64 = LoadRates::ACTIVE_TRX_S;
 /// The load window must have at least this many seconds.
-pub const MIN_ACTIVE_S: usize = 5;
+pub(crate) const MIN_ACTIVE_S: usize = 5;
 /// Commits and flushes per second must both reach this ...
-pub const MIN_RATE: f64 = 50.0;
+pub(crate) const MIN_RATE: f64 = 50.0;
 /// ... with at least this many flushes per commit ...
-pub const MIN_FLUSHES_PER_TRX: f64 = 0.3;
+pub(crate) const MIN_FLUSHES_PER_TRX: f64 = 0.3;
 /// ... for transactions smaller than this (bytes), when their size is known.
-pub const SMALL_TRX_BYTES: f64 = 16.0 * 1024.0;
+pub(crate) const SMALL_TRX_BYTES: f64 = 16.0 * 1024.0;
 
 /// The commit rate and the counter it comes from.
 #[derive(Debug, Clone, Copy)]
-pub struct Commits<'a> {
+pub(crate) struct Commits<'a> {
     /// `binlog.trx_s`, `mysql.Binlog_commits_s` or `mysql.Com_commit_s`.
     pub counter: BinlogOrStatus,
     /// Its series.
@@ -53,7 +53,7 @@ pub struct Commits<'a> {
 
 /// Which counter gave the commit rate, best first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BinlogOrStatus {
+pub(crate) enum BinlogOrStatus {
     /// Transactions of the decoded binlog.
     BinlogTrx,
     /// `Binlog_commits`: one per transaction written to the binary log.
@@ -64,7 +64,7 @@ pub enum BinlogOrStatus {
 
 impl BinlogOrStatus {
     /// The timeline column.
-    pub fn col(self) -> Col {
+    pub(crate) fn col(self) -> Col {
         match self {
             BinlogOrStatus::BinlogTrx => Col::Binlog(BinlogMetric::TrxS),
             BinlogOrStatus::BinlogCommits => Col::Mysql(MysqlCounter::BinlogCommitsS),
@@ -73,7 +73,7 @@ impl BinlogOrStatus {
     }
 
     /// What it counts, for the finding.
-    pub fn meaning(self) -> &'static str {
+    pub(crate) fn meaning(self) -> &'static str {
         match self {
             BinlogOrStatus::BinlogTrx => "transactions of the decoded binary log",
             BinlogOrStatus::BinlogCommits => "Binlog_commits (one per transaction written to the binary log)",
@@ -86,7 +86,7 @@ impl BinlogOrStatus {
 
 /// What the rule reads.
 #[derive(Debug, Clone, Copy)]
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     /// Commits per second.
     pub commits: Commits<'a>,
     /// Flushes per second: the device's, else InnoDB's fsyncs, else /proc/diskstats'.
@@ -115,7 +115,7 @@ pub struct Inputs<'a> {
 }
 
 /// Picks the inputs.
-pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     // The commit rate: transactions of the decoded binlog, else `Binlog_commits` (one per
     // transaction). Never `Handler_commit` (one per engine taking part, plus read-only statements:
     // 2.4 per transaction in samples/pt_stalk_mariadb) nor a sum of `Com_*` (statements).
@@ -173,7 +173,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
 
 /// One thread's stacks in fsync (gdb snapshots or pt-pmp's aggregate): the witness seed 003 used.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StackFsync {
+pub(crate) struct StackFsync {
     /// The thread (`thread/sql/slave_io`).
     pub thread: String,
     /// Its Linux thread id (gdb).
@@ -204,12 +204,12 @@ impl StackFsync {
     }
 
     /// Share of its stacks in fsync, 0..1.
-    pub fn share(&self) -> f64 {
+    pub(crate) fn share(&self) -> f64 {
         if self.stacks == 0 { 0.0 } else { self.in_fsync as f64 / self.stacks as f64 }
     }
 
     /// `thread/sql/slave_io, LWP 13881`.
-    pub fn named(&self) -> String {
+    pub(crate) fn named(&self) -> String {
         match self.lwp {
             Some(l) => format!("{}, LWP {l}", self.thread),
             None => self.thread.clone(),
@@ -217,7 +217,7 @@ impl StackFsync {
     }
 
     /// `15 of 16 (94 %)`.
-    pub fn counted(&self) -> String {
+    pub(crate) fn counted(&self) -> String {
         format!("{} of {} ({:.0} %)", self.in_fsync, self.stacks, self.share() * 100.0)
     }
 
@@ -235,7 +235,7 @@ impl StackFsync {
 
 /// This server as a replica, when it is one.
 #[derive(Debug, Clone)]
-pub struct OnReplica {
+pub(crate) struct OnReplica {
     /// Its source (`host:port`), when known.
     pub source: Option<String>,
     /// The source's server id, when known.
@@ -257,7 +257,7 @@ pub struct OnReplica {
 /// What the rule concluded: the commit and flush rates, the transactions' size, the
 /// durability settings, the replica's side and the device.
 #[derive(Debug, Clone)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// Commits per second in the load window.
     pub transactions_per_s: f64,
     /// Flushes per second then.
@@ -294,13 +294,13 @@ pub struct Verdict {
 
 /// The load window and the mean commit and flush rates over it ([`LoadRates::over`]): the
 /// numbers of the finding, and of `iosift diff` whether or not the rule fires.
-pub fn load_rates(i: &Inputs<'_>) -> LoadRates {
+pub(crate) fn load_rates(i: &Inputs<'_>) -> LoadRates {
     let (c, f) = (&i.commits.series, &i.flushes);
     LoadRates::over((c.col, c.values), (f.col, f.values), 0..c.values.len(), c.bin())
 }
 
 /// Decides: fires when small transactions each pay a device flush under durable settings.
-pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
+pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let trx_col = i.commits.series.col;
     let own_fsyncs = i.own_fsyncs;
     let load = load_rates(i);
@@ -456,7 +456,7 @@ fn evidence(
 }
 
 /// Writes the verdict as the finding.
-pub fn explain(v: &Verdict) -> Finding {
+pub(crate) fn explain(v: &Verdict) -> Finding {
     let (tps, fps) = (v.transactions_per_s, v.flushes_per_s);
     let setting = |v: &Option<String>| v.as_deref().and_then(|v| v.parse::<f64>().ok());
     let mut metrics = std::collections::BTreeMap::new();
@@ -551,7 +551,7 @@ fn stacks_sentence(v: &Verdict) -> String {
 }
 
 /// Evaluates the rule: [`decide`], then [`explain`].
-pub fn check(i: &Inputs<'_>) -> Outcome {
+pub(crate) fn check(i: &Inputs<'_>) -> Outcome {
     super::outcome(decide(i), explain)
 }
 

@@ -83,7 +83,7 @@ impl fmt::Display for Missing {
 
 /// The typed records of a pipeline the analysis reads (perf scripts, the chosen binlog,
 /// replica status series), through the source adapters.
-pub fn records(p: &Pipeline) -> Records<'_> {
+pub(crate) fn records(p: &Pipeline) -> Records<'_> {
     let mut r = Records { perf_offset: p.perf_offset.map(|o| o.0), ..Records::default() };
     for (i, f) in p.files.iter().enumerate() {
         if let Some(script) = crate::source::perf(f) {

@@ -21,10 +21,10 @@ use iosift_parsers::smaps::Mapping;
 use std::collections::BTreeMap;
 
 /// Rule id.
-pub const ID: &str = "mmap_large_folio_writeback";
+pub(crate) const ID: &str = "mmap_large_folio_writeback";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+pub(crate) const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     id: ID,
     title: "Large-folio writeback of an mmap'd file",
     key_charts: &[],
@@ -34,19 +34,19 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
 };
 
 /// Fewer bursts than this are not a repeated writeback.
-pub const MIN_BURSTS: usize = 2;
+pub(crate) const MIN_BURSTS: usize = 2;
 /// System-wide folio counters count only with this many bursts ...
-pub const PERIODIC_BURSTS: usize = 3;
+pub(crate) const PERIODIC_BURSTS: usize = 3;
 /// ... and a period of this confidence, carried by bursts holding this share of the bursts' bytes.
-pub const PERIODIC_CONFIDENCE: f64 = 0.5;
+pub(crate) const PERIODIC_CONFIDENCE: f64 = 0.5;
 /// See [`PERIODIC_CONFIDENCE`].
-pub const PERIODIC_SHARE: f64 = 0.5;
+pub(crate) const PERIODIC_SHARE: f64 = 0.5;
 /// Write requests in the bursts at least this large (bytes) are whole folios.
-pub const BIG_REQUEST_BYTES: f64 = 128.0 * 1024.0;
+pub(crate) const BIG_REQUEST_BYTES: f64 = 128.0 * 1024.0;
 
 /// What the rule reads.
 #[derive(Debug, Clone)]
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     /// The main device's writes.
     pub writes: DeviceWrites<'a>,
     /// Their bursts and period.
@@ -74,7 +74,7 @@ pub struct Inputs<'a> {
 }
 
 /// Picks the inputs.
-pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     let (Some(writes), Some(periodicity)) = (a.device_writes(), a.periodicity()) else {
         return Err(vec![Missing::DeviceWrites]);
     };
@@ -99,7 +99,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
 }
 
 /// Finds the mount holding `path` (longest target prefix), or the device's mount.
-pub fn mount_for<'a>(
+pub(crate) fn mount_for<'a>(
     mounts: &'a [Sourced<Mount>],
     path: Option<&str>,
     dev: Option<&str>,
@@ -118,7 +118,7 @@ pub fn mount_for<'a>(
 }
 
 /// Is (fs, kernel) in the range where mmap'd file pages get large folios?
-pub fn large_folio_gate(fstype: &str, kernel: (u32, u32, u32)) -> Option<bool> {
+pub(crate) fn large_folio_gate(fstype: &str, kernel: (u32, u32, u32)) -> Option<bool> {
     let k = (kernel.0, kernel.1);
     match fstype {
         "xfs" => Some(k >= (5, 18)),
@@ -130,7 +130,7 @@ pub fn large_folio_gate(fstype: &str, kernel: (u32, u32, u32)) -> Option<bool> {
 
 /// How strongly one piece of evidence speaks for large-folio amplification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Strength {
+pub(crate) enum Strength {
     /// Speaks against it.
     Against,
     /// Not measured in this capture.
@@ -145,7 +145,7 @@ pub enum Strength {
 
 impl Strength {
     /// Lower-case word for the finding.
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Strength::Against => "against",
             Strength::Unknown => "not measured",
@@ -158,12 +158,12 @@ impl Strength {
 
 /// Amplification (device bytes per flush / 4 kB per dirtying event) at least this
 /// large is strong evidence: 4 kB-granular writeback writes each dirtied page once.
-pub const STRONG_AMPLIFICATION: f64 = 8.0;
+pub(crate) const STRONG_AMPLIFICATION: f64 = 8.0;
 
 /// What the rule concluded: the bursts, the large folios and the amplification, each
 /// piece of evidence with its strength, the gate and what the bursts cost.
 #[derive(Debug, Clone)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// Median bytes of a burst.
     pub burst_bytes_median: f64,
     /// The device written.
@@ -223,7 +223,7 @@ fn request_text(req: Option<f64>) -> String {
 /// window (medium). The amplification from pidstat's folio charges and the request
 /// size only support (foreign small writes dilute request sizes; the block stack and
 /// `max_sectors_kb` split them), and each piece's strength is said in the finding.
-pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
+pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let view = i.periodicity;
     if view.bursts.len() < MIN_BURSTS {
         return Decision::Pass(format!(
@@ -521,7 +521,7 @@ fn amplification(i: &Inputs<'_>) -> (f64, Option<u64>, Option<f64>) {
 }
 
 /// Writes the verdict as the finding.
-pub fn explain(v: &Verdict) -> Finding {
+pub(crate) fn explain(v: &Verdict) -> Finding {
     let mut metrics = BTreeMap::new();
     metrics.insert("burst_bytes_median", Metric::num(v.burst_bytes_median, Unit::Bytes));
     v.device.metrics(&mut metrics);
@@ -594,7 +594,7 @@ pub fn explain(v: &Verdict) -> Finding {
 }
 
 /// Evaluates the rule: [`decide`], then [`explain`].
-pub fn check(i: &Inputs<'_>) -> Outcome {
+pub(crate) fn check(i: &Inputs<'_>) -> Outcome {
     super::outcome(decide(i), explain)
 }
 

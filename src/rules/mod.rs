@@ -25,17 +25,17 @@
 //! where a row is a mean). The report needs nothing: it renders every finding from
 //! its actors, window, metrics' units and the rule's `SPEC`.
 
-pub mod actors;
-pub mod buffered_burst;
-pub mod dirty_throttle;
-pub mod evidence;
-pub mod ext4;
-pub mod fsync;
-pub mod inputs;
-pub mod mmap;
-pub mod periodic;
-pub mod replication;
-pub mod saturation;
+pub(crate) mod actors;
+pub(crate) mod buffered_burst;
+pub(crate) mod dirty_throttle;
+pub(crate) mod evidence;
+pub(crate) mod ext4;
+pub(crate) mod fsync;
+pub(crate) mod inputs;
+pub(crate) mod mmap;
+pub(crate) mod periodic;
+pub(crate) mod replication;
+pub(crate) mod saturation;
 /// The numbers a capture measures whatever its rules decide, by the rules' own functions
 /// ([`fsync::load_rates`], [`replication::lag`]).
 pub fn measure(a: &Available<'_>) -> crate::analysis::measures::Measures {

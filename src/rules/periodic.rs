@@ -16,13 +16,13 @@ use crate::verdict::{Device, IssuerClass, Metric, Unit};
 use std::collections::BTreeMap;
 
 /// The bursts one period apart must hold this share of all the bursts' bytes.
-pub const MIN_PERIODIC_SHARE: f64 = 0.25;
+pub(crate) const MIN_PERIODIC_SHARE: f64 = 0.25;
 
 /// Rule id.
-pub const ID: &str = "periodic_write_bursts";
+pub(crate) const ID: &str = "periodic_write_bursts";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+pub(crate) const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     id: ID,
     title: "Periodic write bursts",
     key_charts: &[],
@@ -32,18 +32,18 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
 };
 
 /// Fewer bursts than this are no series.
-pub const MIN_BURSTS: usize = 3;
+pub(crate) const MIN_BURSTS: usize = 3;
 /// Bursts of a period that is not the writeback window's may differ in size by at most
 /// this factor when there are fewer than [`MIN_BURSTS_MIXED_SIZES`] of them.
-pub const TIMER_SIZE_RATIO: f64 = 8.0;
+pub(crate) const TIMER_SIZE_RATIO: f64 = 8.0;
 /// From this many bursts on, a period stands whatever their sizes.
-pub const MIN_BURSTS_MIXED_SIZES: usize = 5;
+pub(crate) const MIN_BURSTS_MIXED_SIZES: usize = 5;
 /// The period's confidence must reach this.
-pub const MIN_CONFIDENCE: f64 = 0.5;
+pub(crate) const MIN_CONFIDENCE: f64 = 0.5;
 
 /// What the rule reads.
 #[derive(Debug, Clone)]
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     /// The main device's writes.
     pub writes: DeviceWrites<'a>,
     /// Their bursts and period.
@@ -71,7 +71,7 @@ pub struct Inputs<'a> {
 }
 
 /// Picks the inputs.
-pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     let (Some(writes), Some(periodicity)) = (a.device_writes(), a.periodicity()) else {
         return Err(vec![Missing::DeviceWrites]);
     };
@@ -98,7 +98,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
 
 /// Whose periodic bursts a verdict tells.
 #[derive(Debug, Clone)]
-pub enum Source {
+pub(crate) enum Source {
     /// The device's own bursts.
     Device(DeviceBursts),
     /// A task of the trace submitting its own writes on a period.
@@ -113,7 +113,7 @@ pub enum Source {
 
 /// What the device's own bursts add to a verdict: how they were found and who dirtied.
 #[derive(Debug, Clone)]
-pub struct DeviceBursts {
+pub(crate) struct DeviceBursts {
     /// The device's write rate below which a second is no burst, bytes/s (None when
     /// the bursts were found over its local floor).
     pub baseline_bytes_s: Option<f64>,
@@ -139,7 +139,7 @@ pub struct DeviceBursts {
 /// What the rule concluded: the period, the bursts, how the period compares with the
 /// writeback tunables, who issued the bursts and what they cost, and whose bursts they are.
 #[derive(Debug, Clone)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The device written.
     pub device: Device,
     /// The period, s.
@@ -173,7 +173,7 @@ pub struct Verdict {
 /// Decides: the device's periodic bursts, unless their issuer is not one measured class
 /// and a task of the trace submits its own writes on a period (an application's timer
 /// among other tenants' writes), which is then the verdict.
-pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
+pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let device = decide_device(i);
     let Some(sub) = i
         .submitters
@@ -566,7 +566,7 @@ fn metrics(v: &Verdict) -> BTreeMap<&'static str, Metric> {
 }
 
 /// Writes the verdict as the finding.
-pub fn explain(v: &Verdict) -> Finding {
+pub(crate) fn explain(v: &Verdict) -> Finding {
     let (summary, remedies) = match &v.source {
         Source::Submitter { comm, witness } => explain_submitter(v, comm, *witness),
         Source::Device(d) => explain_device(v, d),
@@ -730,7 +730,7 @@ fn device_remedies(v: &Verdict, journal_commit_s: Option<f64>) -> Vec<String> {
 }
 
 /// Evaluates the rule: [`decide`], then [`explain`].
-pub fn check(i: &Inputs<'_>) -> Outcome {
+pub(crate) fn check(i: &Inputs<'_>) -> Outcome {
     super::outcome(decide(i), explain)
 }
 

@@ -24,10 +24,10 @@ use crate::verdict::{Actor, Actors, IssuerClass, Metric, Role, Unit};
 use std::collections::BTreeMap;
 
 /// Rule id.
-pub const ID: &str = "replication_lag";
+pub(crate) const ID: &str = "replication_lag";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+pub(crate) const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     id: ID,
     title: "Replication lag",
     key_charts: &["replication"],
@@ -37,11 +37,11 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
 };
 
 /// Lag growth below this (s per s) is noise of 1 s readings.
-pub const MIN_GROWTH: f64 = 0.05;
+pub(crate) const MIN_GROWTH: f64 = 0.05;
 /// The lag must grow by at least this many seconds over the capture.
-pub const MIN_RISE_S: f64 = 5.0;
+pub(crate) const MIN_RISE_S: f64 = 5.0;
 /// A `Seconds_Behind_Master` reading of 0 contradicts a source-side witness measuring at least this lag.
-pub const SBM_CONTRADICTED_S: f64 = 5.0;
+pub(crate) const SBM_CONTRADICTED_S: f64 = 5.0;
 
 /// The replica's settings reported, each under the first of its names the capture has.
 const SETTINGS: [&[&str]; 5] = [
@@ -54,7 +54,7 @@ const SETTINGS: [&[&str]; 5] = [
 
 /// What the rule reads.
 #[derive(Debug, Clone)]
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     /// The replica's connections (not empty), with their lag witnesses and bound.
     pub replicas: &'a [ReplicaView],
     /// The status file the connections were read from (for quotes).
@@ -72,7 +72,7 @@ pub struct Inputs<'a> {
 }
 
 /// Picks the inputs.
-pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     let replicas = a.replicas();
     let empty = a.not_a_replica();
     let not_a_replica = (replicas.is_empty() && !empty.is_empty()).then(|| {
@@ -232,7 +232,7 @@ fn issuers(v: &ReplicaView, threads: Option<ThreadFsync>) -> Vec<Actor> {
 
 /// Another witness's last reading, beside the best one.
 #[derive(Debug, Clone)]
-pub struct OtherWitness {
+pub(crate) struct OtherWitness {
     /// Which.
     pub witness: Witness,
     /// Its last lag, s.
@@ -244,7 +244,7 @@ pub struct OtherWitness {
 /// What the rule concluded: the lag from its best witness, what the other witnesses read,
 /// the bound thread and what bounds it, the replica's rates, states and settings.
 #[derive(Debug, Clone)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The connection's name (empty for the default one).
     pub connection: String,
     /// The witness the lag is told from.
@@ -340,14 +340,14 @@ fn fastest(views: &[ReplicaView]) -> Option<(&ReplicaView, &LagSeries, f64)> {
 
 /// The lag of the connection falling behind fastest: the finding's numbers, and those of
 /// `iosift diff` whether or not the rule fires ([`crate::analysis::measures::Measures`]).
-pub fn lag(i: &Inputs<'_>) -> Option<LagMeasure> {
+pub(crate) fn lag(i: &Inputs<'_>) -> Option<LagMeasure> {
     let (v, best, _) = fastest(i.replicas)?;
     Some(LagMeasure { series: best.clone(), bound_by: v.bound.side.map(Side::id) })
 }
 
 /// Decides: fires when the connection falling behind fastest grows its lag by at least
 /// [`MIN_RISE_S`] at [`MIN_GROWTH`] s per s or more.
-pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
+pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     if let Some(why) = &i.not_a_replica {
         return Decision::Pass(why.clone());
     }
@@ -532,7 +532,7 @@ fn metrics(v: &Verdict) -> BTreeMap<&'static str, Metric> {
 }
 
 /// Writes the verdict as the finding.
-pub fn explain(v: &Verdict) -> Finding {
+pub(crate) fn explain(v: &Verdict) -> Finding {
     let conn =
         if v.connection.is_empty() { String::new() } else { format!(" (connection '{}')", v.connection) };
     let set_text = if v.settings.is_empty() {
@@ -614,7 +614,7 @@ pub fn explain(v: &Verdict) -> Finding {
 }
 
 /// Evaluates the rule: [`decide`], then [`explain`].
-pub fn check(i: &Inputs<'_>) -> Outcome {
+pub(crate) fn check(i: &Inputs<'_>) -> Outcome {
     super::outcome(decide(i), explain)
 }
 

@@ -10,10 +10,10 @@ use crate::table::columns::{Col, DevMetric};
 use crate::verdict::{Metric, Unit};
 
 /// Rule id.
-pub const ID: &str = "device_saturation";
+pub(crate) const ID: &str = "device_saturation";
 
 /// The rule's declaration to the report: title and key charts.
-pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
+pub(crate) const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
     id: ID,
     title: "Device saturation",
     key_charts: &["latency-queue"],
@@ -23,13 +23,13 @@ pub const SPEC: crate::verdict::RuleSpec = crate::verdict::RuleSpec {
 };
 
 /// A second at or above this `%util` is saturated.
-pub const BUSY_PCT: f64 = 90.0;
+pub(crate) const BUSY_PCT: f64 = 90.0;
 /// The rule fires with at least this many saturated seconds.
-pub const MIN_SECONDS: usize = 10;
+pub(crate) const MIN_SECONDS: usize = 10;
 
 /// What the rule reads.
 #[derive(Debug, Clone, Copy)]
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     /// The main device.
     pub device: &'a str,
     /// Its `%util`.
@@ -39,7 +39,7 @@ pub struct Inputs<'a> {
 }
 
 /// Picks the inputs.
-pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
+pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
     let dev = |m: DevMetric| a.device().and_then(|d| a.series(&Col::Dev(d.name.clone(), m)));
     match (a.device(), dev(DevMetric::UtilPct)) {
         (Some(d), Some(util)) => Ok(Inputs { device: &d.name, util, w_await: dev(DevMetric::WAwaitMs) }),
@@ -49,7 +49,7 @@ pub fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> {
 
 /// What the rule concluded: the device, how long it was saturated and its write latency then.
 #[derive(Debug, Clone)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The main device.
     pub device: String,
     /// Seconds at or above [`BUSY_PCT`].
@@ -65,7 +65,7 @@ pub struct Verdict {
 }
 
 /// Decides: fires with at least [`MIN_SECONDS`] seconds at or above [`BUSY_PCT`].
-pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
+pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     let (dev, util) = (i.device, i.util.values);
     let hot: Vec<usize> = (0..util.len()).filter(|&r| util[r].is_some_and(|u| u >= BUSY_PCT)).collect();
     // Seconds: rows times the row width (a row of a wider bin holds its seconds' mean %util).
@@ -98,7 +98,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
 }
 
 /// Writes the verdict as the finding.
-pub fn explain(v: &Verdict) -> Finding {
+pub(crate) fn explain(v: &Verdict) -> Finding {
     let mut metrics = std::collections::BTreeMap::new();
     metrics.insert("seconds_saturated", Metric::num(v.seconds_saturated, Unit::Seconds));
     metrics.insert("share_of_capture", Metric::num(v.share_of_capture, Unit::Fraction));
@@ -116,7 +116,7 @@ pub fn explain(v: &Verdict) -> Finding {
 }
 
 /// Evaluates the rule: [`decide`], then [`explain`].
-pub fn check(i: &Inputs<'_>) -> Outcome {
+pub(crate) fn check(i: &Inputs<'_>) -> Outcome {
     super::outcome(decide(i), explain)
 }
 

@@ -11,23 +11,23 @@ use crate::pipeline::{ParsedFile, Sourced, ThreadTotal};
 use iosift_parsers::mounts::{Mount, Origin};
 
 /// Epoch second of row 0 of every test series (2023-11-14T22:13:20Z).
-pub const T0: i64 = 1_700_000_000;
+pub(super) const T0: i64 = 1_700_000_000;
 
 /// Values as a series' cells.
-pub fn vals(v: &[f64]) -> Vec<Cell> {
+pub(super) fn vals(v: &[f64]) -> Vec<Cell> {
     v.iter().map(|x| Cell::some(*x)).collect()
 }
 
 /// The series of column `name` read from `test.txt`, without input lines (the column is
 /// leaked: a test's few series live as long as the test).
-pub fn series<'a>(name: &str, values: &'a [Cell]) -> Series<'a> {
+pub(super) fn series<'a>(name: &str, values: &'a [Cell]) -> Series<'a> {
     let col = crate::table::Col::parse(name).unwrap_or_else(|| panic!("{name} is no column"));
     Series::new(Box::leak(Box::new(col)), values, "test.txt", T0, Cells::none())
 }
 
 /// The episode of burst `b` on vda, its issuer `class` measured in `comm` (also its
 /// writer), costly or not.
-pub fn episode(
+pub(super) fn episode(
     b: &Burst,
     class: crate::verdict::IssuerClass,
     comm: &str,
@@ -60,23 +60,23 @@ pub fn episode(
 }
 
 /// A one-second burst at `at`.
-pub fn burst(at: usize, peak_value: f64, total: f64) -> Burst {
+pub(super) fn burst(at: usize, peak_value: f64, total: f64) -> Burst {
     Burst { start: at, end: at, peak: at, peak_value, total }
 }
 
 /// A periodicity view of `bursts` with a period and its confidence.
-pub fn view(bursts: Vec<Burst>, period: Option<f64>, confidence: Option<f64>) -> PeriodicityView {
+pub(super) fn view(bursts: Vec<Burst>, period: Option<f64>, confidence: Option<f64>) -> PeriodicityView {
     let vda = crate::table::Col::Dev("vda".into(), crate::table::columns::DevMetric::WBytesS);
     PeriodicityView { bursts, period_s: period, confidence, ..PeriodicityView::of(vda) }
 }
 
 /// A context value read from line 3 of `ctx.txt`.
-pub fn sourced<T>(value: T) -> Sourced<T> {
+pub(super) fn sourced<T>(value: T) -> Sourced<T> {
     Sourced { value, file: "ctx.txt".into(), line: 3 }
 }
 
 /// A mount `source on target type fstype (options)`.
-pub fn mount(source: &str, target: &str, fstype: &str, options: &str) -> Sourced<Mount> {
+pub(super) fn mount(source: &str, target: &str, fstype: &str, options: &str) -> Sourced<Mount> {
     sourced(Mount {
         line: 3,
         source: source.into(),
@@ -89,12 +89,12 @@ pub fn mount(source: &str, target: &str, fstype: &str, options: &str) -> Sourced
 }
 
 /// A pidstat thread total.
-pub fn thread(comm: &str, category: &'static str, bytes: f64) -> ThreadTotal {
+pub(super) fn thread(comm: &str, category: &'static str, bytes: f64) -> ThreadTotal {
     ThreadTotal { comm: comm.into(), category, bytes, tgid: None }
 }
 
 /// An input file with its text (for quotes).
-pub fn file(name: &str, text: &str) -> ParsedFile {
+pub(super) fn file(name: &str, text: &str) -> ParsedFile {
     ParsedFile {
         name: name.into(),
         base: name.into(),
@@ -111,7 +111,7 @@ pub fn file(name: &str, text: &str) -> ParsedFile {
 }
 
 /// The finding of a rule that must fire.
-pub fn fired(o: Outcome) -> Finding {
+pub(super) fn fired(o: Outcome) -> Finding {
     match o {
         Outcome::Fire(f) => *f,
         other => panic!("expected the rule to fire, got {other:?}"),
@@ -119,7 +119,7 @@ pub fn fired(o: Outcome) -> Finding {
 }
 
 /// The reason of a rule that must pass.
-pub fn passed(o: Outcome) -> String {
+pub(super) fn passed(o: Outcome) -> String {
     match o {
         Outcome::Pass(r) => r,
         other => panic!("expected the rule to pass, got {other:?}"),
@@ -127,7 +127,7 @@ pub fn passed(o: Outcome) -> String {
 }
 
 /// The skip reasons (as findings.json prints them) of rule `id` on `a`.
-pub fn skipped(id: &str, a: &Available<'_>) -> Vec<String> {
+pub(super) fn skipped(id: &str, a: &Available<'_>) -> Vec<String> {
     let (_, eval) = RULES.iter().find(|(r, _)| *r == id).expect("a listed rule");
     match eval(a) {
         Outcome::Skip(m) => m.iter().map(ToString::to_string).collect(),

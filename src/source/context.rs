@@ -85,7 +85,7 @@ impl Context {
 }
 
 /// Collects time-zone evidence from every file.
-pub fn zone_evidence(files: &[ParsedFile], ev: &mut ZoneEvidence) {
+pub(crate) fn zone_evidence(files: &[ParsedFile], ev: &mut ZoneEvidence) {
     for f in files {
         if let Some(d) = &f.data {
             super::of(d).zone_evidence(&f.name, ev);

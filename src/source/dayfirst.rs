@@ -21,7 +21,7 @@ fn ambiguous_banner(f: &ParsedFile) -> Option<&Banner> {
 }
 
 /// True when some file of the bundle has a date that reads both ways.
-pub fn any_ambiguous(files: &[ParsedFile]) -> bool {
+pub(crate) fn any_ambiguous(files: &[ParsedFile]) -> bool {
     files.iter().any(|f| ambiguous_banner(f).is_some())
 }
 
@@ -32,7 +32,7 @@ fn distance(x: f64, refs: &[(f64, f64)]) -> f64 {
 
 /// Decides, from a first anchoring of every file, which ambiguous files are day-first;
 /// returns their indexes with the warning for each.
-pub fn decide(files: &[ParsedFile], clocks: &[Option<FileClock>]) -> Vec<(usize, String)> {
+pub(crate) fn decide(files: &[ParsedFile], clocks: &[Option<FileClock>]) -> Vec<(usize, String)> {
     let refs: Vec<(f64, f64)> = clocks
         .iter()
         .enumerate()
@@ -80,7 +80,7 @@ fn swap_banner(b: &mut Banner) {
 /// Reads every date of file `f` day-first: banners and `-t` stamps (for sar and mpstat,
 /// the rows under each banner move with its date). Only a file whose adapter names an
 /// ambiguous banner is changed.
-pub fn read_day_first(f: &mut ParsedFile) {
+pub(crate) fn read_day_first(f: &mut ParsedFile) {
     if ambiguous_banner(f).is_none() {
         return;
     }

@@ -11,16 +11,16 @@ use crate::table::columns::HostMetric;
 use iosift_parsers::Stamp;
 
 /// `top -b` iterations.
-pub struct Top<'d>(pub &'d iosift_parsers::top::Top);
+pub(super) struct Top<'d>(pub &'d iosift_parsers::top::Top);
 
 /// `/proc/interrupts` snapshots.
-pub struct Interrupts<'d>(pub &'d iosift_parsers::procfs::interrupts::Interrupts);
+pub(super) struct Interrupts<'d>(pub &'d iosift_parsers::procfs::interrupts::Interrupts);
 
 /// `netstat -s` / `-antp` snapshots.
-pub struct Netstat<'d>(pub &'d iosift_parsers::netstat::Netstat);
+pub(super) struct Netstat<'d>(pub &'d iosift_parsers::netstat::Netstat);
 
 /// `/proc/stat` snapshots.
-pub struct ProcStat<'d>(pub &'d iosift_parsers::procfs::stat::ProcStat);
+pub(super) struct ProcStat<'d>(pub &'d iosift_parsers::procfs::stat::ProcStat);
 
 impl<'d> Adapter<'d> for ProcStat<'d> {
     fn context(&self, file: &str, ctx: &mut crate::source::Context) {

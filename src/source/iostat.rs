@@ -12,7 +12,7 @@ use crate::table::columns::{CpuMetric, DevMetric, SeenOf};
 const KEYED_DEVICES: usize = 64;
 
 /// An iostat file.
-pub struct Iostat<'d>(pub &'d iosift_parsers::iostat::Iostat);
+pub(super) struct Iostat<'d>(pub &'d iosift_parsers::iostat::Iostat);
 
 impl<'d> Adapter<'d> for Iostat<'d> {
     fn ambiguous_banner(&self) -> Option<&'d iosift_parsers::common::sysstat::Banner> {

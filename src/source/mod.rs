@@ -8,8 +8,8 @@
 //! [`crate::table::Col`]), and gives its context (kernel, mounts, sysctl,
 //! variables, ...) and its time-zone evidence.
 
-pub mod context;
-pub mod dayfirst;
+pub(crate) mod context;
+pub(crate) mod dayfirst;
 mod file;
 mod host;
 mod inert;
@@ -22,7 +22,7 @@ mod procfs;
 mod sar;
 mod series;
 mod stacks;
-pub mod stream;
+pub(crate) mod stream;
 mod system;
 
 pub use context::{Context, Sourced};
@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// A measurement several formats can carry; one source per measurement (and
 /// per span of seconds) feeds the timeline, so nothing is counted twice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Measure {
+pub(crate) enum Measure {
     /// Per-device I/O: `dev.*` (iostat -x, sar -d).
     DeviceIo,
     /// CPU of all cores: `cpu.*` (iostat avg-cpu, sar -u, mpstat).
@@ -57,7 +57,7 @@ pub enum Measure {
 
 impl Measure {
     /// What the notes call it.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Measure::DeviceIo => "device metrics",
             Measure::Cpu => "CPU of all cores",
@@ -75,7 +75,7 @@ impl Measure {
 /// kind of source (iostat -x over sar -d); among one tier the higher
 /// `score` wins (more rows, finer units, finer interval).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Offer {
+pub(crate) struct Offer {
     /// The measurement.
     pub measure: Measure,
     /// Kind of source: 3 = the dedicated tool or counter, 1 = a general collector.
@@ -100,7 +100,7 @@ pub struct ThreadTotal {
 }
 
 /// Where an adapter's points go (the range pass, the timeline, a per-source table).
-pub trait Sink {
+pub(crate) trait Sink {
     /// A value sampled at `epoch`.
     fn gauge(&mut self, col: &Col, epoch: f64, v: f64);
     /// A rate over `(end - interval, end]`.
@@ -121,7 +121,7 @@ pub trait Sink {
 
 /// What a visit changes beyond its points (bundle-wide, owned by the filler).
 #[derive(Debug, Default)]
-pub struct Effects {
+pub(crate) struct Effects {
     /// Counter decreases per file (reset, reboot, wrap).
     pub resets: BTreeMap<usize, usize>,
     /// pidstat write totals per thread id.
@@ -133,7 +133,7 @@ pub struct Effects {
 }
 
 /// Everything an adapter sees while emitting one file's points.
-pub struct Visit<'a> {
+pub(crate) struct Visit<'a> {
     /// Index of the file in the bundle.
     pub index: usize,
     /// The file.
@@ -157,12 +157,12 @@ pub struct Visit<'a> {
 
 impl Visit<'_> {
     /// Whether this file feeds measurement `m`.
-    pub fn uses(&self, m: Measure) -> bool {
+    pub(crate) fn uses(&self, m: Measure) -> bool {
         self.uses.contains(&m)
     }
 
     /// A counter's increase, or `None` (and a recorded reset) when it went down.
-    pub fn delta(&mut self, old: f64, new: f64) -> Option<f64> {
+    pub(crate) fn delta(&mut self, old: f64, new: f64) -> Option<f64> {
         if new >= old {
             return Some(new - old);
         }
@@ -173,14 +173,14 @@ impl Visit<'_> {
     }
 
     /// Sets this file's note (fill pass only).
-    pub fn note(&mut self, text: String) {
+    pub(crate) fn note(&mut self, text: String) {
         if self.filling {
             self.out.notes.insert(self.index, text);
         }
     }
 
     /// A warning (first pass only, so it is given once).
-    pub fn warn(&mut self, text: String) {
+    pub(crate) fn warn(&mut self, text: String) {
         if !self.filling {
             self.out.warnings.push(text);
         }
@@ -189,7 +189,7 @@ impl Visit<'_> {
 
 /// What every source family implements. Every method has a default: a
 /// family implements what it carries.
-pub trait Adapter<'d> {
+pub(crate) trait Adapter<'d> {
     /// The measurements it can feed, with its rank.
     fn offers(&self) -> Vec<Offer> {
         Vec::new()
@@ -264,7 +264,7 @@ pub trait Adapter<'d> {
 }
 
 /// Snapshots of the server's state, for the report's state box.
-pub enum State<'d> {
+pub(crate) enum State<'d> {
     /// `SHOW ENGINE INNODB STATUS`.
     Innodb(&'d iosift_parsers::innodb_status::InnodbStatus),
     /// `SHOW FULL PROCESSLIST`.
@@ -285,7 +285,7 @@ pub enum Stacks<'d> {
 }
 
 /// The adapter of a parsed file: the one exhaustive match over the formats.
-pub fn of(d: &Data) -> Box<dyn Adapter<'_> + '_> {
+pub(crate) fn of(d: &Data) -> Box<dyn Adapter<'_> + '_> {
     match d {
         Data::Iostat(x) | Data::IostatJson(x) => Box::new(iostat::Iostat(x)),
         Data::Pidstat(x) | Data::PidstatJson(x) => Box::new(pidstat::Pidstat(x)),
@@ -341,7 +341,7 @@ pub fn of(d: &Data) -> Box<dyn Adapter<'_> + '_> {
 /// then score, then the earlier file), plus every other offer whose time span
 /// does not overlap a chosen one (a sar file per day, pt-stalk samples). A
 /// file that loses a measurement gets a note naming the file used.
-pub fn choose(
+pub(crate) fn choose(
     files: &[ParsedFile],
     excluded: &[bool],
     spans: &[Option<(f64, f64)>],
@@ -407,54 +407,54 @@ fn loss_note(files: &[ParsedFile], lost: &[(usize, &'static str, &'static str)])
 }
 
 /// The host a file names through its adapter ([`Adapter::host`]).
-pub fn host(f: &ParsedFile) -> Option<String> {
+pub(crate) fn host(f: &ParsedFile) -> Option<String> {
     f.data.as_ref().and_then(|d| of(d).host())
 }
 
 /// The perf samples of a file, if it is a perf script.
-pub fn perf(f: &ParsedFile) -> Option<&iosift_parsers::perf_script::PerfScript> {
+pub(crate) fn perf(f: &ParsedFile) -> Option<&iosift_parsers::perf_script::PerfScript> {
     f.data.as_ref().and_then(|d| of(d).perf())
 }
 
 /// The binlog of a file, if it is a mysqlbinlog decode.
-pub fn binlog(f: &ParsedFile) -> Option<&iosift_parsers::mysqlbinlog::Binlog> {
+pub(crate) fn binlog(f: &ParsedFile) -> Option<&iosift_parsers::mysqlbinlog::Binlog> {
     f.data.as_ref().and_then(|d| of(d).binlog())
 }
 
 /// The replication status series of a file, if it is one.
-pub fn replica_status(f: &ParsedFile) -> Option<&iosift_parsers::mysql_replica_status::ReplicaStatus> {
+pub(crate) fn replica_status(f: &ParsedFile) -> Option<&iosift_parsers::mysql_replica_status::ReplicaStatus> {
     f.data.as_ref().and_then(|d| of(d).replica_status())
 }
 
 /// The pt-heartbeat rows of a file, if it is one.
-pub fn heartbeat(f: &ParsedFile) -> Option<&iosift_parsers::pt_heartbeat::Heartbeat> {
+pub(crate) fn heartbeat(f: &ParsedFile) -> Option<&iosift_parsers::pt_heartbeat::Heartbeat> {
     f.data.as_ref().and_then(|d| of(d).heartbeat())
 }
 
 /// The iostat reports of a file, if it is an iostat.
-pub fn iostat(f: &ParsedFile) -> Option<&iosift_parsers::iostat::Iostat> {
+pub(crate) fn iostat(f: &ParsedFile) -> Option<&iosift_parsers::iostat::Iostat> {
     f.data.as_ref().and_then(|d| of(d).iostat())
 }
 
 /// The clock reference of a file, if it is one.
-pub fn clock_reference(f: &ParsedFile) -> Option<&iosift_parsers::clock_reference::ClockReference> {
+pub(crate) fn clock_reference(f: &ParsedFile) -> Option<&iosift_parsers::clock_reference::ClockReference> {
     f.data.as_ref().and_then(|d| of(d).clock_reference())
 }
 
 /// The state snapshot of a file, if it is one.
-pub fn state(f: &ParsedFile) -> Option<State<'_>> {
+pub(crate) fn state(f: &ParsedFile) -> Option<State<'_>> {
     f.data.as_ref().and_then(|d| of(d).state())
 }
 
 /// The thread stacks of a file, if it is a gdb or pt-pmp output.
-pub fn stacks(f: &ParsedFile) -> Option<Stacks<'_>> {
+pub(crate) fn stacks(f: &ParsedFile) -> Option<Stacks<'_>> {
     f.data.as_ref().and_then(|d| of(d).stacks())
 }
 
 /// Whether anything after the fill reads the file's records: the perf, stacks, binlog, replication
 /// and state views do; every other source is read only through the timeline, so `analyze`
 /// drops its records once it is filled ([`crate::pipeline::fill::fill`]).
-pub fn read_after_fill(f: &ParsedFile) -> bool {
+pub(crate) fn read_after_fill(f: &ParsedFile) -> bool {
     perf(f).is_some()
         || binlog(f).is_some()
         || replica_status(f).is_some()
@@ -466,7 +466,7 @@ pub fn read_after_fill(f: &ParsedFile) -> bool {
 /// The epoch of a stamp: the simple forms (epoch, zoned), else a local date-time or a
 /// time of day through the file's series ([`crate::clock::DayRoller`]: banner date,
 /// rolling at midnight, the repeated DST hour in the series' order).
-pub fn stamp_epoch(
+pub(crate) fn stamp_epoch(
     stamp: &iosift_parsers::Stamp,
     zone: &Zone,
     series: Option<&mut crate::clock::DayRoller>,
@@ -484,7 +484,7 @@ pub fn stamp_epoch(
 
 /// Successive timed snapshots as (previous, current, epoch, seconds between),
 /// for counters; pairs more than a minute apart are skipped (a gap, not a rate).
-pub fn snapshot_pairs<'s, S>(
+pub(crate) fn snapshot_pairs<'s, S>(
     snaps: &'s [S],
     ts: impl Fn(&S) -> Option<f64> + 's,
 ) -> impl Iterator<Item = (&'s S, &'s S, f64, f64)> + 's {

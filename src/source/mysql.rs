@@ -10,7 +10,7 @@ use crate::table::Col;
 use crate::table::columns::{BinlogMetric, MysqlCounter, ReplMetric};
 
 /// A decoded binary log.
-pub struct Binlog<'d>(pub &'d iosift_parsers::mysqlbinlog::Binlog);
+pub(super) struct Binlog<'d>(pub &'d iosift_parsers::mysqlbinlog::Binlog);
 
 impl<'d> Adapter<'d> for Binlog<'d> {
     fn offers(&self) -> Vec<Offer> {
@@ -96,7 +96,7 @@ impl<'d> Adapter<'d> for Binlog<'d> {
 }
 
 /// `mysqladmin extended-status` samples (absolute or `-r` relative).
-pub struct Mysqladmin<'d>(pub &'d iosift_parsers::mysqladmin_ext::MysqladminExt);
+pub(super) struct Mysqladmin<'d>(pub &'d iosift_parsers::mysqladmin_ext::MysqladminExt);
 
 /// The counters read, with their status variable names.
 const COUNTERS: [(MysqlCounter, &str); 8] = [
@@ -168,7 +168,7 @@ impl<'d> Adapter<'d> for Mysqladmin<'d> {
 }
 
 /// `SHOW SLAVE STATUS` / `SHOW MASTER STATUS` series.
-pub struct ReplicaStatus<'d>(pub &'d iosift_parsers::mysql_replica_status::ReplicaStatus);
+pub(super) struct ReplicaStatus<'d>(pub &'d iosift_parsers::mysql_replica_status::ReplicaStatus);
 
 impl<'d> Adapter<'d> for ReplicaStatus<'d> {
     fn replica_status(&self) -> Option<&'d iosift_parsers::mysql_replica_status::ReplicaStatus> {
@@ -236,7 +236,7 @@ impl<'d> Adapter<'d> for ReplicaStatus<'d> {
 }
 
 /// pt-heartbeat rows read every interval (the rules read them; nothing on the timeline).
-pub struct Heartbeat<'d>(pub &'d iosift_parsers::pt_heartbeat::Heartbeat);
+pub(super) struct Heartbeat<'d>(pub &'d iosift_parsers::pt_heartbeat::Heartbeat);
 
 impl<'d> Adapter<'d> for Heartbeat<'d> {
     fn heartbeat(&self) -> Option<&'d iosift_parsers::pt_heartbeat::Heartbeat> {
@@ -245,7 +245,7 @@ impl<'d> Adapter<'d> for Heartbeat<'d> {
 }
 
 /// `SHOW GLOBAL VARIABLES`.
-pub struct Variables<'d>(pub &'d iosift_parsers::mysql_variables::Variables);
+pub(super) struct Variables<'d>(pub &'d iosift_parsers::mysql_variables::Variables);
 
 impl<'d> Adapter<'d> for Variables<'d> {
     fn context(&self, file: &str, ctx: &mut Context) {
@@ -260,7 +260,7 @@ impl<'d> Adapter<'d> for Variables<'d> {
 }
 
 /// performance_schema.threads (OS thread id -> thread name).
-pub struct Threads<'d>(pub &'d iosift_parsers::mysql_threads::Threads);
+pub(super) struct Threads<'d>(pub &'d iosift_parsers::mysql_threads::Threads);
 
 impl<'d> Adapter<'d> for Threads<'d> {
     fn context(&self, _file: &str, ctx: &mut Context) {
@@ -277,7 +277,7 @@ impl<'d> Adapter<'d> for Threads<'d> {
 }
 
 /// A my.cnf option file: configured values; SHOW VARIABLES (the running values) wins.
-pub struct OptionFile<'d>(pub &'d iosift_parsers::mysql_option_file::MysqlOptionFile);
+pub(super) struct OptionFile<'d>(pub &'d iosift_parsers::mysql_option_file::MysqlOptionFile);
 
 impl<'d> Adapter<'d> for OptionFile<'d> {
     fn late_context(&self) -> bool {
@@ -299,7 +299,7 @@ impl<'d> Adapter<'d> for OptionFile<'d> {
 }
 
 /// `SHOW ENGINE INNODB STATUS`.
-pub struct InnodbStatus<'d>(pub &'d iosift_parsers::innodb_status::InnodbStatus);
+pub(super) struct InnodbStatus<'d>(pub &'d iosift_parsers::innodb_status::InnodbStatus);
 
 impl<'d> Adapter<'d> for InnodbStatus<'d> {
     fn state(&self) -> Option<State<'d>> {
@@ -308,7 +308,7 @@ impl<'d> Adapter<'d> for InnodbStatus<'d> {
 }
 
 /// `SHOW FULL PROCESSLIST`.
-pub struct Processlist<'d>(pub &'d iosift_parsers::mysql_processlist::MysqlProcesslist);
+pub(super) struct Processlist<'d>(pub &'d iosift_parsers::mysql_processlist::MysqlProcesslist);
 
 impl<'d> Adapter<'d> for Processlist<'d> {
     fn state(&self) -> Option<State<'d>> {

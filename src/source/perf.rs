@@ -10,7 +10,7 @@ use crate::table::columns::PerfMetric;
 use iosift_parsers::perf_script::PerfScript;
 
 /// A perf script.
-pub struct Perf<'d>(pub &'d PerfScript);
+pub(super) struct Perf<'d>(pub &'d PerfScript);
 
 impl<'d> Adapter<'d> for Perf<'d> {
     fn host(&self) -> Option<String> {

@@ -8,7 +8,7 @@ use crate::table::Col;
 use crate::table::columns::SeenOf;
 
 /// A pidstat file.
-pub struct Pidstat<'d>(pub &'d iosift_parsers::pidstat::Pidstat);
+pub(super) struct Pidstat<'d>(pub &'d iosift_parsers::pidstat::Pidstat);
 
 impl<'d> Adapter<'d> for Pidstat<'d> {
     fn ambiguous_banner(&self) -> Option<&'d iosift_parsers::common::sysstat::Banner> {

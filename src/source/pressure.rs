@@ -11,7 +11,7 @@ use crate::table::columns::{PsiKind, PsiResource};
 use iosift_parsers::procfs::pressure::{Pressure as Psi, Stall};
 
 /// A pressure file.
-pub struct Pressure<'d>(pub &'d Psi);
+pub(super) struct Pressure<'d>(pub &'d Psi);
 
 /// The resource a pressure file's name says (`2026_12_01_22_50_31-pressure-io`).
 fn resource(base: &str) -> Option<PsiResource> {

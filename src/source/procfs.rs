@@ -12,13 +12,13 @@ use iosift_parsers::procfs::meminfo::Series;
 const PAGE_BYTES: f64 = 4096.0;
 
 /// A `/proc/meminfo` series.
-pub struct Meminfo<'d>(pub &'d Series);
+pub(super) struct Meminfo<'d>(pub &'d Series);
 
 /// A `/proc/vmstat` series.
-pub struct ProcVmstat<'d>(pub &'d Series);
+pub(super) struct ProcVmstat<'d>(pub &'d Series);
 
 /// A `/proc/diskstats` series.
-pub struct Diskstats<'d>(pub &'d iosift_parsers::procfs::diskstats::Diskstats);
+pub(super) struct Diskstats<'d>(pub &'d iosift_parsers::procfs::diskstats::Diskstats);
 
 /// The TS offsets of a snapshot series (its first, and its last for a DST change).
 fn ts_evidence<'a>(

@@ -16,7 +16,7 @@ use crate::table::columns::{CoreMetric, CpuMetric, DevMetric, NetMetric, SarMetr
 use iosift_parsers::sar::{Activity, Row, Sar, Source};
 
 /// A sar-like file (sar text, sadf, a decoded sa file, mpstat).
-pub struct SarSource<'d>(pub &'d Sar);
+pub(super) struct SarSource<'d>(pub &'d Sar);
 
 impl<'d> Adapter<'d> for SarSource<'d> {
     fn ambiguous_banner(&self) -> Option<&'d iosift_parsers::common::sysstat::Banner> {

@@ -9,7 +9,7 @@ use crate::table::columns::{DstatDir, VmstatField};
 use iosift_parsers::Stamp;
 
 /// A vmstat file.
-pub struct Vmstat<'d>(pub &'d iosift_parsers::vmstat::Vmstat);
+pub(super) struct Vmstat<'d>(pub &'d iosift_parsers::vmstat::Vmstat);
 
 impl<'d> Adapter<'d> for Vmstat<'d> {
     fn zone_evidence(&self, file: &str, ev: &mut ZoneEvidence) {
@@ -83,7 +83,7 @@ impl<'d> Adapter<'d> for Vmstat<'d> {
 }
 
 /// A dstat or dool file (CSV or terminal text).
-pub struct Dstat<'d>(pub &'d iosift_parsers::dstat_csv::Dstat);
+pub(super) struct Dstat<'d>(pub &'d iosift_parsers::dstat_csv::Dstat);
 
 impl<'d> Adapter<'d> for Dstat<'d> {
     fn zone_evidence(&self, file: &str, ev: &mut ZoneEvidence) {

@@ -7,7 +7,7 @@ use super::{Adapter, Stacks};
 use crate::clock::ZoneEvidence;
 
 /// gdb snapshots (`<prefix>-stacktrace`, `collect.sh -G`, `pt-pmp --save-samples`).
-pub struct Gdb<'d>(pub &'d iosift_parsers::gdb_stacks::GdbStacks);
+pub(super) struct Gdb<'d>(pub &'d iosift_parsers::gdb_stacks::GdbStacks);
 
 impl<'d> Adapter<'d> for Gdb<'d> {
     fn stacks(&self) -> Option<Stacks<'d>> {
@@ -20,7 +20,7 @@ impl<'d> Adapter<'d> for Gdb<'d> {
 }
 
 /// pt-pmp's `count frame,frame,...` lines.
-pub struct Pmp<'d>(pub &'d iosift_parsers::pt_pmp::PtPmp);
+pub(super) struct Pmp<'d>(pub &'d iosift_parsers::pt_pmp::PtPmp);
 
 impl<'d> Adapter<'d> for Pmp<'d> {
     fn stacks(&self) -> Option<Stacks<'d>> {

@@ -15,19 +15,19 @@ use std::io::Read;
 /// (`iosift_parsers::iostat_budget`; a diagnostic and the file's variant say so). A row is
 /// about 300 bytes (33 `f64` values), so this holds the rows of about 450 MB of `iostat -x -t`
 /// text of one device (a 200 MB file, 4.4 days at 1 s, keeps every report in ~110 MB).
-pub const IOSTAT_ROW_BUDGET: usize = 256 << 20;
+pub(crate) const IOSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes a streamed pidstat's parsed rows may hold: past it, reports are merged two to
 /// one (and again) as for iostat (`iosift_parsers::pidstat::budget`). About the rows of 80 MB
 /// of `pidstat -d -t` text: a pidstat of days at 1 s becomes a coarser one, which the
 /// analysis states; a 200 MB file took 745 MB.
-pub const PIDSTAT_ROW_BUDGET: usize = 256 << 20;
+pub(crate) const PIDSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes the snapshots of a streamed `TS` series (pt-stalk `meminfo`, `procvmstat`,
 /// `diskstats`) may hold: past it, one snapshot in 2, 4, ... is kept
 /// (`iosift_parsers::procfs::ts_budget`; a diagnostic and the file's variant say so). A 200 MB
 /// `meminfo` (2.3 days at 1 s) holds about 180 MB, a 200 MB `diskstats` about 700 MB.
-pub const TS_SNAPSHOT_BUDGET: usize = 256 << 20;
+pub(crate) const TS_SNAPSHOT_BUDGET: usize = 256 << 20;
 
 /// Size of one read from the file (and the least the buffer holds).
 const CHUNK: usize = 1 << 20;
@@ -38,14 +38,14 @@ const LOOKAHEAD: usize = 16 << 20;
 /// Longest line held: a longer one (a run of NULs where a crashed writer left a hole, a
 /// binary file behind a text head) is skipped to its newline with one diagnostic, and the
 /// rest of the file is read. The buffer never grows past about twice this plus [`LOOKAHEAD`].
-pub const MAX_LINE: usize = 16 << 20;
+pub(crate) const MAX_LINE: usize = 16 << 20;
 
 /// Lines of a file (gzip-decoded when it is), read in [`CHUNK`]-sized reads into
 /// one reused buffer: the same lines, numbers, cut and last-content flags as
 /// [`iosift_parsers::common::SliceSource`] over the whole file, but for lines longer than
 /// [`MAX_LINE`], which are skipped and listed in `long_lines`. The file is read up to the
 /// size it had when the bundle was listed ([`Streamed::len`]).
-pub struct FileSource {
+pub(crate) struct FileSource {
     reader: Box<dyn Read>,
     /// The file, to tell at its end whether it grew while read.
     file: std::fs::File,
@@ -73,13 +73,13 @@ pub struct FileSource {
 
 impl FileSource {
     /// Opens a streamed file.
-    pub fn open(st: &Streamed) -> std::io::Result<Self> {
+    pub(crate) fn open(st: &Streamed) -> std::io::Result<Self> {
         Self::with_limits(st, CHUNK, MAX_LINE)
     }
 
     /// Opens a streamed file, reading `chunk` bytes at a time (small in tests, to cut lines)
     /// and skipping lines longer than `max_line`. The file must still be a regular file.
-    pub fn with_limits(st: &Streamed, chunk: usize, max_line: usize) -> std::io::Result<Self> {
+    pub(crate) fn with_limits(st: &Streamed, chunk: usize, max_line: usize) -> std::io::Result<Self> {
         let chunk = chunk.max(1);
         let file = crate::bundle::open_regular(&st.path)?;
         let body = file.try_clone()?.take(st.len);
@@ -103,7 +103,7 @@ impl FileSource {
     }
 
     /// Lines read so far, skipped ones included.
-    pub fn lines(&self) -> usize {
+    pub(crate) fn lines(&self) -> usize {
         self.no
     }
 
@@ -276,7 +276,7 @@ impl LineSource for FileSource {
 
 /// Lines `a..=b` (1-based) of a streamed file, with their `\n`s (for evidence quotes);
 /// a line skipped for its length is an empty line, so that the numbers still hold.
-pub fn line_range(st: &Streamed, a: usize, b: usize) -> Vec<u8> {
+pub(crate) fn line_range(st: &Streamed, a: usize, b: usize) -> Vec<u8> {
     match FileSource::open(st) {
         Ok(src) => lines_of(src, a, b),
         Err(_) => Vec::new(),
@@ -305,7 +305,7 @@ fn lines_of(mut src: FileSource, a: usize, b: usize) -> Vec<u8> {
 /// the parse. The bundle streams only the formats the registry gives a
 /// [`iosift_parsers::Stream`] ([`crate::bundle::stream_min_bytes`]);
 /// any other id is reported, never parsed as something else.
-pub fn parse(st: &Streamed) -> Option<(&'static str, Parsed<Data>)> {
+pub(crate) fn parse(st: &Streamed) -> Option<(&'static str, Parsed<Data>)> {
     parse_with(st, CHUNK, MAX_LINE)
 }
 

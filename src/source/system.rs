@@ -5,21 +5,21 @@
 use super::{Adapter, Context, Sourced};
 
 /// `uname -a` / `-r`.
-pub struct Uname<'d>(pub &'d iosift_parsers::uname::Uname);
+pub(super) struct Uname<'d>(pub &'d iosift_parsers::uname::Uname);
 /// `/proc/mounts`, `mount`.
-pub struct Mounts<'d>(pub &'d iosift_parsers::mounts::Mounts);
+pub(super) struct Mounts<'d>(pub &'d iosift_parsers::mounts::Mounts);
 /// `sysctl -a`.
-pub struct Sysctl<'d>(pub &'d iosift_parsers::sysctl::Sysctl);
+pub(super) struct Sysctl<'d>(pub &'d iosift_parsers::sysctl::Sysctl);
 /// `/sys/block/*/queue/*`.
-pub struct Sysfs<'d>(pub &'d iosift_parsers::sysfs::Sysfs);
+pub(super) struct Sysfs<'d>(pub &'d iosift_parsers::sysfs::Sysfs);
 /// `/proc/PID/smaps`.
-pub struct Smaps<'d>(pub &'d iosift_parsers::smaps::Smaps);
+pub(super) struct Smaps<'d>(pub &'d iosift_parsers::smaps::Smaps);
 /// A file of sections, each parsed as its own format.
-pub struct Sections<'d>(pub &'d iosift_parsers::sections::Sections);
+pub(super) struct Sections<'d>(pub &'d iosift_parsers::sections::Sections);
 /// epoch - CLOCK_MONOTONIC readings of a collector.
-pub struct ClockRef<'d>(pub &'d iosift_parsers::clock_reference::ClockReference);
+pub(super) struct ClockRef<'d>(pub &'d iosift_parsers::clock_reference::ClockReference);
 /// The kernel log (`dmesg`, pt-stalk `-dmesg`).
-pub struct Dmesg<'d>(pub &'d iosift_parsers::dmesg::Dmesg);
+pub(super) struct Dmesg<'d>(pub &'d iosift_parsers::dmesg::Dmesg);
 
 impl<'d> Adapter<'d> for Dmesg<'d> {
     fn context(&self, file: &str, ctx: &mut Context) {

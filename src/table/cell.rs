@@ -134,14 +134,15 @@ impl IntoIterator for &Cell {
     }
 }
 
-/// Cells of `Option`s (tests and small derived series).
-pub fn cells(v: impl IntoIterator<Item = Option<f64>>) -> Vec<Cell> {
+/// Cells of `Option`s (the tests' series).
+#[cfg(test)]
+pub(crate) fn cells(v: impl IntoIterator<Item = Option<f64>>) -> Vec<Cell> {
     v.into_iter().map(Cell::new).collect()
 }
 
 /// The value at row `r`, `None` for a gap or a row past the end.
 #[inline]
-pub fn at(v: &[Cell], r: usize) -> Option<f64> {
+pub(crate) fn at(v: &[Cell], r: usize) -> Option<f64> {
     v.get(r).and_then(Cell::get)
 }
 

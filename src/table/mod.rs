@@ -7,9 +7,9 @@
 //! typed frames and writes them. This keeps the polars feature set (and the
 //! build) small: no lazy engine, no joins, no temporal kernels.
 
-pub mod cell;
+pub(crate) mod cell;
 pub mod columns;
-pub mod sources;
+pub(crate) mod sources;
 pub mod timeline;
 
 pub use cell::Cell;

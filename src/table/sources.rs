@@ -25,7 +25,7 @@ pub struct RawRow {
 
 /// The long table of one file: its own `raw` rows when its adapter has them, else
 /// `emitted` (its timeline points as (epoch, column name, value, interval seconds)).
-pub fn source_table(
+pub(crate) fn source_table(
     raw: Option<Vec<RawRow>>,
     time_inferred: bool,
     emitted: impl FnOnce() -> Vec<(f64, String, f64, f64)>,

@@ -13,16 +13,16 @@
 //! large for the page its lightest nodes are cut (the samples count at their
 //! nearest kept caller) and the note says so.
 
-pub mod tree;
+pub(crate) mod tree;
 
 use super::PerfInput;
 use crate::table::Timeline;
 use std::collections::BTreeMap;
 
 /// Rows of a column: 100 ms each.
-pub const ROWS: usize = 10;
+pub(crate) const ROWS: usize = 10;
 /// Most columns (seconds) on the map.
-pub const MAX_COLS: usize = 600;
+pub(crate) const MAX_COLS: usize = 600;
 
 /// The heat map of one perf file.
 #[derive(Debug, Clone, Default)]
@@ -54,7 +54,7 @@ pub struct PerfHeat {
 
 /// The heat maps of every perf file with timed call stacks; none when perf was not anchored
 /// to the wall clock (`perf_offset`).
-pub fn of_perf(perf: &[PerfInput<'_>], perf_offset: Option<f64>, tl: &Timeline) -> Vec<PerfHeat> {
+pub(crate) fn of_perf(perf: &[PerfInput<'_>], perf_offset: Option<f64>, tl: &Timeline) -> Vec<PerfHeat> {
     let Some(off) = perf_offset.filter(|o| o.is_finite()) else { return Vec::new() };
     perf.iter().filter_map(|f| one(f, off, tl)).collect()
 }

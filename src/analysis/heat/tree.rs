@@ -8,9 +8,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 /// Most nodes kept.
-pub const MAX_NODES: usize = 3000;
+pub(crate) const MAX_NODES: usize = 3000;
 /// Most (cell, node) counts kept.
-pub const MAX_PAIRS: usize = 16_000;
+pub(crate) const MAX_PAIRS: usize = 16_000;
 
 /// A call tree with the samples of each cell.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -70,7 +70,7 @@ pub fn cpu_usage(report: &Report) -> Option<Draft> {
 
 /// The kernel's runnable tasks and tasks waiting for I/O (`/proc/stat` procs_running and
 /// procs_blocked, e.g. pt-stalk's `-procstat`).
-pub fn tasks(report: &Report) -> Option<Draft> {
+pub(super) fn tasks(report: &Report) -> Option<Draft> {
     let t = &report.timeline;
     let blocked = column(t, &Col::Host(HostMetric::StatProcsBlocked));
     let running = column(t, &Col::Host(HostMetric::StatProcsRunning));

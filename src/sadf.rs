@@ -139,7 +139,9 @@ pub(crate) fn decode(sa: &mut SaFile, bytes: &[u8]) -> Vec<Diagnostic> {
                     f = h.format_magic,
                     s = sadf.display(),
                 ),
-                other => format!("sa file of sysstat {} not read: {other}", h.version_text()),
+                other @ SadfError::NotFound | other @ SadfError::Io(_) | other @ SadfError::Failed(_) => {
+                    format!("sa file of sysstat {} not read: {other}", h.version_text())
+                }
             };
             sa.reader = Some(format!("not read: {e}"));
             vec![Diagnostic::new(1, DiagKind::ToolMessage, msg)]

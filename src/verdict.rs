@@ -182,7 +182,7 @@ impl Actor {
     pub fn issuer_class(&self) -> Option<IssuerClass> {
         match self.class {
             Role::Issuer(c) => Some(c),
-            _ => None,
+            Role::Writer | Role::Bound => None,
         }
     }
 }

@@ -281,7 +281,7 @@ impl Summary for Dstat {
                 match s {
                     Stamp::Local(_) => "local",
                     Stamp::TimeOfDay(_) => "time-of-day",
-                    _ => "other",
+                    Stamp::Epoch(_) | Stamp::Zoned(_) | Stamp::NoYear { .. } | Stamp::SinceBoot(_) => "other",
                 }
             } else if r.time_col.is_some() {
                 "time"
@@ -755,7 +755,15 @@ fn data_row(run: &mut Run, no: usize, line: &str, cells: &[Cell], diags: &mut Di
                 row.texts.push((i, s.to_string()));
             }
             Unit::Text => row.texts.push((i, s.to_string())),
-            unit => match parse_f64(s) {
+            unit @ Unit::BytesPerSec
+            | unit @ Unit::BitsPerSec
+            | unit @ Unit::CountPerSec
+            | unit @ Unit::Percent
+            | unit @ Unit::Bytes
+            | unit @ Unit::Count
+            | unit @ Unit::Epoch
+            | unit @ Unit::Millis
+            | unit @ Unit::Other => match parse_f64(s) {
                 Some(v) => {
                     if let Some(slot) = row.values.get_mut(i) {
                         *slot = Some(v);

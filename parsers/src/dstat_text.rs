@@ -299,7 +299,16 @@ fn parse_row(layout: &Layout, run: &Run, no: usize, line: &str, diags: &mut Diag
                         }
                         row.texts.push((seg.first_col, t.to_string()));
                     }
-                    unit => match parse_scaled(t, unit) {
+                    unit @ Unit::BytesPerSec
+                    | unit @ Unit::BitsPerSec
+                    | unit @ Unit::CountPerSec
+                    | unit @ Unit::Percent
+                    | unit @ Unit::Bytes
+                    | unit @ Unit::Count
+                    | unit @ Unit::Text
+                    | unit @ Unit::Epoch
+                    | unit @ Unit::Millis
+                    | unit @ Unit::Other => match parse_scaled(t, unit) {
                         Some(v) => {
                             if let Some(slot) = row.values.get_mut(seg.first_col) {
                                 *slot = Some(v);

@@ -159,7 +159,7 @@ pub fn classify<'a>(frames: impl IntoIterator<Item = &'a str>) -> Wait {
             Says::Is(Wait::NetRead) => return Wait::NetRead,
             Says::Is(w) if !polled => return w,
             Says::Polls => polled = true,
-            _ => {}
+            Says::Is(_) | Says::Nothing => {}
         }
     }
     if polled { Wait::Poll } else { Wait::Other }

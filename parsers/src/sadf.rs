@@ -319,7 +319,14 @@ fn json_column(activity: Activity, key: &str) -> String {
         Activity::Paging | Activity::Swapping | Activity::NetDev | Activity::NetEdev | Activity::Pcsw => {
             format!("{key}/s")
         }
-        _ => key.to_string(),
+        Activity::Irq
+        | Activity::MemoryPages
+        | Activity::Tty
+        | Activity::Network
+        | Activity::Power
+        | Activity::Filesystem
+        | Activity::Psi
+        | Activity::Other => key.to_string(),
     }
 }
 
@@ -436,7 +443,9 @@ pub fn parse_json_as(input: &[u8], source: Source) -> Parsed<Sar> {
                     (d.map_or(stamp, |d| Stamp::Local(d.and_time(t))), interval)
                 }
                 Stamp::Epoch(e) => (stamp, prev_epoch.replace(e).map(|p| e - p).filter(|x| *x > 0.0)),
-                _ => (stamp, None),
+                Stamp::Zoned(_) | Stamp::Local(_) | Stamp::NoYear { .. } | Stamp::SinceBoot(_) => {
+                    (stamp, None)
+                }
             };
             let interval = ts.get("interval").and_then(Value::as_f64).or(placed);
             let Some(obj) = st.as_object() else { continue };

@@ -628,7 +628,9 @@ fn place_on_days(
     }
     let tod = |s: &Stamp| match s {
         Stamp::TimeOfDay(t) => *t,
-        _ => NaiveTime::MIN,
+        Stamp::Epoch(_) | Stamp::Zoned(_) | Stamp::Local(_) | Stamp::NoYear { .. } | Stamp::SinceBoot(_) => {
+            NaiveTime::MIN
+        }
     };
     for ((seg, table), idx) in groups {
         // Samples: runs of rows with one time (the items of one report).

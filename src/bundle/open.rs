@@ -280,7 +280,9 @@ pub fn read_option_file(p: &Path, max: u64) -> io::Result<String> {
         read_special(f, max, deadline, regular).map_err(|e| match e {
             SpecialError::TooLarge => too_big(),
             SpecialError::Io(e) => e,
-            e => io::Error::other(e.to_string()),
+            e @ SpecialError::WouldBlock(_) | e @ SpecialError::OutOfMemory(_) => {
+                io::Error::other(e.to_string())
+            }
         })
     };
     let ft = meta.file_type();

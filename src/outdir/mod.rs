@@ -303,7 +303,9 @@ fn reason(p: &Path, e: &OutputError) -> String {
         OutputError::MountPoint(_) => "a mount point".into(),
         OutputError::NotOurs(_) => "a folder iosift did not write".into(),
         OutputError::NotAFolder(_) => "not a folder".into(),
-        other => other.to_string(),
+        other @ OutputError::DanglingLink { .. }
+        | other @ OutputError::NoFreeName(_)
+        | other @ OutputError::Io { .. } => other.to_string(),
     };
     format!("{} is {what}", p.display())
 }
@@ -398,7 +400,7 @@ fn user_entries(dir: &Path, m: &Marker) -> Vec<tree::Entry> {
             let t = e.text();
             match e.what {
                 What::Dir => !ours_under.contains(&t),
-                _ => !listed.contains(t.as_str()),
+                What::File | What::Link | What::Other => !listed.contains(t.as_str()),
             }
         })
         .collect()

@@ -97,7 +97,16 @@ pub fn headline(f: &crate::model::Finding) -> Option<String> {
         Unit::MegabytesPerSecond => format!("{}/s", crate::rules::evidence::mib(x * 1e6)),
         Unit::Percent => format!("{x:.0} %"),
         Unit::Ratio => format!("{x:.1}x"),
-        _ => format!("{x}"),
+        Unit::EpochSeconds
+        | Unit::SecondsPerSecond
+        | Unit::KiB
+        | Unit::Fraction
+        | Unit::Count
+        | Unit::ThreadId
+        | Unit::Setting
+        | Unit::Text
+        | Unit::Flag
+        | Unit::List => format!("{x}"),
     };
     Some(format!("{label} {v}"))
 }

@@ -257,7 +257,7 @@ pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
         Severity::Critical => Severity::Critical,
         _ if amp == Strength::Strong => Severity::Warning,
         _ if ev.episodes == 0 => Severity::Warning,
-        s => s,
+        s @ Severity::Info | s @ Severity::Warning => s,
     };
     Decision::Fire(Verdict {
         burst_bytes_median: burst_med,

@@ -199,7 +199,7 @@ pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             let own = v.issued.class.map(|(c, _)| c);
             span.class.is_some_and(|(c, share)| share >= 0.6 && own == Some(c))
         }
-        _ => false,
+        Decision::Pass(_) | Decision::Skip(_) => false,
     };
     if device_measured { device } else { decide_submitter(i, sub) }
 }

@@ -115,7 +115,27 @@ impl<'d> Adapter<'d> for SarSource<'d> {
                         }
                     }
                 }
-                _ => {
+                Activity::Cpu
+                | Activity::Pcsw
+                | Activity::Irq
+                | Activity::Swapping
+                | Activity::Paging
+                | Activity::Io
+                | Activity::Memory
+                | Activity::MemoryPages
+                | Activity::SwapSpace
+                | Activity::Hugepages
+                | Activity::Ktables
+                | Activity::Queue
+                | Activity::Tty
+                | Activity::Disk
+                | Activity::NetDev
+                | Activity::NetEdev
+                | Activity::Network
+                | Activity::Power
+                | Activity::Filesystem
+                | Activity::Psi
+                | Activity::Other => {
                     if nothing {
                         sink.gauge(&Col::Seen(SeenOf::Sar), end, 0.0);
                     }

@@ -36,7 +36,7 @@ impl Stamp {
         match *self {
             Stamp::Epoch(s) => epoch_to_utc(s),
             Stamp::Zoned(d) => Some(d.with_timezone(&Utc)),
-            _ => None,
+            Stamp::Local(_) | Stamp::TimeOfDay(_) | Stamp::NoYear { .. } | Stamp::SinceBoot(_) => None,
         }
     }
 

@@ -97,7 +97,11 @@ fn set_stamp(b: &mut Builder, text: &str, line: usize, d: &mut Diags) {
                     crate::common::Stamp::Zoned(_) => "iso-zoned",
                     crate::common::Stamp::Epoch(_) => "epoch",
                     crate::common::Stamp::TimeOfDay(_) => "time-of-day",
-                    _ => parse_date(text.split_whitespace().next().unwrap_or("")).form,
+                    crate::common::Stamp::Local(_)
+                    | crate::common::Stamp::NoYear { .. }
+                    | crate::common::Stamp::SinceBoot(_) => {
+                        parse_date(text.split_whitespace().next().unwrap_or("")).form
+                    }
                 });
             }
             if let Some(r) = b.current() {

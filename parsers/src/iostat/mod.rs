@@ -559,7 +559,7 @@ fn stamp_form(s: &Stamp, text: &str) -> &'static str {
         Stamp::Zoned(_) => "iso-zoned",
         Stamp::Epoch(_) => "epoch",
         Stamp::TimeOfDay(_) => "time-of-day",
-        _ => {
+        Stamp::Local(_) | Stamp::NoYear { .. } | Stamp::SinceBoot(_) => {
             let date = text.split_whitespace().next().unwrap_or("");
             let form = crate::common::sysstat::parse_date(date).form;
             if form == "unknown" && text.contains('년') { "korean" } else { form }

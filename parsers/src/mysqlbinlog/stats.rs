@@ -102,7 +102,7 @@ impl Binlog {
             e.0.rows += t.rows;
             match group_of(t) {
                 Group::Alone => e.0.group_commits += 1,
-                g => {
+                g @ Group::Cid(_) | g @ Group::LastCommitted(_) => {
                     if e.1.last() != Some(&g) {
                         e.1.push(g);
                     }
@@ -187,7 +187,7 @@ impl Binlog {
         for t in &self.transactions {
             match group_of(t) {
                 Group::Alone => alone += 1,
-                g => {
+                g @ Group::Cid(_) | g @ Group::LastCommitted(_) => {
                     if groups.last() != Some(&g) {
                         groups.push(g);
                     }

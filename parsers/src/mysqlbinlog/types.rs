@@ -139,7 +139,7 @@ impl Transaction {
     pub fn commit_id(&self) -> Option<u64> {
         match self.group {
             GroupCommit::MariaDb(c) => Some(c),
-            _ => None,
+            GroupCommit::None | GroupCommit::MySql(..) => None,
         }
     }
 
@@ -147,7 +147,7 @@ impl Transaction {
     pub fn last_committed(&self) -> Option<i64> {
         match self.group {
             GroupCommit::MySql(l, _) => (l != GroupCommit::MISSING).then_some(l),
-            _ => None,
+            GroupCommit::None | GroupCommit::MariaDb(_) => None,
         }
     }
 
@@ -155,7 +155,7 @@ impl Transaction {
     pub fn sequence_number(&self) -> Option<i64> {
         match self.group {
             GroupCommit::MySql(_, s) => (s != GroupCommit::MISSING).then_some(s),
-            _ => None,
+            GroupCommit::None | GroupCommit::MariaDb(_) => None,
         }
     }
 }

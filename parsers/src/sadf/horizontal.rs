@@ -91,7 +91,24 @@ fn item_like(activity: Activity, field: &str) -> bool {
         Activity::Cpu | Activity::Irq | Activity::Power => {
             field == "all" || field.strip_prefix('-').unwrap_or(field).bytes().all(|b| b.is_ascii_digit())
         }
-        _ => !field.is_empty() && parse_f64(field).is_none(),
+        Activity::Pcsw
+        | Activity::Swapping
+        | Activity::Paging
+        | Activity::Io
+        | Activity::Memory
+        | Activity::MemoryPages
+        | Activity::SwapSpace
+        | Activity::Hugepages
+        | Activity::Ktables
+        | Activity::Queue
+        | Activity::Tty
+        | Activity::Disk
+        | Activity::NetDev
+        | Activity::NetEdev
+        | Activity::Network
+        | Activity::Filesystem
+        | Activity::Psi
+        | Activity::Other => !field.is_empty() && parse_f64(field).is_none(),
     }
 }
 
@@ -119,7 +136,24 @@ fn score(groups: &[Group], counts: &[usize], fields: &[&str]) -> usize {
             s += usize::from(match g.activity {
                 Activity::NetDev | Activity::NetEdev => interface_like(name),
                 Activity::Disk => !interface_like(name),
-                _ => true,
+                Activity::Cpu
+                | Activity::Pcsw
+                | Activity::Irq
+                | Activity::Swapping
+                | Activity::Paging
+                | Activity::Io
+                | Activity::Memory
+                | Activity::MemoryPages
+                | Activity::SwapSpace
+                | Activity::Hugepages
+                | Activity::Ktables
+                | Activity::Queue
+                | Activity::Tty
+                | Activity::Network
+                | Activity::Power
+                | Activity::Filesystem
+                | Activity::Psi
+                | Activity::Other => true,
             });
         }
         pos += k * g.width;

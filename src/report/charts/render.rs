@@ -57,7 +57,7 @@ pub fn render(spec: &Spec) -> Result<Chart, String> {
         svg,
         time: match &spec.plot {
             Plot::Time(t) => Some(t.clone()),
-            _ => None,
+            Plot::Xy(_) | Plot::Bars(_) => None,
         },
     })
 }

@@ -20,7 +20,26 @@ pub fn write_sources(report: &Report) -> Option<Draft> {
                     let total = s.values.iter().flatten().filter(|x| x.is_finite()).sum();
                     Some((name.to_string(), c.clone(), total))
                 }
-                _ => None,
+                Col::Dev(..)
+                | Col::Ds(..)
+                | Col::Cpu(_)
+                | Col::Core(..)
+                | Col::Thread(_)
+                | Col::ProcCpu(_)
+                | Col::Vmstat(_)
+                | Col::Mem(_)
+                | Col::Vm(_)
+                | Col::Perf(_)
+                | Col::Binlog(_)
+                | Col::Mysql(_)
+                | Col::Repl(..)
+                | Col::Dstat(..)
+                | Col::Sar(_)
+                | Col::Net(..)
+                | Col::Host(_)
+                | Col::Seen(_)
+                | Col::Psi(..)
+                | Col::Submitter(_) => None,
             })
             .collect()
     } else {

@@ -118,8 +118,32 @@ fn head(data: &[u8], n: usize) -> Vec<u8> {
     data[..cut].to_vec()
 }
 
+/// The name the suite knows this test by, to run it again alone.
+const ALONE_TEST: &str = "fuzz_archives::mutated_archives_never_panic_hang_or_mislead";
+/// Set in the child process that runs the mutants alone.
+const ALONE_ENV: &str = "IOSIFT_FUZZ_ARCHIVES_ALONE";
+
+/// The peak memory bound is of this test's own work, but every test of the suite shares one
+/// process (and `VmHWM` is the process's): the mutants run again in a process of their own,
+/// the suite's binary started with just this test.
 #[test]
 fn mutated_archives_never_panic_hang_or_mislead() {
+    if std::env::var_os(ALONE_ENV).is_some() {
+        return mutants_alone();
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(&exe)
+        .args(["--exact", ALONE_TEST, "--nocapture", "--test-threads=1"])
+        .env(ALONE_ENV, "1")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    println!("{text}");
+    assert!(out.status.success(), "the mutants' own process failed: {}", out.status);
+    assert!(text.contains("peak RSS"), "the mutants' own process did not run the test");
+}
+
+fn mutants_alone() {
     let vm = head(&sample("replica_sql_bound/capture/vmstat-t.txt"), 12_000);
     let io = head(&sample("replica_sql_bound/capture/iostat-x-t.txt"), 12_000);
     let members = [("cap/vmstat-t.txt", &vm[..]), ("cap/iostat-x-t.txt", &io[..])];
@@ -192,7 +216,7 @@ fn mutated_archives_never_panic_hang_or_mislead() {
     }
     let peak = peak_rss();
     println!("{}\npeak RSS {} MiB, {:?}", counts.join("\n"), peak >> 20, started.elapsed());
-    assert!(peak < 1 << 30, "peak RSS {} MiB", peak >> 20);
+    assert!(peak < 256 << 20, "peak RSS {} MiB (alone, the bound is 256 MiB)", peak >> 20);
     assert!(
         failures.is_empty(),
         "{} of {} mutants failed:\n{}",

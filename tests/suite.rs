@@ -12,6 +12,7 @@ mod batch;
 mod bounds;
 mod chromium_bundles;
 mod cli;
+mod cluster;
 mod collect;
 mod columns_doc;
 mod diff;

@@ -107,6 +107,10 @@ pub struct Chain {
     pub why: String,
     /// What to change.
     pub remedies: Vec<String>,
+    /// The two debts over time: (seconds on the common axis, not yet received, received
+    /// and not executed) in bytes, for the page's chart.
+    #[serde(skip)]
+    pub debts: Vec<(f64, f64, Option<f64>)>,
 }
 
 /// A debt grows when it rises faster than this (bytes/s) ...
@@ -153,22 +157,26 @@ pub(crate) fn measure(
     let rows: Vec<&Received> = r.received.iter().filter(|x| super::offset::feeds(s, x)).collect();
     let mut unreceived = Vec::new();
     let mut unexecuted = Vec::new();
+    let mut debts = Vec::new();
     let (mut read, mut exec, mut produced) = (Vec::new(), Vec::new(), Vec::new());
     let (mut owing, mut waiting, mut queueing) = (0usize, 0usize, 0usize);
     let file = rows.last().map(|x| x.file.clone())?;
     for x in rows.iter().filter(|x| x.file == file) {
         let t = x.epoch - offset_s;
         read.push((t, x.read_pos as f64));
+        let mut behind = None;
         if let Some((ef, ep)) = &x.exec
             && *ef == file
         {
             exec.push((t, *ep as f64));
+            behind = Some(x.read_pos as f64 - *ep as f64);
             unexecuted.push((t, x.read_pos as f64 - *ep as f64));
         }
         if let Some(p) = source_pos(&s.own, &file, t) {
             produced.push((t, p));
             let owed = (p - x.read_pos as f64).max(0.0);
             unreceived.push((t, owed));
+            debts.push((t, owed, behind));
             if owed >= 64.0 * 1024.0 {
                 owing += 1;
                 let st = x.io_state.as_deref().unwrap_or("").to_ascii_lowercase();
@@ -218,6 +226,7 @@ pub(crate) fn measure(
         bottleneck,
         why: String::new(),
         remedies: bottleneck.remedies(),
+        debts,
     };
     c.why = why(&c);
     Some(c)

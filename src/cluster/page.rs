@@ -53,7 +53,10 @@ pub fn write_into(cluster: &Cluster, dir: &Path) -> anyhow::Result<Vec<PathBuf>>
         .collect();
     let zone = series.first().map(|(_, r, _)| r.display.clone()).unwrap_or_default();
     let (mut drawn, mut problems) = (Vec::new(), Vec::new());
-    for spec in charts::cluster::overlays(&series, &zone) {
+    let specs = charts::cluster::chains(&series, &cluster.chains, &zone)
+        .into_iter()
+        .chain(charts::cluster::overlays(&series, &zone));
+    for spec in specs {
         match charts::render(&spec) {
             Ok(c) => drawn.push(c),
             Err(e) => problems.push(format!("chart {}: {e}", spec.name)),
@@ -135,18 +138,42 @@ fn offset_text(doc: &ClusterDoc, name: &str, e: Option<&super::offset::Estimate>
     }
 }
 
-fn chains(doc: &ClusterDoc) -> Markup {
+fn chains(doc: &ClusterDoc, charts: &[&Chart]) -> Markup {
     html! {
-        @for c in &doc.chains {
+        @for (i, c) in doc.chains.iter().enumerate() {
             h3 { (c.source) " → " (c.replica) ": lag born at " (c.bottleneck.words()) }
             p { (c.why) }
             @if !c.remedies.is_empty() { ul { @for r in &c.remedies { li { (r) } } } }
+            @if let Some(ch) = charts.get(i) { (figure(ch)) }
         }
     }
 }
 
+fn figure(c: &Chart) -> Markup {
+    html! {
+        figure {
+            img src=(format!("data:image/svg+xml;base64,{}", base64::engine::general_purpose::STANDARD.encode(&c.svg))) alt=(c.title);
+            figcaption { b { (c.title) } ". " (c.caption) }
+        }
+    }
+}
+
+/// Nodes captured on one host share its devices and page cache: their lines are one machine's.
+fn one_host_note(doc: &ClusterDoc) -> Option<String> {
+    let hosts: Vec<&str> = doc.nodes.iter().filter_map(|n| n.host.as_deref()).collect();
+    (hosts.len() > 1 && hosts.iter().all(|h| *h == hosts[0])).then(|| {
+        format!(
+            "Every node was captured on host {}: they share its devices, memory and page cache, so their device and Dirty lines are the same machine's seen {} times.",
+            hosts[0],
+            hosts.len()
+        )
+    })
+}
+
 fn render(doc: &ClusterDoc, charts: &[Chart], problems: &[String]) -> Markup {
     let names: Vec<&str> = doc.nodes.iter().map(|n| n.name.as_str()).collect();
+    let (chain_charts, side): (Vec<&Chart>, Vec<&Chart>) =
+        charts.iter().partition(|c| c.name.starts_with("cluster-chain-"));
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -169,16 +196,15 @@ fn render(doc: &ClusterDoc, charts: &[Chart], problems: &[String]) -> Markup {
                     p.muted { (e.node) ": the events were closest at " (at(e.closest_at.unwrap_or(0.0))) " (its clock); the offset is taken there with the delay as zero. If "
                         (e.node) " never caught up with " (e.reference) " during the capture, the offset is smaller than that (the bound always holds)." }
                 }
-                @if !doc.chains.is_empty() { h2 { "Replication: where the lag is born" } (chains(doc)) }
-                @if !charts.is_empty() {
+                @if !doc.chains.is_empty() { h2 { "Replication: where the lag is born" } (chains(doc, &chain_charts)) }
+                @if !side.is_empty() {
                     h2 { "Side by side on the common axis" }
-                    @for c in charts {
-                        figure {
-                            img src=(format!("data:image/svg+xml;base64,{}", base64::engine::general_purpose::STANDARD.encode(&c.svg))) alt=(c.title);
-                            figcaption { b { (c.title) } ". " (c.caption) }
-                        }
-                    }
+                    @if let Some(n) = one_host_note(doc) { p.muted { (n) } }
+                    @for c in &side { (figure(c)) }
                 }
+                h2 { "Compare two nodes" }
+                p { "What differs between two nodes (findings, rates, latency, settings): " code { "iosift diff <capture of one> <capture of the other>" } ", e.g. "
+                    @if let [a, b, ..] = &doc.nodes[..] { code { "iosift diff " (a.input) " " (b.input) } } "." }
                 @if !problems.is_empty() { h2 { "Problems" } ul { @for p in problems { li { (p) } } } }
             } }
         }

@@ -112,3 +112,69 @@ pub fn overlays(nodes: &[NodeSeries<'_>], zone: &crate::clock::DisplayZone) -> V
     }
     out
 }
+
+/// File stems of the chains' charts (the first four chains).
+const CHAIN_NAMES: [&str; 4] = ["cluster-chain-1", "cluster-chain-2", "cluster-chain-3", "cluster-chain-4"];
+
+/// One chart per replication chain: the bytes not yet received and the bytes received and not
+/// executed, on the common axis of `nodes`.
+pub fn chains(
+    nodes: &[NodeSeries<'_>],
+    chains: &[crate::cluster::chain::Chain],
+    zone: &crate::clock::DisplayZone,
+) -> Vec<Spec> {
+    let Some((t0, len)) = axis(nodes) else { return Vec::new() };
+    let step = len.div_ceil(MAX_POINTS).max(1);
+    let points = len.div_ceil(step);
+    let mut out = Vec::new();
+    for (c, name) in chains.iter().zip(CHAIN_NAMES) {
+        let (mut owed, mut behind) = (vec![None; points], vec![None; points]);
+        for &(t, o, b) in &c.debts {
+            let Some(p) =
+                usize::try_from(t.floor() as i64 - t0).ok().map(|a| a / step).filter(|&p| p < points)
+            else {
+                continue;
+            };
+            let put =
+                |v: &mut Vec<Option<f64>>, x: f64| v[p] = Some(v[p].map_or(x / MIB, |m: f64| m.max(x / MIB)));
+            put(&mut owed, o);
+            if let Some(b) = b {
+                put(&mut behind, b);
+            }
+        }
+        let lines = vec![
+            TimeLine {
+                label: "not yet received (link and IO thread)".into(),
+                values: owed,
+                color: PALETTE[3],
+                width: 2,
+            },
+            TimeLine {
+                label: "received, not executed (SQL thread)".into(),
+                values: behind,
+                color: PALETTE[2],
+                width: 2,
+            },
+        ];
+        out.push(Spec {
+            name,
+            title: format!("{} -> {}: where the lag is born ({})", c.source, c.replica, c.bottleneck.words()),
+            caption: format!(
+                "The source's binlog end ({}'s SHOW MASTER STATUS, interpolated) minus the replica's Read_Master_Log_Pos, \
+                 and Read_Master_Log_Pos minus Exec_Master_Log_Pos, each reading of {} placed on the common axis. The \
+                 debt that grows is where the lag is born.",
+                c.source, c.replica
+            ),
+            section: Section::Timeline,
+            height: HEIGHT,
+            plot: Plot::Time(TimePlot {
+                t0,
+                step,
+                len,
+                panels: vec![TimePanel { y_desc: "MiB".into(), lines, ..Default::default() }],
+                zone: zone.clone(),
+            }),
+        });
+    }
+    out
+}

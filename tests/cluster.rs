@@ -149,3 +149,65 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The chain's verdict a truth's `bottleneck` (measured on the servers during the run) means.
+fn expected_bottleneck(truth: &str) -> Option<&'static str> {
+    match truth {
+        "link" => Some("link"),
+        "replica_io_thread_flushes" => Some("io_thread"),
+        "sql_thread" => Some("sql_thread"),
+        "io_thread_unexplained" => Some("receiving"),
+        _ => None,
+    }
+}
+
+/// Every real multi-node sample (a truth.json with `nodes`): the cluster analysis recovers the
+/// clock offset the truth gives within its own stated uncertainty, and, for a source and its
+/// replica, says the lag is born where the servers' own numbers put it.
+#[test]
+fn every_multi_node_sample_recovers_its_offset_and_where_the_lag_is_born() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let case = e.unwrap().path();
+        let Ok(text) = std::fs::read_to_string(case.join("truth.json")) else { continue };
+        let truth: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let Some(nodes) = truth["nodes"].as_object() else { continue };
+        seen += 1;
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("cl");
+        let mut args = vec!["analyze".to_string(), "-q".into(), "-o".into(), out.display().to_string()];
+        for (name, rel) in nodes {
+            args.push("--node".into());
+            args.push(format!("{name}={}", case.join(rel.as_str().unwrap()).display()));
+        }
+        let o = Command::new(BIN).args(&args).output().unwrap();
+        let label = case.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(o.status.success(), "{label}: {}", String::from_utf8_lossy(&o.stderr));
+        let doc = json(&out.join("cluster.json"));
+        if let Some(want) = truth["clock_offset_s"]["replica_minus_primary"].as_f64() {
+            let e = doc["offsets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["node"] == "replica")
+                .expect("replica offset");
+            let (got, u) = (e["offset_s"].as_f64().unwrap(), e["uncertainty_s"].as_f64().expect("measured"));
+            assert_eq!(e["reference"], "primary", "{label}");
+            assert!((got - want).abs() <= u + 0.05, "{label}: offset {got} +- {u}, truth {want}");
+            assert!(u <= 1.5, "{label}: uncertainty {u}");
+        }
+        if let Some(b) = truth["bottleneck"].as_str() {
+            let chain = &doc["chains"][0];
+            assert_eq!(chain["source"], "primary", "{label}");
+            assert_eq!(
+                chain["bottleneck"].as_str(),
+                expected_bottleneck(b),
+                "{label}: truth {b}, chain {chain}"
+            );
+        }
+    }
+    if seen == 0 {
+        println!("no multi-node sample in samples/: nothing to check");
+    }
+}

@@ -75,6 +75,8 @@ pub struct Shared {
     pub received: Vec<Received>,
     /// Heartbeat rows read on it.
     pub beats: Vec<Beat>,
+    /// Galera's `wsrep_last_committed` per timeline row: (epoch, seqno), this node's clock.
+    pub seqnos: Vec<(f64, f64)>,
 }
 
 impl Shared {
@@ -83,6 +85,7 @@ impl Shared {
         records: &Records<'_>,
         ctx: &crate::source::Context,
         zone: &crate::clock::Zone,
+        tl: &crate::table::Timeline,
     ) -> Shared {
         let num = |name: &str| ctx.variable(name).and_then(|v| v.value.trim().parse::<u64>().ok());
         let mut s = Shared {
@@ -124,6 +127,14 @@ impl Shared {
                     reader_offset_s: r.server_offset_s(),
                 });
             }
+        }
+        let seqno = crate::table::Col::Galera(crate::table::columns::GaleraMetric::LastCommitted);
+        if let Some(v) = tl.get(&seqno) {
+            s.seqnos = v
+                .iter()
+                .enumerate()
+                .filter_map(|(row, c)| c.get().filter(|x| x.is_finite()).map(|x| (tl.epoch(row) as f64, x)))
+                .collect();
         }
         let by_time = |a: f64, b: f64| a.total_cmp(&b);
         s.own.sort_by(|a, b| by_time(a.epoch, b.epoch));

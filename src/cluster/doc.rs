@@ -32,6 +32,8 @@ pub struct ClusterDoc {
     pub matrix: Vec<MatrixRow>,
     /// What the reader must know before comparing the nodes.
     pub warnings: Vec<String>,
+    /// Galera flow control across the nodes (null when no node has Galera status).
+    pub flow_control: Option<super::galera::FlowControl>,
 }
 
 /// One node.
@@ -174,6 +176,7 @@ impl ClusterDoc {
             chains: cluster.chains.clone(),
             matrix: matrix(cluster),
             warnings: cluster.warnings.clone(),
+            flow_control: cluster.flow.clone(),
         }
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod chain;
 pub mod doc;
+pub mod galera;
 pub mod offset;
 pub mod page;
 
@@ -148,6 +149,8 @@ pub struct Cluster {
     /// What the reader must know before comparing the nodes (captures that do not
     /// overlap, clocks not measured, nodes of different clusters).
     pub warnings: Vec<String>,
+    /// Galera flow control across the nodes, when any node has Galera status.
+    pub flow: Option<galera::FlowControl>,
 }
 
 /// Analyzes one node; `Err` says why it has no report.
@@ -184,7 +187,10 @@ pub fn analyze(specs: &[NodeSpec], opts: &Options, limits: &Limits, progress: &d
     let (reference, offsets) = place(&nodes);
     let chains = chains(&nodes, &offsets);
     let warnings = warnings(&nodes, &offsets);
-    Cluster { nodes, reference, offsets, chains, warnings }
+    let placed: Vec<(&str, &Report, f64)> =
+        analyzed(&nodes).into_iter().map(|(n, r)| (n, r, offset_of(&offsets, n))).collect();
+    let flow = galera::flow(&placed);
+    Cluster { nodes, reference, offsets, chains, warnings, flow }
 }
 
 /// A node's span on the common axis (epoch seconds).
@@ -250,6 +256,7 @@ fn place(nodes: &[Node]) -> (Option<String>, Vec<offset::Estimate>) {
         let (ra, rb) = (report_of(&done, a)?, report_of(&done, b)?);
         offset::between((a, &ra.shared), (b, &rb.shared))
             .or_else(|| offset::between((b, &rb.shared), (a, &ra.shared)).map(|e| reversed(e, a, b)))
+            .or_else(|| offset::galera((a, &ra.shared.seqnos), (b, &rb.shared.seqnos)))
     };
     let mut out = Vec::new();
     for &(name, _) in done.iter().filter(|(n, _)| *n != reference) {

@@ -196,6 +196,22 @@ fn render(doc: &ClusterDoc, charts: &[Chart], problems: &[String]) -> Markup {
                     p.muted { (e.node) ": the events were closest at " (at(e.closest_at.unwrap_or(0.0))) " (its clock); the offset is taken there with the delay as zero. If "
                         (e.node) " never caught up with " (e.reference) " during the capture, the offset is smaller than that (the bound always holds)." }
                 }
+                @if let Some(f) = &doc.flow_control {
+                    h2 { "Galera flow control" }
+                    p { (f.sentence) }
+                    table {
+                        tr { th { "node" } th { "pauses sent" } th { "pauses received" } th { "paused (mean %)" } th { "sending (common axis)" } }
+                        @for n in &f.nodes {
+                            tr {
+                                td { (n.node) }
+                                td.n { (n.sent.map_or("-".into(), |v| format!("{v:.0}"))) }
+                                td.n { (n.received.map_or("-".into(), |v| format!("{v:.0}"))) }
+                                td.n { (n.paused_pct.map_or("-".into(), |v| format!("{v:.1}"))) }
+                                td { (n.sending.map_or("-".into(), |(a, b)| format!("{} – {}", at(a), at(b)))) }
+                            }
+                        }
+                    }
+                }
                 @if !doc.chains.is_empty() { h2 { "Replication: where the lag is born" } (chains(doc, &chain_charts)) }
                 @if !side.is_empty() {
                     h2 { "Side by side on the common axis" }

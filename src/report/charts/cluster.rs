@@ -1,12 +1,13 @@
 //! The cluster page's charts: one line per node on the common axis (each node's own time
 //! minus its clock offset, [`crate::cluster::offset`]), one chart per quantity: writes of
-//! each node's main device, Dirty, commits per second, replication lag.
+//! each node's main device, Dirty, commits per second, replication lag, Galera flow control
+//! and receive queues.
 
 use super::plot::{HEIGHT, Plot, Section, Spec, TimeLine, TimePanel, TimePlot};
 use super::series::{MAX_POINTS, MIB};
 use super::style::PALETTE;
 use crate::model::Report;
-use crate::table::columns::{DevMetric, MemMetric, MysqlCounter, ReplMetric};
+use crate::table::columns::{DevMetric, GaleraMetric, MemMetric, MysqlCounter, ReplMetric};
 use crate::table::{Col, Timeline};
 
 /// One node as the charts see it: name, report, clock offset (seconds).
@@ -58,7 +59,7 @@ fn on_axis(
 pub fn overlays(nodes: &[NodeSeries<'_>], zone: &crate::clock::DisplayZone) -> Vec<Spec> {
     let Some((t0, len)) = axis(nodes) else { return Vec::new() };
     let step = len.div_ceil(MAX_POINTS).max(1);
-    let quantities: [(&'static str, &str, &str, f64, &Pick); 4] = [
+    let quantities: [(&'static str, &str, &str, f64, &Pick); 6] = [
         ("cluster-device-writes", "Writes of each node's main device", "MiB/s", 1.0 / MIB, &|r| {
             r.main_device.clone().map(|d| Col::Dev(d, DevMetric::WBytesS))
         }),
@@ -71,6 +72,20 @@ pub fn overlays(nodes: &[NodeSeries<'_>], zone: &crate::clock::DisplayZone) -> V
         ("cluster-lag", "Seconds_Behind_Master of each replica", "s", 1.0, &|_| {
             Some(Col::Repl(None, ReplMetric::SecondsBehindS))
         }),
+        (
+            "cluster-flow-control",
+            "Galera: share of each second replication stood paused by flow control",
+            "%",
+            1.0,
+            &|_| Some(Col::Galera(GaleraMetric::FcPausedPct)),
+        ),
+        (
+            "cluster-recv-queue",
+            "Galera: write sets received and not yet applied (wsrep_local_recv_queue)",
+            "write sets",
+            1.0,
+            &|_| Some(Col::Galera(GaleraMetric::RecvQueue)),
+        ),
     ];
     let mut out = Vec::new();
     for (name, title, unit, scale, pick) in quantities {

@@ -7,7 +7,7 @@
 use super::chain::Chain;
 use super::offset::Estimate;
 use super::{Cluster, offset_of};
-use crate::model::{Report, Severity, Window, rfc3339};
+use crate::model::{Report, Severity, Window};
 use serde::Serialize;
 
 /// Version of the `cluster.json` layout; raised when a field changes meaning or goes.
@@ -179,9 +179,4 @@ impl ClusterDoc {
             flow_control: cluster.flow.clone(),
         }
     }
-}
-
-/// Seconds as RFC 3339 (UTC), for the page.
-pub(crate) fn at(epoch: f64) -> String {
-    rfc3339(epoch.floor() as i64)
 }

@@ -96,9 +96,9 @@ fn sentence(nodes: &[FlowNode], senders: &[String]) -> String {
         .iter()
         .filter(|n| senders.contains(&n.node))
         .map(|n| {
-            let when = n.sending.map_or(String::new(), |(a, b)| {
-                format!(" from {} to {}", super::doc::at(a), super::doc::at(b))
-            });
+            let when = n
+                .sending
+                .map_or(String::new(), |(a, b)| format!(" from {} to {}", super::at(a), super::at(b)));
             format!("{} sent {:.0} pauses{when}", n.node, n.sent.unwrap_or(0.0))
         })
         .collect();

@@ -211,8 +211,8 @@ fn warnings(nodes: &[Node], offsets: &[offset::Estimate]) -> Vec<String> {
         if !overlaps {
             out.push(format!(
                 "{n}'s capture ({} to {} on the common axis) overlaps no other node's: not one incident, or a clock far off that no shared event corrects",
-                doc::at(a),
-                doc::at(b)
+                at(a),
+                at(b)
             ));
         }
     }
@@ -295,6 +295,11 @@ fn reversed(e: offset::Estimate, a: &str, b: &str) -> offset::Estimate {
         closest_at: None,
         ..e
     }
+}
+
+/// Seconds as RFC 3339 (UTC), for the page.
+pub(crate) fn at(epoch: f64) -> String {
+    crate::model::rfc3339(epoch.floor() as i64)
 }
 
 /// A node's offset against the reference (0 for the reference itself).

@@ -6,7 +6,8 @@
 //! user gave, checked by [`super::NodeSpec`] (never a name read from a capture).
 
 use super::Cluster;
-use super::doc::{ClusterDoc, MatrixRow, at};
+use super::at;
+use super::doc::{ClusterDoc, MatrixRow};
 use crate::report::charts::{self, Chart};
 use anyhow::Context as _;
 use base64::Engine;
@@ -53,7 +54,17 @@ pub fn write_into(cluster: &Cluster, dir: &Path) -> anyhow::Result<Vec<PathBuf>>
         .collect();
     let zone = series.first().map(|(_, r, _)| r.display.clone()).unwrap_or_default();
     let (mut drawn, mut problems) = (Vec::new(), Vec::new());
-    let specs = charts::cluster::chains(&series, &cluster.chains, &zone)
+    let debts: Vec<charts::cluster::ChainDebts<'_>> = cluster
+        .chains
+        .iter()
+        .map(|c| charts::cluster::ChainDebts {
+            source: &c.source,
+            replica: &c.replica,
+            verdict: c.bottleneck.words(),
+            debts: &c.debts,
+        })
+        .collect();
+    let specs = charts::cluster::chains(&series, &debts, &zone)
         .into_iter()
         .chain(charts::cluster::overlays(&series, &zone));
     for spec in specs {

@@ -131,11 +131,23 @@ pub fn overlays(nodes: &[NodeSeries<'_>], zone: &crate::clock::DisplayZone) -> V
 /// File stems of the chains' charts (the first four chains).
 const CHAIN_NAMES: [&str; 4] = ["cluster-chain-1", "cluster-chain-2", "cluster-chain-3", "cluster-chain-4"];
 
+/// One replication chain's debts, as its chart draws them.
+pub struct ChainDebts<'a> {
+    /// The source node.
+    pub source: &'a str,
+    /// The replica node.
+    pub replica: &'a str,
+    /// Where the lag is born, in words.
+    pub verdict: &'a str,
+    /// (seconds on the common axis, bytes not yet received, bytes received and not executed).
+    pub debts: &'a [(f64, f64, Option<f64>)],
+}
+
 /// One chart per replication chain: the bytes not yet received and the bytes received and not
 /// executed, on the common axis of `nodes`.
 pub fn chains(
     nodes: &[NodeSeries<'_>],
-    chains: &[crate::cluster::chain::Chain],
+    chains: &[ChainDebts<'_>],
     zone: &crate::clock::DisplayZone,
 ) -> Vec<Spec> {
     let Some((t0, len)) = axis(nodes) else { return Vec::new() };
@@ -144,7 +156,7 @@ pub fn chains(
     let mut out = Vec::new();
     for (c, name) in chains.iter().zip(CHAIN_NAMES) {
         let (mut owed, mut behind) = (vec![None; points], vec![None; points]);
-        for &(t, o, b) in &c.debts {
+        for &(t, o, b) in c.debts {
             let Some(p) =
                 usize::try_from(t.floor() as i64 - t0).ok().map(|a| a / step).filter(|&p| p < points)
             else {
@@ -173,7 +185,7 @@ pub fn chains(
         ];
         out.push(Spec {
             name,
-            title: format!("{} -> {}: where the lag is born ({})", c.source, c.replica, c.bottleneck.words()),
+            title: format!("{} -> {}: where the lag is born ({})", c.source, c.replica, c.verdict),
             caption: format!(
                 "The source's binlog end ({}'s SHOW MASTER STATUS, interpolated) minus the replica's Read_Master_Log_Pos, \
                  and Read_Master_Log_Pos minus Exec_Master_Log_Pos, each reading of {} placed on the common axis. The \

@@ -56,7 +56,14 @@ out += ["", "**Bottleneck: `%s`** (`truth.json` `bottleneck`, by the rule in `to
         "`%s`)." % (t["bottleneck"], t["expect_bottleneck"]), "",
         "## Clock offset", "",
         "True offset replica minus primary: **%+d s** (uncertainty %.1f s; %s)." % (
-            off["replica_minus_primary"], off["uncertainty_s"], off["method"]), ""]
+            off["replica_minus_primary"], off["uncertainty_s"], off["method"]), "",
+        "Shared events to estimate it from: pt-heartbeat's row (stamped by the primary's clock every second) read on "
+        "the replica by collect.sh with the replica's `NOW(6)`: before the load (%d readings) %.3f-%.3f s after its "
+        "stamp, on the true axis; the primary read its own row %.3f-%.3f s (mean %.3f) after the stamp (the 1 s "
+        "update interval). During the load that difference is the lag (plus the offset)." % (
+            t["heartbeat_lag"]["before_load"]["readings"], t["heartbeat_lag"]["before_load"]["lag_min_s"],
+            t["heartbeat_lag"]["before_load"]["lag_max_s"], t["primary_heartbeat_age"]["min_s"],
+            t["primary_heartbeat_age"]["max_s"], t["primary_heartbeat_age"]["mean_s"]), ""]
 if t.get("notes"):
     out += ["## Notes", ""] + ["- " + n for n in t["notes"]] + [""]
 open(os.path.join(case, "README.md"), "w").write("\n".join(out))

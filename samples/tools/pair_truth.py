@@ -158,6 +158,18 @@ for t, lines in records(one("replica", "*-heartbeat*"), OFF):
             stamp = dt.datetime.strptime(f[cols.index("ts")], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=dt.timezone.utc)
             hb.append((t, float(f[cols.index("server_epoch")]) - OFF - stamp.timestamp()))
 hbw = [(t, l) for t, l in hb if inwin(t)]
+# the primary reading its own row: the age of pt-heartbeat's stamp when read (0 to its 1 s interval, no lag, no offset)
+age = []
+cols = None
+for t, lines in records(one("primary", "*-heartbeat*"), 0):
+    for line in lines:
+        f = line.split("\t")
+        if "server_epoch" in f:
+            cols = f
+        elif cols and len(f) == len(cols):
+            stamp = dt.datetime.strptime(f[cols.index("ts")], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=dt.timezone.utc)
+            age.append(float(f[cols.index("server_epoch")]) - stamp.timestamp())
+pre = [l for t, l in hb if t < load_start]
 
 # ---- the replica's IO and SQL threads in pidstat (iodelay: clock ticks of block I/O delay, 100 per second)
 tids = {}
@@ -244,7 +256,12 @@ truth = {
     "heartbeat_lag": {"readings": len(hb), "lag_first_s": r1(hb[0][1], 3) if hb else None,
                       "lag_last_s": r1(hb[-1][1], 3) if hb else None,
                       "lag_max_s": r1(max(l for _, l in hb), 3) if hb else None,
-                      "lag_slope_s_per_s": r1(slope(hbw), 4)},
+                      "lag_slope_s_per_s": r1(slope(hbw), 4),
+                      "before_load": {"readings": len(pre), "lag_min_s": r1(min(pre), 3) if pre else None,
+                                      "lag_max_s": r1(max(pre), 3) if pre else None}},
+    "primary_heartbeat_age": {"readings": len(age), "min_s": r1(min(age), 3) if age else None,
+                              "max_s": r1(max(age), 3) if age else None,
+                              "mean_s": r1(sum(age) / len(age), 3) if age else None},
 }
 extra = os.path.join(tru, "extra.json")
 if os.path.exists(extra):

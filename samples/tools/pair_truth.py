@@ -33,6 +33,8 @@ import json
 import os
 import re
 
+from truthlib import op as opener, slope, source_time
+
 ap = argparse.ArgumentParser()
 ap.add_argument("case_dir")
 ap.add_argument("name")
@@ -43,23 +45,9 @@ tru = os.path.join(a.case_dir, "truth")
 OFF = a.offset
 
 
-def opener(path):
-    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
-
-
 def one(side, pattern):
     hits = sorted(glob.glob(os.path.join(cap, side, pattern)))
     return hits[0] if hits else None
-
-
-def slope(points):
-    n = len(points)
-    if n < 2:
-        return None
-    mx = sum(p[0] for p in points) / n
-    my = sum(p[1] for p in points) / n
-    sxx = sum((p[0] - mx) ** 2 for p in points)
-    return sum((p[0] - mx) * (p[1] - my) for p in points) / sxx if sxx > 0 else None
 
 
 def r1(x, n=1):
@@ -115,22 +103,10 @@ for r in rows:
         states[r.get("Slave_IO_State", "")] = states.get(r.get("Slave_IO_State", ""), 0) + 1
 
 
-def source_time(file, pos):
-    """When the source's binary log reached FILE:POS (interpolated between its snapshots)."""
-    prev = None
-    for t, f, p in src:
-        if f == file and p >= pos:
-            if prev is None or prev[1] != file or p == prev[2]:
-                return t
-            return prev[0] + (t - prev[0]) * (pos - prev[2]) / (p - prev[2])
-        prev = (t, f, p)
-    return None
-
-
 def lag_series(file_key, pos_key):
     pts = []
     for r in rows:
-        t = source_time(r.get(file_key), num(r, pos_key) or 0)
+        t = source_time(src, r.get(file_key), num(r, pos_key) or 0)
         if t is not None:
             pts.append((r["ts"], r["ts"] - t))
     return pts

@@ -160,15 +160,16 @@ def ctime(line, c):
     return line[:m.start()] + new + line[m.end():]
 
 
-def do_iostat(lines, c, ctx):
-    out = []
-    for i, line in enumerate(lines):
-        if i == 0 and line.startswith("Linux "):
-            line = header_date(line, lines, c, r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)")
-        else:
-            line = sub(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", lambda m: f_datetime(m, "%Y-%m-%dT%H:%M:%S"), line, c)
-        out.append(line)
-    return out
+def sysstat(first_re, sample):
+    """A sysstat text's handler: its header's date, then SAMPLE (a line's rewrite) on every other line."""
+    def handler(lines, c, ctx):
+        return [header_date(line, lines, c, first_re) if i == 0 and line.startswith("Linux ") else sample(line, c)
+                for i, line in enumerate(lines)]
+    return handler
+
+
+do_iostat = sysstat(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)", lambda line, c: sub(
+    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", lambda m: f_datetime(m, "%Y-%m-%dT%H:%M:%S"), line, c))
 
 
 def header_date(line, lines, c, first_re):
@@ -191,15 +192,7 @@ def do_vmstat(lines, c, ctx):
     return [sub(RE_DT + "$", f_datetime, line, c) for line in lines]
 
 
-def do_pidstat(lines, c, ctx):
-    out = []
-    for i, line in enumerate(lines):
-        if i == 0 and line.startswith("Linux "):
-            line = header_date(line, lines, c, r"^(\d\d:\d\d:\d\d) ")
-        else:
-            line = sub(r"^\d\d:\d\d:\d\d(?= )", f_hms, line, c)
-        out.append(line)
-    return out
+do_pidstat = sysstat(r"^(\d\d:\d\d:\d\d) ", lambda line, c: sub(r"^\d\d:\d\d:\d\d(?= )", f_hms, line, c))
 
 
 def do_heartbeat(lines, c, ctx):

@@ -81,10 +81,11 @@ def f_hms(m):
     return "%02d:%02d:%02d" % (t // 3600, t // 60 % 60, t % 60)
 
 
-def f_yymmdd(m):
-    """binlog / InnoDB `261205  2:58:56` (hour space-padded to two)."""
+def f_yymmdd(m, zero=False):
+    """binlog / InnoDB `261205  2:58:56` (hour space-padded to two); with zero, MySQL's `*_Timestamp` fields'
+    `261205 02:58:56` (zero-padded)."""
     d = add(dt.datetime.strptime(m.group(1) + " " + m.group(2).strip(), "%y%m%d %H:%M:%S"))
-    return d.strftime("%y%m%d ") + ("%2d" % d.hour) + d.strftime(":%M:%S")
+    return d.strftime("%y%m%d ") + (("%02d" if zero else "%2d") % d.hour) + d.strftime(":%M:%S")
 
 
 RE_TS = r"^TS (\d{10}(?:\.\d+)?) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)"
@@ -113,7 +114,7 @@ def do_ts_only(lines, c, ctx):
     for line in lines:
         line = ts_line(line, c)
         if ctx.get("kind") == "slave-status":
-            line = sub(r"(?<=_Timestamp: )" + RE_YYMMDD, f_yymmdd, line, c)
+            line = sub(r"(?<=_Timestamp: )" + RE_YYMMDD, lambda m: f_yymmdd(m, zero=True), line, c)
         out.append(line)
     return out
 

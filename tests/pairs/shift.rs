@@ -213,3 +213,48 @@ fn the_scanner_reads_each_form() {
     assert_eq!(skel, "ffffffff81bcf81c 13122.159749: iosift-vm-\u{1}/x \u{1}-meminfo");
     assert_eq!(st[0].secs, st[1].secs);
 }
+
+/// The formats the real samples do not exercise (hand-written in `tests/fixtures/shift_capture`): this server's own
+/// binlog and relay-log events move (across midnight too) and the source's stay, MySQL's zero-padded
+/// `Last_IO_Error_Timestamp` moves in its own layout, a pt-heartbeat row of this server moves whole.
+#[test]
+fn the_tool_moves_own_events_and_keeps_the_sources_in_hand_written_formats() {
+    let python = std::path::Path::new("/usr/bin/python3");
+    if !python.exists() {
+        crate::common::support::skip("/usr/bin/python3 not found: shift_capture.py not run");
+        return;
+    }
+    let fixture = samples().join("../tests/fixtures/shift_capture");
+    let out = tempfile::tempdir().unwrap();
+    let dst = out.path().join("shifted");
+    let run = std::process::Command::new(python)
+        .arg(samples().join("tools/shift_capture.py"))
+        .args([fixture.as_os_str(), dst.as_os_str(), "37".as_ref()])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let want = [
+        ("2026_12_06_03_01_43-heartbeat", 6, 0),
+        ("2026_12_06_03_01_43-slave-status", 3, 0),
+        ("README.md", 0, 0),
+        ("binlog-replica-bin.000009-decoded.txt", 6, 9),
+        ("mysql-variables.tsv", 0, 0),
+        ("replica-relay-bin.000003-decoded.txt", 2, 3),
+    ];
+    assert_eq!(files(&fixture), want.iter().map(|w| w.0.to_string()).collect::<Vec<_>>());
+    for (name, moved, kept) in want {
+        let got = compare(name, "2", &text(&fixture.join(name)), &text(&dst.join(shifted_name(name))));
+        assert_eq!(got, (moved, kept), "{name}: stamps (moved, kept)");
+    }
+    let binlog = text(&dst.join("binlog-replica-bin.000009-decoded.txt"));
+    assert!(
+        binlog.contains("#261207  0:00:17 server id 2 ") && binlog.contains("created 261207  0:00:17 at"),
+        "{binlog}"
+    );
+    assert!(
+        binlog.contains("#261206 10:00:23 server id 2 ")
+            && binlog.contains("SET TIMESTAMP=1796551223.123456/*!*/;")
+    );
+    let status = text(&dst.join("2026_12_06_03_02_20-slave-status"));
+    assert!(status.contains("Last_IO_Error_Timestamp: 261206 10:00:36\n"), "{status}");
+}

@@ -24,6 +24,7 @@ mod inputs;
 mod markdown;
 mod numbers;
 mod outdir;
+mod pairs;
 mod pdf;
 mod pressure;
 mod pt_stalk_sar;

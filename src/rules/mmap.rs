@@ -12,9 +12,10 @@ use super::{Decision, Outcome};
 use crate::analysis::periodicity::PeriodicityView;
 use crate::analysis::stats::{mean, median};
 use crate::analysis::writeback::WritebackWindow;
+use crate::attribution::is_gcache_file;
 use crate::model::{Evidence, Finding, Severity};
 use crate::pipeline::{Sourced, ThreadTotal};
-use crate::table::columns::{Col, DevMetric, DsMetric, VmCounter};
+use crate::table::columns::{Col, DevMetric, DsMetric, GaleraMetric, VmCounter};
 use crate::verdict::{Device, Metric, Unit};
 use iosift_parsers::mounts::Mount;
 use iosift_parsers::smaps::Mapping;
@@ -67,6 +68,9 @@ pub(crate) struct Inputs<'a> {
     pub threads: &'a BTreeMap<u32, ThreadTotal>,
     /// performance_schema's thread names (names the mapping's dirtiers).
     pub thread_map: &'a BTreeMap<u32, String>,
+    /// Galera: write-set bytes this node put into its gcache per second (wsrep_replicated_bytes,
+    /// wsrep_received_bytes), what a gcache's stores changed at most.
+    pub galera_appended: [Option<Series<'a>>; 2],
     /// pidstat bytes/s per thread with a timeline column.
     pub thread_writes: BTreeMap<u32, &'a [Cell]>,
     /// The writeback tunables (dirty mmap pages are written when they expire).
@@ -96,6 +100,8 @@ pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> 
         kernel: a.kernel(),
         threads: a.threads(),
         thread_map: a.thread_map(),
+        galera_appended: [GaleraMetric::ReplicatedBytesS, GaleraMetric::ReceivedBytesS]
+            .map(|m| a.series(&Col::Galera(m))),
         thread_writes,
         episodes: a.episodes(),
     })
@@ -179,8 +185,11 @@ pub(crate) struct Verdict {
     pub mapping_size_kb: Option<u64>,
     /// Its share in large folios (smaps FilePmdMapped over its size), 0..1.
     pub file_pmd_mapped_share: Option<f64>,
-    /// Device bytes per flush over 4 kB per dirtying event.
+    /// Device bytes per flush over 4 kB per dirtying event (an upper bound), or, for a
+    /// Galera gcache, device bytes over the write-set bytes appended to it.
     pub amplification_estimate: Option<f64>,
+    /// The amplification is the gcache's written over appended bytes.
+    pub amplification_of_appended: bool,
     /// Mean write request size in the bursts, bytes.
     pub burst_request_bytes_mean: Option<f64>,
     /// The folio size pidstat charges in, KiB.
@@ -249,7 +258,10 @@ pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
     if let Some(d) = f.screen(i) {
         return d;
     }
-    let (burst_med, folio_kb, amplification) = amplification(i, &dirt);
+    let (burst_med, folio_kb, per_store) = amplification(i, &dirt);
+    // A Galera gcache says what its stores changed: the write sets appended to it.
+    let appended = f.path.as_deref().filter(|p| is_gcache_file(p)).and_then(|_| gcache_amplification(i));
+    let amplification = appended.or(per_store);
     let evidence = f.evidence(i);
     let amp = match amplification {
         Some(a) if a >= STRONG_AMPLIFICATION => Strength::Strong,
@@ -284,6 +296,7 @@ pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             _ => None,
         },
         amplification_estimate: amplification,
+        amplification_of_appended: appended.is_some(),
         burst_request_bytes_mean: f.req,
         folio_kb_from_pidstat: folio_kb,
         folios_from_charges: f.by_charges,
@@ -530,6 +543,25 @@ fn amplification(i: &Inputs<'_>, dirt: &super::mmap_writers::Dirtiers) -> (f64, 
     (burst_med, folio_kb, amplification)
 }
 
+/// Device bytes over the write-set bytes appended to a Galera gcache, over the seconds with
+/// Galera status (`wsrep_replicated_bytes` + `wsrep_received_bytes`: what its stores changed,
+/// headers aside). None without those columns or with nothing appended.
+fn gcache_amplification(i: &Inputs<'_>) -> Option<f64> {
+    let [a, b] = &i.galera_appended;
+    let cols: Vec<&Series<'_>> = [a.as_ref(), b.as_ref()].into_iter().flatten().collect();
+    let len = i.writes.series.values.len();
+    let (mut written, mut appended) = (0.0, 0.0);
+    for row in 0..len {
+        let added: Vec<f64> = cols.iter().filter_map(|s| at(s, row)).collect();
+        if added.is_empty() {
+            continue;
+        }
+        appended += added.iter().sum::<f64>();
+        written += at(&i.writes.series, row).unwrap_or(0.0);
+    }
+    (appended > 0.0).then(|| written / appended)
+}
+
 /// Writes the verdict as the finding.
 pub(crate) fn explain(v: &Verdict) -> Finding {
     let mut metrics = BTreeMap::new();
@@ -575,6 +607,10 @@ pub(crate) fn explain(v: &Verdict) -> Finding {
         ),
     };
     let amp_text = match v.amplification_estimate {
+        Some(a) if v.amplification_of_appended => format!(
+            "{}: the device wrote {a:.1}x the write-set bytes appended to the gcache (wsrep_replicated_bytes + wsrep_received_bytes over the capture)",
+            v.amplification.word()
+        ),
         Some(a) => format!(
             "{}: up to {a:.0}x what 4 KiB-granular dirtying would write (pidstat's {} KiB folio charges)",
             v.amplification.word(),
@@ -654,6 +690,8 @@ mod tests {
         kernel: Option<Sourced<String>>,
         /// The bursts' episodes: None for none, else whether they cost something.
         costly: Option<bool>,
+        /// Galera write-set bytes appended per second (every row).
+        appended: Option<f64>,
     }
 
     impl Case {
@@ -669,6 +707,7 @@ mod tests {
                 mounts: vec![mount("/dev/vda", "/data", "xfs", "rw,relatime")],
                 kernel: Some(sourced("6.1.0-13-amd64".to_string())),
                 costly: None,
+                appended: None,
             }
         }
 
@@ -683,6 +722,7 @@ mod tests {
 
         fn run_with(&self, charges: bool) -> Outcome {
             let w = vals(&[1.0; 120]);
+            let app = self.appended.map(|a| vals(&[a; 120]));
             let req = self.request.map(|r| vals(&[r; 120]));
             let bursts: Vec<_> = (0..self.bursts).map(|k| burst(5 + 30 * k, 90.0 * MB, 300.0 * MB)).collect();
             let episodes: Vec<_> = self
@@ -707,6 +747,7 @@ mod tests {
                 kernel: self.kernel.as_ref(),
                 threads: &threads,
                 thread_map: &BTreeMap::new(),
+                galera_appended: [app.as_deref().map(|a| series("galera.replicated_bytes_s", a)), None],
                 thread_writes: if charges {
                     [(42, tw.as_slice())].into_iter().collect()
                 } else {
@@ -820,6 +861,24 @@ mod tests {
             passed(c.run_without_charges())
                 .starts_with("no large-folio amplification: FilePmdMapped 0 KiB for /data/table.ibd")
         );
+    }
+
+    #[test]
+    fn a_gcache_amplification_is_written_over_appended_write_sets() {
+        let mut c = Case::large_folios();
+        c.mappings[0].value.path = "/var/lib/mysql/galera.cache".into();
+        c.appended = Some(0.5);
+        let f = fired(c.run());
+        assert_eq!(f.metrics["amplification_estimate"].value.as_f64(), Some(2.0));
+        assert_eq!(f.metrics["evidence_amplification"].value, "against");
+        assert!(f.summary.contains("the device wrote 2.0x the write-set bytes appended"), "{}", f.summary);
+        c.appended = Some(0.05);
+        let f = fired(c.run());
+        assert_eq!(f.metrics["evidence_amplification"].value, "strong");
+        // Not a gcache: the appended bytes say nothing about the file's stores.
+        c.mappings[0].value.path = "/data/table.ibd".into();
+        let f = fired(c.run());
+        assert!(f.summary.contains("what 4 KiB-granular dirtying would write"), "{}", f.summary);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 """galera_truth.py - ground truth of the Galera sample (issue 38) from the sampler's log, the load's log and the
 gcache probes, independent of iosift.  Writes CASE_DIR/truth.json (hand-entered fields from truth/extra.json).
 
-Per node (truth.json "nodes"."nodeN"):
+Reads truth/sampler.jsonl (or .jsonl.gz).  Per node (truth.json "nodes"."nodeN"):
   gcache_device            the loop device holding the node's gcache (only the gcache is on it: its writes are the
                            gcache's writeback, ground truth of the bursts)
   gcache_bursts            runs of seconds the loop device wrote >= 1 MiB: start epoch/UTC, seconds, bytes
@@ -22,6 +22,7 @@ processes' CPU per 10 s window from their /proc ticks; issue 41).
 usage: galera_truth.py CASE_DIR
 """
 import collections
+import gzip
 import json
 import os
 import statistics
@@ -37,7 +38,8 @@ def utc(t):
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t))
 
 
-rows = [json.loads(line) for line in open(os.path.join(T, "sampler.jsonl"))]
+SAMPLER = os.path.join(T, "sampler.jsonl")
+rows = [json.loads(line) for line in (gzip.open(SAMPLER + ".gz", "rt") if os.path.exists(SAMPLER + ".gz") else open(SAMPLER))]
 head = rows[0]
 hz = head["hz"]
 names = collections.defaultdict(dict)

@@ -87,4 +87,5 @@ for n in 1 2 3; do
     sh "$HERE/gz_big.sh" "$CASE/capture/node$n"
 done
 rm -f "$W"/*.tar.gz
+gzip -9f "$CASE/truth/sampler.jsonl"
 du -sh "$CASE/capture/"*

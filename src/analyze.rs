@@ -88,6 +88,7 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         findings,
         checked,
         episodes: views.episodes.clone(),
+        galera: views.galera.clone(),
     };
     let state = crate::state::gather(&p);
     let shared = crate::analysis::shared::Shared::gather(&records, &p.ctx, &p.zone, &p.timeline);

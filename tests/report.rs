@@ -240,6 +240,7 @@ fn report() -> Report {
             },
         ],
         episodes: vec![],
+        galera: None,
     };
     let periodicity = PeriodicityView {
         bursts,

@@ -18,6 +18,7 @@ mod columns_doc;
 mod diff;
 mod field;
 mod fuzz_archives;
+mod galera;
 mod heat;
 mod hostile;
 mod inputs;

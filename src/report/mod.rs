@@ -21,6 +21,7 @@ mod episodes;
 pub(crate) mod findings;
 pub mod flame;
 mod fmt;
+mod galera;
 mod heat;
 mod heat_data;
 mod heat_script;

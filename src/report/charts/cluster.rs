@@ -108,7 +108,9 @@ pub fn overlays(nodes: &[NodeSeries<'_>], zone: &crate::clock::DisplayZone) -> V
                 let values = on_axis(&r.timeline, &col, *off, t0, len, step, scale)?;
                 let label = match &col {
                     Col::Dev(d, _) => format!("{n} ({d})"),
-                    Col::Mysql(_) | Col::Galera(_) if name == "cluster-commits" => format!("{n} ({})", col.name()),
+                    Col::Mysql(_) | Col::Galera(_) if name == "cluster-commits" => {
+                        format!("{n} ({})", col.name())
+                    }
                     _ => n.to_string(),
                 };
                 Some(TimeLine { label, values, color: PALETTE[i % PALETTE.len()], width: 2 })

@@ -258,3 +258,19 @@ fn diff_compares_two_nodes_of_one_cluster() {
         "the replica's sync_relay_log=1 against the primary's default"
     );
 }
+
+/// Without `--node`, a folder holding a primary's and its replica's captures made on one host
+/// at the same time (the real pair) is two captures, told apart by their servers: refused,
+/// naming both and the `--node` command, never merged into one report.
+#[test]
+fn two_servers_captured_at_once_on_one_host_are_never_merged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let case = sample("pair_replica_flush_bound/capture");
+    let o = run(&["analyze", case.to_str().unwrap(), "-o", tmp.path().join("r").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    for want in ["holds 2 captures", "other database servers", "port 3440, server_id 1", "port 3441, server_id 2", "--node"] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    assert!(!tmp.path().join("r").exists());
+}

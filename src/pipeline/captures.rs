@@ -300,11 +300,11 @@ impl Capture {
         if let Some(h) = &self.host {
             facts.push(format!("host {h}"));
         }
-        if let Some(s) = &self.server {
-            facts.push(format!("database {s}"));
-        }
         if let Some(w) = when {
             facts.push(w);
+        }
+        if let Some(s) = &self.server {
+            facts.push(format!("database {s}"));
         }
         facts.push(format!("{} files", self.files.len()));
         let name = match root {
@@ -392,9 +392,16 @@ pub fn refusal(captures: &[Capture], given: &str, root: Option<&str>) -> String 
         let mut servers: Vec<&String> = captures.iter().filter_map(|c| c.server.as_ref()).collect();
         servers.sort();
         servers.dedup();
+        // Servers are the reason when they alone tell the captures apart: same host, same time.
+        let together = captures.iter().enumerate().all(|(i, a)| {
+            captures[i + 1..].iter().all(|b| match (a.span, b.span) {
+                (Some(x), Some(y)) => x.0 <= y.1 + ACROSS_GAP_S && y.0 <= x.1 + ACROSS_GAP_S,
+                _ => true,
+            })
+        });
         if distinct.len() > 1 {
             "other hosts or times apart"
-        } else if servers.len() > 1 {
+        } else if servers.len() > 1 && together {
             "other database servers"
         } else {
             "times apart"

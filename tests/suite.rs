@@ -13,6 +13,7 @@ mod bounds;
 mod chromium_bundles;
 mod cli;
 mod collect;
+mod collector;
 mod columns_doc;
 mod diff;
 mod field;

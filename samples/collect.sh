@@ -439,6 +439,7 @@ perf_profile_finish() {  # perf script + report of each perf-profile*.data (-a r
 # ticks of each collector process every COST_EVERY s, and `event` rows, what the watchdog did.
 COST=
 PERF_SAFE=0
+PROFILE_TARGET=
 NOTED=
 cost_start() {
     COST=$D/collector-cost.txt
@@ -501,7 +502,10 @@ stop_pid() {  # stop_pid PID: INT (perf writes its data), then TERM after 2 s
     CHILDREN=$GOOD
 }
 over_budget() {  # over_budget PID NAME SHARE BUDGET WINDOW ACTION
-    case $6 in
+    action=$6
+    # a profile that is system-wide already has no safer mode: stopped
+    [ "$action" = restart ] && [ "$PROFILE_TARGET" = "-a" ] && action=stop
+    case $action in
         restart)
             stop_pid "$1"
             mv "$D/perf-profile.data" "$D/perf-profile-1.data" 2>/dev/null
@@ -634,6 +638,7 @@ fi
 if [ "$PERF" = 1 ]; then
     target="-a"
     [ -n "$PIDS" ] && target="-p $(echo "$PIDS" | tr ' ' ',')"
+    PROFILE_TARGET=$target
     perf_profile_start "$target" "$DURATION" perf-profile
 fi
 if [ "$TRACE" = 1 ]; then

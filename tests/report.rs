@@ -241,6 +241,7 @@ fn report() -> Report {
             },
         ],
         episodes: vec![],
+        galera: None,
     };
     let periodicity = PeriodicityView {
         bursts,
@@ -342,6 +343,7 @@ fn report() -> Report {
         captures: Vec::new(),
         measures: Default::default(),
         context: Default::default(),
+        shared: Default::default(),
         system: Default::default(),
         host: Default::default(),
     }

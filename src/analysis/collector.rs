@@ -74,6 +74,9 @@ pub struct CollectorView {
     pub spun_until: Option<f64>,
     /// The process that spun.
     pub spun_by: Option<String>,
+    /// The record it spun in, when the bundle has several (a cluster's nodes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spun_in: Option<String>,
     /// The capture-quality note, when the cost is worth one.
     pub note: Option<String>,
     /// Every pid of the collector.
@@ -81,33 +84,37 @@ pub struct CollectorView {
     pub pids: BTreeSet<u32>,
 }
 
-/// The first run of intervals where one process spun: (from, until, name).
-fn spin(records: &[&CollectorCost]) -> Option<(f64, f64, String)> {
-    let mut run: Option<(f64, f64, String)> = None;
-    for c in records {
+/// The first run of intervals where one process spun: (from, until, name, record).
+fn spin<'a>(records: &[(&'a str, &CollectorCost)]) -> Option<(f64, f64, String, &'a str)> {
+    for (file, c) in records {
+        let mut run: Option<(f64, f64, String, &str)> = None;
         for iv in c.intervals() {
             let dt = iv.to - iv.from;
             let hot = iv.top.as_ref().filter(|(_, s)| dt > 0.0 && s / dt * 100.0 > SPIN_ONE_CPU_PCT);
             match (&mut run, hot) {
-                (None, Some((n, _))) => run = Some((iv.from, iv.to, n.clone())),
+                (None, Some((n, _))) => run = Some((iv.from, iv.to, n.clone(), file)),
                 (Some(r), Some(_)) if (iv.from - r.1).abs() < 1e-6 => r.1 = iv.to,
                 (Some(_), _) => return run,
                 (None, None) => {}
             }
         }
+        if run.is_some() {
+            return run;
+        }
     }
-    run
+    None
 }
 
-/// The view of every collector cost record of the capture (`None`: not measured).
-pub(crate) fn view(records: &[&CollectorCost]) -> Option<CollectorView> {
+/// The view of every collector cost record of the capture, each with its file name
+/// (`None`: not measured).
+pub(crate) fn view(records: &[(&str, &CollectorCost)]) -> Option<CollectorView> {
     if records.is_empty() {
         return None;
     }
     let mut v = CollectorView::default();
     let mut cpu = 0.0;
     let mut span = 0.0;
-    for c in records {
+    for (_, c) in records {
         for p in c.processes() {
             v.pids.insert(p.pid);
             v.processes.push(CollectorProcess { name: p.name, pid: p.pid, cpu_s: p.cpu_s });
@@ -133,8 +140,10 @@ pub(crate) fn view(records: &[&CollectorCost]) -> Option<CollectorView> {
     }
     v.processes.sort_by(|a, b| b.cpu_s.total_cmp(&a.cpu_s));
     v.cpu_pct = (span > 0.0).then(|| cpu / span * 100.0);
-    if let Some((a, b, n)) = spin(records) {
+    if let Some((a, b, n, file)) = spin(records) {
         (v.spun_from, v.spun_until, v.spun_by) = (Some(a), Some(b), Some(n));
+        // Several captures (a cluster's nodes): which one.
+        v.spun_in = (records.len() > 1).then(|| file.to_string());
     }
     v.note = quality_note(&v);
     Some(v)
@@ -153,6 +162,10 @@ fn quality_note(v: &CollectorView) -> Option<String> {
         .unwrap_or_default();
     let mut s = String::from("Capture quality: ");
     if let (Some(a), Some(who)) = (v.spun_from, &v.spun_by) {
+        let who = match &v.spun_in {
+            Some(file) => format!("{who}, {file}"),
+            None => who.clone(),
+        };
         let what = if who.starts_with("perf") {
             format!("the profiler ({who})")
         } else {
@@ -219,13 +232,24 @@ cpu 1025.0 30 perf-profile-a S 1 2 0 0
     #[test]
     fn a_spin_makes_the_note_and_its_pids_are_the_collectors() {
         let c = iosift_parsers::collector_cost::Fmt::parse(SPUN).value;
-        let v = view(&[&c]).expect("measured");
+        let v = view(&[("collector-cost.txt", &c)]).expect("measured");
         assert_eq!(v.spun_from, Some(1005.0));
         assert_eq!(v.spun_until, Some(1015.0));
         assert_eq!(v.spun_by.as_deref(), Some("perf-profile"));
         let note = v.note.as_deref().unwrap();
         assert!(note.contains("the profiler (perf-profile) spun from 00:16:45 UTC until the watchdog restarted it at 00:16:55"), "{note}");
         assert!(v.pids.contains(&20) && v.pids.contains(&30) && v.pids.contains(&10));
+        // Two records (a cluster's nodes): the note names the one that spun.
+        let cheap = iosift_parsers::collector_cost::Fmt::parse(
+            b"# iosift collector cost v1\ncpu 1 5 iostat S 0 1 0 0\n",
+        )
+        .value;
+        let two = view(&[("node1/collector-cost.txt", &cheap), ("node3/collector-cost.txt", &c)]).unwrap();
+        let note = two.note.unwrap();
+        assert!(
+            note.contains("the profiler (perf-profile, node3/collector-cost.txt) spun from 00:16:45 UTC"),
+            "{note}"
+        );
         let mut threads = BTreeMap::new();
         threads.insert(20, ThreadTotal { comm: "perf".into(), ..Default::default() });
         threads.insert(21, ThreadTotal { comm: "sh".into(), tgid: Some(10), ..Default::default() });
@@ -240,7 +264,7 @@ cpu 1025.0 30 perf-profile-a S 1 2 0 0
             b"# iosift collector cost v1\n# clk_tck 100 ncpu 2\ncpu 1 5 iostat S 0 1 0 0\ncpu 11 5 iostat S 0 2 0 0\n",
         )
         .value;
-        let v = view(&[&c]).unwrap();
+        let v = view(&[("a/collector-cost.txt", &c), ("b/collector-cost.txt", &c)]).unwrap();
         assert!(v.note.is_none() && v.cpu_pct.unwrap() < 0.1);
         assert!(view(&[]).is_none());
     }

@@ -104,8 +104,9 @@ pub struct Records<'a> {
     pub heartbeat: Vec<HeartbeatInput<'a>>,
     /// Every thread-stack file (gdb, pt-pmp), in bundle order.
     pub stacks: Vec<StackInput<'a>>,
-    /// The collector's records of its own cost (`collector-cost.txt`), in bundle order.
-    pub collector: Vec<&'a iosift_parsers::collector_cost::CollectorCost>,
+    /// The collector's records of its own cost (`collector-cost.txt`) with their names, in
+    /// bundle order.
+    pub collector: Vec<(&'a str, &'a iosift_parsers::collector_cost::CollectorCost)>,
 }
 
 /// Everything the analysis derived, for the rules and the report.

@@ -99,7 +99,7 @@ pub(crate) fn records(p: &Pipeline) -> Records<'_> {
             r.stacks.push(StackInput { name: &f.name, stacks });
         }
         if let Some(cost) = crate::source::collector(f) {
-            r.collector.push(cost);
+            r.collector.push((&f.name, cost));
         }
     }
     r.binlog = p.binlog.and_then(|i| {

@@ -81,6 +81,9 @@ usage: collect.sh [options]
                use a few snapshots, not a profile (default 0: none)
   -k           keep the output directory next to the tarball
   -h           this help
+The collector's own CPU is recorded every 5 s in collector-cost.txt; a tool over its budget (table
+BUDGETS in the script; perf: 20 % of one CPU over 10 s) is stopped, or for -P restarted once as
+perf record -a. Test hook: IOSIFT_COLLECT_BUDGETS="NAME PCT WINDOW ACTION" overrides a budget.
 EOF
 }
 

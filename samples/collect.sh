@@ -10,6 +10,13 @@
 # when the output directory grows past MAX_MB, and INT/TERM stop them too.  The result is always
 # one .tar.gz (unless -k keeps the directory as well).  Tools that are missing or fail are listed
 # in SKIPPED.txt with the reason; nothing else aborts the capture.
+#
+# The collector watches its own cost: every COST_EVERY seconds the CPU time of each of its processes
+# (/proc/PID/stat) goes to collector-cost.txt, and a tool over its budget (table BUDGETS below) is
+# stopped, or restarted once in a safer mode (perf record -p -> perf record -a), with an `event` line
+# in the same file and on the terminal.  Test hook: IOSIFT_COLLECT_BUDGETS="NAME PCT WINDOW ACTION"
+# lines are read before the table (first match wins), e.g. "perf-profile 1 10 restart" to make the
+# watchdog act on an ordinary perf.
 
 VERSION=1
 DURATION=60
@@ -28,6 +35,25 @@ MYSQL_OPTS=
 BINLOG_WINDOW=0
 GDB_EVERY=0
 KEEP=0
+
+# The collector's own budgets, per process of collectors.pids (and collect.sh itself): the share of ONE
+# CPU it may use, measured over WINDOW seconds, and what the watchdog does past it: restart (once, in the
+# safer mode: only perf-profile has one), stop, or note (an event line, once).
+#   name                 %CPU  window_s  action
+BUDGETS='perf-profile           20  10  restart
+perf-profile-a         20  10  stop
+perf-trace             20  10  stop
+pidstat                20  10  stop
+iostat                 10  10  stop
+vmstat                 10  10  stop
+mysqladmin-ext         10  10  stop
+proc-loop              10  10  stop
+smaps-loop             30  10  note
+mysql-threads-loop     10  10  note
+mysql-replication-loop 10  10  note
+gdb-stacks            100  10  note
+collect.sh             10  10  note'
+COST_EVERY=5
 
 usage() {
     cat <<'EOF'
@@ -55,6 +81,9 @@ usage: collect.sh [options]
                use a few snapshots, not a profile (default 0: none)
   -k           keep the output directory next to the tarball
   -h           this help
+The collector's own CPU is recorded every 5 s in collector-cost.txt; a tool over its budget (table
+BUDGETS in the script; perf: 20 % of one CPU over 10 s) is stopped, or for -P restarted once as
+perf record -a. Test hook: IOSIFT_COLLECT_BUDGETS="NAME PCT WINDOW ACTION" overrides a budget.
 EOF
 }
 
@@ -383,6 +412,156 @@ pmp_finish() {  # pt-pmp's aggregate of the saved snapshots (its own awk: one li
     fi
 }
 
+# ---------------------------------------------------------------- perf profile (-P)
+perf_profile_start() {  # perf_profile_start TARGET SECONDS NAME: perf record into perf-profile.data
+    # shellcheck disable=SC2086   # TARGET is "-a" or "-p PID,PID"
+    perf record -g -k CLOCK_MONOTONIC -F "$PERF_HZ" $1 -o "$D/perf-profile.data" -- sleep "$2" \
+        > "$D/perf-profile.record.log" 2>&1 &
+    bg $! "$3"
+    echo "perf_profile target $1 hz $PERF_HZ name $3 $(epoch)" >> "$D/timeline.txt"
+}
+perf_profile_finish() {  # perf script + report of each perf-profile*.data (-a runs filtered to the selected pids)
+    for data in "$D"/perf-profile*.data; do
+        [ -f "$data" ] || continue
+        base=${data%.data}
+        filter=
+        # a system-wide run that replaced a -p run: only the selected processes' samples are kept
+        [ "$base" = "$D/perf-profile" ] && [ "$PERF_SAFE" = 1 ] && [ -n "$PIDS" ] \
+            && filter="--pid=$(echo "$PIDS" | tr ' ' ',')"
+        # shellcheck disable=SC2086   # filter is one option or nothing
+        perf script --header -F +pid,+tid $filter -i "$data" 2> "$base.script.err" | gzip -6 > "$base.script.txt.gz"
+        # shellcheck disable=SC2086
+        perf report -i "$data" $filter --stdio --no-children --sort pid,comm,sym -g none --percent-limit 1 \
+            > "$base.report.txt" 2>/dev/null
+        rm -f "$data"
+    done
+}
+
+# ---------------------------------------------------------------- the collector's own cost and budgets
+# collector-cost.txt (documented in samples/README.md and docs/formats.md): `cpu` rows, the cumulative CPU
+# ticks of each collector process every COST_EVERY s, and `event` rows, what the watchdog did.
+COST=
+PERF_SAFE=0
+PROFILE_TARGET=
+NOTED=
+cost_start() {
+    COST=$D/collector-cost.txt
+    tck=$(getconf CLK_TCK 2>/dev/null) || tck=100
+    is_uint "$tck" && [ "$tck" -gt 0 ] || tck=100
+    ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null || echo 1)
+    {
+        echo "# iosift collector cost v1"
+        echo "# clk_tck $tck ncpu $ncpu every_s $COST_EVERY main_pid $$"
+        echo "# cpu EPOCH PID NAME STATE UTIME STIME CUTIME CSTIME"
+        echo "# event EPOCH PID NAME ACTION SHARE_PCT BUDGET_PCT WINDOW_S TEXT"
+    } > "$COST"
+    : >> "$D/collectors.pids"
+    CLK_TCK=$tck
+}
+cost_sample() {  # one cpu row per live collector process (+ collect.sh); prints "PID NAME SHARE BUDGET WINDOW ACTION" past budget
+    budgets=$(printf '%s\n%s\n' "${IOSIFT_COLLECT_BUDGETS:-}" "$BUDGETS" | tr '\n' ';')
+    awk -v now="$(epoch)" -v tck="$CLK_TCK" -v me="$$" -v kids="$CHILDREN" -v rec="$COST" \
+        -v pidsf="$D/collectors.pids" -v budgets="$budgets" '
+        BEGIN { n = split(budgets, b, ";")
+                for (i = 1; i <= n; i++) if (split(b[i], f, " ") >= 4 && !(f[1] in bud)) {
+                    bud[f[1]] = f[2]; win[f[1]] = f[3]; act[f[1]] = f[4] } }
+        FILENAME == pidsf { name[$1] = $2; next }
+        $1 == "cpu" { hist[$3] = hist[$3] " " $2 ":" ($6 + $7 + ($3 == me ? 0 : $8 + $9)) }
+        END {
+            name[me] = "collect.sh"
+            n = split(kids " " me, p, " ")
+            for (i = 1; i <= n; i++) {
+                pid = p[i]; sf = "/proc/" pid "/stat"; line = ""
+                if ((getline line < sf) <= 0) { close(sf); continue }
+                close(sf)
+                sub(/^.*\) /, "", line); split(line, s, " ")
+                nm = (pid in name) ? name[pid] : "unknown"
+                printf "cpu %s %s %s %s %s %s %s %s\n", now, pid, nm, s[1], s[12], s[13], s[14], s[15] >> rec
+                ticks = s[12] + s[13] + (pid == me ? 0 : s[14] + s[15])
+                if (!(nm in bud)) continue
+                # the newest earlier sample at least WINDOW - 1 s old
+                t0 = ""; m = split(hist[pid], h, " ")
+                for (j = 1; j <= m; j++) { split(h[j], e, ":"); if (e[1] <= now - win[nm] + 1) { t0 = e[1]; k0 = e[2] } }
+                if (t0 == "" || now <= t0) continue
+                share = (ticks - k0) / tck / (now - t0) * 100
+                if (share > bud[nm]) printf "%s %s %.1f %s %s %s\n", pid, nm, share, bud[nm], win[nm], act[nm]
+            }
+        }' "$D/collectors.pids" "$COST"
+}
+cost_event() {  # cost_event PID NAME ACTION SHARE BUDGET WINDOW TEXT
+    e=$(epoch)
+    echo "event $e $1 $2 $3 $4 $5 $6 $7" >> "$COST"
+    echo "collector_$3 $e $(date -u '+%F %T') $2 pid $1 at $4 % of one CPU over $6 s (budget $5 %)" >> "$D/timeline.txt"
+    log "watchdog: $2 (pid $1) used $4 % of one CPU over $6 s, budget $5 %: $3 ($7)"
+}
+stop_pid() {  # stop_pid PID: INT (perf writes its data), then TERM after 2 s
+    kill -INT "$1" 2>/dev/null
+    n=0
+    while kill -0 "$1" 2>/dev/null && [ "$n" -lt 20 ]; do sleep 0.1 2>/dev/null || sleep 1; n=$((n + 1)); done
+    kill -TERM "$1" 2>/dev/null
+    wait "$1" 2>/dev/null
+    GOOD=
+    for c in $CHILDREN; do [ "$c" = "$1" ] || GOOD="$GOOD $c"; done
+    CHILDREN=$GOOD
+}
+over_budget() {  # over_budget PID NAME SHARE BUDGET WINDOW ACTION
+    action=$6
+    # a profile that is system-wide already has no safer mode: stopped
+    [ "$action" = restart ] && [ "$PROFILE_TARGET" = "-a" ] && action=stop
+    case $action in
+        restart)
+            stop_pid "$1"
+            mv "$D/perf-profile.data" "$D/perf-profile-1.data" 2>/dev/null
+            mv "$D/perf-profile.record.log" "$D/perf-profile-1.record.log" 2>/dev/null
+            left=$((START_S + DURATION - $(date +%s)))
+            if [ "$left" -gt 1 ]; then
+                PERF_SAFE=1
+                perf_profile_start -a "$left" perf-profile-a
+                cost_event "$1" "$2" restarted "$3" "$4" "$5" "perf record -g -F $PERF_HZ -p stopped; restarted as perf record -g -F $PERF_HZ -a for ${left} s (samples of pids $PIDS kept)"
+            else
+                cost_event "$1" "$2" stopped "$3" "$4" "$5" "stopped ${left} s before the end; not restarted"
+            fi
+            ;;
+        stop)
+            stop_pid "$1"
+            cost_event "$1" "$2" stopped "$3" "$4" "$5" "stopped for the rest of the capture"
+            ;;
+        *)
+            case " $NOTED " in *" $1 "*) return 0 ;; esac
+            NOTED="$NOTED $1"
+            cost_event "$1" "$2" noted "$3" "$4" "$5" "over budget; left running"
+            ;;
+    esac
+}
+cost_watch() {  # cost_watch: one sample, and the budget actions it calls for
+    over=$(cost_sample)
+    [ -n "$over" ] || return 0
+    while read -r pid nm share budget window action; do
+        over_budget "$pid" "$nm" "$share" "$budget" "$window" "$action"
+    done <<EOF
+$over
+EOF
+}
+cost_summary() {  # the collector's cost on the terminal: CPU seconds and share of one CPU per process, events
+    [ -s "$COST" ] || return 0
+    awk -v me="$$" '
+        $1 == "cpu" { k = $3; t = $6 + $7 + ($3 == me ? 0 : $8 + $9)
+                      if (!(k in t0)) { t0[k] = $2; k0[k] = t; nm[k] = $4; order[++n] = k }
+                      t1[k] = $2; k1[k] = t }
+        $1 == "event" { ev[++ne] = $0 }
+        $1 == "#" && $2 == "clk_tck" { tck = $3 }
+        END {
+            if (tck == "") tck = 100
+            printf "collect.sh: collector cost (CPU s / share of one CPU between its first and last sample):"
+            for (i = 1; i <= n; i++) { k = order[i]; d = t1[k] - t0[k]; share = 0
+                if (d > 0) share = (k1[k] - k0[k]) / tck / d * 100
+                printf " %s %.2f s / %.1f %%", nm[k], (k1[k] - k0[k]) / tck, share }
+            printf "\n"
+            for (i = 1; i <= ne; i++) { split(ev[i], f, " ")
+                printf "collect.sh: WATCHDOG %s %s (pid %s): %s %% of one CPU over %s s, budget %s %%\n", f[5], f[4], f[3], f[6], f[8], f[7] }
+        }' "$COST"
+}
+
 # ---------------------------------------------------------------- stop / finish
 stop_children() {  # stop_children WHY
     [ "$STOPPED" = 1 ] && return 0
@@ -403,17 +582,13 @@ finish() {
     [ -n "$PIDS" ] && smaps_snapshot end
     mysql_finish
     pmp_finish
-    if [ -f "$D/perf-profile.data" ]; then
-        perf script --header -F +pid,+tid -i "$D/perf-profile.data" 2> "$D/perf-profile.script.err" | gzip -6 > "$D/perf-profile.script.txt.gz"
-        perf report -i "$D/perf-profile.data" --stdio --no-children --sort pid,comm,sym -g none --percent-limit 1 \
-            > "$D/perf-profile.report.txt" 2>/dev/null
-        rm -f "$D/perf-profile.data"
-    fi
+    perf_profile_finish
     if [ -f "$D/perf-trace.data" ]; then
         perf script --header -F +pid,+tid -i "$D/perf-trace.data" 2> "$D/perf-trace.script.err" | gzip -6 > "$D/perf-trace.script.txt.gz"
         rm -f "$D/perf-trace.data"
     fi
     find "$D" -type f -empty -name '*.err' -exec rm -f {} +
+    cost_summary
     [ -s "$SKIPPED" ] || echo "nothing skipped" > "$SKIPPED"
     mark tar_start
     parent=$(dirname "$D")
@@ -436,6 +611,7 @@ ARGS="-d $DURATION -i $INTERVAL -m $MAX_MB -S $SMAPS_EVERY -P=$PERF -T=$TRACE -M
 trap on_signal INT TERM
 START_S=$(date +%s)
 mark collect_start
+cost_start
 epoch_minus_mono >> "$D/timeline.txt"
 echo "interval $INTERVAL count $COUNT prefix $PREFIX pids $PIDS" >> "$D/timeline.txt"
 sysinfo
@@ -465,11 +641,8 @@ fi
 if [ "$PERF" = 1 ]; then
     target="-a"
     [ -n "$PIDS" ] && target="-p $(echo "$PIDS" | tr ' ' ',')"
-    # shellcheck disable=SC2086
-    perf record -g -k CLOCK_MONOTONIC -F "$PERF_HZ" $target -o "$D/perf-profile.data" -- sleep "$DURATION" \
-        > "$D/perf-profile.record.log" 2>&1 &
-    bg $! perf-profile
-    echo "perf_profile target $target hz $PERF_HZ" >> "$D/timeline.txt"
+    PROFILE_TARGET=$target
+    perf_profile_start "$target" "$DURATION" perf-profile
 fi
 if [ "$TRACE" = 1 ]; then
     # block_bio_queue runs in the submitting task's context (who issued the bio); writeback_written carries
@@ -497,11 +670,15 @@ mark collectors_started
 
 # watchdog: deadline (+ a grace of 2 intervals for the counted collectors) and size cap
 deadline=$((START_S + DURATION + 2 * INTERVAL + 3))
+cost_watch
+next_cost=$(( $(date +%s) + COST_EVERY ))
 while :; do
     alive=0
     for p in $CHILDREN; do kill -0 "$p" 2>/dev/null && alive=1; done
-    [ "$alive" = 1 ] || break
-    if [ "$(date +%s)" -ge "$deadline" ]; then stop_children deadline; break; fi
+    [ "$alive" = 1 ] || { cost_watch; break; }
+    now=$(date +%s)
+    if [ "$now" -ge "$deadline" ]; then stop_children deadline; break; fi
+    if [ "$now" -ge "$next_cost" ]; then cost_watch; next_cost=$((now + COST_EVERY)); fi
     kb=$(du -sk "$D" 2>/dev/null | awk '{print $1}')
     if [ "${kb:-0}" -gt $((MAX_MB * 1024)) ]; then
         skip "size cap: output reached ${kb} KiB > -m $MAX_MB MB after $(( $(date +%s) - START_S )) s; collectors stopped early"

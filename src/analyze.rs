@@ -74,6 +74,7 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
                     message: crate::pipeline::captures::refusal(&p.captures, &bundle.name, None),
                 }))
                 .collect(),
+            collector: views.collector.clone(),
         },
         clock: ClockInfo {
             timezone: p.zone.name.clone(),

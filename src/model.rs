@@ -42,6 +42,10 @@ pub struct BundleInfo {
     /// (unreadable, not a regular file, empty, a link, encrypted, past a limit, an
     /// iosift report folder inside the input, ...), each naming its path.
     pub problems: Vec<crate::bundle::Problem>,
+    /// What observing cost, from the collector's own record (`collector-cost.txt` of
+    /// `samples/collect.sh`); absent when the capture did not record it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collector: Option<crate::analysis::collector::CollectorView>,
 }
 
 /// One input file of the inventory.

@@ -158,4 +158,95 @@ fn a_short_real_capture_is_fully_recognised() {
     assert!(offset > 1.0e9 && offset < now, "offset {offset}");
     assert!(parsed.value.epoch_of("collectors_started").is_some());
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+
+    // What observing cost (issue 41): a cpu row per collector and for the collector's shell.
+    assert_eq!(id_of("collector-cost.txt"), Some("collector_cost"));
+    let cost = cost_of(&files);
+    assert!(cost.main_pid.is_some() && cost.clk_tck.is_some(), "{cost:?}");
+    for name in ["collect.sh", "iostat", "pidstat", "vmstat", "proc-loop"] {
+        assert!(cost.rows.iter().any(|r| r.name == name), "no cpu row of {name}: {:?}", cost.rows);
+    }
+    assert!(cost.events.is_empty(), "no tool is over its budget in 4 s: {:?}", cost.events);
+}
+
+/// The collector's cost record of a tarball's files.
+fn cost_of(files: &[(PathBuf, Vec<u8>)]) -> iosift_parsers::collector_cost::CollectorCost {
+    let (_, raw) = files.iter().find(|(p, _)| p.ends_with("collector-cost.txt")).expect("collector-cost.txt");
+    let parsed = <iosift_parsers::collector_cost::Fmt as iosift_parsers::Format>::parse(raw);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    parsed.value
+}
+
+/// Runs collect.sh for `secs` with the budget test hook and extra options; the tarball's files.
+fn run_with_budgets(budgets: &str, secs: &str, extra: &[&str]) -> Option<Vec<(PathBuf, Vec<u8>)>> {
+    if !is_root() || !have("iostat") || !have("tar") {
+        common::support::skip("the collector run: not root or no sysstat");
+        return None;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("capture.tar.gz");
+    let pid = std::process::id().to_string();
+    let o = Command::new("sh")
+        .arg(SCRIPT)
+        .args(["-d", secs, "-i", "1", "-m", "200", "-p", &pid])
+        .args(extra)
+        .arg("-w")
+        .arg(tmp.path())
+        .arg("-o")
+        .arg(&out)
+        .env("IOSIFT_COLLECT_BUDGETS", budgets)
+        .output()
+        .expect("collect.sh runs");
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "collect.sh failed: {stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    // The summary on the terminal names the watchdog's action.
+    assert!(stdout.contains("collector cost"), "{stdout}");
+    assert!(stdout.contains("WATCHDOG"), "{stdout}");
+    Some(untar(&out))
+}
+
+/// The test hook (a budget every tool exceeds) makes the watchdog stop a tool: the event is
+/// in the record, and the tool has no rows after it.
+#[test]
+fn the_watchdog_stops_a_tool_over_its_budget() {
+    let Some(files) = run_with_budgets("vmstat -1 1 stop", "12", &[]) else { return };
+    let cost = cost_of(&files);
+    let e = cost.events.iter().find(|e| e.name == "vmstat").expect("a vmstat event");
+    assert_eq!(e.action.as_str(), "stopped");
+    assert!(cost.rows.iter().filter(|r| r.name == "vmstat").all(|r| r.epoch <= e.epoch));
+    // vmstat stopped early (12 rows of numbers had it run on), iostat ran its 12 reports
+    let text = |n: &str| {
+        let (_, raw) = files.iter().find(|(p, _)| p.ends_with(n)).expect(n);
+        String::from_utf8_lossy(raw).into_owned()
+    };
+    let vm_rows = text("vmstat-t.txt")
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .count();
+    assert!(vm_rows < 12, "vmstat ran on: {vm_rows} rows");
+    assert_eq!(text("iostat-x-t.txt").matches("avg-cpu").count(), 12);
+}
+
+/// perf's safer mode: with the hook, `perf record -p` is stopped and restarted once as
+/// `perf record -a`, whose script keeps only the selected process's samples.
+#[test]
+fn the_watchdog_restarts_perf_system_wide() {
+    if !have("perf") {
+        common::support::skip("perf not installed");
+        return;
+    }
+    let Some(files) = run_with_budgets("perf-profile -1 1 restart", "12", &["-P", "-F", "49"]) else {
+        return;
+    };
+    let cost = cost_of(&files);
+    let e = cost.events.iter().find(|e| e.name == "perf-profile").expect("a perf-profile event");
+    assert_eq!(e.action.as_str(), "restarted");
+    assert!(e.text.contains("perf record -g -F 49 -a"), "{}", e.text);
+    assert!(cost.rows.iter().any(|r| r.name == "perf-profile-a"), "the restarted perf is watched");
+    let names: Vec<String> = files.iter().map(|(p, _)| p.to_string_lossy().into_owned()).collect();
+    for must in ["perf-profile-1.record.log", "perf-profile.record.log", "perf-profile.script.txt.gz"] {
+        assert!(names.iter().any(|n| n.ends_with(must)), "{must} missing: {names:?}");
+    }
+    let (_, tl) = files.iter().find(|(p, _)| p.ends_with("timeline.txt")).expect("timeline");
+    assert!(String::from_utf8_lossy(tl).contains("perf_profile target -a"));
 }

@@ -213,6 +213,7 @@ fn report() -> Report {
                 input("notes.txt", None, 0),
             ],
             problems: vec![],
+            collector: None,
         },
         clock: ClockInfo {
             timezone: "UTC".into(),

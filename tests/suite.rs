@@ -14,6 +14,7 @@ mod chromium_bundles;
 mod cli;
 mod cluster;
 mod collect;
+mod collector;
 mod columns_doc;
 mod diff;
 mod field;

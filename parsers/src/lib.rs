@@ -11,6 +11,7 @@ pub mod registry;
 pub mod binlogsum;
 pub mod checksum_list;
 pub mod clock_reference;
+pub mod collector_cost;
 pub mod csv_table;
 pub mod dd_summary;
 pub mod df;

@@ -225,6 +225,7 @@ formats! {
     DdSummary => dd_summary,
     ChecksumList => checksum_list,
     PerfRecordLog => perf_record_log,
+    CollectorCost => collector_cost,
     Dmesg => dmesg,
     CsvTable => csv_table,
     Sections => sections,

@@ -184,6 +184,10 @@ fn shift_data(data: &mut Data, off: usize) -> bool {
         Data::MysqlVariables(v) => v.vars.iter_mut().for_each(|e| e.0 += off),
         Data::MysqlThreads(t) => t.rows.iter_mut().for_each(|e| e.line += off),
         Data::MysqladminExt(a) => a.samples.iter_mut().for_each(|e| e.line += off),
+        Data::CollectorCost(c) => {
+            c.rows.iter_mut().for_each(|e| e.line += off);
+            c.events.iter_mut().for_each(|e| e.line += off);
+        }
         Data::Iostat(_)
         | Data::IostatJson(_)
         | Data::Pidstat(_)

@@ -165,7 +165,8 @@ impl PerfSeconds {
         for (s, off) in perf {
             let at = |sec: i64| (sec as f64 + off).floor() as i64;
             p.chains |= s.callchain_samples > 0;
-            for k in &s.stack_seconds {
+            // The collector's own processes (perf writing its data) are never issuers (issue 41).
+            for k in s.stack_seconds.iter().filter(|k| !super::collector::is_collector_comm(&k.comm)) {
                 *p.stacks
                     .entry((at(k.sec), k.class))
                     .or_default()
@@ -179,7 +180,10 @@ impl PerfSeconds {
                 }
             }
             for t in &s.tracepoints {
-                if !t.rwbs.contains('W') || devs.is_some_and(|d| t.dev.is_some_and(|x| !d.contains(&x))) {
+                if !t.rwbs.contains('W')
+                    || devs.is_some_and(|d| t.dev.is_some_and(|x| !d.contains(&x)))
+                    || super::collector::is_collector_comm(&t.comm)
+                {
                     continue;
                 }
                 let into = if t.event.ends_with("block_bio_queue") {

@@ -9,6 +9,7 @@
 
 pub(crate) mod buffered;
 pub mod bursts;
+pub(crate) mod collector;
 pub(crate) mod correlate;
 pub(crate) mod device;
 pub(crate) mod episodes;
@@ -103,6 +104,9 @@ pub struct Records<'a> {
     pub heartbeat: Vec<HeartbeatInput<'a>>,
     /// Every thread-stack file (gdb, pt-pmp), in bundle order.
     pub stacks: Vec<StackInput<'a>>,
+    /// The collector's records of its own cost (`collector-cost.txt`) with their names, in
+    /// bundle order.
+    pub collector: Vec<(&'a str, &'a iosift_parsers::collector_cost::CollectorCost)>,
 }
 
 /// Everything the analysis derived, for the rules and the report.
@@ -141,6 +145,11 @@ pub struct Views {
     pub replica_threads: Option<replication::ThreadFsync>,
     /// Where threads wait, from gdb or pt-pmp stacks.
     pub stacks: Option<waits::StacksView>,
+    /// What observing cost (`None`: the capture did not record it).
+    pub collector: Option<collector::CollectorView>,
+    /// pidstat's write totals per thread without the collector's own threads: the rules'
+    /// writers and issuers are chosen among these.
+    pub threads: BTreeMap<u32, ThreadTotal>,
     /// How late the replica wrote the source's transactions.
     pub event_lag: Option<replication::EventLag>,
     /// Status files showing the server is not a replica (pt-stalk's `SHOW SLAVE STATUS` answered
@@ -190,6 +199,10 @@ impl Views {
         zone: &Zone,
         records: &Records<'_>,
     ) -> Views {
+        // The collector's own processes are never writers nor issuers (issue 41).
+        let collector = collector::view(&records.collector);
+        let kept = collector::without_collector(threads, collector.as_ref());
+        let threads = &kept;
         let device = device::resolve_main(tl, ctx);
         let window = writeback::WritebackWindow::from_centisecs(
             ctx.sysctl_f64("vm.dirty_expire_centisecs"),
@@ -250,6 +263,8 @@ impl Views {
                 .map(|s| (s.file, s.status.empty_answers))
                 .collect(),
             device,
+            collector,
+            threads: kept.clone(),
             window,
             periodicity,
             stacked_periodicity,

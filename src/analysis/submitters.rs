@@ -155,11 +155,6 @@ pub(crate) const IN_BURSTS_SHARE: f64 = 0.6;
 /// Periodic bursts such a thread must show.
 pub(crate) const MIN_PIDSTAT_BURSTS: usize = 4;
 
-/// The collector's own samplers (`samples/collect.sh`, pt-stalk): they write their output
-/// files as they run and are never a workload's submitter (issue 41).
-const COLLECTOR_COMMS: &[&str] =
-    &["perf", "pidstat", "iostat", "vmstat", "mpstat", "sadc", "sar", "dstat", "dool", "pt-stalk"];
-
 /// pidstat's non-kernel threads whose charged bytes reached `device` within a second
 /// ([`AT_ONCE_SHARE`] of them), by comm: (epoch second, bytes).
 fn from_pidstat<'a>(inp: &Inputs<'a>, device: &str) -> BTreeMap<&'a str, Vec<(i64, u64)>> {
@@ -171,7 +166,7 @@ fn from_pidstat<'a>(inp: &Inputs<'a>, device: &str) -> BTreeMap<&'a str, Vec<(i6
     for (tid, t) in inp.threads.iter() {
         if is_kernel_issuer(&t.comm)
             || episodes::loop_comm(&t.comm)
-            || COLLECTOR_COMMS.contains(&t.comm.as_str())
+            || super::collector::is_collector_comm(&t.comm)
         {
             continue;
         }

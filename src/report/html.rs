@@ -34,7 +34,7 @@ main{max-width:1080px;margin:0 auto;padding:12px 24px 48px}
 h1{font-size:24px;margin:16px 0 4px} h2{font-size:19px;border-bottom:2px solid #d0d7de;padding-bottom:3px;margin-top:34px}
 h3{font-size:16px;margin:18px 0 6px}
 .meta{color:#57606a} nav{position:sticky;top:0;z-index:5;background:#fff;border-bottom:1px solid #d0d7de;padding:4px 0;font-size:13px} nav a{margin-right:10px}
-p.oneline{font-size:16px;font-weight:bold;margin:4px 0 10px} p.cpu{margin:-4px 0 10px;color:#9a6700}
+p.oneline{font-size:16px;font-weight:bold;margin:4px 0 10px} p.cpu{margin:-4px 0 10px;color:#9a6700} p.quality{margin:-4px 0 10px;color:#b42318}
 table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
 th,td{border:1px solid #d0d7de;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f3f5f7} td.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -613,6 +613,7 @@ fn inventory(report: &Report, render_problems: &[String]) -> Markup {
         section #inventory {
             h2 { "Inventory" }
             p { "Every input file, how it was recognised and anchored on the clock, and what was skipped." }
+            p { (super::story::collector_cost_line(report)) }
             table.inv {
                 colgroup {
                     col style="width:24%"; col style="width:10%"; col style="width:20%"; col style="width:9%";

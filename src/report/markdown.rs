@@ -76,6 +76,9 @@ pub(crate) fn summary_md(report: &Report, charts: &[Chart]) -> String {
             let _ = writeln!(s, "**Verdict: no rule fired.**\n");
         }
     }
+    if let Some(n) = super::story::collector_note(report) {
+        let _ = writeln!(s, "**{}**\n", esc(n));
+    }
     if let Some(n) = super::story::cpu_note(report) {
         let _ = writeln!(s, "{}\n", esc(&n));
     }

@@ -241,10 +241,13 @@ pub(super) fn cpu_note(report: &Report) -> Option<String> {
     let tl = &report.timeline;
     let idle = tl.get(&Col::Cpu(CpuMetric::IdlePct))?;
     let iowait = tl.get(&Col::Cpu(CpuMetric::IowaitPct));
+    // The collector's own CPU (its record, issue 41) is not the workload's: discounted.
+    let own = tl.get(&Col::Host(crate::table::columns::HostMetric::CollectorCpuPct));
     let busy: Vec<f64> = (0..idle.len())
         .filter_map(|i| {
             let w = iowait.and_then(|c| c.get(i)?.get()).unwrap_or(0.0);
-            idle.get(i)?.get().map(|x| (100.0 - x - w).clamp(0.0, 100.0))
+            let c = own.and_then(|c| c.get(i)?.get()).unwrap_or(0.0);
+            idle.get(i)?.get().map(|x| (100.0 - x - w - c).clamp(0.0, 100.0))
         })
         .collect();
     let hot = busy.iter().filter(|b| **b >= CPU_BUSY_PCT).count();
@@ -253,12 +256,41 @@ pub(super) fn cpu_note(report: &Report) -> Option<String> {
     }
     let rows = tl.bin().max(1) as usize;
     let peak = busy.iter().copied().fold(0.0, f64::max);
+    let discounted = if own.is_some() { ", the collector's own CPU discounted" } else { "" };
     Some(format!(
-        "CPU: busy (iowait counted as idle) at {CPU_BUSY_PCT:.0} % or more for {} s of {} ({:.0} %), up to {peak:.0} %: the CPU may bound the work where the devices look fine.",
+        "CPU: busy (iowait counted as idle{discounted}) at {CPU_BUSY_PCT:.0} % or more for {} s of {} ({:.0} %), up to {peak:.0} %: the CPU may bound the work where the devices look fine.",
         hot * rows,
         busy.len() * rows,
         100.0 * hot as f64 / busy.len() as f64
     ))
+}
+
+/// The capture-quality note of the collector's own cost (issue 41), when it is worth one.
+pub(super) fn collector_note(report: &Report) -> Option<&str> {
+    report.doc.bundle.collector.as_ref()?.note.as_deref()
+}
+
+/// What observing cost, in one line for the inventory: the collector's CPU and its
+/// heaviest processes, or "not measured" for a capture without the record.
+pub(super) fn collector_cost_line(report: &Report) -> String {
+    let Some(c) = &report.doc.bundle.collector else {
+        return "Collector cost: not measured (the capture has no collector-cost.txt: a collector \
+                before issue 41, or another tool)."
+            .into();
+    };
+    let top: Vec<String> = c
+        .processes
+        .iter()
+        .take(3)
+        .map(|p| format!("{} (pid {}) {:.1} CPU s", p.name, p.pid, p.cpu_s))
+        .collect();
+    let share = c.cpu_pct.map(|p| format!("{p:.1} % of the CPU")).unwrap_or_else(|| "unknown".into());
+    let events = if c.events.is_empty() {
+        String::new()
+    } else {
+        format!("; the watchdog acted {} time(s)", c.events.len())
+    };
+    format!("Collector cost: {share} ({}){events}.", top.join(", "))
 }
 
 /// The verdict: one story per finding, worst first.
@@ -270,6 +302,7 @@ pub(super) fn verdict(report: &Report, charts: &[Chart]) -> Markup {
         section #verdict {
             h2 { "What happened" }
             p.oneline { (one_line(report)) }
+            @if let Some(n) = collector_note(report) { p.quality { b { (n) } } }
             @if let Some(n) = cpu_note(report) { p.cpu { (n) } }
             @if fs.is_empty() {
                 p.summary { "No rule fired: " (passed) " rules checked the capture and passed, " (skipped)

@@ -182,6 +182,9 @@ pub fn terminal_summary_styled(report: &Report, dir: &Path, style: Style) -> Str
     for w in &doc.clock.warnings {
         s.push_str(&wrap(&format!("clock: {}", clean(w)), 0, style.width));
     }
+    if let Some(n) = doc.bundle.collector.as_ref().and_then(|c| c.note.as_deref()) {
+        s.push_str(&wrap(&clean(n), 0, style.width));
+    }
     let fs = ranked(&doc.findings);
     if fs.is_empty() {
         let passed = doc.checked.iter().filter(|c| c.outcome == "passed").count();

@@ -98,6 +98,9 @@ pub(crate) fn records(p: &Pipeline) -> Records<'_> {
         if let Some(stacks) = crate::source::stacks(f) {
             r.stacks.push(StackInput { name: &f.name, stacks });
         }
+        if let Some(cost) = crate::source::collector(f) {
+            r.collector.push((&f.name, cost));
+        }
     }
     r.binlog = p.binlog.and_then(|i| {
         let f = &p.files[i];
@@ -245,7 +248,7 @@ impl<'a> Available<'a> {
             timeline: &p.timeline,
             cells: Cells::new(&p.lines, &p.files),
             ctx: &p.ctx,
-            threads: &p.threads,
+            threads: &views.threads,
             views,
             binlog: records
                 .binlog

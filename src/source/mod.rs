@@ -8,6 +8,7 @@
 //! [`crate::table::Col`]), and gives its context (kernel, mounts, sysctl,
 //! variables, ...) and its time-zone evidence.
 
+mod collector;
 pub(crate) mod context;
 pub(crate) mod dayfirst;
 mod file;
@@ -25,6 +26,7 @@ mod stacks;
 pub(crate) mod stream;
 mod system;
 
+pub(crate) use collector::collector_hms;
 pub use context::{Context, Sourced};
 pub use file::{ParsedFile, detect_file, parse_file};
 
@@ -261,6 +263,10 @@ pub(crate) trait Adapter<'d> {
     fn stacks(&self) -> Option<Stacks<'d>> {
         None
     }
+    /// The collector's record of its own cost.
+    fn collector(&self) -> Option<&'d iosift_parsers::collector_cost::CollectorCost> {
+        None
+    }
     /// The rows of the file's own table (`iosift tables`) when they are not the points it
     /// emits: every counter as read, every binlog second. `None`: the emitted points are the table.
     fn raw_rows(&self, _zone: &Zone) -> Option<Vec<RawRow>> {
@@ -329,6 +335,7 @@ pub(crate) fn of(d: &Data) -> Box<dyn Adapter<'_> + '_> {
         Data::Smaps(x) => Box::new(system::Smaps(x)),
         Data::Sections(x) => Box::new(system::Sections(x)),
         Data::ClockReference(x) => Box::new(system::ClockRef(x)),
+        Data::CollectorCost(x) => Box::new(collector::Collector(x)),
         Data::Ps(_) => Box::new(inert::Inert(inert::PS)),
         Data::Df(_) => Box::new(inert::Inert(inert::DF)),
         Data::Binlogsum(_) => Box::new(inert::Inert(inert::BINLOGSUM)),
@@ -416,6 +423,11 @@ pub(crate) fn host(f: &ParsedFile) -> Option<String> {
     f.data.as_ref().and_then(|d| of(d).host())
 }
 
+/// The collector's cost record of a file, if it is one.
+pub(crate) fn collector(f: &ParsedFile) -> Option<&iosift_parsers::collector_cost::CollectorCost> {
+    f.data.as_ref().and_then(|d| of(d).collector())
+}
+
 /// The database server a file describes ([`Adapter::server`]).
 pub(crate) fn server(f: &ParsedFile) -> Option<String> {
     f.data.as_ref().and_then(|d| of(d).server())
@@ -461,8 +473,8 @@ pub(crate) fn stacks(f: &ParsedFile) -> Option<Stacks<'_>> {
     f.data.as_ref().and_then(|d| of(d).stacks())
 }
 
-/// Whether anything after the fill reads the file's records: the perf, stacks, binlog, replication
-/// and state views do; every other source is read only through the timeline, so `analyze`
+/// Whether anything after the fill reads the file's records: the perf, stacks, binlog, replication,
+/// state and collector-cost views do; every other source is read only through the timeline, so `analyze`
 /// drops its records once it is filled ([`crate::pipeline::fill::fill`]).
 pub(crate) fn read_after_fill(f: &ParsedFile) -> bool {
     perf(f).is_some()
@@ -471,6 +483,7 @@ pub(crate) fn read_after_fill(f: &ParsedFile) -> bool {
         || heartbeat(f).is_some()
         || state(f).is_some()
         || stacks(f).is_some()
+        || collector(f).is_some()
 }
 
 /// The epoch of a stamp: the simple forms (epoch, zoned), else a local date-time or a

@@ -380,6 +380,12 @@ metrics! {
         StatCtxtS = ("stat.ctxt_s", PerS, "context switches per second (/proc/stat ctxt)"),
         /// /proc/stat processes.
         StatForksS = ("stat.forks_s", PerS, "processes created per second (/proc/stat processes)"),
+        /// The collector's own CPU.
+        CollectorCpuPct = (
+            "collector.cpu_pct",
+            Pct,
+            "CPU of the collector's own processes, percent of all CPUs (collect.sh collector-cost.txt)"
+        ),
     }
 }
 

@@ -230,6 +230,8 @@ pub struct Report {
     /// The host and database context read from the capture (kernel, mounts, sysctl,
     /// variables, ...): `iosift diff` compares its facts without parsing the files again.
     pub context: crate::source::Context,
+    /// The events this capture shares with other nodes' (`iosift analyze --node`).
+    pub shared: crate::analysis::shared::Shared,
 }
 
 impl Report {

@@ -342,6 +342,7 @@ fn report() -> Report {
         captures: Vec::new(),
         measures: Default::default(),
         context: Default::default(),
+        shared: Default::default(),
         system: Default::default(),
         host: Default::default(),
     }

@@ -4,11 +4,15 @@
 #   replica: datadir /var/tmp/iosift_repl/replica, 127.0.0.1:3311, server_id 2, log_slave_updates,
 #            single-threaded apply (slave_parallel_threads=0), replicating from the primary by file/position
 # usage: mariadb_pair.sh start|stop|destroy
+# environment (issue 38: a second pair beside the first): IOSIFT_REPL_DIR (default /var/tmp/iosift_repl),
+#   IOSIFT_REPL_PRIMARY_PORT (default 3310), IOSIFT_REPL_REPLICA_PORT (default 3311)
 #   start    creates the datadirs on first use, starts both servers, sets up the bench schema and replication
 #   stop     stops both servers by their pid files (mariadb-admin shutdown)
 #   destroy  stop, then remove /var/tmp/iosift_repl
 set -eu
-B=/var/tmp/iosift_repl
+B=${IOSIFT_REPL_DIR:-/var/tmp/iosift_repl}
+PPORT=${IOSIFT_REPL_PRIMARY_PORT:-3310}
+RPORT=${IOSIFT_REPL_REPLICA_PORT:-3311}
 
 cnf() {  # cnf ROLE PORT SERVER_ID EXTRA...
     role=$1; port=$2; id=$3; shift 3
@@ -66,14 +70,14 @@ case ${1:-start} in
 start)
     fresh=0
     [ -d "$B/primary/data/mysql" ] || fresh=1
-    cnf primary 3310 1
-    cnf replica 3311 2 log_slave_updates=ON slave_parallel_threads=0 relay_log="$B/replica/binlog/replica-relay-bin" \
+    cnf primary "$PPORT" 1
+    cnf replica "$RPORT" 2 log_slave_updates=ON slave_parallel_threads=0 relay_log="$B/replica/binlog/replica-relay-bin" \
         skip_slave_start=ON
     start_one primary
     start_one replica
     if [ "$fresh" = 1 ]; then
         # The replica replicates everything from the primary's first binlog, schema included.
-        q replica "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=3310, MASTER_USER='repl',
+        q replica "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=$PPORT, MASTER_USER='repl',
             MASTER_PASSWORD='replpw', MASTER_LOG_FILE='primary-bin.000001', MASTER_LOG_POS=4, MASTER_USE_GTID=no"
         q primary "CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY 'replpw'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1';"
         mariadb --defaults-file="$B/primary/my.cnf" < "$(dirname "$0")/bench_schema.sql"

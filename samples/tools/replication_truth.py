@@ -17,34 +17,21 @@ The status-series slope is the least-squares slope of Seconds_Behind_Master over
 whenever its SQL thread has caught up with its IO thread, however far the IO thread is behind the source.
 """
 import glob
-import gzip
 import json
 import os
 import re
 import sys
+
+from truthlib import op as opener, slope, source_time
 
 case_dir, name, extra = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 cap = os.path.join(case_dir, "capture")
 tru = os.path.join(case_dir, "truth")
 
 
-def opener(path):
-    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
-
-
 def one(pattern):
     hits = sorted(glob.glob(os.path.join(cap, pattern)))
     return hits[0] if hits else None
-
-
-def slope(points):
-    n = len(points)
-    if n < 2:
-        return None
-    mx = sum(p[0] for p in points) / n
-    my = sum(p[1] for p in points) / n
-    sxx = sum((p[0] - mx) ** 2 for p in points)
-    return sum((p[0] - mx) * (p[1] - my) for p in points) / sxx if sxx > 0 else None
 
 
 def status_pairs(path):
@@ -141,25 +128,14 @@ if os.path.exists(pp):
         if len(f) == 3:
             at.append((float(f[0]), f[1], int(f[2])))
 
-    def source_time(file, pos):
-        """Epoch when the primary's binlog reached FILE:POS (interpolated between its snapshots)."""
-        prev = None
-        for e, f, p in at:
-            if f == file and p >= pos:
-                if prev is None or prev[1] != file or p == prev[2]:
-                    return e
-                return prev[0] + (e - prev[0]) * (pos - prev[2]) / (p - prev[2])
-            prev = (e, f, p)
-        return None
-
     io, ex = [], []
     for r in series:
         if r.get("ts") is None:
             continue
-        t = source_time(r.get("Master_Log_File"), num(r, "Read_Master_Log_Pos") or 0)
+        t = source_time(at, r.get("Master_Log_File"), num(r, "Read_Master_Log_Pos") or 0)
         if t is not None:
             io.append((r["ts"], r["ts"] - t))
-        t = source_time(r.get("Relay_Master_Log_File"), num(r, "Exec_Master_Log_Pos") or 0)
+        t = source_time(at, r.get("Relay_Master_Log_File"), num(r, "Exec_Master_Log_Pos") or 0)
         if t is not None:
             ex.append((r["ts"], r["ts"] - t))
 

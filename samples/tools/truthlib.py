@@ -14,6 +14,30 @@ def op(path):
     return gzip.open(path, "rt", errors="replace") if path.endswith(".gz") else open(path, errors="replace")
 
 
+def slope(points):
+    """Least-squares slope of [(x, y)], None for fewer than two points or one x."""
+    n = len(points)
+    if n < 2:
+        return None
+    mx = sum(p[0] for p in points) / n
+    my = sum(p[1] for p in points) / n
+    sxx = sum((p[0] - mx) ** 2 for p in points)
+    return sum((p[0] - mx) * (p[1] - my) for p in points) / sxx if sxx > 0 else None
+
+
+def source_time(snapshots, file, pos):
+    """When a source's binary log reached FILE:POS: snapshots [(epoch, file, pos)] of its SHOW MASTER STATUS in time
+    order, interpolated between the two around POS; None when it never got there."""
+    prev = None
+    for e, f, p in snapshots:
+        if f == file and p >= pos:
+            if prev is None or prev[1] != file or p == prev[2]:
+                return e
+            return prev[0] + (e - prev[0]) * (pos - prev[2]) / (p - prev[2])
+        prev = (e, f, p)
+    return None
+
+
 def mysqladmin_delta(path):
     """`mysqladmin ext -i1` blocks of `| name | value |` -> a function giving last - first of a counter (None if absent)."""
     blocks, cur = [], {}

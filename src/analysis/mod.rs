@@ -21,6 +21,7 @@ pub(crate) mod period;
 pub(crate) mod periodicity;
 pub(crate) mod replica_bound;
 pub(crate) mod replication;
+pub mod shared;
 pub(crate) mod stack;
 pub(crate) use crate::stats;
 pub(crate) mod submitters;

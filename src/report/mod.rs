@@ -18,7 +18,7 @@
 mod batch;
 pub mod charts;
 mod episodes;
-mod findings;
+pub(crate) mod findings;
 pub mod flame;
 mod fmt;
 mod galera;

@@ -334,6 +334,20 @@ impl<'d> Adapter<'d> for Heartbeat<'d> {
 pub(super) struct Variables<'d>(pub &'d iosift_parsers::mysql_variables::Variables);
 
 impl<'d> Adapter<'d> for Variables<'d> {
+    /// `port 3320, server_id 1, wsrep_node_name node1` (those printed).
+    fn server(&self) -> Option<String> {
+        let galera = self.0.get("wsrep_on").is_some_and(|v| v.trim().eq_ignore_ascii_case("ON"));
+        let keys: &[&str] =
+            if galera { &["port", "server_id", "wsrep_node_name"] } else { &["port", "server_id"] };
+        let parts: Vec<String> = keys
+            .iter()
+            .filter_map(|k| {
+                self.0.get(k).map(str::trim).filter(|v| !v.is_empty()).map(|v| format!("{k} {v}"))
+            })
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
     fn context(&self, file: &str, ctx: &mut Context) {
         for (line, k, val) in &self.0.vars {
             ctx.variables.entry(k.to_ascii_lowercase()).or_insert_with(|| Sourced {

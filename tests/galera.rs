@@ -91,6 +91,13 @@ fn every_node_fires_the_large_folio_finding_on_its_own_gcache_with_galera_thread
             "{node}: {top:?}"
         );
         assert!(f.summary.contains("Galera provider thread"), "{node}: {}", f.summary);
+        // The periodic bursts of the same device: dirtied by this node's threads only (the
+        // other nodes' receivers dirty the same volume between bursts, on their own devices).
+        if let Some(p) = r.doc.findings.iter().find(|f| f.rule == "periodic_write_bursts") {
+            for w in p.actors.writers.iter().filter(|w| w.measured) {
+                assert!(tids.contains(&w.tid.unwrap()), "{node}: periodic writer {w:?} is not this node's");
+            }
+        }
     }
 }
 

@@ -452,7 +452,16 @@ fn issued(i: &Inputs<'_>, periodic: &[crate::analysis::bursts::Burst]) -> Episod
     // Who dirtied what each burst wrote: the thread that dirtied, between two bursts, what
     // the second wrote, burst after burst. It outweighs who was charged in the episodes'
     // windows, which on a shared host is whoever wrote most anywhere.
-    let by_volume = super::actors::writers_by_volume(periodic, &i.thread_series, i.threads);
+    // On the device holding the written mapping, only its owner's threads (three Galera nodes
+    // receive the same write sets: each node's receiver dirties a burst's volume).
+    let owner = mapping_owner(i);
+    let series: Vec<(u32, Series<'_>)> = i
+        .thread_series
+        .iter()
+        .filter(|(tid, _)| owner.is_none_or(|p| i.threads.get(tid).is_some_and(|t| t.tgid == Some(p))))
+        .copied()
+        .collect();
+    let by_volume = super::actors::writers_by_volume(periodic, &series, i.threads);
     if !by_volume.is_empty() {
         ev.actors.writers = by_volume;
     }
@@ -474,6 +483,15 @@ fn one_large_write(sizes: &[f64], dev: &str, period: f64) -> Option<String> {
     })
 }
 
+/// The process whose smaps holds the written mapping, when the device written holds its file
+/// and pidstat lists that process's threads: on that device, only its threads dirtied.
+fn mapping_owner(i: &Inputs<'_>) -> Option<u32> {
+    i.mapping
+        .filter(|_| i.device_holds_mapping)
+        .and_then(|m| super::mmap_writers::owner_pid(&m.file))
+        .filter(|p| i.threads.values().any(|t| t.category != "writeback" && t.tgid == Some(*p)))
+}
+
 /// Who dirtied the device's bytes: the three heaviest pidstat writers (not the flusher)
 /// that could have (at most what the device wrote plus Dirty's growth), those that wrote
 /// more than that (elsewhere), and Dirty's growth over the capture.
@@ -482,11 +500,7 @@ fn dirtiers(i: &Inputs<'_>) -> (Vec<String>, Vec<String>, f64) {
     // Who dirtied (pidstat threads) vs who issued (kernel flusher when the dirtiers are steady).
     // On the device holding the written mapping, its dirtiers are the mapping owner's threads
     // (three Galera nodes on one host: the other nodes' and tenants' threads dirty elsewhere).
-    let owner = i
-        .mapping
-        .filter(|_| i.device_holds_mapping)
-        .and_then(|m| super::mmap_writers::owner_pid(&m.file))
-        .filter(|p| i.threads.values().any(|t| t.category != "writeback" && t.tgid == Some(*p)));
+    let owner = mapping_owner(i);
     let mut writers: Vec<(&String, &ThreadTotal, u32)> = i
         .threads
         .iter()

@@ -236,3 +236,25 @@ fn every_multi_node_sample_recovers_its_offset_and_where_the_lag_is_born() {
     // Three pairs (flush bound, link shaped, its shifted copy) and the Galera cluster.
     assert!(seen >= 4, "multi-node samples found: {seen}");
 }
+
+/// `iosift diff` between two nodes of one cluster: the primary and its replica of a real pair,
+/// captured at once; the settings that make the replica's IO thread flush per event differ.
+#[test]
+fn diff_compares_two_nodes_of_one_cluster() {
+    let tmp = tempfile::tempdir().unwrap();
+    let case = sample("pair_replica_flush_bound/capture");
+    let o = run(&[
+        "diff",
+        case.join("primary").to_str().unwrap(),
+        case.join("replica").to_str().unwrap(),
+        "-o",
+        tmp.path().join("d").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("sync_relay_log") && text.contains("10000"),
+        "the replica's sync_relay_log=1 against the primary's default"
+    );
+}

@@ -91,6 +91,13 @@ fn every_node_fires_the_large_folio_finding_on_its_own_gcache_with_galera_thread
             "{node}: {top:?}"
         );
         assert!(f.summary.contains("Galera provider thread"), "{node}: {}", f.summary);
+        // The periodic bursts of the same device: dirtied by this node's threads only (the
+        // other nodes' receivers dirty the same volume between bursts, on their own devices).
+        if let Some(p) = r.doc.findings.iter().find(|f| f.rule == "periodic_write_bursts") {
+            for w in p.actors.writers.iter().filter(|w| w.measured) {
+                assert!(tids.contains(&w.tid.unwrap()), "{node}: periodic writer {w:?} is not this node's");
+            }
+        }
     }
 }
 
@@ -121,5 +128,23 @@ fn flow_control_values_are_the_raw_mysqladmin_values() {
         let sent = truth["nodes"][node]["flow_control"]["sent_delta"].as_f64().unwrap();
         assert_eq!(g.sent_flow_control(), sent > 0.0, "{node}: sent {} vs truth {sent}", g.sent());
         assert_eq!(g.node_name.as_deref(), Some(node));
+    }
+}
+
+#[test]
+fn each_node_page_says_whether_it_sent_flow_control_with_its_chart() {
+    let truth = truth();
+    for node in NODES {
+        let r = report(node);
+        let dir = tempfile::tempdir().unwrap();
+        iosift::report::write_report(&r, dir.path()).unwrap();
+        let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+        assert!(html.contains("id=\"galera\""), "{node}: no Galera section");
+        assert!(dir.path().join("charts/galera.png").is_file(), "{node}: no Galera chart");
+        let sent = truth["nodes"][node]["flow_control"]["sent_delta"].as_f64().unwrap();
+        let words = if sent > 0.0 { "it paused the cluster" } else { "another node paused the cluster" };
+        assert!(html.contains(words), "{node}: the page does not say {words:?}");
+        let summary = iosift::report::terminal_summary(&r, dir.path());
+        assert!(summary.contains(&format!("galera: This node ({node})")), "{summary}");
     }
 }

@@ -44,6 +44,11 @@ impl EpisodeVerdict {
 
     /// The cost in words, with how many episodes cost something when not all did.
     pub(crate) fn cost_words(&self) -> String {
+        if self.harm.is_empty() && self.episodes == 0 {
+            // Bursts too small for episodes of their own (a Galera gcache's 15 MiB on its own
+            // device): "Cost: ." said nothing.
+            return "not measured (no write episode in the finding's window)".into();
+        }
         if self.costly > 0 && self.costly < self.episodes {
             format!("{} ({} of {} episodes cost something)", self.harm, self.costly, self.episodes)
         } else {

@@ -373,6 +373,12 @@ impl<'a> Available<'a> {
         &self.ctx.thread_map
     }
 
+    /// The written device holding a mapping's file (by its device numbers, else its mount).
+    pub fn mapping_device(&self, m: &Mapping) -> Option<String> {
+        let (dev, _) = crate::analysis::stack::mapping_device(self.ctx, m)?;
+        crate::analysis::stack::written_device(self.ctx, self.timeline, &dev)
+    }
+
     /// smaps mappings.
     pub fn mappings(&self) -> &'a [Sourced<Mapping>] {
         &self.ctx.mappings

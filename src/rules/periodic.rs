@@ -60,6 +60,9 @@ pub(crate) struct Inputs<'a> {
     /// The shared writable file mapping of a captured process (smaps): its writer
     /// dirtied the file when pidstat is missing.
     pub mapping: Option<&'a crate::pipeline::Sourced<iosift_parsers::smaps::Mapping>>,
+    /// The device written is the one holding [`Inputs::mapping`]'s file: its dirtiers are
+    /// the mapping owner's threads (pidstat lists the whole host).
+    pub device_holds_mapping: bool,
     /// The write episodes with their measured issuers.
     pub episodes: &'a [crate::analysis::episodes::Episode],
     /// The trace's large submitters with the period of their own bursts.
@@ -81,6 +84,7 @@ pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> 
         Some(s) => s,
         None => (writes, periodicity),
     };
+    let mapping = crate::analysis::stack::written_mapping(a.mappings());
     Ok(Inputs {
         writes,
         periodicity,
@@ -88,7 +92,10 @@ pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> 
         threads: a.threads(),
         dirty: a.series(&Col::Mem(MemMetric::DirtyBytes)),
         buffered: super::buffered_burst::gather(a).ok(),
-        mapping: crate::analysis::stack::written_mapping(a.mappings()),
+        mapping,
+        device_holds_mapping: mapping
+            .and_then(|m| a.mapping_device(&m.value))
+            .is_some_and(|d| d == writes.device),
         episodes: a.episodes(),
         submitters: a.submitters(),
         trace_file: a.trace_file(),
@@ -445,7 +452,16 @@ fn issued(i: &Inputs<'_>, periodic: &[crate::analysis::bursts::Burst]) -> Episod
     // Who dirtied what each burst wrote: the thread that dirtied, between two bursts, what
     // the second wrote, burst after burst. It outweighs who was charged in the episodes'
     // windows, which on a shared host is whoever wrote most anywhere.
-    let by_volume = super::actors::writers_by_volume(periodic, &i.thread_series, i.threads);
+    // On the device holding the written mapping, only its owner's threads (three Galera nodes
+    // receive the same write sets: each node's receiver dirties a burst's volume).
+    let owner = mapping_owner(i);
+    let series: Vec<(u32, Series<'_>)> = i
+        .thread_series
+        .iter()
+        .filter(|(tid, _)| owner.is_none_or(|p| i.threads.get(tid).is_some_and(|t| t.tgid == Some(p))))
+        .copied()
+        .collect();
+    let by_volume = super::actors::writers_by_volume(periodic, &series, i.threads);
     if !by_volume.is_empty() {
         ev.actors.writers = by_volume;
     }
@@ -467,14 +483,30 @@ fn one_large_write(sizes: &[f64], dev: &str, period: f64) -> Option<String> {
     })
 }
 
+/// The process whose smaps holds the written mapping, when the device written holds its file
+/// and pidstat lists that process's threads: on that device, only its threads dirtied.
+fn mapping_owner(i: &Inputs<'_>) -> Option<u32> {
+    i.mapping
+        .filter(|_| i.device_holds_mapping)
+        .and_then(|m| super::mmap_writers::owner_pid(&m.file))
+        .filter(|p| i.threads.values().any(|t| t.category != "writeback" && t.tgid == Some(*p)))
+}
+
 /// Who dirtied the device's bytes: the three heaviest pidstat writers (not the flusher)
 /// that could have (at most what the device wrote plus Dirty's growth), those that wrote
 /// more than that (elsewhere), and Dirty's growth over the capture.
 fn dirtiers(i: &Inputs<'_>) -> (Vec<String>, Vec<String>, f64) {
     let col = &i.writes.series;
     // Who dirtied (pidstat threads) vs who issued (kernel flusher when the dirtiers are steady).
-    let mut writers: Vec<(&String, &ThreadTotal, u32)> =
-        i.threads.iter().map(|(tid, t)| (&t.comm, t, *tid)).collect();
+    // On the device holding the written mapping, its dirtiers are the mapping owner's threads
+    // (three Galera nodes on one host: the other nodes' and tenants' threads dirty elsewhere).
+    let owner = mapping_owner(i);
+    let mut writers: Vec<(&String, &ThreadTotal, u32)> = i
+        .threads
+        .iter()
+        .filter(|(_, t)| owner.is_none_or(|p| t.tgid == Some(p) || t.category == "writeback"))
+        .map(|(tid, t)| (&t.comm, t, *tid))
+        .collect();
     writers.sort_by(|a, b| b.1.bytes.total_cmp(&a.1.bytes).then(a.2.cmp(&b.2)));
     // A thread cannot have dirtied, for this device, more than the device wrote plus what
     // was still dirty at the end: one that dirtied more wrote (mostly) elsewhere, another
@@ -776,6 +808,7 @@ mod tests {
             dirty: Some(series("mem.dirty_bytes", &d)),
             buffered: None,
             mapping: None,
+            device_holds_mapping: false,
             episodes,
             submitters: &[],
             trace_file: None,
@@ -843,6 +876,51 @@ mod tests {
         assert_eq!(r, "5 write bursts on vda: no repeating period");
     }
 
+    /// Issue 38: on the device holding the written mapping, only the mapping owner's threads
+    /// dirtied it (three Galera nodes and a build on one host: pidstat lists them all).
+    #[test]
+    fn dirtiers_of_the_device_holding_the_mapping_are_its_owners_threads() {
+        let w = vals(&[5e6; 200]);
+        let v = view(bursts(4), Some(35.0), Some(0.9));
+        let t =
+            |comm: &str, mb: f64, pid: u32| ThreadTotal { tgid: Some(pid), ..thread(comm, "other", mb * MB) };
+        let threads: BTreeMap<u32, ThreadTotal> =
+            [(11, t("rustc", 180.0, 10)), (21, t("mariadbd", 72.0, 20)), (31, t("mariadbd", 70.0, 30))]
+                .into_iter()
+                .collect();
+        let mapping = crate::pipeline::Sourced {
+            value: iosift_parsers::smaps::Mapping {
+                path: "/g/node2/gcache/galera.cache".into(),
+                ..Default::default()
+            },
+            file: "smaps-20-mariadbd.txt.gz".into(),
+            line: 1,
+        };
+        let go = |holds: bool| {
+            let i = Inputs {
+                writes: DeviceWrites {
+                    device: "loop1",
+                    series: series("dev.loop1.w_bytes_s", &w),
+                    stack: None,
+                },
+                periodicity: &v,
+                window: WritebackWindow::default(),
+                threads: &threads,
+                dirty: None,
+                buffered: None,
+                mapping: Some(&mapping),
+                device_holds_mapping: holds,
+                episodes: &[],
+                submitters: &[],
+                trace_file: None,
+                thread_series: vec![],
+            };
+            dirtiers(&i).0
+        };
+        assert_eq!(go(true), ["mariadbd (tid 21, 72.0 MiB)"]);
+        assert_eq!(go(false).len(), 3);
+    }
+
     /// Two bursts one writeback window apart, in a capture too short for a third.
     #[test]
     fn two_bursts_at_the_window_in_a_short_capture() {
@@ -867,6 +945,7 @@ mod tests {
                 dirty: Some(series("mem.dirty_bytes", &d[..len])),
                 buffered: None,
                 mapping: None,
+                device_holds_mapping: false,
                 episodes: &[],
                 submitters: &[],
                 trace_file: None,

@@ -69,6 +69,7 @@ pub const CHARTS: &[Entry] = &[
     Entry { id: "cpu-usage", section: Section::Timeline, build: cpu::cpu_usage },
     Entry { id: "tasks", section: Section::Timeline, build: cpu::tasks },
     Entry { id: "mysql-status", section: Section::Timeline, build: mysql::mysql_status },
+    Entry { id: "galera", section: Section::Timeline, build: mysql::galera },
     Entry { id: "autocorrelation", section: Section::Periodicity, build: periodicity::autocorrelation },
     Entry { id: "periodogram", section: Section::Periodicity, build: periodicity::periodogram },
     Entry { id: "correlations", section: Section::Correlation, build: correlation::correlations },

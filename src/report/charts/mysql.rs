@@ -6,8 +6,70 @@ use super::series::{MIB, bucket_note, burst_spans, column, line, peak_mean, time
 use super::style::PALETTE;
 use crate::model::Report;
 use crate::report::fmt::{bytes_h, num};
-use crate::table::columns::{BinlogMetric, MysqlCounter};
+use crate::table::columns::{BinlogMetric, GaleraMetric, MysqlCounter};
 use crate::table::{Cell, Col};
+
+/// The lines of one panel: each Galera column the capture has, labelled with its status name.
+fn galera_lines(report: &Report, metrics: &[(GaleraMetric, &str)]) -> Vec<super::plot::TimeLine> {
+    let t = &report.timeline;
+    metrics
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (m, label))| {
+            column(t, &Col::Galera(*m)).map(|v| line(t, v, *label, 1.0, PALETTE[i % PALETTE.len()], 2))
+        })
+        .collect()
+}
+
+/// One Galera node (wsrep status of mysqladmin extended-status): write sets per second,
+/// its receive and send queues, and flow control (the share of each second replication was
+/// paused, the pause requests this node sent).
+pub(super) fn galera(report: &Report) -> Option<Draft> {
+    let t = &report.timeline;
+    let rates = galera_lines(
+        report,
+        &[
+            (GaleraMetric::CommittedS, "committed (wsrep_last_committed)"),
+            (GaleraMetric::ReceivedS, "received (wsrep_received)"),
+            (GaleraMetric::ReplicatedS, "replicated (wsrep_replicated)"),
+        ],
+    );
+    if rates.is_empty() {
+        return None;
+    }
+    let queues = galera_lines(
+        report,
+        &[
+            (GaleraMetric::RecvQueue, "wsrep_local_recv_queue"),
+            (GaleraMetric::SendQueue, "wsrep_local_send_queue"),
+        ],
+    );
+    let flow = galera_lines(
+        report,
+        &[
+            (GaleraMetric::FcPausedPct, "paused % (wsrep_flow_control_paused_ns)"),
+            (GaleraMetric::FcSentS, "pause requests sent/s (wsrep_flow_control_sent)"),
+        ],
+    );
+    let mut panels =
+        vec![TimePanel { y_desc: "write sets per s".into(), lines: rates, ..Default::default() }];
+    for (desc, lines) in [("queued write sets", queues), ("% / per s", flow)] {
+        if !lines.is_empty() {
+            panels.push(TimePanel { y_desc: desc.into(), lines, ..Default::default() });
+        }
+    }
+    let caption = format!(
+        "Galera status of this node from mysqladmin extended-status: write sets committed, received and          replicated per second; its receive and send queues as read; flow control: the share of each second          replication was paused and the pause requests this node sent (a node that sends them pauses the          cluster).{}",
+        bucket_note(t)
+    );
+    let height = HEIGHT + 140 * (panels.len() as u32 - 1);
+    Some(Draft {
+        title: "Galera: write sets, queues and flow control".into(),
+        caption,
+        height,
+        plot: Plot::Time(time_plot(t, &report.display, panels)),
+    })
+}
 
 /// MySQL status counters (mysqladmin extended-status): commits and fsyncs per second,
 /// and the group-commit ratio (binlog commits per group commit, the one division here).

@@ -88,8 +88,10 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         findings,
         checked,
         episodes: views.episodes.clone(),
+        galera: views.galera.clone(),
     };
     let state = crate::state::gather(&p);
+    let shared = crate::analysis::shared::Shared::gather(&records, &p.ctx, &p.zone, &p.timeline);
     let display = display_zone(&p, &opts.display_tz);
     let host = display_zone(&p, &crate::pipeline::DisplayTz::Host);
     let window_error = p.window_error.clone();
@@ -116,6 +118,7 @@ pub fn analyze(bundle: &Bundle, opts: &Options) -> Report {
         captures,
         measures,
         context: p.ctx,
+        shared,
     }
 }
 

@@ -40,6 +40,16 @@ pub fn category_of_ps_name(name: &str) -> &'static str {
     }
 }
 
+/// A Galera gcache file (`/var/lib/mysql/galera.cache`, `gcache.page.000003`): Galera's
+/// write-set cache, an mmap'd ring buffer (`gcache.name`) and its overflow pages.
+pub fn is_gcache_file(path: &str) -> bool {
+    let base = path.trim_end_matches(" (deleted)").rsplit('/').next().unwrap_or_default();
+    base == "galera.cache"
+        || base
+            .strip_prefix("gcache.page.")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Kernel threads that issue writes on behalf of others and never dirty pages
 /// themselves: every kworker (`kworker/u8:3+flush-254:0` the flusher,
 /// `kworker/u8:0-writeback`, `kworker/u8:4-loop0` the loop device's worker,
@@ -244,5 +254,15 @@ mod tests {
             Err(TaxonomyError::UnknownCategory(_))
         ));
         assert!(matches!(Taxonomy::from_toml("[other]\n"), Err(TaxonomyError::Syntax(_))));
+    }
+
+    #[test]
+    fn gcache_files_by_name() {
+        assert!(is_gcache_file("/var/tmp/iosift_galera/node1/gcache/galera.cache"));
+        assert!(is_gcache_file("/var/lib/mysql/gcache.page.000003"));
+        assert!(is_gcache_file("/var/lib/mysql/gcache.page.000003 (deleted)"));
+        assert!(!is_gcache_file("/var/lib/mysql/gcache.page."));
+        assert!(!is_gcache_file("/var/lib/mysql/galera.cache.old"));
+        assert!(!is_gcache_file("/var/lib/mysql/ib_logfile0"));
     }
 }

@@ -12,6 +12,7 @@ pub mod attribution;
 pub mod batch;
 pub mod bundle;
 pub mod clock;
+pub mod cluster;
 pub mod diff;
 pub mod inspect;
 pub(crate) mod memory;

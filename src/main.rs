@@ -143,9 +143,17 @@ struct InspectArgs {
 // The options of `iosift analyze`.
 #[derive(clap::Args)]
 struct AnalyzeArgs {
-    /// The bundle: a directory, archive(s) or files.
-    #[arg(required = true)]
+    /// The bundle: a directory, archive(s) or files (with --nodes: the folder whose
+    /// subfolders and archives are the nodes).
+    #[arg(required_unless_present = "node")]
     paths: Vec<PathBuf>,
+    /// One node of a cluster, NAME=PATH (repeat for each node): one report per node under
+    /// nodes/NAME/ and a cluster page (clock offsets, replication chains, findings by node).
+    #[arg(long, value_name = "NAME=PATH", conflicts_with_all = ["nodes", "json", "md", "prefix"])]
+    node: Vec<String>,
+    /// The one PATH is a folder whose subfolders and archives are the nodes of a cluster.
+    #[arg(long, conflicts_with_all = ["json", "md", "prefix"])]
+    nodes: bool,
     /// Output folder (default: reports/<bundle name>, e.g. reports/mmap_large_folio for
     /// samples/mmap_large_folio/capture; reports/<bundle name>-2, ... when that folder
     /// holds the report of another capture).
@@ -369,10 +377,11 @@ fn inspect(InspectArgs { paths, json, time, limits }: InspectArgs) -> Result<Exi
 }
 
 /// `iosift analyze`: one bundle's report folder and its summary.
-fn analyze(
-    AnalyzeArgs { paths, output, time, json, md, strict, prefix, limits }: AnalyzeArgs,
-    v: Verbosity,
-) -> Result<ExitCode> {
+fn analyze(args: AnalyzeArgs, v: Verbosity) -> Result<ExitCode> {
+    if !args.node.is_empty() || args.nodes {
+        return cluster(args, v);
+    }
+    let AnalyzeArgs { paths, output, time, json, md, strict, prefix, limits, .. } = args;
     let opts = time.options()?;
     let origin = Origin::new(Kind::Analyze, &paths);
     // Refuse a folder that may not be written before the work, not after.
@@ -431,6 +440,81 @@ fn analyze(
     // The process ends here: freeing millions of parsed rows one by one would only cost time.
     std::mem::forget(report);
     std::mem::forget(bundle);
+    Ok(if strict && failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `iosift analyze --node NAME=PATH ...` / `--nodes DIR`: one report per node and the cluster page.
+fn cluster(
+    AnalyzeArgs { paths, node, output, time, strict, limits, .. }: AnalyzeArgs,
+    v: Verbosity,
+) -> Result<ExitCode> {
+    use iosift::cluster::{self, NodeSpec};
+    let opts = time.options()?;
+    let specs: Vec<NodeSpec> = if node.is_empty() {
+        match &paths[..] {
+            [dir] if dir.is_dir() => NodeSpec::from_folder(dir),
+            _ => return Err(usage("--nodes takes one folder whose subfolders or archives are the nodes")),
+        }
+    } else {
+        if !paths.is_empty() {
+            return Err(usage(format!("--node names every node; {} given besides", given(&paths))));
+        }
+        node.iter().map(|n| NodeSpec::parse(n)).collect::<Result<_, _>>().map_err(|e| usage(e.to_string()))?
+    };
+    cluster::check(&specs).map_err(|e| usage(e.to_string()))?;
+    let inputs: Vec<PathBuf> = specs.iter().map(|s| s.path.clone()).collect();
+    let origin = Origin::new(Kind::Analyze, &inputs);
+    let default_name = match &paths[..] {
+        [dir] => format!(
+            "cluster-{}",
+            bundle::sanitize_file_name(&dir.file_name().unwrap_or_default().to_string_lossy())
+        ),
+        _ => format!("cluster-{}", specs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("-")),
+    };
+    let target = settled(match &output {
+        Some(o) => Target::explicit(o, origin),
+        None => Target::default_at(
+            &PathBuf::from("reports").join(default_name.chars().take(100).collect::<String>()),
+            origin,
+        ),
+    })?;
+    let progress = iosift::progress::Progress::start(v.quiet);
+    let total = specs.len();
+    let seen = std::cell::Cell::new(0usize);
+    let c = cluster::analyze(&specs, &opts, &limits.limits(), &|name| {
+        seen.set(seen.get() + 1);
+        progress.stage(format!("node {}/{total}: {name}", seen.get()));
+    });
+    if c.nodes.iter().all(|n| n.report.is_none()) {
+        for n in &c.nodes {
+            eprintln!(
+                "iosift: {}",
+                iosift::term::safe(&format!("{}: {}", n.name, n.error.as_deref().unwrap_or("")))
+            );
+        }
+        anyhow::bail!("no node could be analyzed; no report written");
+    }
+    progress.stage("writing the cluster report".to_string());
+    let staging = iosift::outdir::Staging::begin(&target)?;
+    cluster::page::write_into(&c, staging.path())?;
+    for n in staging.commit()? {
+        eprintln!("iosift: {}", iosift::term::safe(&n));
+    }
+    progress.finish();
+    let failed = c.nodes.iter().any(|n| n.error.is_some());
+    for n in c.nodes.iter().filter(|n| n.error.is_some()) {
+        eprintln!(
+            "iosift: {}",
+            iosift::term::safe(&format!(
+                "node {} not analyzed: {}",
+                n.name,
+                n.error.as_deref().unwrap_or("")
+            ))
+        );
+    }
+    if !v.quiet {
+        emit(&iosift::term::safe(&cluster::page::terminal(&c, target.path())))?;
+    }
     Ok(if strict && failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 

@@ -25,6 +25,10 @@ pub struct FindingsDoc {
     /// Every significant write episode of each written device, with its measured issuer,
     /// writers and cost (whether or not a finding explains it).
     pub episodes: Vec<crate::analysis::episodes::Episode>,
+    /// The node's Galera status (flow control paused share, the pause requests it sent and
+    /// received and when, queues, rates): only on a Galera node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub galera: Option<crate::analysis::galera::GaleraView>,
 }
 
 /// The bundle and its inputs.
@@ -226,6 +230,8 @@ pub struct Report {
     /// The host and database context read from the capture (kernel, mounts, sysctl,
     /// variables, ...): `iosift diff` compares its facts without parsing the files again.
     pub context: crate::source::Context,
+    /// The events this capture shares with other nodes' (`iosift analyze --node`).
+    pub shared: crate::analysis::shared::Shared,
 }
 
 impl Report {

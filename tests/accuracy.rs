@@ -269,14 +269,31 @@ fn analyze_all() -> (Vec<Row>, Vec<Check>) {
     // One case per core (the cases are independent); each report is dropped once its
     // expectations are read, and the results come back in name order.
     use rayon::prelude::*;
-    let per_case: Vec<(Vec<Row>, Vec<Check>)> = dirs
-        .into_par_iter()
-        .map(|dir| {
-            let truth: serde_json::Value =
+    // A cluster sample (`capture/node1`, `capture/node2`, ...) is one case per node, whose
+    // expectations are the truth.json's `nodes.NODE` object.
+    let cases: Vec<(String, PathBuf, serde_json::Value)> = dirs
+        .iter()
+        .flat_map(|dir| {
+            let all: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
-            let b = load(&[dir.join("capture")], &Limits::default()).expect("sample loads");
-            let r = analyze(&b, &Options::default());
             let case = dir.file_name().unwrap().to_string_lossy().into_owned();
+            crate::common::sample_captures(&case, &dir.join("capture"))
+                .into_iter()
+                .map(|(name, path, node)| {
+                    let truth = match node.as_deref().and_then(|n| all.get("nodes")?.get(n)) {
+                        Some(t) => t.clone(),
+                        None => all.clone(),
+                    };
+                    (name, path, truth)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let per_case: Vec<(Vec<Row>, Vec<Check>)> = cases
+        .into_par_iter()
+        .map(|(case, capture, truth)| {
+            let b = load(&[capture], &Limits::default()).expect("sample loads");
+            let r = analyze(&b, &Options::default());
             let half = set_of(&case, &truth);
             let mut rows = Vec::new();
             for (key, fire) in [("expect_fire", true), ("expect_not_fire", false)] {

@@ -240,6 +240,7 @@ fn report() -> Report {
             },
         ],
         episodes: vec![],
+        galera: None,
     };
     let periodicity = PeriodicityView {
         bursts,
@@ -341,6 +342,7 @@ fn report() -> Report {
         captures: Vec::new(),
         measures: Default::default(),
         context: Default::default(),
+        shared: Default::default(),
         system: Default::default(),
         host: Default::default(),
     }

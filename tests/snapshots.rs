@@ -76,7 +76,13 @@ fn sample_captures() -> Vec<(String, PathBuf)> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.join("capture").is_dir())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), p.join("capture")))
+        .flat_map(|p| {
+            // A cluster sample holds one capture per node: a snapshot per node (`CASE__NODE`).
+            let case = p.file_name().unwrap().to_string_lossy().into_owned();
+            common::sample_captures(&case, &p.join("capture"))
+                .into_iter()
+                .map(|(name, dir, _)| (name.replace('/', "__"), dir))
+        })
         .collect();
     out.sort();
     out

@@ -12,6 +12,7 @@ pub mod bursts;
 pub(crate) mod correlate;
 pub(crate) mod device;
 pub(crate) mod episodes;
+pub mod galera;
 pub(crate) mod harm;
 pub(crate) mod heat;
 pub(crate) mod lag_witness;
@@ -20,6 +21,7 @@ pub(crate) mod period;
 pub(crate) mod periodicity;
 pub(crate) mod replica_bound;
 pub(crate) mod replication;
+pub mod shared;
 pub(crate) mod stack;
 pub(crate) use crate::stats;
 pub(crate) mod submitters;
@@ -148,6 +150,8 @@ pub struct Views {
     pub episodes: Vec<episodes::Episode>,
     /// The large submitters of the block trace, with the period of their own bursts.
     pub submitters: Vec<submitters::Submitter>,
+    /// This node's Galera status (flow control, queues, rates), on a Galera node.
+    pub galera: Option<galera::GaleraView>,
 }
 
 /// The replica's connections with their lag witnesses and bound.
@@ -251,6 +255,7 @@ impl Views {
             stacked_periodicity,
             episodes,
             submitters,
+            galera: galera::view(tl, ctx),
         }
     }
 }

@@ -17,6 +17,10 @@
 //!   capture it belongs to; so is perf, whose clock is set for the whole input from one
 //!   reference (in a mixed input, another capture's).
 //!
+//! * Database server: the `port`, `server_id` and `wsrep_node_name` of a folder's SHOW
+//!   VARIABLES: a primary and its replica, or three Galera nodes, captured on one host at
+//!   the same time are as many captures (their folders are never joined).
+//!
 //! Files in one folder are one capture unless their hosts differ or their spans
 //! lie more than [`FOLDER_GAP_S`] apart; folders are one capture when their hosts
 //! agree and their spans overlap or lie at most [`ACROSS_GAP_S`] apart. Files that
@@ -69,6 +73,8 @@ pub struct Capture {
     pub host: Option<String>,
     /// First and last sampled instant (epoch seconds), when any file samples over time.
     pub span: Option<(f64, f64)>,
+    /// The database server its folder's SHOW VARIABLES describe (`port 3320, server_id 1`).
+    pub server: Option<String>,
 }
 
 /// What one file says about its capture.
@@ -76,6 +82,7 @@ pub struct Capture {
 struct Evidence {
     host: Option<String>,
     span: Option<(f64, f64)>,
+    server: Option<String>,
 }
 
 /// A set of files placed together, while grouping.
@@ -84,6 +91,9 @@ struct Group {
     files: Vec<usize>,
     host: Option<String>,
     span: Option<(f64, f64)>,
+    /// The database server of its folder: the folders of two servers of one host
+    /// (a primary and its replica, three Galera nodes) are two captures.
+    server: Option<String>,
 }
 
 impl Group {
@@ -93,7 +103,7 @@ impl Group {
     }
 
     fn of(files: Vec<usize>, ev: &[Evidence]) -> Group {
-        let mut g = Group { files: Vec::new(), host: None, span: None };
+        let mut g = Group { files: Vec::new(), host: None, span: None, server: None };
         for i in files {
             g.add(i, &ev[i]);
         }
@@ -113,6 +123,9 @@ impl Group {
         if self.host.is_none() {
             self.host = o.host;
         }
+        if self.server.is_none() {
+            self.server = o.server;
+        }
         self.span = join(self.span, o.span);
     }
 
@@ -123,11 +136,15 @@ impl Group {
             (Some(a), Some(b)) => a == b,
             _ => true,
         };
+        let servers = match (&self.server, &o.server) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
         let times = match (self.span, o.span) {
             (Some(a), Some(b)) => a.0 <= b.1 + gap && b.0 <= a.1 + gap,
             _ => self.host.is_some() && self.host == o.host,
         };
-        hosts && times
+        hosts && servers && times
     }
 }
 
@@ -152,6 +169,7 @@ pub fn of(files: &[ParsedFile], clocks: &[Option<FileClock>], excluded: &[bool])
         .map(|(i, f)| Evidence {
             host: host_of(f),
             span: clocks.get(i).copied().flatten().and_then(|c| span_of(f, c)),
+            server: crate::source::server(f),
         })
         .collect();
     let mut folders: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -184,6 +202,11 @@ pub fn of(files: &[ParsedFile], clocks: &[Option<FileClock>], excluded: &[bool])
             }
         }
         groups.extend(grouped(others, FOLDER_GAP_S));
+        // The folder's database server (its SHOW VARIABLES), for every capture in it.
+        let server = idx.iter().find_map(|&i| ev[i].server.clone());
+        for g in &mut groups {
+            g.server.clone_from(&server);
+        }
         parts.extend(groups.into_iter().map(|g| (dir.clone(), g)));
     }
     // Folders' captures joined across folders.
@@ -200,8 +223,14 @@ pub fn of(files: &[ParsedFile], clocks: &[Option<FileClock>], excluded: &[bool])
     };
     if groups.iter().filter(|g| enters(g)).count() < 2 {
         return vec![
-            Capture { name: String::new(), files: (0..files.len()).collect(), host: None, span: None }
-                .named(files, groups.first()),
+            Capture {
+                name: String::new(),
+                files: (0..files.len()).collect(),
+                host: None,
+                span: None,
+                server: None,
+            }
+            .named(files, groups.first()),
         ];
     }
     // A silent file goes with the captures its folder's files are in; with all when its
@@ -223,8 +252,14 @@ pub fn of(files: &[ParsedFile], clocks: &[Option<FileClock>], excluded: &[bool])
         .map(|mut g| {
             g.files.sort_unstable();
             g.files.dedup();
-            Capture { name: String::new(), files: g.files.clone(), host: g.host.clone(), span: g.span }
-                .named(files, Some(&g))
+            Capture {
+                name: String::new(),
+                files: g.files.clone(),
+                host: g.host.clone(),
+                span: g.span,
+                server: g.server.clone(),
+            }
+            .named(files, Some(&g))
         })
         .collect()
 }
@@ -235,6 +270,7 @@ impl Capture {
         if let Some(g) = g {
             self.host.clone_from(&g.host);
             self.span = g.span;
+            self.server.clone_from(&g.server);
         }
         let dirs: Vec<String> = self.files.iter().map(|&i| folder_of(&files[i].name).to_string()).collect();
         let common =
@@ -263,6 +299,9 @@ impl Capture {
         let mut facts = Vec::new();
         if let Some(h) = &self.host {
             facts.push(format!("host {h}"));
+        }
+        if let Some(s) = &self.server {
+            facts.push(format!("database {s}"));
         }
         if let Some(w) = when {
             facts.push(w);
@@ -350,11 +389,20 @@ pub fn refusal(captures: &[Capture], given: &str, root: Option<&str>) -> String 
         let mut distinct = hosts.clone();
         distinct.sort();
         distinct.dedup();
-        if distinct.len() > 1 { "other hosts or times apart" } else { "times apart" }
+        let mut servers: Vec<&String> = captures.iter().filter_map(|c| c.server.as_ref()).collect();
+        servers.sort();
+        servers.dedup();
+        if distinct.len() > 1 {
+            "other hosts or times apart"
+        } else if servers.len() > 1 {
+            "other database servers"
+        } else {
+            "times apart"
+        }
     };
     let list: Vec<String> = captures.iter().map(|c| c.describe(root)).collect();
     format!(
-        "{given} holds {} captures that do not belong together ({why}): {}; one report would mix their evidence. Analyze each on its own (iosift analyze <its folder>), or all of them one by one with iosift batch {given}; no report written",
+        "{given} holds {} captures that do not belong together ({why}): {}; one report would mix their evidence. Analyze each on its own (iosift analyze <its folder>), all of them one by one with iosift batch {given}, or, when they are the nodes of one cluster, side by side with iosift analyze --node NAME=<its folder> for each (or --nodes <the folder holding them>); no report written",
         captures.len(),
         list.join("; ")
     )
@@ -401,6 +449,43 @@ mod tests {
     }
 
     const T0: f64 = 1_796_152_000.0;
+
+    /// SHOW VARIABLES of a server (values as `mariadb -B` prints them).
+    fn variables(name: &str, vars: &[(&str, &str)]) -> ParsedFile {
+        let v = iosift_parsers::mysql_variables::Variables {
+            vars: vars.iter().enumerate().map(|(i, (k, v))| (i + 1, k.to_string(), v.to_string())).collect(),
+            title: None,
+        };
+        ParsedFile {
+            data: Some(iosift_parsers::Data::MysqlVariables(v)),
+            ..file(name, Some("mysql_variables"), None)
+        }
+    }
+
+    /// A primary and its replica captured on one host at the same time: two captures, told
+    /// apart by their servers; the same server's two folders stay one.
+    #[test]
+    fn two_servers_of_one_host_at_one_time_are_two_captures() {
+        let files = [
+            file("p/iostat-x-t.txt", Some("iostat"), Some("vm")),
+            variables("p/mysql-variables.tsv", &[("port", "3440"), ("server_id", "1"), ("wsrep_on", "OFF")]),
+            file("r/iostat-x-t.txt", Some("iostat"), Some("vm")),
+            variables("r/mysql-variables.tsv", &[("port", "3441"), ("server_id", "2")]),
+        ];
+        let clocks = [clock(T0, T0 + 90.0), None, clock(T0 + 1.0, T0 + 91.0), None];
+        let c = of(&files, &clocks, &[]);
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert_eq!(c[0].files, vec![0, 1]);
+        assert_eq!(c[0].server.as_deref(), Some("port 3440, server_id 1"));
+        assert!(refusal(&c, "x", None).contains("other database servers"));
+        let same = [
+            file("p/iostat-x-t.txt", Some("iostat"), Some("vm")),
+            variables("p/mysql-variables.tsv", &[("port", "3440"), ("server_id", "1")]),
+            file("p2/iostat-x-t.txt", Some("iostat"), Some("vm")),
+            variables("p2/mysql-variables.tsv", &[("port", "3440"), ("server_id", "1")]),
+        ];
+        assert_eq!(of(&same, &clocks, &[]).len(), 1);
+    }
 
     /// Three folders, 20 minutes and 2 days apart, each with an untimed file: three captures,
     /// each with its own untimed file.
@@ -550,6 +635,7 @@ mod tests {
             files: vec![0, 1],
             host: Some(host.into()),
             span: Some((s, s + 60.0)),
+            server: None,
         };
         let m = refusal(&[c("a", "vm", T0), c("b", "db-02", T0)], "incidents", Some("incidents/"));
         assert!(m.starts_with("incidents holds 2 captures that do not belong together (other hosts or times apart): incidents/a (host vm, 2026-12-01T"), "{m}");

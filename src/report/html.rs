@@ -124,7 +124,7 @@ pub(super) fn render(
                     "sizes in binary units (1 MiB = 1024 KiB = 1,048,576 bytes), as the tools count their kB"
                 }
                 nav {
-                    a href="#verdict" { "What happened" } a href="#episodes" { "Episodes" } a href="#system" { "System" } a href="#evidence" { "Evidence" }
+                    a href="#verdict" { "What happened" } a href="#episodes" { "Episodes" } @if report.doc.galera.is_some() { a href="#galera" { "Galera" } } a href="#system" { "System" } a href="#evidence" { "Evidence" }
                     a href="#checked" { "Checked" } a href="#timeline" { "Timeline" }
                     a href="#sources" { "Write sources" } a href="#periodicity" { "Periodicity" }
                     a href="#correlation" { "Correlation" } a href="#perf" { "perf" } a href="#binlog" { "Binlog" }
@@ -132,6 +132,7 @@ pub(super) fn render(
                 }
                 (super::story::verdict(report, charts))
                 (super::episodes::section(report))
+                (super::galera::section(report))
                 (super::story::system_box(&report.system))
                 (evidence(report))
                 (checked(report))

@@ -18,9 +18,10 @@
 mod batch;
 pub mod charts;
 mod episodes;
-mod findings;
+pub(crate) mod findings;
 pub mod flame;
 mod fmt;
+mod galera;
 mod heat;
 mod heat_data;
 mod heat_script;

@@ -215,6 +215,9 @@ pub fn terminal_summary_styled(report: &Report, dir: &Path, style: Style) -> Str
             s.push_str(&wrap(&format!("skipped (missing inputs): {}", skipped.join(", ")), 0, style.width));
         }
     }
+    if let Some(g) = &doc.galera {
+        s.push_str(&wrap(&format!("galera: {}", clean(&super::galera::verdict(g, z))), 0, style.width));
+    }
     let _ = writeln!(s, "report: {}", dir.join("index.html").display());
     s
 }

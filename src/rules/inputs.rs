@@ -365,6 +365,11 @@ impl<'a> Available<'a> {
         &self.ctx.mounts
     }
 
+    /// performance_schema's thread names by OS thread id.
+    pub fn thread_map(&self) -> &'a BTreeMap<u32, String> {
+        &self.ctx.thread_map
+    }
+
     /// smaps mappings.
     pub fn mappings(&self) -> &'a [Sourced<Mapping>] {
         &self.ctx.mappings

@@ -12,9 +12,10 @@ use super::{Decision, Outcome};
 use crate::analysis::periodicity::PeriodicityView;
 use crate::analysis::stats::{mean, median};
 use crate::analysis::writeback::WritebackWindow;
+use crate::attribution::is_gcache_file;
 use crate::model::{Evidence, Finding, Severity};
 use crate::pipeline::{Sourced, ThreadTotal};
-use crate::table::columns::{Col, DevMetric, DsMetric, VmCounter};
+use crate::table::columns::{Col, DevMetric, DsMetric, GaleraMetric, VmCounter};
 use crate::verdict::{Device, Metric, Unit};
 use iosift_parsers::mounts::Mount;
 use iosift_parsers::smaps::Mapping;
@@ -65,6 +66,11 @@ pub(crate) struct Inputs<'a> {
     pub kernel: Option<&'a Sourced<String>>,
     /// pidstat write totals per thread.
     pub threads: &'a BTreeMap<u32, ThreadTotal>,
+    /// performance_schema's thread names (names the mapping's dirtiers).
+    pub thread_map: &'a BTreeMap<u32, String>,
+    /// Galera: write-set bytes this node put into its gcache per second (wsrep_replicated_bytes,
+    /// wsrep_received_bytes), what a gcache's stores changed at most.
+    pub galera_appended: [Option<Series<'a>>; 2],
     /// pidstat bytes/s per thread with a timeline column.
     pub thread_writes: BTreeMap<u32, &'a [Cell]>,
     /// The writeback tunables (dirty mmap pages are written when they expire).
@@ -93,6 +99,9 @@ pub(crate) fn gather<'a>(a: &Available<'a>) -> Result<Inputs<'a>, Vec<Missing>> 
         mounts: a.mounts(),
         kernel: a.kernel(),
         threads: a.threads(),
+        thread_map: a.thread_map(),
+        galera_appended: [GaleraMetric::ReplicatedBytesS, GaleraMetric::ReceivedBytesS]
+            .map(|m| a.series(&Col::Galera(m))),
         thread_writes,
         episodes: a.episodes(),
     })
@@ -176,12 +185,20 @@ pub(crate) struct Verdict {
     pub mapping_size_kb: Option<u64>,
     /// Its share in large folios (smaps FilePmdMapped over its size), 0..1.
     pub file_pmd_mapped_share: Option<f64>,
-    /// Device bytes per flush over 4 kB per dirtying event.
+    /// Device bytes per flush over 4 kB per dirtying event (an upper bound), or, for a
+    /// Galera gcache, device bytes over the write-set bytes appended to it.
     pub amplification_estimate: Option<f64>,
+    /// The amplification is the gcache's written over appended bytes.
+    pub amplification_of_appended: bool,
     /// Mean write request size in the bursts, bytes.
     pub burst_request_bytes_mean: Option<f64>,
     /// The folio size pidstat charges in, KiB.
     pub folio_kb_from_pidstat: Option<u64>,
+    /// The large folios are known from pidstat's whole-folio charges of the mapping's
+    /// dirtiers (FilePmdMapped 0: large folios mapped by page table entries, not PMDs).
+    pub folios_from_charges: bool,
+    /// The mapping owner's dirtiers, named (`mariadbd tid 17470 (Galera provider thread, ...)`).
+    pub dirtiers: Option<String>,
     /// thp_file_mapped events over the capture.
     pub thp_file_mapped_increase: f64,
     /// `uname -r`.
@@ -231,11 +248,20 @@ pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             view.bursts.len()
         ));
     }
-    let f = Folio::of(i);
+    let dirt = super::mmap_writers::of(
+        crate::analysis::stack::written_mapping(i.mappings),
+        i.threads,
+        &i.thread_writes,
+        i.thread_map,
+    );
+    let f = Folio::of(i, dirt.folio_kb);
     if let Some(d) = f.screen(i) {
         return d;
     }
-    let (burst_med, folio_kb, amplification) = amplification(i);
+    let (burst_med, folio_kb, per_store) = amplification(i, &dirt);
+    // A Galera gcache says what its stores changed: the write sets appended to it.
+    let appended = f.path.as_deref().filter(|p| is_gcache_file(p)).and_then(|_| gcache_amplification(i));
+    let amplification = appended.or(per_store);
     let evidence = f.evidence(i);
     let amp = match amplification {
         Some(a) if a >= STRONG_AMPLIFICATION => Strength::Strong,
@@ -270,8 +296,11 @@ pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             _ => None,
         },
         amplification_estimate: amplification,
+        amplification_of_appended: appended.is_some(),
         burst_request_bytes_mean: f.req,
         folio_kb_from_pidstat: folio_kb,
+        folios_from_charges: f.by_charges,
+        dirtiers: dirt.describe(),
         thp_file_mapped_increase: f.thp_rate,
         kernel: f.kernel.map(|k| k.value.clone()),
         filesystem: f.mount.map(|m| m.value.fstype.clone()),
@@ -288,7 +317,7 @@ pub(crate) fn decide(i: &Inputs<'_>) -> Decision<Verdict> {
             confidence: (confidence.min(0.95) * 100.0).round() / 100.0,
             window: None,
             evidence,
-            actors: Default::default(),
+            actors: crate::verdict::Actors { writers: dirt.actors(), ..Default::default() },
         },
     })
 }
@@ -315,6 +344,8 @@ struct Folio<'a> {
     periodic: bool,
     /// The large-folio evidence.
     folio: Strength,
+    /// It comes from pidstat's whole-folio charges (smaps FilePmdMapped 0).
+    by_charges: bool,
     /// Mean write request of the bursts (bytes).
     req: Option<f64>,
     /// The request-size evidence.
@@ -330,8 +361,9 @@ struct Folio<'a> {
 }
 
 impl<'a> Folio<'a> {
-    /// Reads the evidence from the inputs.
-    fn of(i: &Inputs<'a>) -> Self {
+    /// Reads the evidence from the inputs; `charged_folio_kb` is the folio size pidstat charges
+    /// the mapping's heaviest dirtier in.
+    fn of(i: &Inputs<'a>, charged_folio_kb: Option<u64>) -> Self {
         let view = i.periodicity;
         // The written file mapping: the shared writable file mapping with the most dirty pages.
         let file_map = crate::analysis::stack::written_mapping(i.mappings);
@@ -354,8 +386,13 @@ impl<'a> Folio<'a> {
             && view.periodic_share() >= PERIODIC_SHARE
             && view.confidence.unwrap_or(0.0) >= PERIODIC_CONFIDENCE
             && view.period_s.is_some_and(|p| i.window.matches(p));
+        // FilePmdMapped counts only folios mapped by a PMD (MADV_HUGEPAGE, aligned 2 MiB);
+        // without it a mapping's large folios are mapped by page table entries, and pidstat's
+        // whole-folio charges of its dirtier are what shows them (a Galera gcache).
+        let by_charges = smaps_pmd.unwrap_or(0) == 0 && charged_folio_kb.is_some();
         let folio = match (file_map, smaps_pmd) {
             (Some(_), Some(v)) if v > 0 => Strength::Strong,
+            (Some(_), _) if by_charges => Strength::Strong,
             (Some(_), _) => Strength::Against,
             // smaps of the captured processes without any shared writable file mapping:
             // they write with write(), not through a mapping.
@@ -385,6 +422,7 @@ impl<'a> Folio<'a> {
             thp_rate,
             periodic,
             folio,
+            by_charges: by_charges && file_map.is_some(),
             req,
             request,
             path,
@@ -478,34 +516,19 @@ impl<'a> Folio<'a> {
 
 /// The bursts' median size, the folio size pidstat charged the writer in (kB), and the
 /// amplification: device bytes per burst over what the writer's stores dirtied.
-fn amplification(i: &Inputs<'_>) -> (f64, Option<u64>, Option<f64>) {
+fn amplification(i: &Inputs<'_>, dirt: &super::mmap_writers::Dirtiers) -> (f64, Option<u64>, Option<f64>) {
     let view = i.periodicity;
-    // Amplification: pidstat charges a whole folio when a store dirties it; the
-    // folio size is the common step of the writer's kB_wr/s values.
     let sizes: Vec<f64> = view.bursts.iter().map(|b| b.total).collect();
     let burst_med = median(&sizes).unwrap_or(0.0);
-    let writer = i
-        .threads
-        .iter()
-        .filter(|(_, t)| t.category != "writeback")
-        .max_by(|a, b| a.1.bytes.total_cmp(&b.1.bytes));
-    let folio_kb = writer.and_then(|(tid, _)| i.thread_writes.get(tid)).and_then(|v| {
-        let kbs: Vec<u64> =
-            v.iter().flatten().filter(|x| *x > 0.0).map(|x| (x / 1024.0).round() as u64).collect();
-        // pidstat charges whole folios: most values are multiples of the folio
-        // size (a power of two, 64 kB to 2 MB); the largest such step wins.
-        if kbs.len() < 3 {
-            return None;
-        }
-        [2048u64, 1024, 512, 256, 128, 64]
-            .into_iter()
-            .find(|p| kbs.iter().filter(|k| *k % p == 0).count() * 5 >= kbs.len() * 4)
-    });
+    // Amplification: pidstat charges a whole folio when a store dirties it; the folio size
+    // is the common step of the heaviest dirtier's kB_wr/s values.
+    let folio_kb = dirt.folio_kb;
+    let writer = dirt.threads.first().and_then(|d| Some((d.tid, i.threads.get(&d.tid)?)));
     let period = view.period_s.unwrap_or(30.0);
     // Folio-dirtying events per period: everything the writer process's
     // threads were charged, in folios, over the seconds it was seen.
     let amplification = match (folio_kb, writer) {
-        (Some(fk), Some((tid, w))) => i.thread_writes.get(tid).and_then(|v| {
+        (Some(fk), Some((tid, w))) => i.thread_writes.get(&tid).and_then(|v| {
             let charged: f64 = match w.tgid {
                 Some(pid) => i.threads.values().filter(|t| t.tgid == Some(pid)).map(|t| t.bytes).sum(),
                 None => w.bytes,
@@ -518,6 +541,25 @@ fn amplification(i: &Inputs<'_>) -> (f64, Option<u64>, Option<f64>) {
         _ => None,
     };
     (burst_med, folio_kb, amplification)
+}
+
+/// Device bytes over the write-set bytes appended to a Galera gcache, over the seconds with
+/// Galera status (`wsrep_replicated_bytes` + `wsrep_received_bytes`: what its stores changed,
+/// headers aside). None without those columns or with nothing appended.
+fn gcache_amplification(i: &Inputs<'_>) -> Option<f64> {
+    let [a, b] = &i.galera_appended;
+    let cols: Vec<&Series<'_>> = [a.as_ref(), b.as_ref()].into_iter().flatten().collect();
+    let len = i.writes.series.values.len();
+    let (mut written, mut appended) = (0.0, 0.0);
+    for row in 0..len {
+        let added: Vec<f64> = cols.iter().filter_map(|s| at(s, row)).collect();
+        if added.is_empty() {
+            continue;
+        }
+        appended += added.iter().sum::<f64>();
+        written += at(&i.writes.series, row).unwrap_or(0.0);
+    }
+    (appended > 0.0).then(|| written / appended)
 }
 
 /// Writes the verdict as the finding.
@@ -537,6 +579,7 @@ pub(crate) fn explain(v: &Verdict) -> Finding {
     metrics.insert("kernel", Metric::opt_text(v.kernel.clone()));
     metrics.insert("filesystem", Metric::opt_text(v.filesystem.clone()));
     metrics.insert("mapped_file", Metric::opt_text(v.mapped_file.clone()));
+    metrics.insert("dirtiers", Metric::opt_text(v.dirtiers.clone()));
     metrics.insert("evidence_large_folios", Metric::text(v.large_folios.word()));
     metrics.insert("evidence_amplification", Metric::text(v.amplification.word()));
     metrics.insert("evidence_request_size", Metric::text(v.request_size.word()));
@@ -547,6 +590,11 @@ pub(crate) fn explain(v: &Verdict) -> Finding {
         _ => "kernel/filesystem gate not confirmed (kernel or mount missing)",
     };
     let folio_text = match (v.large_folios, v.smaps_file_pmd_mapped_kb, v.file_pmd_mapped_share) {
+        (Strength::Strong, p, _) if v.folios_from_charges => format!(
+            "strong: pidstat charges the mapping's dirtiers whole {} KiB folios (smaps FilePmdMapped {} KiB: the folios are mapped by page table entries, not PMDs)",
+            v.folio_kb_from_pidstat.unwrap_or(0),
+            p.unwrap_or(0)
+        ),
         (Strength::Strong, Some(p), Some(share)) => format!(
             "strong: FilePmdMapped {p} KiB of the {} KiB mapping ({:.0} %)",
             v.mapping_size_kb.unwrap_or(0),
@@ -559,6 +607,10 @@ pub(crate) fn explain(v: &Verdict) -> Finding {
         ),
     };
     let amp_text = match v.amplification_estimate {
+        Some(a) if v.amplification_of_appended => format!(
+            "{}: the device wrote {a:.1}x the write-set bytes appended to the gcache (wsrep_replicated_bytes + wsrep_received_bytes over the capture)",
+            v.amplification.word()
+        ),
         Some(a) => format!(
             "{}: up to {a:.0}x what 4 KiB-granular dirtying would write (pidstat's {} KiB folio charges)",
             v.amplification.word(),
@@ -580,6 +632,10 @@ pub(crate) fn explain(v: &Verdict) -> Finding {
         v.mapped_file.clone().unwrap_or_else(|| "a file".into()),
         request_text(v.burst_request_bytes_mean),
     );
+    let summary = match &v.dirtiers {
+        Some(d) => format!("{summary} Dirtied by {d}."),
+        None => summary,
+    };
     let summary = match &v.cost {
         Some(harm) => format!("{summary} Cost: {harm}."),
         None => summary,
@@ -634,6 +690,8 @@ mod tests {
         kernel: Option<Sourced<String>>,
         /// The bursts' episodes: None for none, else whether they cost something.
         costly: Option<bool>,
+        /// Galera write-set bytes appended per second (every row).
+        appended: Option<f64>,
     }
 
     impl Case {
@@ -649,6 +707,7 @@ mod tests {
                 mounts: vec![mount("/dev/vda", "/data", "xfs", "rw,relatime")],
                 kernel: Some(sourced("6.1.0-13-amd64".to_string())),
                 costly: None,
+                appended: None,
             }
         }
 
@@ -663,6 +722,7 @@ mod tests {
 
         fn run_with(&self, charges: bool) -> Outcome {
             let w = vals(&[1.0; 120]);
+            let app = self.appended.map(|a| vals(&[a; 120]));
             let req = self.request.map(|r| vals(&[r; 120]));
             let bursts: Vec<_> = (0..self.bursts).map(|k| burst(5 + 30 * k, 90.0 * MB, 300.0 * MB)).collect();
             let episodes: Vec<_> = self
@@ -686,6 +746,8 @@ mod tests {
                 mounts: &self.mounts,
                 kernel: self.kernel.as_ref(),
                 threads: &threads,
+                thread_map: &BTreeMap::new(),
+                galera_appended: [app.as_deref().map(|a| series("galera.replicated_bytes_s", a)), None],
                 thread_writes: if charges {
                     [(42, tw.as_slice())].into_iter().collect()
                 } else {
@@ -792,13 +854,48 @@ mod tests {
     }
 
     #[test]
-    fn smaps_without_pmd_mappings_passes() {
+    fn smaps_without_pmd_mappings_nor_folio_charges_passes() {
         let mut c = Case::large_folios();
         c.mappings = vec![mapping(0)];
         assert!(
-            passed(c.run())
+            passed(c.run_without_charges())
                 .starts_with("no large-folio amplification: FilePmdMapped 0 KiB for /data/table.ibd")
         );
+    }
+
+    #[test]
+    fn a_gcache_amplification_is_written_over_appended_write_sets() {
+        let mut c = Case::large_folios();
+        c.mappings[0].value.path = "/var/lib/mysql/galera.cache".into();
+        c.appended = Some(0.5);
+        let f = fired(c.run());
+        assert_eq!(f.metrics["amplification_estimate"].value.as_f64(), Some(2.0));
+        assert_eq!(f.metrics["evidence_amplification"].value, "against");
+        assert!(f.summary.contains("the device wrote 2.0x the write-set bytes appended"), "{}", f.summary);
+        c.appended = Some(0.05);
+        let f = fired(c.run());
+        assert_eq!(f.metrics["evidence_amplification"].value, "strong");
+        // Not a gcache: the appended bytes say nothing about the file's stores.
+        c.mappings[0].value.path = "/data/table.ibd".into();
+        let f = fired(c.run());
+        assert!(f.summary.contains("what 4 KiB-granular dirtying would write"), "{}", f.summary);
+    }
+
+    #[test]
+    fn pte_mapped_large_folios_are_shown_by_whole_folio_charges() {
+        // Issue 38: a Galera gcache on XFS has 2 MiB folios mapped by page table entries
+        // (FilePmdMapped 0); pidstat charging its dirtier whole 2 MiB folios shows them.
+        let mut c = Case::large_folios();
+        c.mappings = vec![mapping(0)];
+        let f = fired(c.run());
+        assert_eq!(f.metrics["evidence_large_folios"].value, "strong");
+        assert!(
+            f.summary.contains("pidstat charges the mapping's dirtiers whole 2048 KiB folios"),
+            "{}",
+            f.summary
+        );
+        assert!(f.summary.contains("Dirtied by writer tid 42 (12.0 MiB)"), "{}", f.summary);
+        assert_eq!(f.actors.writers[0].tid, Some(42));
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub(crate) mod ext4;
 pub(crate) mod fsync;
 pub(crate) mod inputs;
 pub(crate) mod mmap;
+pub(crate) mod mmap_writers;
 pub(crate) mod periodic;
 pub(crate) mod replication;
 pub(crate) mod saturation;

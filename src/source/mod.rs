@@ -220,6 +220,11 @@ pub(crate) trait Adapter<'d> {
     fn host(&self) -> Option<String> {
         None
     }
+    /// The database server the file describes (`port`, `server_id`, `wsrep_node_name` of
+    /// SHOW VARIABLES): two servers on one host are two captures.
+    fn server(&self) -> Option<String> {
+        None
+    }
     /// Why the format feeds nothing (recognised, listed, not used).
     fn inert(&self) -> Option<&'static str> {
         None
@@ -409,6 +414,11 @@ fn loss_note(files: &[ParsedFile], lost: &[(usize, &'static str, &'static str)])
 /// The host a file names through its adapter ([`Adapter::host`]).
 pub(crate) fn host(f: &ParsedFile) -> Option<String> {
     f.data.as_ref().and_then(|d| of(d).host())
+}
+
+/// The database server a file describes ([`Adapter::server`]).
+pub(crate) fn server(f: &ParsedFile) -> Option<String> {
+    f.data.as_ref().and_then(|d| of(d).server())
 }
 
 /// The perf samples of a file, if it is a perf script.

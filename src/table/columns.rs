@@ -266,6 +266,50 @@ metrics! {
 }
 
 metrics! {
+    /// Galera (wsrep) status of one node, from `mysqladmin extended-status` (`galera.<metric>`):
+    /// the raw values as read (flow control, queues, the last committed seqno) and rates of the
+    /// counters. Each node's capture has its own; a cluster is several captures.
+    GaleraMetric {
+        /// Paused share.
+        FcPausedPct = (
+            "fc_paused_pct",
+            Pct,
+            "share of the second replication was paused by flow control (rate of wsrep_flow_control_paused_ns)"
+        ),
+        /// wsrep_flow_control_paused.
+        FcPaused = ("fc_paused", One, "wsrep_flow_control_paused as read (paused fraction since FLUSH STATUS)"),
+        /// wsrep_flow_control_sent.
+        FcSent = ("fc_sent", One, "wsrep_flow_control_sent as read (pause requests this node sent)"),
+        /// wsrep_flow_control_recv.
+        FcRecv = ("fc_recv", One, "wsrep_flow_control_recv as read (pause requests this node received)"),
+        /// Sent per second.
+        FcSentS = ("fc_sent_s", PerS, "flow-control pause requests this node sent per second"),
+        /// Received per second.
+        FcRecvS = ("fc_recv_s", PerS, "flow-control pause requests this node received per second"),
+        /// Receive queue.
+        RecvQueue = ("recv_queue", One, "wsrep_local_recv_queue: write sets received, not yet applied"),
+        /// Send queue.
+        SendQueue = ("send_queue", One, "wsrep_local_send_queue: write sets waiting to be sent"),
+        /// Last committed seqno.
+        LastCommitted = ("last_committed", One, "wsrep_last_committed: the cluster seqno this node committed last"),
+        /// Seqnos per second.
+        CommittedS = ("committed_s", PerS, "cluster write sets this node committed per second (wsrep_last_committed)"),
+        /// Replicated.
+        ReplicatedS = ("replicated_s", PerS, "write sets this node replicated to the others per second"),
+        /// Replicated bytes.
+        ReplicatedBytesS = ("replicated_bytes_s", BytesPerS, "bytes of write sets this node replicated per second"),
+        /// Received.
+        ReceivedS = ("received_s", PerS, "write sets this node received per second"),
+        /// Received bytes.
+        ReceivedBytesS = ("received_bytes_s", BytesPerS, "bytes of write sets this node received per second"),
+        /// Certified.
+        LocalCommitsS = ("local_commits_s", PerS, "local transactions certified and committed per second"),
+        /// Certification failures.
+        CertFailuresS = ("cert_failures_s", PerS, "local transactions that failed certification per second"),
+    }
+}
+
+metrics! {
     /// Replication series of `SHOW SLAVE STATUS` (`repl.<metric>`, `repl.<connection>.<metric>`).
     ReplMetric {
         /// Lag.
@@ -685,6 +729,8 @@ columns! {
     Binlog(BinlogMetric) [m] => plain("binlog.", m),
     /// `mysql.<Counter>_s`.
     Mysql(MysqlCounter) [m] => plain("mysql.", m),
+    /// `galera.<metric>`.
+    Galera(GaleraMetric) [m] => plain("galera.", m),
     /// `repl.<metric>` (default connection: `None`) or `repl.<connection>.<metric>`.
     Repl(Option<String>, ReplMetric) [c, m] => keyed("repl.", c, ".", m, "repl[.<connection>]."),
     /// `dstat.dsk/<device>:<writ|read>`, bytes per second.
@@ -764,6 +810,7 @@ mod tests {
             Col::Perf(PerfMetric::SamplesSeen),
             Col::Binlog(BinlogMetric::LocalBytesS),
             Col::Mysql(MysqlCounter::BinlogGroupCommitsS),
+            Col::Galera(GaleraMetric::FcPausedPct),
             Col::Repl(None, ReplMetric::BacklogBytes),
             Col::Repl(Some("src2".into()), ReplMetric::SecondsBehindS),
             Col::Dstat("sda".into(), DstatDir::Read),

@@ -26,6 +26,27 @@ pub fn copy_files(from: &Path, to: &Path) {
     }
 }
 
+/// The captures of one sample: `capture/` itself, or, when it holds only folders (one
+/// capture per node of a cluster: `capture/node1`, `capture/node2`, ...), each of them as
+/// `(CASE/NODE, path, Some(NODE))`, so that no test merges the nodes into one host.
+pub fn sample_captures(case: &str, capture: &Path) -> Vec<(String, PathBuf, Option<String>)> {
+    let entries: Vec<std::fs::DirEntry> =
+        std::fs::read_dir(capture).map(|r| r.flatten().collect()).unwrap_or_default();
+    let nodes = !entries.is_empty() && entries.iter().all(|e| e.file_type().is_ok_and(|t| t.is_dir()));
+    if !nodes {
+        return vec![(case.to_string(), capture.to_path_buf(), None)];
+    }
+    let mut out: Vec<(String, PathBuf, Option<String>)> = entries
+        .iter()
+        .map(|e| {
+            let node = e.file_name().to_string_lossy().into_owned();
+            (format!("{case}/{node}"), e.path(), Some(node))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// The program's path when it is on PATH.
 pub fn on_path(bin: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(bin)).find(|p| p.is_file())

@@ -16,6 +16,7 @@
 //! and one entry in [`CHARTS`] (the `pub use`s of builders serve callers outside the charts).
 
 pub(crate) mod axis;
+pub mod cluster;
 mod correlation;
 mod cpu;
 mod devices;

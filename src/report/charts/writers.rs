@@ -32,6 +32,7 @@ pub fn write_sources(report: &Report) -> Option<Draft> {
                 | Col::Perf(_)
                 | Col::Binlog(_)
                 | Col::Mysql(_)
+                | Col::Galera(_)
                 | Col::Repl(..)
                 | Col::Dstat(..)
                 | Col::Sar(_)

@@ -177,9 +177,11 @@ fn every_multi_node_sample_recovers_its_offset_and_where_the_lag_is_born() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("cl");
         let mut args = vec!["analyze".to_string(), "-q".into(), "-o".into(), out.display().to_string()];
-        for (name, rel) in nodes {
+        for (name, node) in nodes {
+            // A node's folder: the truth's path (pairs), else capture/<node> (Galera).
+            let rel = node.as_str().map_or_else(|| format!("capture/{name}"), str::to_string);
             args.push("--node".into());
-            args.push(format!("{name}={}", case.join(rel.as_str().unwrap()).display()));
+            args.push(format!("{name}={}", case.join(rel).display()));
         }
         let o = Command::new(BIN).args(&args).output().unwrap();
         let label = case.file_name().unwrap().to_string_lossy().into_owned();
@@ -197,6 +199,30 @@ fn every_multi_node_sample_recovers_its_offset_and_where_the_lag_is_born() {
             assert!((got - want).abs() <= u + 0.05, "{label}: offset {got} +- {u}, truth {want}");
             assert!(u <= 1.5, "{label}: uncertainty {u}");
         }
+        // Galera: the nodes whose wsrep_flow_control_sent rose, as the servers counted them.
+        if let Some(senders) = truth["flow_control_sent_by"].as_array() {
+            assert_eq!(doc["flow_control"]["senders"].as_array().unwrap(), senders, "{label}");
+            for e in doc["offsets"].as_array().unwrap() {
+                assert_eq!(e["method"], "galera_seqno", "{label}: {e}");
+                // One host, one clock: 0 within the stated uncertainty.
+                assert!(
+                    e["offset_s"].as_f64().unwrap().abs() <= e["uncertainty_s"].as_f64().unwrap(),
+                    "{label}: {e}"
+                );
+            }
+            for row in
+                doc["matrix"].as_array().unwrap().iter().filter(|r| r["rule"] == "mmap_large_folio_writeback")
+            {
+                assert!(
+                    row["cells"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|c| c["state"] == "warning" || c["state"] == "critical"),
+                    "{label}: {row}"
+                );
+            }
+        }
         if let Some(b) = truth["bottleneck"].as_str() {
             let chain = &doc["chains"][0];
             assert_eq!(chain["source"], "primary", "{label}");
@@ -207,7 +233,28 @@ fn every_multi_node_sample_recovers_its_offset_and_where_the_lag_is_born() {
             );
         }
     }
-    if seen == 0 {
-        println!("no multi-node sample in samples/: nothing to check");
-    }
+    // Three pairs (flush bound, link shaped, its shifted copy) and the Galera cluster.
+    assert!(seen >= 4, "multi-node samples found: {seen}");
+}
+
+/// `iosift diff` between two nodes of one cluster: the primary and its replica of a real pair,
+/// captured at once; the settings that make the replica's IO thread flush per event differ.
+#[test]
+fn diff_compares_two_nodes_of_one_cluster() {
+    let tmp = tempfile::tempdir().unwrap();
+    let case = sample("pair_replica_flush_bound/capture");
+    let o = run(&[
+        "diff",
+        case.join("primary").to_str().unwrap(),
+        case.join("replica").to_str().unwrap(),
+        "-o",
+        tmp.path().join("d").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("sync_relay_log") && text.contains("10000"),
+        "the replica's sync_relay_log=1 against the primary's default"
+    );
 }

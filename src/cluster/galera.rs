@@ -103,7 +103,7 @@ fn sentence(nodes: &[FlowNode], senders: &[String]) -> String {
         })
         .collect();
     format!(
-        "{}: {} paused the cluster (its receive queue passed gcs.fc_limit; the others waited for it).{paused}",
+        "{}: {} paused the cluster (a node asks for a pause when its receive queue passes gcs.fc_limit; every node waits for it).{paused}",
         who.join("; "),
         senders.join(" and ")
     )

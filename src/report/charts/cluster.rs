@@ -16,6 +16,19 @@ pub type NodeSeries<'a> = (&'a str, &'a Report, f64);
 /// A node's column to draw, if it has one.
 type Pick = dyn Fn(&Report) -> Option<Col>;
 
+/// The first commit counter a node's capture has non-zero values of: binlog commits, COMMIT
+/// statements, engine commits, Galera write sets committed (a Galera node without a binlog).
+fn commits(r: &Report) -> Option<Col> {
+    [
+        Col::Mysql(MysqlCounter::BinlogCommitsS),
+        Col::Mysql(MysqlCounter::ComCommitS),
+        Col::Mysql(MysqlCounter::HandlerCommitS),
+        Col::Galera(GaleraMetric::CommittedS),
+    ]
+    .into_iter()
+    .find(|c| r.timeline.get(c).is_some_and(|v| v.iter().flatten().any(|x| x.is_finite() && x > 0.0)))
+}
+
 /// The common axis: from the earliest corrected start to the latest corrected end.
 fn axis(nodes: &[NodeSeries<'_>]) -> Option<(i64, usize)> {
     let spans = nodes.iter().filter(|(_, r, _)| r.timeline.len > 0).map(|(_, r, off)| {
@@ -66,9 +79,7 @@ pub fn overlays(nodes: &[NodeSeries<'_>], zone: &crate::clock::DisplayZone) -> V
         ("cluster-dirty", "Dirty page cache of each node", "MiB", 1.0 / MIB, &|_| {
             Some(Col::Mem(MemMetric::DirtyBytes))
         }),
-        ("cluster-commits", "Binlog commits per second of each node", "commits/s", 1.0, &|_| {
-            Some(Col::Mysql(MysqlCounter::BinlogCommitsS))
-        }),
+        ("cluster-commits", "Commits per second of each node", "commits/s", 1.0, &commits),
         ("cluster-lag", "Seconds_Behind_Master of each replica", "s", 1.0, &|_| {
             Some(Col::Repl(None, ReplMetric::SecondsBehindS))
         }),
@@ -97,6 +108,9 @@ pub fn overlays(nodes: &[NodeSeries<'_>], zone: &crate::clock::DisplayZone) -> V
                 let values = on_axis(&r.timeline, &col, *off, t0, len, step, scale)?;
                 let label = match &col {
                     Col::Dev(d, _) => format!("{n} ({d})"),
+                    Col::Mysql(_) | Col::Galera(_) if name == "cluster-commits" => {
+                        format!("{n} ({})", col.name())
+                    }
                     _ => n.to_string(),
                 };
                 Some(TimeLine { label, values, color: PALETTE[i % PALETTE.len()], width: 2 })

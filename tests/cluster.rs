@@ -157,6 +157,8 @@ fn expected_bottleneck(truth: &str) -> Option<&'static str> {
         "replica_io_thread_flushes" => Some("io_thread"),
         "sql_thread" => Some("sql_thread"),
         "io_thread_unexplained" => Some("receiving"),
+        // the replica keeps up: the source's own pace is the only limit (samples/pair_replica_keeps_up)
+        "source_production" => Some("keeps_up"),
         _ => None,
     }
 }

@@ -54,7 +54,8 @@ start_one() {  # start_one ROLE
     if [ ! -d "$d/data/mysql" ]; then
         mariadb-install-db --defaults-file="$d/my.cnf" --auth-root-authentication-method=socket > "$d/install.log" 2>&1
     fi
-    mariadbd --defaults-file="$d/my.cnf" > /dev/null 2>&1 &
+    # fds 3-9 closed: a server left running must not keep the caller's `flock /work/capture.lock` (flock's fd) held
+    mariadbd --defaults-file="$d/my.cnf" > /dev/null 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
     i=0
     while ! mariadb --defaults-file="$d/my.cnf" -e 'SELECT 1' > /dev/null 2>&1; do
         i=$((i + 1)); [ $i -lt 60 ] || { echo "mariadbd ($1) did not start" >&2; exit 1; }; sleep 1

@@ -24,8 +24,10 @@ rows = [
         kb(t["executed_bytes_per_s"]), 100 * t["executed_over_received"])),
     ("relay backlog (received - executed), max", "%d bytes" % t["relay_backlog_bytes_max"]),
     ("IO thread writes (pidstat kB_wr/s of `slave_io`)", "%.1f kB/s = %.1f x what it receives" % (
-        st["slave_io"]["kb_wr_per_s"], t["io_thread_written_over_received"])),
-    ("SQL thread writes (pidstat kB_wr/s of `slave_sql`)", "%.1f kB/s" % st["slave_sql"]["kb_wr_per_s"]),
+        st["slave_io"]["kb_wr_per_s"], t["io_thread_written_over_received"])
+     if t["io_thread_written_over_received"] is not None else "not in pidstat"),
+    ("SQL thread writes (pidstat kB_wr/s of `slave_sql`)", "%.1f kB/s" % st["slave_sql"]["kb_wr_per_s"]
+     if st["slave_sql"]["kb_wr_per_s"] is not None else "not in pidstat"),
     ("link", "tc htb class 1:20 at %.1f kB/s on the primary's port" % (link["class_rate_bytes_per_s"] / 1000)
      if link["shaped"] else "lo, unshaped"),
     ("Seconds_Behind_Master first / last / max", "%s / %s / %s s" % (

@@ -2,13 +2,15 @@
 # Capture BOTH sides of the mariadb_pair.sh pair at the same time (issue 38, the pair_* samples): collect.sh on the
 # primary (its pid, its socket) and collect.sh on the replica (its pid, its socket), started together, with
 # pt-heartbeat --update on the primary for the whole capture and a tiny_trx.py load on the primary.
-# usage: run_pair.sh CASE_DIR flush_bound|link_shaped [THREADS] [LOAD_S] [CAPTURE_S] [BINLOG_WINDOW_S]
+# usage: run_pair.sh CASE_DIR flush_bound|link_shaped|keeps_up [THREADS] [LOAD_S] [CAPTURE_S] [BINLOG_WINDOW_S]
 #   flush_bound   the replica durable: sync_binlog=1, innodb_flush_log_at_trx_commit=1, sync_relay_log=1 (its IO thread
 #                 flushes the relay log after every event it receives); the link (lo) unshaped
 #   link_shaped   the replica relaxed (0 / 2 / sync_relay_log=0); the primary's port shaped on lo with tc htb: a class
 #                 of PAIR_SHAPE_KBIT kbit (default 1000) for `sport PRIMARY_PORT`, everything else at line rate (this
 #                 kernel has no netem/prio); the qdisc is removed after the capture and on any exit
-#   The primary is relaxed in both (sync_binlog=0, innodb_flush_log_at_trx_commit=2): the same source production.
+#   keeps_up      the negative: the primary durable (sync_binlog=1, innodb_flush_log_at_trx_commit=1: a slower source),
+#                 the replica relaxed, the link unshaped: the replica keeps up, the source's pace is the only limit
+#   The primary is relaxed in the first two (sync_binlog=0, innodb_flush_log_at_trx_commit=2): the same production.
 # Environment: IOSIFT_REPL_DIR (default /var/tmp/iosift_pairs), IOSIFT_REPL_PRIMARY_PORT (3440),
 #   IOSIFT_REPL_REPLICA_PORT (3441): passed to mariadb_pair.sh, which starts the pair (and creates it on first use);
 #   PAIR_STOP=0 leaves the pair running on exit (default: stopped by their pid files).
@@ -17,7 +19,7 @@
 # stdout, both my.cnf). Run it under flock /work/capture.lock.
 set -eu
 CASE=$1; MODE=$2; THREADS=${3:-2}; LOAD=${4:-85}; SECS=${5:-100}; WIN=${6:-2}
-case $MODE in flush_bound|link_shaped) ;; *) echo "run_pair.sh: mode flush_bound or link_shaped" >&2; exit 2 ;; esac
+case $MODE in flush_bound|link_shaped|keeps_up) ;; *) echo "run_pair.sh: mode flush_bound, link_shaped or keeps_up" >&2; exit 2 ;; esac
 HERE=$(cd "$(dirname "$0")" && pwd)
 IOSIFT_REPL_DIR=${IOSIFT_REPL_DIR:-/var/tmp/iosift_pairs}
 IOSIFT_REPL_PRIMARY_PORT=${IOSIFT_REPL_PRIMARY_PORT:-3440}
@@ -50,7 +52,8 @@ sh "$HERE/mariadb_pair.sh" start
 # 1. catch up relaxed, rotate both binary logs, pt-heartbeat on the primary (its table replicated before the capture)
 r "SET GLOBAL sync_binlog=0; SET GLOBAL innodb_flush_log_at_trx_commit=2; SET GLOBAL sync_relay_log=0;"
 wait_caught_up 600 "catch up"
-p "SET GLOBAL sync_binlog=0; SET GLOBAL innodb_flush_log_at_trx_commit=2; FLUSH BINARY LOGS;"
+if [ "$MODE" = keeps_up ]; then PSB=1; PTC=1; else PSB=0; PTC=2; fi
+p "SET GLOBAL sync_binlog=$PSB; SET GLOBAL innodb_flush_log_at_trx_commit=$PTC; FLUSH BINARY LOGS;"
 p "CREATE DATABASE IF NOT EXISTS percona"
 pt-heartbeat -S "$B/primary/mariadb.sock" -u root -D percona --create-table --update --interval 1 \
     > "$T/pt-heartbeat.log" 2>&1 &

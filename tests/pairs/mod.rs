@@ -9,8 +9,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The three pair samples, each with the offset its replica capture's clock has (seconds, replica minus primary).
-const PAIRS: &[(&str, i64)] =
-    &[("pair_replica_flush_bound", 0), ("pair_link_shaped", 0), ("pair_link_shaped_shift37", 37)];
+const PAIRS: &[(&str, i64)] = &[
+    ("pair_replica_flush_bound", 0),
+    ("pair_link_shaped", 0),
+    ("pair_link_shaped_shift37", 37),
+    ("pair_replica_keeps_up", 0),
+];
 
 fn samples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples")

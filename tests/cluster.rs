@@ -212,6 +212,21 @@ fn every_multi_node_sample_recovers_its_offset_and_where_the_lag_is_born() {
                     "{label}: {e}"
                 );
             }
+            // The node whose profiler spun (the sampler's own figure above perf's 20 % budget)
+            // carries its capture-quality note onto the cluster page.
+            for c in truth["collector_cpu"].as_array().into_iter().flatten() {
+                let args = c["args"].as_str().unwrap_or("");
+                let Some(node) = args.split('/').find(|p| p.starts_with("node") && p.len() == 5) else {
+                    continue;
+                };
+                if args.contains("perf record") && c["cpu_pct_max_10s"].as_f64().unwrap_or(0.0) > 20.0 {
+                    let w = doc["warnings"].to_string();
+                    assert!(
+                        w.contains(&format!("{node}: Capture quality: the profiler")),
+                        "{label}: {node}: {w}"
+                    );
+                }
+            }
             for row in
                 doc["matrix"].as_array().unwrap().iter().filter(|r| r["rule"] == "mmap_large_folio_writeback")
             {
@@ -271,7 +286,13 @@ fn two_servers_captured_at_once_on_one_host_are_never_merged() {
     let o = run(&["analyze", case.to_str().unwrap(), "-o", tmp.path().join("r").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
-    for want in ["holds 2 captures", "other database servers", "port 3440, server_id 1", "port 3441, server_id 2", "--node"] {
+    for want in [
+        "holds 2 captures",
+        "other database servers",
+        "port 3440, server_id 1",
+        "port 3441, server_id 2",
+        "--node",
+    ] {
         assert!(err.contains(want), "{want}: {err}");
     }
     assert!(!tmp.path().join("r").exists());

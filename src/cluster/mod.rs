@@ -222,6 +222,12 @@ fn warnings(nodes: &[Node], offsets: &[offset::Estimate]) -> Vec<String> {
             e.node
         ));
     }
+    // A node whose collector spun: its CPU figures after that are the collector's.
+    for &(n, r) in &done {
+        if let Some(note) = r.doc.bundle.collector.as_ref().and_then(|c| c.note.as_deref()) {
+            out.push(format!("{n}: {note}"));
+        }
+    }
     let clusters: Vec<(&str, String)> = done
         .iter()
         .filter_map(|&(n, r)| {

@@ -11,6 +11,11 @@ use crate::report::BatchRow;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+/// The file name endings of the archives a folder's entries may be (lower case; the
+/// `.tar.*` forms before `.tar`, so the first match is the whole extension).
+pub(crate) const ARCHIVE_EXTENSIONS: [&str; 11] =
+    [".tar.gz", ".tgz", ".tar.zst", ".tzst", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar", ".zip", ".7z"];
+
 /// The bundles under a folder: each subfolder and each archive; the folder
 /// itself when it holds neither (a single capture).
 pub fn discover(dir: &Path) -> Vec<PathBuf> {
@@ -27,12 +32,7 @@ pub fn discover_except(dir: &Path, output: Option<&Path>) -> Vec<PathBuf> {
     entries.sort();
     for p in entries {
         let name = p.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-        let is_archive = [
-            ".tar.gz", ".tgz", ".tar", ".zip", ".tar.zst", ".tzst", ".tar.xz", ".txz", ".tar.bz2", ".tbz2",
-            ".7z",
-        ]
-        .iter()
-        .any(|e| name.ends_with(e));
+        let is_archive = ARCHIVE_EXTENSIONS.iter().any(|e| name.ends_with(e));
         let is_dir = p.symlink_metadata().map(|m| m.is_dir()).unwrap_or(false);
         let ours = is_dir
             && (crate::outdir::is_report_folder(&p)

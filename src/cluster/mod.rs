@@ -101,14 +101,11 @@ impl NodeSpec {
 
 /// `node1.tar.gz` -> `node1`.
 fn archive_stem(name: &str) -> &str {
-    for ext in [
-        ".tar.gz", ".tgz", ".tar.zst", ".tzst", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar", ".zip", ".7z",
-    ] {
-        if name.len() > ext.len() && name.to_ascii_lowercase().ends_with(ext) {
-            return &name[..name.len() - ext.len()];
-        }
+    let lower = name.to_ascii_lowercase();
+    match crate::batch::ARCHIVE_EXTENSIONS.iter().find(|e| name.len() > e.len() && lower.ends_with(*e)) {
+        Some(e) => &name[..name.len() - e.len()],
+        None => name,
     }
-    name
 }
 
 /// Checks the nodes before any work: names unique, at least two.

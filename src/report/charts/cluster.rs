@@ -42,6 +42,37 @@ fn axis(nodes: &[NodeSeries<'_>]) -> Option<(i64, usize)> {
     usize::try_from(end - start).ok().filter(|&n| n > 0).map(|n| (start, n))
 }
 
+/// Keeps the largest value of a point.
+fn put_max(points: &mut [Option<f64>], p: usize, x: f64) {
+    points[p] = Some(points[p].map_or(x, |m| m.max(x)));
+}
+
+/// A one-panel time chart over the common axis `(t0, len, step)`.
+fn spec(
+    name: &'static str,
+    title: String,
+    caption: String,
+    (t0, len, step): (i64, usize, usize),
+    y_desc: &str,
+    lines: Vec<TimeLine>,
+    zone: &crate::clock::DisplayZone,
+) -> Spec {
+    Spec {
+        name,
+        title,
+        caption,
+        section: Section::Timeline,
+        height: HEIGHT,
+        plot: Plot::Time(TimePlot {
+            t0,
+            step,
+            len,
+            panels: vec![TimePanel { y_desc: y_desc.to_string(), lines, ..Default::default() }],
+            zone: zone.clone(),
+        }),
+    }
+}
+
 /// A node's column on the common axis: per `step` seconds, the largest value.
 fn on_axis(
     t: &Timeline,
@@ -63,7 +94,7 @@ fn on_axis(
         let Some(x) = cell.get().filter(|x| x.is_finite()) else { continue };
         let at = t.t0 + row as i64 * bin - off - t0;
         let Some(p) = usize::try_from(at).ok().map(|a| a / step).filter(|&p| p < points) else { continue };
-        out[p] = Some(out[p].map_or(x * scale, |m: f64| m.max(x * scale)));
+        put_max(&mut out, p, x * scale);
     }
     Some(out)
 }
@@ -124,20 +155,7 @@ pub fn overlays(nodes: &[NodeSeries<'_>], zone: &crate::clock::DisplayZone) -> V
              second; the offsets and how they were found are in the table above).{}",
             if step > 1 { format!(" Each point is the largest value of {step} s.") } else { String::new() }
         );
-        out.push(Spec {
-            name,
-            title: title.to_string(),
-            caption,
-            section: Section::Timeline,
-            height: HEIGHT,
-            plot: Plot::Time(TimePlot {
-                t0,
-                step,
-                len,
-                panels: vec![TimePanel { y_desc: unit.to_string(), lines, ..Default::default() }],
-                zone: zone.clone(),
-            }),
-        });
+        out.push(spec(name, title.to_string(), caption, (t0, len, step), unit, lines, zone));
     }
     out
 }
@@ -176,11 +194,9 @@ pub fn chains(
             else {
                 continue;
             };
-            let put =
-                |v: &mut Vec<Option<f64>>, x: f64| v[p] = Some(v[p].map_or(x / MIB, |m: f64| m.max(x / MIB)));
-            put(&mut owed, o);
+            put_max(&mut owed, p, o / MIB);
             if let Some(b) = b {
-                put(&mut behind, b);
+                put_max(&mut behind, p, b / MIB);
             }
         }
         let lines = vec![
@@ -197,25 +213,14 @@ pub fn chains(
                 width: 2,
             },
         ];
-        out.push(Spec {
-            name,
-            title: format!("{} -> {}: where the lag is born ({})", c.source, c.replica, c.verdict),
-            caption: format!(
-                "The source's binlog end ({}'s SHOW MASTER STATUS, interpolated) minus the replica's Read_Master_Log_Pos, \
-                 and Read_Master_Log_Pos minus Exec_Master_Log_Pos, each reading of {} placed on the common axis. The \
-                 debt that grows is where the lag is born.",
-                c.source, c.replica
-            ),
-            section: Section::Timeline,
-            height: HEIGHT,
-            plot: Plot::Time(TimePlot {
-                t0,
-                step,
-                len,
-                panels: vec![TimePanel { y_desc: "MiB".into(), lines, ..Default::default() }],
-                zone: zone.clone(),
-            }),
-        });
+        let title = format!("{} -> {}: where the lag is born ({})", c.source, c.replica, c.verdict);
+        let caption = format!(
+            "The source's binlog end ({}'s SHOW MASTER STATUS, interpolated) minus the replica's Read_Master_Log_Pos, \
+             and Read_Master_Log_Pos minus Exec_Master_Log_Pos, each reading of {} placed on the common axis. The \
+             debt that grows is where the lag is born.",
+            c.source, c.replica
+        );
+        out.push(spec(name, title, caption, (t0, len, step), "MiB", lines, zone));
     }
     out
 }

@@ -36,6 +36,7 @@ pub mod perf_record_log;
 pub mod perf_report;
 pub mod perf_script;
 pub mod pidstat;
+pub mod pieces;
 pub mod procfs;
 pub mod ps;
 pub mod pt_heartbeat;

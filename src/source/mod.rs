@@ -18,6 +18,7 @@ mod iostat;
 mod mysql;
 mod perf;
 mod pidstat;
+mod pieces;
 mod pressure;
 mod procfs;
 mod sar;

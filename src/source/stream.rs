@@ -306,11 +306,33 @@ fn lines_of(mut src: FileSource, a: usize, b: usize) -> Vec<u8> {
 /// [`iosift_parsers::Stream`] ([`crate::bundle::stream_min_bytes`]);
 /// any other id is reported, never parsed as something else.
 pub(crate) fn parse(st: &Streamed) -> Option<(&'static str, Parsed<Data>)> {
+    if let Some(p) = super::pieces::parse(st, &budgets()) {
+        return Some((st.format, p));
+    }
     parse_with(st, CHUNK, MAX_LINE)
 }
 
-/// [`parse`], reading `chunk` bytes at a time and skipping lines longer than `max_line`.
+/// The memory budgets of streamed series.
+pub(crate) fn budgets() -> iosift_parsers::Budgets {
+    iosift_parsers::Budgets {
+        iostat_rows: IOSTAT_ROW_BUDGET,
+        pidstat_rows: PIDSTAT_ROW_BUDGET,
+        snapshots: TS_SNAPSHOT_BUDGET,
+    }
+}
+
+/// [`parse`] on one thread, reading `chunk` bytes at a time and skipping lines longer than `max_line`.
 fn parse_with(st: &Streamed, chunk: usize, max_line: usize) -> Option<(&'static str, Parsed<Data>)> {
+    parse_within(st, chunk, max_line, &budgets())
+}
+
+/// [`parse_with`] within `budgets`.
+pub(super) fn parse_within(
+    st: &Streamed,
+    chunk: usize,
+    max_line: usize,
+    budgets: &iosift_parsers::Budgets,
+) -> Option<(&'static str, Parsed<Data>)> {
     let mut src = match FileSource::with_limits(st, chunk, max_line) {
         Ok(s) => s,
         Err(e) => {
@@ -320,12 +342,7 @@ fn parse_with(st: &Streamed, chunk: usize, max_line: usize) -> Option<(&'static 
         }
     };
     let src = &mut src;
-    let budgets = iosift_parsers::Budgets {
-        iostat_rows: IOSTAT_ROW_BUDGET,
-        pidstat_rows: PIDSTAT_ROW_BUDGET,
-        snapshots: TS_SNAPSHOT_BUDGET,
-    };
-    let mut parsed = iosift_parsers::by_id(st.format)?.extra.stream?.parse(src, &budgets);
+    let mut parsed = iosift_parsers::by_id(st.format)?.extra.stream?.parse(src, budgets);
     let lines = src.lines();
     parsed.lines = parsed.lines.max(lines);
     parsed.skipped_lines += src.long_lines.len();

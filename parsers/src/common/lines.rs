@@ -133,6 +133,12 @@ impl<'a> SliceSource<'a> {
     pub fn new(input: &'a [u8]) -> Self {
         SliceSource { input, pos: 0, no: 0, content_at: 0 }
     }
+
+    /// Lines of `input` (a piece of a file cut at a line start), the first one numbered
+    /// `first_no` (its `cut` and `last_content` flags are those of the piece).
+    pub fn numbered_from(input: &'a [u8], first_no: usize) -> Self {
+        SliceSource { input, pos: 0, no: first_no.saturating_sub(1), content_at: 0 }
+    }
 }
 
 /// Index of the first byte at or after `from` that is not ASCII whitespace (`len` when none).

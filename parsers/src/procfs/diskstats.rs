@@ -344,7 +344,7 @@ impl Format for Fmt {
         };
         let mut all = crate::procfs::ts_budget::Thinning::new(0);
         for block in split.blocks {
-            read_block(block, &mut out, &mut diags, &mut all);
+            read_block(block, &mut out, &mut diags, &mut all, true);
         }
         crate::common::ts::place_by_series(&mut out.snapshots, |s| &mut s.ts, |s| s.line, &mut diags);
         diags.finish(out, count_lines(input))
@@ -360,34 +360,67 @@ pub fn parse_source(src: &mut impl LineSource) -> Parsed<Diskstats> {
 /// limit): past it, one snapshot in 2, then 4, ... is kept ([`crate::procfs::ts_budget`]; the
 /// counters of two kept snapshots span the dropped ones); [`Diskstats::thinned`] says how many.
 pub fn parse_source_within(src: &mut impl LineSource, budget: usize) -> Parsed<Diskstats> {
-    let mut diags = Diags::default();
-    let mut out = Diskstats { snapshots: Vec::new(), layout: None, thinned: 0 };
-    let mut thin = crate::procfs::ts_budget::Thinning::new(budget);
-    match crate::procfs::tsstream::split(src, |b| read_block(b, &mut out, &mut diags, &mut thin)) {
-        crate::procfs::tsstream::Split::Whole(input) => Fmt::parse(&input),
-        crate::procfs::tsstream::Split::Streamed { layout, mut split_diags, lines } => {
-            out.layout = Some(layout);
-            out.thinned = if thin.stride > 1 { thin.stride } else { 0 };
-            thin.note(&mut diags);
-            split_diags.append(diags);
-            crate::common::ts::place_by_series(
-                &mut out.snapshots,
-                |s| &mut s.ts,
-                |s| s.line,
-                &mut split_diags,
-            );
-            split_diags.finish(out, lines)
-        }
+    use crate::pieces::Pieces;
+    pieces(budget).finish(src)
+}
+
+/// The parse of a `diskstats` series in pieces on several threads ([`crate::pieces`]),
+/// keeping its snapshots within `budget` bytes as [`parse_source_within`] does.
+pub fn pieces(budget: usize) -> crate::procfs::tspieces::TsPieces<DiskFormat> {
+    crate::procfs::tspieces::TsPieces::new(DiskFormat, budget)
+}
+
+/// `diskstats` as a [`crate::procfs::tspieces::TsFormat`].
+pub struct DiskFormat;
+
+impl crate::procfs::tspieces::TsFormat for DiskFormat {
+    type Value = Diskstats;
+    type Snap = DiskSnapshot;
+    type Scratch = ();
+
+    fn empty(&self) -> Diskstats {
+        Diskstats { snapshots: Vec::new(), layout: None, thinned: 0 }
+    }
+
+    fn snapshots(v: &mut Diskstats) -> &mut Vec<DiskSnapshot> {
+        &mut v.snapshots
+    }
+
+    fn read(
+        &self,
+        block: tsblocks::Block<'_>,
+        out: &mut Diskstats,
+        _: &mut (),
+        diags: &mut Diags,
+        thin: &mut crate::procfs::ts_budget::Thinning,
+        whole: bool,
+    ) -> bool {
+        read_block(block, out, diags, thin, whole)
+    }
+
+    fn set(v: &mut Diskstats, layout: Layout, thinned: u32) {
+        v.layout = Some(layout);
+        v.thinned = thinned;
+    }
+
+    fn place(v: &mut Diskstats, diags: &mut Diags) {
+        crate::common::ts::place_by_series(&mut v.snapshots, |s| &mut s.ts, |s| s.line, diags);
+    }
+
+    fn whole(&self, input: &[u8]) -> Parsed<Diskstats> {
+        Fmt::parse(input)
     }
 }
 
-/// Reads one block into a snapshot of `out`.
+/// Reads one block into a snapshot of `out` (`whole`: `out` holds every block before this
+/// one). False when the block may hold the file's title line and `out` cannot tell.
 fn read_block(
     block: tsblocks::Block<'_>,
     out: &mut Diskstats,
     diags: &mut Diags,
     thin: &mut crate::procfs::ts_budget::Thinning,
-) {
+    whole: bool,
+) -> bool {
     let mut snap = DiskSnapshot {
         line: block.first_line,
         ts: block.ts,
@@ -399,6 +432,9 @@ fn read_block(
             continue;
         }
         if out.snapshots.is_empty() && snap.devices.is_empty() && is_title(line.bytes) {
+            if !whole {
+                return false;
+            }
             diags.note(line.no, DiagKind::ToolMessage, format!("title line: {}", line.text()));
             continue;
         }
@@ -423,9 +459,10 @@ fn read_block(
         }
     }
     if snap.devices.is_empty() && snap.ts.is_none() && !snap.truncated {
-        return;
+        return true;
     }
     thin.push(&mut out.snapshots, snap);
+    true
 }
 
 impl crate::procfs::ts_budget::Snapshot for DiskSnapshot {

@@ -290,27 +290,68 @@ pub(crate) fn parse_series_source(
     line_parser: LineParser,
     budget: usize,
 ) -> Parsed<Series> {
-    let mut diags = Diags::default();
-    let mut series = Series { snapshots: Vec::new(), layout: None, kind, thinned: 0 };
-    let mut keys = Vec::new();
-    let mut thin = crate::procfs::ts_budget::Thinning::new(budget);
-    match crate::procfs::tsstream::split(src, |b| {
-        read_block(b, &mut series, &mut keys, &mut diags, line_parser, &mut thin)
-    }) {
-        crate::procfs::tsstream::Split::Whole(input) => parse_series(&input, kind, line_parser),
-        crate::procfs::tsstream::Split::Streamed { layout, mut split_diags, lines } => {
-            series.layout = Some(layout);
-            series.thinned = if thin.stride > 1 { thin.stride } else { 0 };
-            thin.note(&mut diags);
-            split_diags.append(diags);
-            crate::common::ts::place_by_series(
-                &mut series.snapshots,
-                |s| &mut s.ts,
-                |s| s.line,
-                &mut split_diags,
-            );
-            split_diags.finish(series, lines)
-        }
+    use crate::pieces::Pieces;
+    series_pieces(kind, line_parser, budget).finish(src)
+}
+
+/// The parse of a `meminfo` series in pieces on several threads ([`crate::pieces`]),
+/// keeping its snapshots within `budget` bytes as [`parse_source_within`] does.
+pub fn pieces(budget: usize) -> crate::procfs::tspieces::TsPieces<SeriesFormat> {
+    series_pieces(SeriesKind::Meminfo, parse_line, budget)
+}
+
+/// The parse of a key/value series in pieces on several threads ([`crate::pieces`]).
+pub(crate) fn series_pieces(
+    kind: SeriesKind,
+    line_parser: LineParser,
+    budget: usize,
+) -> crate::procfs::tspieces::TsPieces<SeriesFormat> {
+    crate::procfs::tspieces::TsPieces::new(SeriesFormat { kind, line_parser }, budget)
+}
+
+/// A key/value series as a [`crate::procfs::tspieces::TsFormat`].
+pub struct SeriesFormat {
+    kind: SeriesKind,
+    line_parser: LineParser,
+}
+
+impl crate::procfs::tspieces::TsFormat for SeriesFormat {
+    type Value = Series;
+    type Snap = Snapshot;
+    type Scratch = Vec<std::sync::Arc<str>>;
+
+    fn empty(&self) -> Series {
+        Series { snapshots: Vec::new(), layout: None, kind: self.kind, thinned: 0 }
+    }
+
+    fn snapshots(v: &mut Series) -> &mut Vec<Snapshot> {
+        &mut v.snapshots
+    }
+
+    fn read(
+        &self,
+        block: tsblocks::Block<'_>,
+        out: &mut Series,
+        keys: &mut Self::Scratch,
+        diags: &mut Diags,
+        thin: &mut crate::procfs::ts_budget::Thinning,
+        _whole: bool,
+    ) -> bool {
+        read_block(block, out, keys, diags, self.line_parser, thin);
+        true
+    }
+
+    fn set(v: &mut Series, layout: Layout, thinned: u32) {
+        v.layout = Some(layout);
+        v.thinned = thinned;
+    }
+
+    fn place(v: &mut Series, diags: &mut Diags) {
+        crate::common::ts::place_by_series(&mut v.snapshots, |s| &mut s.ts, |s| s.line, diags);
+    }
+
+    fn whole(&self, input: &[u8]) -> Parsed<Series> {
+        parse_series(input, self.kind, self.line_parser)
     }
 }
 
@@ -327,7 +368,9 @@ fn read_block(
     let kind = series.kind;
     let prev: Arc<[Arc<str>]> = series.snapshots.last().map(|p| p.keys.clone()).unwrap_or_default();
     keys.clear();
-    let mut values = Vec::with_capacity(prev.len().max(block.data_lines));
+    // One value per data line at most (not the previous snapshot's count: a piece parsed
+    // apart from the blocks before it holds the same bytes).
+    let mut values = Vec::with_capacity(block.data_lines);
     for line in block.lines {
         if is_blank(line.bytes) {
             continue;

@@ -11,5 +11,6 @@ pub mod pressure;
 pub mod stat;
 pub mod ts_budget;
 pub mod tsblocks;
+pub mod tspieces;
 pub mod tsstream;
 pub mod vmstat;

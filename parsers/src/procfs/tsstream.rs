@@ -24,8 +24,9 @@ use crate::procfs::tsblocks::{Block, BlockLines, Layout, is_ts_line, read_ts};
 /// How a line-fed `TS` file was read.
 pub enum Split {
     /// Streamed: every block went to the reader; the split's own diagnostics
-    /// (unreadable `TS` lines, a cut last block) and the number of lines.
-    Streamed { layout: Layout, split_diags: Diags, lines: usize },
+    /// (unreadable `TS` lines, a cut last block), the number of lines and the data
+    /// lines of the last block (what the next piece of the file compares its last to).
+    Streamed { layout: Layout, split_diags: Diags, lines: usize, last_data_lines: Option<usize> },
     /// Not the streamable layout: the whole input, for the slice parser.
     Whole(Vec<u8>),
 }
@@ -58,13 +59,24 @@ impl Open {
 
 /// Feeds every block of `src` to `read` (in file order; the last one flagged as
 /// [`crate::procfs::tsblocks::split`] flags it), or gives the input back whole.
-pub fn split(src: &mut impl LineSource, mut read: impl FnMut(Block<'_>)) -> Split {
+pub fn split(src: &mut impl LineSource, read: impl FnMut(Block<'_>)) -> Split {
+    split_piece(src, None, true, read)
+}
+
+/// [`split`] of one piece of a file cut at `TS` lines ([`crate::pieces`]): `prev_data_lines`
+/// are the data lines of the block before the piece (none for the file's first piece);
+/// only the piece that ends the file (`last`) has its last block checked for a cut.
+pub fn split_piece(
+    src: &mut impl LineSource,
+    mut prev_data_lines: Option<usize>,
+    last: bool,
+    mut read: impl FnMut(Block<'_>),
+) -> Split {
     let mut head: Vec<u8> = Vec::new();
     let mut open: Option<Open> = None;
     let mut split_diags = Diags::default();
     let mut lines = 0;
     let mut cut = false;
-    let mut prev_data_lines: Option<usize> = None;
     while let Some(sl) = src.next_line() {
         let (no, bytes) = (sl.line.no, sl.line.bytes);
         lines = no;
@@ -112,14 +124,15 @@ pub fn split(src: &mut impl LineSource, mut read: impl FnMut(Block<'_>)) -> Spli
         // Blank lines only (or nothing).
         return Split::Whole(head);
     };
-    let mut last = o.block(&mut split_diags);
+    let mut block = o.block(&mut split_diags);
     // A last block shorter than the one before it, or whose last line lacks its `\n`.
-    if let Some(prev) = prev_data_lines
-        && (last.data_lines < prev || (cut && last.data_lines > 0))
+    if last
+        && let Some(prev) = prev_data_lines
+        && (block.data_lines < prev || (cut && block.data_lines > 0))
     {
-        last.truncated = true;
-        crate::procfs::tsblocks::note_cut(&mut last, cut, lines, &mut split_diags);
+        block.truncated = true;
+        crate::procfs::tsblocks::note_cut(&mut block, cut, lines, &mut split_diags);
     }
-    read(last);
-    Split::Streamed { layout: Layout::TsBefore, split_diags, lines }
+    read(block);
+    Split::Streamed { layout: Layout::TsBefore, split_diags, lines, last_data_lines: Some(o.data_lines) }
 }

@@ -85,6 +85,12 @@ pub fn parse_source_within(src: &mut impl LineSource, budget: usize) -> Parsed<S
     parse_series_source(src, SeriesKind::Vmstat, parse_line, budget)
 }
 
+/// The parse of a `/proc/vmstat` series in pieces on several threads ([`crate::pieces`]),
+/// keeping its snapshots within `budget` bytes as [`parse_source_within`] does.
+pub fn pieces(budget: usize) -> crate::procfs::tspieces::TsPieces<crate::procfs::meminfo::SeriesFormat> {
+    crate::procfs::meminfo::series_pieces(SeriesKind::Vmstat, parse_line, budget)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 //! One large streamed file parsed on every core: the file is read in batches of a few
 //! MiB, each batch cut at lines where a record starts (the format's
-//! [`Pieces::is_boundary`]: a pt-stalk `TS` line), its pieces parsed beside each other
+//! [`Pieces::is_boundary`]: a pt-stalk `TS` line, an iostat `-t` stamp), its pieces parsed beside each other
 //! (rayon) and merged in file order; the bytes after a batch's last boundary wait for the
 //! next batch, and the last piece of the file is parsed with the merged state. The
 //! result is the one-thread streamed parse ([`super::stream`]), byte for byte; anything
@@ -49,6 +49,8 @@ pub(crate) fn parse_with(
     use iosift_parsers::procfs::{diskstats, meminfo, vmstat};
     let b = budgets.snapshots;
     match st.format {
+        "iostat" => drive(st, iosift_parsers::iostat::pieces::pieces(budgets.iostat_rows), piece)
+            .map(|p| p.map(Data::Iostat)),
         "proc_meminfo" => drive(st, meminfo::pieces(b), piece).map(|p| p.map(Data::ProcMeminfo)),
         "proc_vmstat" => drive(st, vmstat::pieces(b), piece).map(|p| p.map(Data::ProcVmstat)),
         "proc_diskstats" => drive(st, diskstats::pieces(b), piece).map(|p| p.map(Data::ProcDiskstats)),
@@ -207,8 +209,9 @@ mod tests {
         true
     }
 
-    /// The real pt-stalk series of `samples/` (meminfo, procvmstat, diskstats), each with its format.
-    fn ts_files() -> Vec<(std::path::PathBuf, &'static str)> {
+    /// The real series of `samples/` that are cut in pieces (iostat, pt-stalk meminfo,
+    /// procvmstat, diskstats), each with its format.
+    fn series_files() -> Vec<(std::path::PathBuf, &'static str)> {
         let samples = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/samples"));
         let mut out = Vec::new();
         for case in std::fs::read_dir(samples).unwrap().flatten() {
@@ -217,6 +220,7 @@ mod tests {
                 let name = f.file_name().to_string_lossy().into_owned();
                 let stem = name.trim_end_matches(".gz");
                 let format = match () {
+                    _ if stem.starts_with("iostat") && !stem.contains("json") => "iostat",
                     _ if stem.ends_with("-meminfo") => "proc_meminfo",
                     _ if stem.ends_with("-procvmstat") => "proc_vmstat",
                     _ if stem.ends_with("-diskstats") => "proc_diskstats",
@@ -237,10 +241,10 @@ mod tests {
     #[test]
     fn ts_series_in_pieces_equal_the_one_thread_parse() {
         let budgets = super::super::stream::budgets();
-        let files = ts_files();
+        let files = series_files();
         let mut cut = 0;
         // 1 byte: a piece per block (every `TS` line a cut); the others cut batches mid-block.
-        for (path, format) in files.iter().take(9) {
+        for (path, format) in files.iter().filter(|(_, f)| *f != "iostat").take(9) {
             for piece in [1, 700, 5000, 40_000] {
                 cut += usize::from(same(&streamed(path, format), &budgets, piece));
             }
@@ -251,7 +255,7 @@ mod tests {
     #[test]
     fn cut_odd_and_thinned_ts_series_in_pieces_equal_the_one_thread_parse() {
         let dir = tempfile::tempdir().unwrap();
-        let files = ts_files();
+        let files = series_files();
         let pick = |f: &str| files.iter().find(|(p, g)| *g == f && p.extension().is_none()).unwrap().clone();
         for (path, format) in [pick("proc_meminfo"), pick("proc_diskstats"), pick("proc_vmstat")] {
             let text = std::fs::read(&path).unwrap();
@@ -288,5 +292,47 @@ mod tests {
         let p = dir.path().join("data-first");
         std::fs::write(&p, [b"MemTotal: 5 kB\n".as_slice(), &std::fs::read(path).unwrap()].concat()).unwrap();
         assert!(!same(&streamed(&p, format), &super::super::stream::budgets(), 1));
+    }
+
+    #[test]
+    fn iostats_in_pieces_equal_the_one_thread_parse() {
+        let budgets = super::super::stream::budgets();
+        let files: Vec<_> = series_files().into_iter().filter(|(_, f)| *f == "iostat").collect();
+        let mut cut = 0;
+        // Every fourth (of 85 in `samples/`): the captures differ in devices, runs, `-y`.
+        for (path, format) in files.iter().step_by(4) {
+            for piece in [1, 5000] {
+                cut += usize::from(same(&streamed(path, format), &budgets, piece));
+            }
+        }
+        assert!(cut >= 40, "{cut} parses in pieces of {} files", files.len());
+    }
+
+    #[test]
+    fn odd_and_merged_iostats_in_pieces_equal_the_one_thread_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<_> =
+            series_files().into_iter().filter(|(p, _)| p.ends_with("iostat-x-t.txt")).collect();
+        let (a, b) = (std::fs::read(&files[0].0).unwrap(), std::fs::read(&files[1].0).unwrap());
+        // `-y`: the banner's two blank lines, then the first stamp.
+        let banner_end = a.windows(2).position(|w| w == b"\n\n").unwrap() + 1;
+        let y = [&a[..banner_end], b"\n", &a[banner_end..]].concat();
+        let mid = a.len() / 2;
+        let crlf: Vec<u8> =
+            a.iter().flat_map(|&c| if c == b'\n' { vec![b'\r', b'\n'] } else { vec![c] }).collect();
+        // Two captures in one file (a second banner mid-file), one cut inside a row.
+        let bodies = [[&a[..], &b[..]].concat(), [&b[..], &y[..]].concat(), a[..mid].to_vec(), crlf, y];
+        for (k, body) in bodies.iter().enumerate() {
+            let p = dir.path().join(format!("iostat-{k}.txt"));
+            std::fs::write(&p, body).unwrap();
+            let st = streamed(&p, "iostat");
+            // No budget, and one small enough that reports are merged several times.
+            for iostat_rows in [super::super::stream::IOSTAT_ROW_BUDGET, 30_000] {
+                let budgets = iosift_parsers::Budgets { iostat_rows, ..super::super::stream::budgets() };
+                for piece in [1, 2000, 20_000] {
+                    assert!(same(&st, &budgets, piece), "{} was not cut", p.display());
+                }
+            }
+        }
     }
 }

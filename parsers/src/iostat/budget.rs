@@ -18,9 +18,11 @@ use super::types::{DeviceRow, Report};
 use std::collections::HashMap;
 
 /// Approximate heap bytes of one report's rows (what the budget counts; the device names
-/// are shared by every report, [`crate::common::names::Names`]).
+/// are shared by every report, [`crate::common::names::Names`]). Counted by rows, not by
+/// the vector's capacity: a report read in a piece of the file ([`crate::iostat::pieces`])
+/// counts the same as read after the report before it.
 pub fn report_bytes(r: &Report) -> usize {
-    std::mem::size_of::<Report>() + r.devices.capacity() * std::mem::size_of::<DeviceRow>()
+    std::mem::size_of::<Report>() + r.devices.len() * std::mem::size_of::<DeviceRow>()
 }
 
 /// True when `b` may be merged into `a` (same run, neither since boot).

@@ -42,6 +42,7 @@ use std::sync::Arc;
 pub mod budget;
 pub mod json;
 mod metrics;
+pub mod pieces;
 mod types;
 
 pub use metrics::{CpuAvg, DeviceMetrics};
@@ -412,11 +413,16 @@ impl Builder {
                 };
                 self.out.reports.reserve(est.min(1 << 20));
             }
-            if self.budget == 0 {
-                self.out.reports.push(r);
-            } else {
-                self.keep_within_budget(r);
-            }
+            self.keep(r);
+        }
+    }
+
+    /// Adds a finished report (under the budget when there is one).
+    fn keep(&mut self, r: Report) {
+        if self.budget == 0 {
+            self.out.reports.push(r);
+        } else {
+            self.keep_within_budget(r);
         }
     }
 

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Side-by-side throughput of iosift's parsers and alternatives on the same large files.
 #
-# Usage: bench/compare.sh [DIR] [RUNS]
+# Usage: bench/compare.sh [DIR] [RUNS] [--big GB]
 #   DIR   inputs made by bench/generate.sh (default /var/tmp/iosift-bench; generated if missing)
 #   RUNS  hyperfine runs per command (default 5)
+#   --big GB  also time `iosift analyze` of a bundle of about GB GB (bench/generate.sh
+#         --mb GB*1000/5 of iostat, pidstat, meminfo, perf and binlog, in DIR/big; deleted after)
+#
+# It ends with one table of issue 40's targets: each input's `iosift inspect` (or `analyze`)
+# wall MB/s and peak RSS, the peer measured in the same run, the target and met / not met.
 #
 # For every input it times whole processes with hyperfine (same file, same run, interleaved
 # by benchmark) and prints the median wall-clock time, the mean CPU time (user + sys), and
@@ -22,8 +27,16 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-dir=${1:-/var/tmp/iosift-bench}
-runs=${2:-5}
+big=""
+args=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --big) big=$2; shift 2 ;;
+        *) args+=("$1"); shift ;;
+    esac
+done
+dir=${args[0]:-/var/tmp/iosift-bench}
+runs=${args[1]:-5}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 
 command -v hyperfine >/dev/null || { echo "hyperfine is needed (apt-get install -y hyperfine)" >&2; exit 1; }
@@ -31,7 +44,7 @@ inferno=$(command -v inferno-collapse-perf || true)
 [ -z "$inferno" ] && [ -x /tmp/inferno_root/bin/inferno-collapse-perf ] && inferno=/tmp/inferno_root/bin/inferno-collapse-perf
 [ -z "$inferno" ] && echo "note: inferno-collapse-perf not found (cargo install inferno); perf rows skip it" >&2
 
-[ -f "$dir/iostat-x-t.txt" ] || "$here/generate.sh" "$dir"
+if [ ! -f "$dir/iostat-x-t.txt" ] || [ ! -f "$dir/vmstat-t.txt" ]; then "$here/generate.sh" "$dir"; fi
 (cd "$root" && cargo build --release -q -p iosift-parsers --example parse)
 parse="$CARGO_TARGET_DIR/release/examples/parse"
 
@@ -61,6 +74,7 @@ bench() {
         /usr/bin/time -f "%M" -o "$out/rss.one" sh -c "${c#*=} > /dev/null 2>&1" || true
         echo "$(cat "$out/rss.one")" >> "$out/$name.rss"
     done
+    stat -c %s "$file" > "$out/$name.size"
     python3 - "$out/$name.json" "$name" "$(stat -c %s "$file")" "$out/${BASE:-$name}.base" "$out/$name.rss" <<'PY'
 import json, os, sys
 j = json.load(open(sys.argv[1])); name = sys.argv[2]; size = int(sys.argv[3]); basef = sys.argv[4]
@@ -140,3 +154,75 @@ for spec in iostat:iostat-x-t.txt pidstat:pidstat-d-t-h.txt proc_meminfo:meminfo
     [ -f "$dir/${spec#*:}" ] || continue
     "$parse" --repeat 5 "${spec%%:*}" "$dir/${spec#*:}"
 done
+
+# analyze of a bundle: the bench files hard-linked into one folder (the 1.1 GB bundle), and
+# with --big a generated one of about that many GB.
+# whole NAME DIR: one timed `iosift analyze` (wall s, peak RSS KB, bytes of input) into $out/NAME.whole
+whole() {
+    local name=$1 bundle=$2 report="$out/report-$1"
+    /usr/bin/time -f "%e %M" -o "$out/$name.time" "$iosift" analyze "$bundle" -o "$report" >/dev/null 2>&1 || true
+    echo "$(cat "$out/$name.time") $(du -sbL "$bundle" | cut -f1)" > "$out/$name.whole"
+    rm -rf "$report"
+}
+bundle="$out/bundle"
+mkdir -p "$bundle"
+for f in iostat-x-t.txt pidstat-d-t-h.txt meminfo.ts perf-workload.script binlog-decoded.txt; do
+    ln "$dir/$f" "$bundle/$f" 2>/dev/null || cp "$dir/$f" "$bundle/$f"
+done
+whole analyze "$bundle"
+if [ -n "$big" ]; then
+    "$here/generate.sh" "$dir/big" --mb $((big * 1000 / 5)) --binlog-copies $((big * 1000 / 5 / 279 + 1)) \
+        --only iostat,pidstat,meminfo,perf,binlog >/dev/null
+    whole analyze_big "$dir/big"
+    rm -rf "$dir/big"
+fi
+
+echo
+echo "# issue 40 targets (whole processes, $(nproc) CPUs, this run)"
+python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+def row(name, label):
+    # (wall MB/s, RSS MB) of the command `label` in bench NAME, or None.
+    try:
+        j = json.load(open(f"{out}/{name}.json"))
+        rss = [l.strip() for l in open(f"{out}/{name}.rss")]
+    except OSError:
+        return None
+    for k, r in enumerate(j["results"]):
+        if r["command"].startswith(label):
+            mb = int(rss[k]) / 1024 if k < len(rss) and rss[k].isdigit() else float("nan")
+            return r["median"], mb
+    return None
+def mbps(name, label, file_mb):
+    r = row(name, label)
+    return (file_mb / r[0], r[1]) if r else (float("nan"), float("nan"))
+print(f"{'input':28} {'iosift':>18} {'peak RSS':>9}  {'peer (same run)':30} {'target':34} {'met':>4}")
+def line(inp, val, rss, peer, target, ok):
+    print(f"{inp:28} {val:>18} {rss:>9}  {peer:30} {target:34} {'yes' if ok else 'NO':>4}")
+files = dict(iostat="iostat-x-t.txt", pidstat="pidstat-d-t-h.txt", vmstat="vmstat-t.txt",
+             proc_diskstats="diskstats.ts", proc_meminfo="meminfo.ts", proc_vmstat="procvmstat.ts",
+             perf_script="perf-workload.script")
+mb = {k: float(open(f"{out}/{k}.size").read()) / 1e6 for k in files if os.path.exists(f"{out}/{k}.size")}
+for name, want in [("iostat", 1000), ("pidstat", 500), ("vmstat", 500), ("proc_diskstats", 500),
+                   ("proc_meminfo", 500), ("proc_vmstat", 500)]:
+    if name not in mb:
+        continue
+    v, rss = mbps(name, "iosift inspect", mb[name])
+    wc, _ = mbps(name, "wc -l", mb[name])
+    line(f"{name} inspect", f"{v:.0f} MB/s", f"{rss:.0f} MB", f"wc -l {wc:.0f} MB/s",
+         f">= {want} MB/s, RSS < 64 MB", v >= want and rss < 64)
+if "perf_script" in mb:
+    v, rss = mbps("perf_script", "iosift perf_script --stream", mb["perf_script"])
+    inf, _ = mbps("perf_script", "inferno default", mb["perf_script"])
+    line("perf script (collapsed)", f"{v:.0f} MB/s", f"{rss:.0f} MB", f"inferno default {inf:.0f} MB/s",
+         ">= 1.5x inferno default threads", v >= 1.5 * inf)
+for name, label, secs, mem in [("analyze", "analyze 1.1 GB bundle", 3, 300), ("analyze_big", "analyze big bundle", 30, 500)]:
+    p = f"{out}/{name}.whole"
+    if not os.path.exists(p):
+        continue
+    wall, kb, size = open(p).read().split()
+    wall, rss = float(wall), int(kb) / 1024
+    line(f"{label} ({int(size) / 1e9:.1f} GB)", f"{wall:.2f} s", f"{rss:.0f} MB", "",
+         f"< {secs} s, < {mem} MB", wall < secs and rss < mem)
+PY

@@ -19,6 +19,8 @@ mod mysql;
 mod perf;
 mod pidstat;
 mod pieces;
+#[cfg(test)]
+mod pieces_tests;
 mod pressure;
 mod procfs;
 mod sar;

@@ -4,7 +4,7 @@
 //! (rayon) and merged in file order; the bytes after a batch's last boundary wait for the
 //! next batch, and the last piece of the file is parsed with the merged state. The
 //! result is the one-thread streamed parse ([`super::stream`]), byte for byte; anything
-//! that parse treats specially (a line over [`super::stream::MAX_LINE`], a read error, a
+//! that parse treats specially (a line over [`MAX_LINE`], a read error, a
 //! file that grew, a piece the format cannot read alone) sends the file back to it.
 //!
 //! ```text
@@ -23,6 +23,10 @@ use std::io::Read;
 
 /// Bytes a piece holds at least (it ends at the first boundary after this many bytes).
 const PIECE: usize = 1 << 20;
+
+/// Longest line the one-thread streamed parse keeps (`super::stream::MAX_LINE`): a piece
+/// holding a longer one goes back to it, which skips the line with a diagnostic.
+pub(super) const MAX_LINE: usize = 16 << 20;
 
 /// Files smaller than this (on disk) are parsed on one thread.
 pub(crate) const MIN_BYTES: u64 = 8 << 20;
@@ -60,27 +64,23 @@ pub(crate) fn parse_with(
 
 /// The file (to tell at its end whether it grew) and its bytes (gzip-decoded when it
 /// is), up to its size when listed.
-fn open(st: &Streamed) -> Option<(std::fs::File, Box<dyn Read>)> {
+fn open(st: &Streamed) -> Option<(std::fs::File, Box<dyn Read + Send>)> {
     let file = crate::bundle::open_regular(&st.path).ok()?;
     let body = file.try_clone().ok()?.take(st.len);
-    let r: Box<dyn Read> =
+    let r: Box<dyn Read + Send> =
         if st.gz { Box::new(flate2::read::MultiGzDecoder::new(body)) } else { Box::new(body) };
     Some((file, r))
 }
 
 /// Reads into `buf` until it holds `want` bytes or the input ends (true at its end;
-/// `None` on a read error).
+/// `None` on a read error). The bytes are appended without zeroing the room first.
 fn fill(r: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> Option<bool> {
     while buf.len() < want {
-        let at = buf.len();
-        buf.resize(want, 0);
-        match r.read(&mut buf[at..]) {
-            Ok(0) => {
-                buf.truncate(at);
-                return Some(true);
-            }
-            Ok(k) => buf.truncate(at + k),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => buf.truncate(at),
+        let room = (want - buf.len()) as u64;
+        match r.take(room).read_to_end(buf) {
+            Ok(0) => return Some(true),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => return None,
         }
     }
@@ -120,44 +120,58 @@ fn cuts<P: Pieces>(p: &P, buf: &[u8], piece: usize) -> Vec<usize> {
 
 /// Lines of a piece of whole lines, or `None` when one is longer than a streamed line may be.
 fn count_lines(bytes: &[u8]) -> Option<usize> {
-    let n = bytes.iter().filter(|&&b| b == b'\n').count();
-    if bytes.len() > super::stream::MAX_LINE {
+    let n = iosift_parsers::common::lines::newlines(bytes);
+    if bytes.len() > MAX_LINE {
         let mut start = 0;
         for i in memchr::memchr_iter(b'\n', bytes) {
-            if i - start > super::stream::MAX_LINE {
+            if i - start > MAX_LINE {
                 return None;
             }
             start = i + 1;
         }
-        if bytes.len() - start > super::stream::MAX_LINE {
+        if bytes.len() - start > MAX_LINE {
             return None;
         }
     }
     Some(n)
 }
 
-/// Reads `st` in batches, parses each batch's pieces on every core, merges them into `p`
-/// and parses the last piece with the merged state.
+/// Reads `st` in batches, parses each batch's pieces on every core while the next batch
+/// is read, merges them into `p` and parses the last piece with the merged state.
 fn drive<P: Pieces>(st: &Streamed, mut p: P, piece: usize) -> Option<Parsed<P::Output>> {
     let batch = (piece * rayon::current_num_threads().max(1) * 4).max(1 << 16);
     let (file, mut r) = open(st)?;
     let mut buf: Vec<u8> = Vec::with_capacity(batch + piece);
+    let mut eof = fill(&mut r, &mut buf, batch)?;
     let (mut merged, mut no) = (false, 1usize);
-    let mut want = batch;
     loop {
-        let eof = fill(&mut r, &mut buf, want)?;
         let at = cuts(&p, &buf, piece);
-        if let Some(&end) = at.last() {
-            no = parse_batch(&mut p, &buf, &at, no, !merged)?;
-            merged = true;
-            buf.drain(..end);
-        } else if buf.len() > MAX_REST {
-            return None;
+        let Some(&end) = at.last() else {
+            if eof {
+                break;
+            }
+            if buf.len() > MAX_REST {
+                return None;
+            }
+            let want = buf.len() + batch;
+            eof = fill(&mut r, &mut buf, want)?;
+            continue;
+        };
+        // The bytes after the last cut start the next batch, read while this one is parsed.
+        let mut next = Vec::with_capacity(batch + piece);
+        next.extend_from_slice(&buf[end..]);
+        let want = next.len() + batch;
+        let (parts, more) = rayon::join(
+            || parse_batch(&p, &buf, &at, no, !merged),
+            || if eof { Some(true) } else { fill(&mut r, &mut next, want) },
+        );
+        let (parts, after) = parts?;
+        for part in parts {
+            if !p.merge(part) {
+                return None;
+            }
         }
-        if eof {
-            break;
-        }
-        want = buf.len() + batch;
+        (no, merged, buf, eof) = (after, true, next, more?);
     }
     if !merged || count_lines(&buf).is_none() || file.metadata().is_ok_and(|m| m.len() > st.len) {
         // One piece, a long line at the end, a file that grew: the one-thread parse.
@@ -167,8 +181,14 @@ fn drive<P: Pieces>(st: &Streamed, mut p: P, piece: usize) -> Option<Parsed<P::O
 }
 
 /// Parses the pieces of `buf` before each cut `at` on every core (the first numbered `no`;
-/// `first`: `buf` starts the file) and merges them; the number of the line after them.
-fn parse_batch<P: Pieces>(p: &mut P, buf: &[u8], at: &[usize], mut no: usize, first: bool) -> Option<usize> {
+/// `first`: `buf` starts the file): their parts and the number of the line after them.
+fn parse_batch<P: Pieces>(
+    p: &P,
+    buf: &[u8],
+    at: &[usize],
+    mut no: usize,
+    first: bool,
+) -> Option<(Vec<P::Part>, usize)> {
     let starts: Vec<usize> = std::iter::once(0).chain(at.iter().copied()).collect();
     let ranges: Vec<(usize, usize)> = starts.windows(2).map(|w| (w[0], w[1])).collect();
     let lines: Vec<Option<usize>> = ranges.par_iter().map(|&(a, b)| count_lines(&buf[a..b])).collect();
@@ -177,162 +197,11 @@ fn parse_batch<P: Pieces>(p: &mut P, buf: &[u8], at: &[usize], mut no: usize, fi
         firsts.push(no);
         no += n?;
     }
-    let shared: &P = p;
-    let parts: Vec<Option<P::Part>> = ranges
+    let parts: Option<Vec<P::Part>> = ranges
         .par_iter()
         .zip(firsts.par_iter())
         .enumerate()
-        .map(|(i, (&(a, b), &f))| shared.part(&buf[a..b], f, first && i == 0))
+        .map(|(i, (&(a, b), &f))| p.part(&buf[a..b], f, first && i == 0))
         .collect();
-    for part in parts {
-        if !p.merge(part?) {
-            return None;
-        }
-    }
-    Some(no)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The streamed one-thread parse and the parse in pieces of at least `piece` bytes agree.
-    fn same(st: &Streamed, budgets: &iosift_parsers::Budgets, piece: usize) -> bool {
-        let (_, one) =
-            super::super::stream::parse_within(st, 1 << 20, super::super::stream::MAX_LINE, budgets)
-                .expect("a streamed format");
-        let Some(cut) = parse_with(st, budgets, piece) else { return false };
-        let at = format!("{} (pieces of {piece} bytes)", st.path.display());
-        assert_eq!(format!("{:?}", cut.value), format!("{:?}", one.value), "{at}");
-        assert_eq!(cut.diagnostics, one.diagnostics, "{at}");
-        assert_eq!((cut.lines, cut.skipped_lines), (one.lines, one.skipped_lines), "{at}");
-        true
-    }
-
-    /// The real series of `samples/` that are cut in pieces (iostat, pt-stalk meminfo,
-    /// procvmstat, diskstats), each with its format.
-    fn series_files() -> Vec<(std::path::PathBuf, &'static str)> {
-        let samples = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/samples"));
-        let mut out = Vec::new();
-        for case in std::fs::read_dir(samples).unwrap().flatten() {
-            let Ok(files) = std::fs::read_dir(case.path().join("capture")) else { continue };
-            for f in files.flatten() {
-                let name = f.file_name().to_string_lossy().into_owned();
-                let stem = name.trim_end_matches(".gz");
-                let format = match () {
-                    _ if stem.starts_with("iostat") && !stem.contains("json") => "iostat",
-                    _ if stem.ends_with("-meminfo") => "proc_meminfo",
-                    _ if stem.ends_with("-procvmstat") => "proc_vmstat",
-                    _ if stem.ends_with("-diskstats") => "proc_diskstats",
-                    _ => continue,
-                };
-                out.push((f.path(), format));
-            }
-        }
-        out.sort();
-        out
-    }
-
-    fn streamed(path: &std::path::Path, format: &'static str) -> Streamed {
-        let gz = path.extension().is_some_and(|e| e == "gz");
-        Streamed { path: path.to_path_buf(), gz, format, len: std::fs::metadata(path).unwrap().len() }
-    }
-
-    #[test]
-    fn ts_series_in_pieces_equal_the_one_thread_parse() {
-        let budgets = super::super::stream::budgets();
-        let files = series_files();
-        let mut cut = 0;
-        // 1 byte: a piece per block (every `TS` line a cut); the others cut batches mid-block.
-        for (path, format) in files.iter().filter(|(_, f)| *f != "iostat").take(9) {
-            for piece in [1, 700, 5000, 40_000] {
-                cut += usize::from(same(&streamed(path, format), &budgets, piece));
-            }
-        }
-        assert!(cut >= 30, "{cut} parses in pieces of {} files", files.len());
-    }
-
-    #[test]
-    fn cut_odd_and_thinned_ts_series_in_pieces_equal_the_one_thread_parse() {
-        let dir = tempfile::tempdir().unwrap();
-        let files = series_files();
-        let pick = |f: &str| files.iter().find(|(p, g)| *g == f && p.extension().is_none()).unwrap().clone();
-        for (path, format) in [pick("proc_meminfo"), pick("proc_diskstats"), pick("proc_vmstat")] {
-            let text = std::fs::read(&path).unwrap();
-            let mid = text.len() * 2 / 3;
-            let crlf: Vec<u8> =
-                text.iter().flat_map(|&b| if b == b'\n' { vec![b'\r', b'\n'] } else { vec![b] }).collect();
-            // A bad `TS` line mid-file, blank lines first, the file cut inside a record.
-            let mut bad_ts = b"\n\n".to_vec();
-            bad_ts.extend_from_slice(&text[..mid]);
-            bad_ts.extend_from_slice(b"TS 17x\nMemTotal: 1 kB\nbad line\n");
-            bad_ts.extend_from_slice(&text[mid..]);
-            let bodies = [
-                text[..mid].to_vec(),
-                text[..mid + 7].to_vec(),
-                crlf,
-                bad_ts,
-                [&text[..], b"\n \n"].concat(),
-            ];
-            for (k, body) in bodies.iter().enumerate() {
-                let p = dir.path().join(format!("{k}-{}", path.file_name().unwrap().to_string_lossy()));
-                std::fs::write(&p, body).unwrap();
-                let st = streamed(&p, format);
-                // No budget, and one small enough that the series is thinned several times.
-                for snapshots in [super::super::stream::TS_SNAPSHOT_BUDGET, 20_000] {
-                    let budgets = iosift_parsers::Budgets { snapshots, ..super::super::stream::budgets() };
-                    for piece in [1, 3000] {
-                        assert!(same(&st, &budgets, piece), "{} was not cut", p.display());
-                    }
-                }
-            }
-        }
-        // A file starting with data, not with a `TS` line: back to the one-thread parse.
-        let (path, format) = pick("proc_meminfo");
-        let p = dir.path().join("data-first");
-        std::fs::write(&p, [b"MemTotal: 5 kB\n".as_slice(), &std::fs::read(path).unwrap()].concat()).unwrap();
-        assert!(!same(&streamed(&p, format), &super::super::stream::budgets(), 1));
-    }
-
-    #[test]
-    fn iostats_in_pieces_equal_the_one_thread_parse() {
-        let budgets = super::super::stream::budgets();
-        let files: Vec<_> = series_files().into_iter().filter(|(_, f)| *f == "iostat").collect();
-        let mut cut = 0;
-        // Every fourth (of 85 in `samples/`): the captures differ in devices, runs, `-y`.
-        for (path, format) in files.iter().step_by(4) {
-            for piece in [1, 5000] {
-                cut += usize::from(same(&streamed(path, format), &budgets, piece));
-            }
-        }
-        assert!(cut >= 40, "{cut} parses in pieces of {} files", files.len());
-    }
-
-    #[test]
-    fn odd_and_merged_iostats_in_pieces_equal_the_one_thread_parse() {
-        let dir = tempfile::tempdir().unwrap();
-        let files: Vec<_> =
-            series_files().into_iter().filter(|(p, _)| p.ends_with("iostat-x-t.txt")).collect();
-        let (a, b) = (std::fs::read(&files[0].0).unwrap(), std::fs::read(&files[1].0).unwrap());
-        // `-y`: the banner's two blank lines, then the first stamp.
-        let banner_end = a.windows(2).position(|w| w == b"\n\n").unwrap() + 1;
-        let y = [&a[..banner_end], b"\n", &a[banner_end..]].concat();
-        let mid = a.len() / 2;
-        let crlf: Vec<u8> =
-            a.iter().flat_map(|&c| if c == b'\n' { vec![b'\r', b'\n'] } else { vec![c] }).collect();
-        // Two captures in one file (a second banner mid-file), one cut inside a row.
-        let bodies = [[&a[..], &b[..]].concat(), [&b[..], &y[..]].concat(), a[..mid].to_vec(), crlf, y];
-        for (k, body) in bodies.iter().enumerate() {
-            let p = dir.path().join(format!("iostat-{k}.txt"));
-            std::fs::write(&p, body).unwrap();
-            let st = streamed(&p, "iostat");
-            // No budget, and one small enough that reports are merged several times.
-            for iostat_rows in [super::super::stream::IOSTAT_ROW_BUDGET, 30_000] {
-                let budgets = iosift_parsers::Budgets { iostat_rows, ..super::super::stream::budgets() };
-                for piece in [1, 2000, 20_000] {
-                    assert!(same(&st, &budgets, piece), "{} was not cut", p.display());
-                }
-            }
-        }
-    }
+    Some((parts?, no))
 }

@@ -39,6 +39,7 @@ const LOOKAHEAD: usize = 16 << 20;
 /// binary file behind a text head) is skipped to its newline with one diagnostic, and the
 /// rest of the file is read. The buffer never grows past about twice this plus [`LOOKAHEAD`].
 pub(crate) const MAX_LINE: usize = 16 << 20;
+const _: () = assert!(MAX_LINE == super::pieces::MAX_LINE);
 
 /// Lines of a file (gzip-decoded when it is), read in [`CHUNK`]-sized reads into
 /// one reused buffer: the same lines, numbers, cut and last-content flags as

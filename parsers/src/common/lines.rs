@@ -184,6 +184,11 @@ pub fn count_lines(input: &[u8]) -> usize {
     if input.last().is_some_and(|&b| b != b'\n') { n + 1 } else { n }
 }
 
+/// Counts the `\n` bytes of `input` (a plain loop the compiler vectorises: several GB/s).
+pub fn newlines(input: &[u8]) -> usize {
+    input.iter().filter(|&&b| b == b'\n').count()
+}
+
 /// Removes ANSI CSI escapes (`ESC [ params letter`) and lone ESC bytes.
 ///
 /// dool writes colours even into files: `\x1b[0;0m 19\x1b[7l\x1b[0;0m`.

@@ -50,6 +50,7 @@ pidstat                20  10  stop
 iostat                 10  10  stop
 vmstat                 10  10  stop
 mysqladmin-ext         10  10  stop
+mysqladmin-ts          10  10  stop
 proc-loop              10  10  stop
 smaps-loop             30  10  note
 mysql-threads-loop     10  10  note
@@ -261,6 +262,27 @@ mysql_q() {  # mysql_q SQL  (tab separated, with header)
 mysql_status_pos() {  # prints "FILE POS" of the current binlog
     mysql_q "SHOW MASTER STATUS" 2>/dev/null | awk 'NR==2 {print $1, $2}'
 }
+mysqladmin_start() {  # mysqladmin ext -i INTERVAL -c COUNT, each table after a TS line: when it was read
+    # (mysqladmin prints no time; a reading's time from the file name's second plus index x interval is off
+    # by mysqladmin's start lag and its drift: -i sleeps INTERVAL after each reading). The stamper reads
+    # mysqladmin's output through a FIFO, so both are collectors of their own (cost, watchdog):
+    # "TS 1796538064.634748665 2026-12-06 06:21:04" before "| Variable_name | Value |".
+    fifo=$D/mysqladmin.fifo
+    if mkfifo "$fifo" 2>/dev/null; then
+        awk '/^\| Variable_name / || /^Variable_name\t/ {
+                 fflush(); c = "date +\"%s.%N %F %T\""; c | getline t; close(c); print "TS " t }
+             { print }' < "$fifo" > "$D/$PREFIX-mysqladmin" 2>> "$D/mysql.err" &
+        bg $! mysqladmin-ts
+        # shellcheck disable=SC2086
+        $MYSQL_ADMIN $MYSQL_OPTS ext -i"$INTERVAL" -c"$COUNT" > "$fifo" 2>> "$D/mysql.err" &
+        bg $! mysqladmin-ext
+    else
+        skip "PREFIX-mysqladmin: mkfifo failed; readings without TS lines (timed from the file name)"
+        # shellcheck disable=SC2086
+        $MYSQL_ADMIN $MYSQL_OPTS ext -i"$INTERVAL" -c"$COUNT" > "$D/$PREFIX-mysqladmin" 2>> "$D/mysql.err" &
+        bg $! mysqladmin-ext
+    fi
+}
 mysql_start() {
     for c in mysql mariadb; do have $c && { MYSQL_CLIENT=$c; break; }; done
     for c in mysqladmin mariadb-admin; do have $c && { MYSQL_ADMIN=$c; break; }; done
@@ -279,9 +301,7 @@ mysql_start() {
     BINLOG_START_TIME=$(date '+%F %T')
     echo "binlog_start ${BINLOG_START:-none} $(epoch) $BINLOG_START_TIME" >> "$D/timeline.txt"
     if [ -n "$MYSQL_ADMIN" ]; then
-        # shellcheck disable=SC2086
-        $MYSQL_ADMIN $MYSQL_OPTS ext -i"$INTERVAL" -c"$COUNT" > "$D/$PREFIX-mysqladmin" 2>> "$D/mysql.err" &
-        bg $! mysqladmin-ext
+        mysqladmin_start
     else
         skip "mysqladmin: no mysqladmin/mariadb-admin installed"
     fi
@@ -346,6 +366,7 @@ mysql_threads_loop() {  # performance_schema.threads every 15 s: connections com
 }
 mysql_finish() {
     [ "$MYSQL" = 1 ] || return 0
+    rm -f "$D/mysqladmin.fifo"
     mysql_q "SELECT THREAD_ID, NAME, TYPE, PROCESSLIST_ID, PROCESSLIST_USER, PROCESSLIST_COMMAND, THREAD_OS_ID FROM performance_schema.threads ORDER BY THREAD_OS_ID" \
         > "$D/mysql-threads-end.tsv" 2>> "$D/mysql.err"
     mysql_q "SHOW BINARY LOGS" > "$D/mysql-binary-logs-end.tsv" 2>> "$D/mysql.err"

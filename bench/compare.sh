@@ -210,7 +210,9 @@ for name, want in [("iostat", 1000), ("pidstat", 500), ("vmstat", 500), ("proc_d
         continue
     v, rss = mbps(name, "iosift inspect", mb[name])
     wc, _ = mbps(name, "wc -l", mb[name])
-    line(f"{name} inspect", f"{v:.0f} MB/s", f"{rss:.0f} MB", f"wc -l {wc:.0f} MB/s",
+    jc, _ = mbps(f"{name}-others", "jc", mb[name])
+    peer = f"wc -l {wc:.0f}" + (f", jc {jc:.1f}" if jc == jc else "") + " MB/s"
+    line(f"{name} inspect", f"{v:.0f} MB/s", f"{rss:.0f} MB", peer,
          f">= {want} MB/s, RSS < 64 MB", v >= want and rss < 64)
 if "perf_script" in mb:
     v, rss = mbps("perf_script", "iosift perf_script --stream", mb["perf_script"])

@@ -120,6 +120,10 @@ impl Fields {
         };
         let cells = cells(line, sep);
         if cells.is_empty() {
+            // A blank line ends a blank-separated table (top prints its summary after one).
+            if self.header.as_ref().is_some_and(|(s, _)| *s == Sep::Blank) {
+                self.header = None;
+            }
             return line.to_vec();
         }
         let idents: Vec<Option<Ident>> = cells.iter().map(|&(a, b)| self.ident(&line[a..b])).collect();

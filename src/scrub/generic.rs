@@ -168,7 +168,7 @@ impl Generic {
         let at_least = |b: u8, n: usize| memchr::memchr_iter(b, line).nth(n - 1).is_some();
         let has = |w: &[u8]| memchr::memmem::find(line, w).is_some();
         let mut s = self.names(line, m);
-        if names_host(line) {
+        if names_host(line) || !self.hosts_any.is_empty() && line.iter().any(|&c| c == b'\t' || c == b';') {
             s = self.hosts(&s, m);
         }
         if line.contains(&b'@') {
@@ -217,11 +217,25 @@ impl Generic {
         }
     }
 
+    /// A learnt hostname as the first cell of a row (`vm<TAB>1<TAB>2026-12-01 19:14:14 UTC`
+    /// of `sadf -p`, `vm;1;...` of `sadf -d`), whatever its length.
+    fn first_cell(&self, line: &[u8], m: &mut Mapper) -> Option<Vec<u8>> {
+        let end = line.iter().position(|&c| c == b'\t' || c == b';')?;
+        let host = self.hosts_any.iter().find(|h| h.as_slice() == &line[..end])?;
+        Some([m.host(host).as_bytes(), &line[end..]].concat())
+    }
+
     /// The hostname where a line names it (whatever its length).
     fn hosts(&self, line: &[u8], m: &mut Mapper) -> Vec<u8> {
+        if let Some(s) = self.first_cell(line, m) {
+            return s;
+        }
         let mut s = line.to_vec();
         for re in &self.hosts {
-            if let Some(g) = re.captures(&s).and_then(|c| c.get(1)) {
+            // A format's own fields may have replaced it already (`"nodename": "host-..."`).
+            if let Some(g) =
+                re.captures(&s).and_then(|c| c.get(1)).filter(|g| !g.as_bytes().starts_with(b"host-"))
+            {
                 let (a, b) = (g.start(), g.end());
                 let host = m.host(&s[a..b]);
                 s.splice(a..b, host.into_bytes());

@@ -163,8 +163,13 @@ impl Mapper {
 
     /// `prefix` + the name token of `v` (`db_1a2b3c4d`).
     fn named(&mut self, kind: Kind, prefix: &str, v: &[u8]) -> String {
+        self.named_as(kind, prefix, v, v)
+    }
+
+    /// [`Mapper::named`] of `v`, remembered as `shown` (a name as written, `v` lower case).
+    fn named_as(&mut self, kind: Kind, prefix: &str, v: &[u8], shown: &[u8]) -> String {
         let t = format!("{prefix}{}", self.key.token(kind.space(), v, TOK));
-        self.note(kind, v, &t);
+        self.note(kind, shown, &t);
         t
     }
 
@@ -176,11 +181,13 @@ impl Mapper {
         }
         match lower.iter().position(|&c| c == b'.') {
             Some(i) => {
-                let h = self.named(Kind::Host, "host-", &lower[..i]);
-                let d = self.named(Kind::Domain, "dom-", &lower[i + 1..]);
-                format!("{h}.{d}.invalid")
+                let h = self.named_as(Kind::Host, "host-", &lower[..i], &name[..i]);
+                let d = self.named_as(Kind::Domain, "dom-", &lower[i + 1..], &name[i + 1..]);
+                let t = format!("{h}.{d}.invalid");
+                self.note(Kind::Host, name, &t);
+                t
             }
-            None => self.named(Kind::Host, "host-", &lower),
+            None => self.named_as(Kind::Host, "host-", &lower, name),
         }
     }
 

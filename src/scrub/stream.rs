@@ -114,13 +114,18 @@ impl Pass<'_> {
         }
         for host in self.generic.hosts_any() {
             let pat: Vec<u8> = [&[0u8][..], host, &[0u8][..]].concat();
-            let tok = self.m.host(host);
-            let mut same: Vec<u8> = tok.bytes().filter(u8::is_ascii_alphanumeric).collect();
+            let tok = self.m.host(host).into_bytes();
+            let mut same: Vec<u8> = tok.iter().copied().filter(u8::is_ascii_alphanumeric).collect();
             same.resize(host.len(), b'x');
             let mut at = 0;
             while let Some(i) = memchr::memmem::find(&data[at..], &pat).map(|i| i + at) {
-                data[i + 1..i + 1 + host.len()].copy_from_slice(&same);
-                at = i + pat.len() - 1;
+                // A NUL-padded field (sa's nodename, 65 bytes) takes the whole token, as the
+                // text files show it; otherwise as many bytes as the name had.
+                let end = i + 1 + tok.len();
+                let padded = end < data.len() && data[i + 1 + host.len()..=end].iter().all(|&b| b == 0);
+                let new: &[u8] = if padded { &tok } else { &same };
+                data[i + 1..i + 1 + new.len()].copy_from_slice(new);
+                at = i + 1 + new.len();
             }
         }
         w.write_all(&data)

@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 /// How much of a file its format is detected from.
 const HEAD: usize = 256 << 10;
 
-/// Binary files larger than this are not rewritten (only copied when they hold no name).
+/// Of a binary file, this much is read and rewritten; the rest is copied as it is.
 const BINARY_MAX: u64 = 256 << 20;
 
 /// How one file was scrubbed (for the summary).
@@ -103,14 +103,20 @@ impl Pass<'_> {
 
     /// A binary file: the hostnames learnt, where they stand as C strings (`\0vm\0`),
     /// replaced by as many other bytes.
-    fn binary(&mut self, shown: &str, head: Vec<u8>, r: impl Read, w: &mut dyn Write) -> std::io::Result<()> {
+    fn binary(
+        &mut self,
+        shown: &str,
+        head: Vec<u8>,
+        mut r: impl Read,
+        w: &mut dyn Write,
+    ) -> std::io::Result<()> {
         if self.learn.is_none() {
             self.done.push(FileDone { name: shown.to_string(), format: None, how: "binary" });
         }
         let mut data = head;
-        r.take(BINARY_MAX).read_to_end(&mut data)?;
+        (&mut r).take(BINARY_MAX).read_to_end(&mut data)?;
         if self.learn.is_some() {
-            return Ok(());
+            return std::io::copy(&mut r, &mut std::io::sink()).map(|_| ());
         }
         for host in self.generic.hosts_any() {
             let pat: Vec<u8> = [&[0u8][..], host, &[0u8][..]].concat();
@@ -128,7 +134,9 @@ impl Pass<'_> {
                 at = i + 1 + new.len();
             }
         }
-        w.write_all(&data)
+        w.write_all(&data)?;
+        // Past BINARY_MAX: copied as it is.
+        std::io::copy(&mut r, w).map(|_| ())
     }
 }
 

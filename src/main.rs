@@ -555,6 +555,10 @@ fn analyze(args: AnalyzeArgs, v: Verbosity) -> Result<ExitCode> {
     }
     let AnalyzeArgs { paths, output, time, json, md, strict, prefix, limits, scrub, scrub_opts, .. } = args;
     let opts = time.options()?;
+    let o = &scrub_opts;
+    if !scrub && (o.key_file.is_some() || !o.keywords.is_empty() || !o.roots.is_empty()) {
+        return Err(usage("--key-file, --keyword and --path-root go with --scrub"));
+    }
     let scrubbing = scrub.then(|| scrub_opts.options(false)).transpose()?;
     let scrubbed = scrubbing.as_ref().map(|o| scrub_target(&paths, o)).transpose()?;
     // A scrubbed report records no original path, only the scrubbed copy's name.

@@ -326,6 +326,7 @@ fn same_findings(case: &str) -> Vec<String> {
     let mut diffs = Vec::new();
     differences(&want, &got, &map, "", &mut diffs);
     std::fs::remove_dir_all(&dir).unwrap();
+    eprintln!("scrub equivalence: {case}: {} differences", diffs.len());
     diffs.into_iter().map(|d| format!("{case}: {d}")).collect()
 }
 

@@ -274,10 +274,7 @@ fn one(id: Ident, p: &str, m: &mut Mapper, learn: Option<&mut Learnt>) -> String
     if let Some(l) = learn {
         l.add(kind, p.as_bytes());
     }
-    match kind {
-        Kind::Host => m.host(p.as_bytes()),
-        _ => m.ident(kind, p.as_bytes()),
-    }
+    if kind == Kind::Host { m.host(p.as_bytes()) } else { m.ident(kind, p.as_bytes()) }
 }
 
 #[cfg(test)]

@@ -201,9 +201,12 @@ impl Generic {
         s = replace(&self.ipv4, &s, |c| ipv4(&c[0], m));
         s = self.paths(&s, m);
         if let Some((re, words)) = &self.dict {
-            s = replace(re, &s, |c| match words.get(&c[0]) {
-                Some(Kind::Host) => m.host(&c[0]),
-                _ => String::from_utf8_lossy(&c[0]).into_owned(),
+            s = replace(re, &s, |c| {
+                if words.get(&c[0]) == Some(&Kind::Host) {
+                    m.host(&c[0])
+                } else {
+                    String::from_utf8_lossy(&c[0]).into_owned()
+                }
             });
         }
         String::from_utf8_lossy(&s).into_owned()
@@ -249,11 +252,16 @@ impl Generic {
         let Some((re, words)) = &self.dict else { return line.to_vec() };
         replace(re, line, |c| {
             let w = &c[0];
-            match words.get(w).copied().unwrap_or(Kind::Column) {
-                Kind::Host => m.host(w),
-                Kind::User => m.user(w),
-                k @ (Kind::Schema | Kind::Table) => m.ident(k, w),
-                _ => String::from_utf8_lossy(w).into_owned(),
+            // Learnt names are hosts, users, schemas or tables ([`Learnt::add`]'s callers).
+            let k = words.get(w).copied().unwrap_or(Kind::Column);
+            if k == Kind::Host {
+                m.host(w)
+            } else if k == Kind::User {
+                m.user(w)
+            } else if k == Kind::Schema || k == Kind::Table {
+                m.ident(k, w)
+            } else {
+                String::from_utf8_lossy(w).into_owned()
             }
         })
     }

@@ -250,10 +250,12 @@ impl Mapper {
 
     /// A schema, table or column name.
     pub fn ident(&mut self, kind: Kind, name: &[u8]) -> String {
-        let prefix = match kind {
-            Kind::Schema => "db_",
-            Kind::Table => "t_",
-            _ => "c_",
+        let prefix = if kind == Kind::Schema {
+            "db_"
+        } else if kind == Kind::Table {
+            "t_"
+        } else {
+            "c_"
         };
         self.named(kind, prefix, name)
     }

@@ -288,16 +288,18 @@ fn name(s: &[u8], end: usize, w: &[u8], cx: &mut Cx<'_>) -> String {
     // `bench`.`orders` (both quoted, as servers print them) is schema.table.
     let quoted_pair = dotted && s.get(end + 1) == Some(&b'`') && end > 0 && s[end - 1] == b'`';
     let next = if quoted_pair && cx.next == Next::Column { Next::Table } else { cx.next };
-    let kind = match (cx.last, dotted, next) {
-        (Last::SchemaDot, true, _) => Kind::Table,
-        (Last::SchemaDot, false, _) => Kind::Table,
-        (Last::TableDot, _, _) => Kind::Column,
-        (_, true, Next::Schema) => Kind::Schema,
-        (_, true, Next::Table) => Kind::Schema,
-        (_, true, Next::Column) => Kind::Table,
-        (_, false, Next::Table) => Kind::Table,
-        (_, false, Next::Schema) => Kind::Schema,
-        (_, false, Next::Column) => Kind::Column,
+    let kind = if cx.last == Last::SchemaDot {
+        Kind::Table
+    } else if cx.last == Last::TableDot {
+        Kind::Column
+    } else {
+        match (dotted, next) {
+            (true, Next::Schema | Next::Table) => Kind::Schema,
+            (true, Next::Column) => Kind::Table,
+            (false, Next::Table) => Kind::Table,
+            (false, Next::Schema) => Kind::Schema,
+            (false, Next::Column) => Kind::Column,
+        }
     };
     // `a.b.c`: schema.table.column; `a.b` after FROM: schema.table; `a.b` elsewhere: table.column.
     let system = system_schema(w);
@@ -307,10 +309,12 @@ fn name(s: &[u8], end: usize, w: &[u8], cx: &mut Cx<'_>) -> String {
     {
         l.add(kind, w);
     }
-    cx.last = match (dotted, kind) {
-        (true, Kind::Schema) => Last::SchemaDot,
-        (true, _) => Last::TableDot,
-        (false, _) => Last::Other,
+    cx.last = if !dotted {
+        Last::Other
+    } else if kind == Kind::Schema {
+        Last::SchemaDot
+    } else {
+        Last::TableDot
     };
     if kind != Kind::Table || !dotted {
         cx.next = Next::Column;

@@ -162,8 +162,13 @@ fn passes(
     stage(format!("scrubbing {}: learning the names it holds (pass 1 of 2)", input.display()));
     {
         let mut scratch_map = shape::Mapper::new(opts.key.clone(), false);
-        let mut p =
-            stream::Pass { generic: &g, m: &mut scratch_map, learn: Some(&mut learnt), done: Vec::new() };
+        let mut p = stream::Pass {
+            generic: &g,
+            m: &mut scratch_map,
+            learn: Some(&mut learnt),
+            done: Vec::new(),
+            stage,
+        };
         container::run(layout, input, staging, scratch, &mut p, &mut skipped)
             .map_err(io(input.display().to_string()))?;
     }
@@ -173,7 +178,7 @@ fn passes(
         std::fs::create_dir_all(staging).map_err(io(staging.display().to_string()))?;
     }
     let mut m = shape::Mapper::new(opts.key.clone(), opts.keep_map);
-    let mut p = stream::Pass { generic: &g, m: &mut m, learn: None, done: Vec::new() };
+    let mut p = stream::Pass { generic: &g, m: &mut m, learn: None, done: Vec::new(), stage };
     container::run(layout, input, staging, scratch, &mut p, &mut skipped)
         .map_err(io(input.display().to_string()))?;
     let files = std::mem::take(&mut p.done);

@@ -36,6 +36,8 @@ pub(crate) struct Pass<'a> {
     pub learn: Option<&'a mut Learnt>,
     /// Files done (pass 2).
     pub done: Vec<FileDone>,
+    /// Hears which file is being read (the progress line).
+    pub stage: &'a dyn Fn(String),
 }
 
 impl Pass<'_> {
@@ -47,6 +49,9 @@ impl Pass<'_> {
         r: impl Read,
         w: &mut dyn Write,
     ) -> std::io::Result<()> {
+        let pass =
+            if self.learn.is_some() { "learning names (pass 1 of 2)" } else { "writing (pass 2 of 2)" };
+        (self.stage)(format!("scrubbing, {pass}: {shown}"));
         let mut r = r;
         let head = read_head(&mut r, HEAD)?;
         let codec = Codec::sniff(&head);

@@ -52,19 +52,27 @@ impl Layout {
 #[derive(Debug, Default)]
 pub(crate) struct Skipped(pub Vec<String>);
 
-/// Runs `pass` over the files of `input`; writes them under `out` unless learning.
-/// `scratch` is a private folder for tar members.
+/// Where a scrub reads and writes.
+pub(crate) struct Paths<'p> {
+    /// The capture.
+    pub(crate) input: &'p Path,
+    /// The scrubbed copy.
+    pub(crate) out: &'p Path,
+    /// A private folder for tar members.
+    pub(crate) scratch: &'p Path,
+}
+
+/// Runs `pass` over the files of the input; writes them to the output unless learning.
 pub(crate) fn run(
     layout: Layout,
-    input: &Path,
-    out: &Path,
-    scratch: &Path,
+    at: &Paths<'_>,
     pass: &mut Pass<'_>,
     skipped: &mut Skipped,
 ) -> std::io::Result<()> {
+    let (input, out) = (at.input, at.out);
     match layout {
         Layout::Dir => dir(input, input, out, pass, skipped),
-        Layout::Tar(c) => tar(c, input, out, scratch, pass, skipped),
+        Layout::Tar(c) => tar(c, at, pass, skipped),
         Layout::Zip => zip(input, out, pass, skipped),
         Layout::File => {
             let name = input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -117,14 +125,8 @@ fn dir(root: &Path, d: &Path, out: &Path, pass: &mut Pass<'_>, skipped: &mut Ski
     Ok(())
 }
 
-fn tar(
-    codec: Codec,
-    input: &Path,
-    out: &Path,
-    scratch: &Path,
-    pass: &mut Pass<'_>,
-    skipped: &mut Skipped,
-) -> std::io::Result<()> {
+fn tar(codec: Codec, at: &Paths<'_>, pass: &mut Pass<'_>, skipped: &mut Skipped) -> std::io::Result<()> {
+    let (input, out, scratch) = (at.input, at.out, at.scratch);
     let mut ar = tar::Archive::new(codec.reader(std::io::BufReader::new(std::fs::File::open(input)?))?);
     let mut builder = match pass.learn {
         Some(_) => None,

@@ -159,6 +159,7 @@ fn passes(
     let mut g = generic::Generic::new(&opts.keywords, &opts.roots);
     let mut learnt = generic::Learnt::default();
     let mut skipped = container::Skipped::default();
+    let at = container::Paths { input, out: staging, scratch };
     stage(format!("scrubbing {}: learning the names it holds (pass 1 of 2)", input.display()));
     {
         let mut scratch_map = shape::Mapper::new(opts.key.clone(), false);
@@ -169,8 +170,7 @@ fn passes(
             done: Vec::new(),
             stage,
         };
-        container::run(layout, input, staging, scratch, &mut p, &mut skipped)
-            .map_err(io(input.display().to_string()))?;
+        container::run(layout, &at, &mut p, &mut skipped).map_err(io(input.display().to_string()))?;
     }
     g.set_learnt(&learnt);
     stage(format!("scrubbing {}: writing (pass 2 of 2, {} names learnt)", input.display(), learnt.len()));
@@ -179,8 +179,7 @@ fn passes(
     }
     let mut m = shape::Mapper::new(opts.key.clone(), opts.keep_map);
     let mut p = stream::Pass { generic: &g, m: &mut m, learn: None, done: Vec::new(), stage };
-    container::run(layout, input, staging, scratch, &mut p, &mut skipped)
-        .map_err(io(input.display().to_string()))?;
+    container::run(layout, &at, &mut p, &mut skipped).map_err(io(input.display().to_string()))?;
     let files = std::mem::take(&mut p.done);
     Ok(Summary { files, counts: m.counts(), learnt: learnt.len(), skipped: skipped.0, map: m.map().cloned() })
 }

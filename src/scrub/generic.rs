@@ -117,7 +117,7 @@ impl Generic {
             uuid: re(r"(?i)(?-u:\b)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?-u:\b)"),
             mac: re(r"(?i)(?-u:\b)[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}(?-u:\b)"),
             ipv6: re(r"(?i)[0-9a-f:]*:[0-9a-f]*:[0-9a-f:]*"),
-            ipv4: re(r"(?-u:\b)\d+(?:\.\d+)+"),
+            ipv4: re(r"(?-u:\b)\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?-u:\b)"),
             hosts: HOST_SITES.iter().map(|s| re(s)).collect(),
             roots: roots
                 .iter()
@@ -184,7 +184,7 @@ impl Generic {
             s = replace(&self.ipv6, &s, |c| ipv6(&c[0], m));
         }
         if at_least(b'.', 3) {
-            s = replace(&self.ipv4, &s, |c| ipv4(&c[0], m));
+            s = ipv4_all(&self.ipv4, &s, m);
         }
         if line.contains(&b'/') {
             s = self.paths(&s, m);
@@ -198,7 +198,7 @@ impl Generic {
     pub(crate) fn file_name(&self, name: &str, m: &mut Mapper) -> String {
         let mut s = self.names(name.as_bytes(), m);
         s = replace(&self.uuid, &s, |c| m.uuid(&c[0]));
-        s = replace(&self.ipv4, &s, |c| ipv4(&c[0], m));
+        s = ipv4_all(&self.ipv4, &s, m);
         s = self.paths(&s, m);
         if let Some((re, words)) = &self.dict {
             s = replace(re, &s, |c| {
@@ -297,7 +297,11 @@ impl Generic {
 
 /// Whether a line may be one of [`HOST_SITES`].
 fn names_host(line: &[u8]) -> bool {
-    [&b"Linux "[..], b"hostname", b"nodename"].iter().any(|w| memchr::memmem::find(line, w).is_some())
+    static WORDS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
+        std::sync::LazyLock::new(|| {
+            [b"Linux ".as_slice(), b"hostname", b"nodename"].map(memchr::memmem::Finder::new)
+        });
+    WORDS.iter().any(|f| f.find(line).is_some())
 }
 
 /// A byte of a path (what ends one: blanks, quotes, separators of lists and fields).
@@ -334,6 +338,20 @@ fn ipv6(t: &[u8], m: &mut Mapper) -> String {
         Ok(a) if plausible => m.ipv6(a),
         _ => text.into_owned(),
     }
+}
+
+/// Every IPv4 address of `s` that is not part of a longer dotted number (`1.2.3.4.5`).
+fn ipv4_all(re: &Regex, s: &[u8], m: &mut Mapper) -> Vec<u8> {
+    let dotted = |i: Option<usize>, j: Option<usize>| {
+        i.and_then(|i| s.get(i)).is_some_and(|&c| c == b'.')
+            && j.and_then(|j| s.get(j)).is_some_and(u8::is_ascii_digit)
+    };
+    replace(re, s, |c| {
+        let g = c.get(0).expect("the whole match");
+        let longer = dotted(g.start().checked_sub(1), g.start().checked_sub(2))
+            || dotted(Some(g.end()), Some(g.end() + 1));
+        if longer { String::from_utf8_lossy(g.as_bytes()).into_owned() } else { ipv4(g.as_bytes(), m) }
+    })
 }
 
 fn ipv4(t: &[u8], m: &mut Mapper) -> String {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// What a replaced value was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
     /// A host name (first label).
     Host,
@@ -127,12 +127,17 @@ pub struct Mapper {
     key: Key,
     counts: [u64; 16],
     map: Option<BTreeMap<&'static str, BTreeMap<String, String>>>,
+    /// Name tokens made lately (names repeat: a column in every row): at most [`CACHE`].
+    cache: std::collections::HashMap<(Kind, Vec<u8>), String>,
 }
+
+/// Entries of the token cache (emptied when full: memory stays bounded).
+const CACHE: usize = 1 << 16;
 
 impl Mapper {
     /// A mapper under `key`; `keep` remembers originals for `--keep-map`.
     pub fn new(key: Key, keep: bool) -> Mapper {
-        Mapper { key, counts: [0; 16], map: keep.then(BTreeMap::new) }
+        Mapper { key, counts: [0; 16], map: keep.then(BTreeMap::new), cache: Default::default() }
     }
 
     /// Replacements made, by kind.
@@ -168,7 +173,17 @@ impl Mapper {
 
     /// [`Mapper::named`] of `v`, remembered as `shown` (a name as written, `v` lower case).
     fn named_as(&mut self, kind: Kind, prefix: &str, v: &[u8], shown: &[u8]) -> String {
-        let t = format!("{prefix}{}", self.key.token(kind.space(), v, TOK));
+        let t = match self.cache.get(&(kind, v.to_vec())) {
+            Some(t) => t.clone(),
+            None => {
+                if self.cache.len() >= CACHE {
+                    self.cache.clear();
+                }
+                let t = format!("{prefix}{}", self.key.token(kind.space(), v, TOK));
+                self.cache.insert((kind, v.to_vec()), t.clone());
+                t
+            }
+        };
         self.note(kind, shown, &t);
         t
     }

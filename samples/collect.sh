@@ -3,7 +3,7 @@
 # POSIX sh; run as root on the affected host.  See samples/README.md for the full description.
 #
 #   collect.sh [-d SECONDS] [-i INTERVAL] [-m MAX_MB] [-o OUT.tar.gz] [-w WORKDIR]
-#              [-p PID[,PID..] | -n NAME[,NAME..]] [-S SMAPS_EVERY_S] [-P] [-T] [-F PERF_HZ]
+#              [-p PID[,PID..] | -n NAME[,NAME..]] [-S SMAPS_EVERY_S] [-P [-R]] [-T] [-F PERF_HZ]
 #              [-M "CLIENT OPTIONS"] [-W BINLOG_WINDOW_S] [-G GDB_EVERY_S] [-k]
 #
 # Every collector is bounded by a sample count (DURATION / INTERVAL); a watchdog stops them early
@@ -13,8 +13,10 @@
 #
 # The collector watches its own cost: every COST_EVERY seconds the CPU time of each of its processes
 # (/proc/PID/stat) goes to collector-cost.txt, and a tool over its budget (table BUDGETS below) is
-# stopped, or restarted once in a safer mode (perf record -p -> perf record -a), with an `event` line
-# in the same file and on the terminal.  Test hook: IOSIFT_COLLECT_BUDGETS="NAME PCT WINDOW ACTION"
+# stopped, or restarted once in a safer mode (perf record -p of -R -> perf record -a), with an `event`
+# line in the same file and on the terminal.  -P profiles system-wide (perf record -a) from the start and
+# keeps the selected processes' samples (perf script/report --pid=): perf 6.1's -p spins in poll() as soon
+# as one thread of its target exits (samples/README.md, "Why perf 6.1 spins with -p").  Test hook: IOSIFT_COLLECT_BUDGETS="NAME PCT WINDOW ACTION"
 # lines are read before the table (first match wins), e.g. "perf-profile 1 10 restart" to make the
 # watchdog act on an ordinary perf.
 
@@ -28,6 +30,7 @@ PIDS=
 NAMES=
 SMAPS_EVERY=0
 PERF=0
+PERF_PER_PROCESS=0
 TRACE=0
 PERF_HZ=99
 MYSQL=0
@@ -47,6 +50,7 @@ pidstat                20  10  stop
 iostat                 10  10  stop
 vmstat                 10  10  stop
 mysqladmin-ext         10  10  stop
+mysqladmin-ts          10  10  stop
 proc-loop              10  10  stop
 smaps-loop             30  10  note
 mysql-threads-loop     10  10  note
@@ -66,8 +70,12 @@ usage: collect.sh [options]
   -p PID,..    processes whose smaps / threads to capture (and to profile with -P)
   -n NAME,..   same, by exact process name (default: mysqld,mariadbd if running)
   -S SECONDS   take smaps every SECONDS (default 0: once at the start and once at the end)
-  -P           perf profile: perf record -g -k CLOCK_MONOTONIC -F HZ on the selected
-               processes (system-wide if none), then perf script --header -F +pid,+tid
+  -P           perf profile: perf record -g -k CLOCK_MONOTONIC -F HZ -a (system-wide: ncpu x HZ
+               samples/s), then perf script --header -F +pid,+tid and perf report, given --pid= of
+               the selected processes (-p/-n) so the files keep only theirs
+  -R           with -P and -p/-n: perf record -p PIDS instead of -a (fewer samples on hosts with many
+               busy CPUs; perf 6.1 spins in poll() once a thread of the target exits: the watchdog
+               then restarts it as -a)
   -T           perf trace: perf record -a -e block:block_rq_issue -e writeback:writeback_start
                (+ -e block:block_bio_queue -e writeback:writeback_written where the kernel has them)
   -F HZ        perf sampling frequency for -P (default 99)
@@ -82,12 +90,12 @@ usage: collect.sh [options]
   -k           keep the output directory next to the tarball
   -h           this help
 The collector's own CPU is recorded every 5 s in collector-cost.txt; a tool over its budget (table
-BUDGETS in the script; perf: 20 % of one CPU over 10 s) is stopped, or for -P restarted once as
+BUDGETS in the script; perf: 20 % of one CPU over 10 s) is stopped, or for -P -R restarted once as
 perf record -a. Test hook: IOSIFT_COLLECT_BUDGETS="NAME PCT WINDOW ACTION" overrides a budget.
 EOF
 }
 
-while getopts d:i:m:o:w:p:n:S:PTF:M:W:G:kh opt; do
+while getopts d:i:m:o:w:p:n:S:PRTF:M:W:G:kh opt; do
     case $opt in
         d) DURATION=$OPTARG ;;
         i) INTERVAL=$OPTARG ;;
@@ -98,6 +106,7 @@ while getopts d:i:m:o:w:p:n:S:PTF:M:W:G:kh opt; do
         n) NAMES=$(printf '%s' "$OPTARG" | tr ',' ' ') ;;
         S) SMAPS_EVERY=$OPTARG ;;
         P) PERF=1 ;;
+        R) PERF_PER_PROCESS=1 ;;
         T) TRACE=1 ;;
         F) PERF_HZ=$OPTARG ;;
         M) MYSQL=1; MYSQL_OPTS=$OPTARG ;;
@@ -253,6 +262,27 @@ mysql_q() {  # mysql_q SQL  (tab separated, with header)
 mysql_status_pos() {  # prints "FILE POS" of the current binlog
     mysql_q "SHOW MASTER STATUS" 2>/dev/null | awk 'NR==2 {print $1, $2}'
 }
+mysqladmin_start() {  # mysqladmin ext -i INTERVAL -c COUNT, each table after a TS line: when it was read
+    # (mysqladmin prints no time; a reading's time from the file name's second plus index x interval is off
+    # by mysqladmin's start lag and its drift: -i sleeps INTERVAL after each reading). The stamper reads
+    # mysqladmin's output through a FIFO, so both are collectors of their own (cost, watchdog):
+    # "TS 1796538064.634748665 2026-12-06 06:21:04" before "| Variable_name | Value |".
+    fifo=$D/mysqladmin.fifo
+    if mkfifo "$fifo" 2>/dev/null; then
+        awk '/^\| Variable_name / || /^Variable_name\t/ {
+                 fflush(); c = "date +\"%s.%N %F %T\""; c | getline t; close(c); print "TS " t }
+             { print }' < "$fifo" > "$D/$PREFIX-mysqladmin" 2>> "$D/mysql.err" &
+        bg $! mysqladmin-ts
+        # shellcheck disable=SC2086
+        $MYSQL_ADMIN $MYSQL_OPTS ext -i"$INTERVAL" -c"$COUNT" > "$fifo" 2>> "$D/mysql.err" &
+        bg $! mysqladmin-ext
+    else
+        skip "PREFIX-mysqladmin: mkfifo failed; readings without TS lines (timed from the file name)"
+        # shellcheck disable=SC2086
+        $MYSQL_ADMIN $MYSQL_OPTS ext -i"$INTERVAL" -c"$COUNT" > "$D/$PREFIX-mysqladmin" 2>> "$D/mysql.err" &
+        bg $! mysqladmin-ext
+    fi
+}
 mysql_start() {
     for c in mysql mariadb; do have $c && { MYSQL_CLIENT=$c; break; }; done
     for c in mysqladmin mariadb-admin; do have $c && { MYSQL_ADMIN=$c; break; }; done
@@ -271,9 +301,7 @@ mysql_start() {
     BINLOG_START_TIME=$(date '+%F %T')
     echo "binlog_start ${BINLOG_START:-none} $(epoch) $BINLOG_START_TIME" >> "$D/timeline.txt"
     if [ -n "$MYSQL_ADMIN" ]; then
-        # shellcheck disable=SC2086
-        $MYSQL_ADMIN $MYSQL_OPTS ext -i"$INTERVAL" -c"$COUNT" > "$D/$PREFIX-mysqladmin" 2>> "$D/mysql.err" &
-        bg $! mysqladmin-ext
+        mysqladmin_start
     else
         skip "mysqladmin: no mysqladmin/mariadb-admin installed"
     fi
@@ -338,6 +366,7 @@ mysql_threads_loop() {  # performance_schema.threads every 15 s: connections com
 }
 mysql_finish() {
     [ "$MYSQL" = 1 ] || return 0
+    rm -f "$D/mysqladmin.fifo"
     mysql_q "SELECT THREAD_ID, NAME, TYPE, PROCESSLIST_ID, PROCESSLIST_USER, PROCESSLIST_COMMAND, THREAD_OS_ID FROM performance_schema.threads ORDER BY THREAD_OS_ID" \
         > "$D/mysql-threads-end.tsv" 2>> "$D/mysql.err"
     mysql_q "SHOW BINARY LOGS" > "$D/mysql-binary-logs-end.tsv" 2>> "$D/mysql.err"
@@ -414,24 +443,30 @@ pmp_finish() {  # pt-pmp's aggregate of the saved snapshots (its own awk: one li
 
 # ---------------------------------------------------------------- perf profile (-P)
 perf_profile_start() {  # perf_profile_start TARGET SECONDS NAME: perf record into perf-profile.data
+    # (timeline.txt: "perf_profile target -a keep_pids 1234 hz 49 name perf-profile 1796535261.123")
     # shellcheck disable=SC2086   # TARGET is "-a" or "-p PID,PID"
     perf record -g -k CLOCK_MONOTONIC -F "$PERF_HZ" $1 -o "$D/perf-profile.data" -- sleep "$2" \
         > "$D/perf-profile.record.log" 2>&1 &
     bg $! "$3"
-    echo "perf_profile target $1 hz $PERF_HZ name $3 $(epoch)" >> "$D/timeline.txt"
+    # the pids whose samples perf script/report keep ("all" when none is selected, or for -p which has no others)
+    keep=all
+    [ "$1" = "-a" ] && [ -n "$PIDS" ] && keep=$(echo "$PIDS" | tr ' ' ',')
+    echo "perf_profile target $1 keep_pids $keep hz $PERF_HZ name $3 $(epoch)" >> "$D/timeline.txt"
 }
 perf_profile_finish() {  # perf script + report of each perf-profile*.data (-a runs filtered to the selected pids)
     for data in "$D"/perf-profile*.data; do
         [ -f "$data" ] || continue
         base=${data%.data}
         filter=
-        # a system-wide run that replaced a -p run: only the selected processes' samples are kept
-        [ "$base" = "$D/perf-profile" ] && [ "$PERF_SAFE" = 1 ] && [ -n "$PIDS" ] \
+        # the system-wide run (from the start, or the one that replaced a -R run): only the selected
+        # processes' samples are kept
+        [ "$base" = "$D/perf-profile" ] && [ "$PROFILE_TARGET" = "-a" ] && [ -n "$PIDS" ] \
             && filter="--pid=$(echo "$PIDS" | tr ' ' ',')"
         # shellcheck disable=SC2086   # filter is one option or nothing
         perf script --header -F +pid,+tid $filter -i "$data" 2> "$base.script.err" | gzip -6 > "$base.script.txt.gz"
+        # shares relative to the kept samples (as a -p run's): --percentage relative
         # shellcheck disable=SC2086
-        perf report -i "$data" $filter --stdio --no-children --sort pid,comm,sym -g none --percent-limit 1 \
+        perf report -i "$data" $filter --percentage relative --stdio --no-children --sort pid,comm,sym -g none --percent-limit 1 \
             > "$base.report.txt" 2>/dev/null
         rm -f "$data"
     done
@@ -441,7 +476,6 @@ perf_profile_finish() {  # perf script + report of each perf-profile*.data (-a r
 # collector-cost.txt (documented in samples/README.md and docs/formats.md): `cpu` rows, the cumulative CPU
 # ticks of each collector process every COST_EVERY s, and `event` rows, what the watchdog did.
 COST=
-PERF_SAFE=0
 PROFILE_TARGET=
 NOTED=
 cost_start() {
@@ -515,7 +549,7 @@ over_budget() {  # over_budget PID NAME SHARE BUDGET WINDOW ACTION
             mv "$D/perf-profile.record.log" "$D/perf-profile-1.record.log" 2>/dev/null
             left=$((START_S + DURATION - $(date +%s)))
             if [ "$left" -gt 1 ]; then
-                PERF_SAFE=1
+                PROFILE_TARGET=-a
                 perf_profile_start -a "$left" perf-profile-a
                 cost_event "$1" "$2" restarted "$3" "$4" "$5" "perf record -g -F $PERF_HZ -p stopped; restarted as perf record -g -F $PERF_HZ -a for ${left} s (samples of pids $PIDS kept)"
             else
@@ -639,8 +673,12 @@ if [ "$PERF" = 1 ] || [ "$TRACE" = 1 ]; then
     fi
 fi
 if [ "$PERF" = 1 ]; then
+    # system-wide from the start, filtered to the selected pids at the end; -p only on request (-R)
     target="-a"
-    [ -n "$PIDS" ] && target="-p $(echo "$PIDS" | tr ' ' ',')"
+    if [ "$PERF_PER_PROCESS" = 1 ]; then
+        if [ -n "$PIDS" ]; then target="-p $(echo "$PIDS" | tr ' ' ',')"
+        else skip "perf-profile: -R without a selected process (-p/-n); profiled system-wide"; fi
+    fi
     PROFILE_TARGET=$target
     perf_profile_start "$target" "$DURATION" perf-profile
 fi

@@ -206,10 +206,13 @@ fn run_with_budgets(budgets: &str, secs: &str, extra: &[&str]) -> Option<Vec<(Pa
 }
 
 /// The test hook (a budget every tool exceeds) makes the watchdog stop a tool: the event is
-/// in the record, and the tool has no rows after it.
+/// in the record, and the tool has no rows after it. With perf, the same run checks that `-P`
+/// profiles system-wide from the start, filtered to the selected process (issue 41).
 #[test]
 fn the_watchdog_stops_a_tool_over_its_budget() {
-    let Some(files) = run_with_budgets("vmstat -1 1 stop", "12", &[]) else { return };
+    let perf = have("perf");
+    let extra: &[&str] = if perf { &["-P", "-F", "49"] } else { &[] };
+    let Some(files) = run_with_budgets("vmstat -1 1 stop", "12", extra) else { return };
     let cost = cost_of(&files);
     let e = cost.events.iter().find(|e| e.name == "vmstat").expect("a vmstat event");
     assert_eq!(e.action.as_str(), "stopped");
@@ -225,17 +228,31 @@ fn the_watchdog_stops_a_tool_over_its_budget() {
         .count();
     assert!(vm_rows < 12, "vmstat ran on: {vm_rows} rows");
     assert_eq!(text("iostat-x-t.txt").matches("avg-cpu").count(), 12);
+    if !perf {
+        common::support::skip("perf not installed: the system-wide profile of -P not checked");
+        return;
+    }
+    // `perf record -a` from the start (never -p: perf 6.1 spins once a thread of its target exits),
+    // its script and report kept to the selected pid, and no perf event.
+    let pid = std::process::id();
+    assert!(
+        text("timeline.txt")
+            .contains(&format!("perf_profile target -a keep_pids {pid} hz 49 name perf-profile "))
+    );
+    assert!(cost.events.iter().all(|e| e.name == "vmstat"), "{:?}", cost.events);
+    assert!(cost.rows.iter().any(|r| r.name == "perf-profile"), "perf is watched");
+    assert!(text("perf-profile.report.txt").contains("# Samples"), "the report is kept");
 }
 
-/// perf's safer mode: with the hook, `perf record -p` is stopped and restarted once as
-/// `perf record -a`, whose script keeps only the selected process's samples.
+/// perf's safer mode: with the hook, the per-process profile of `-R` (`perf record -p`) is stopped
+/// and restarted once as `perf record -a`, whose script keeps only the selected process's samples.
 #[test]
 fn the_watchdog_restarts_perf_system_wide() {
     if !have("perf") {
         common::support::skip("perf not installed");
         return;
     }
-    let Some(files) = run_with_budgets("perf-profile -1 1 restart", "12", &["-P", "-F", "49"]) else {
+    let Some(files) = run_with_budgets("perf-profile -1 1 restart", "12", &["-P", "-R", "-F", "49"]) else {
         return;
     };
     let cost = cost_of(&files);
@@ -248,5 +265,13 @@ fn the_watchdog_restarts_perf_system_wide() {
         assert!(names.iter().any(|n| n.ends_with(must)), "{must} missing: {names:?}");
     }
     let (_, tl) = files.iter().find(|(p, _)| p.ends_with("timeline.txt")).expect("timeline");
-    assert!(String::from_utf8_lossy(tl).contains("perf_profile target -a"));
+    let (tl, pid) = (String::from_utf8_lossy(tl), std::process::id());
+    assert!(
+        tl.contains(&format!("perf_profile target -p {pid} keep_pids all hz 49 name perf-profile ")),
+        "{tl}"
+    );
+    assert!(
+        tl.contains(&format!("perf_profile target -a keep_pids {pid} hz 49 name perf-profile-a ")),
+        "{tl}"
+    );
 }

@@ -18,7 +18,8 @@ Reads truth/sampler.jsonl (or .jsonl.gz).  Per node (truth.json "nodes"."nodeN")
   flow_control             wsrep_flow_control_sent / _recv / _paused_ns deltas over the capture and the seconds
                            the counters rose (sampler, 1 s)
 Cluster: "flow_control_sent_by" (nodes whose own _sent rose), the load (tiny_trx.json), "collector_cpu" (the perf
-processes' CPU per 10 s window from their /proc ticks; issue 41).
+processes' CPU per 10 s window from their /proc ticks, 1 s samples: windows of 10 samples, the last one the last
+10 samples; issue 41).
 usage: galera_truth.py CASE_DIR
 """
 import collections
@@ -133,7 +134,10 @@ def collector_cpu():
     for pid, pts in series.items():
         wins = []
         for i in range(0, len(pts) - 1, 10):
-            a, b = pts[i], pts[min(i + 10, len(pts) - 1)]
+            j = min(i + 10, len(pts) - 1)
+            # the last window is the last 10 samples (a shorter tail would read perf's exit, its
+            # build-id pass over perf.data, as a share of a second or two)
+            a, b = pts[max(0, j - 10)], pts[j]
             if b[0] > a[0]:
                 wins.append(round(100 * (b[1] - a[1]) / hz / (b[0] - a[0]), 1))
         total = (pts[-1][1] - pts[0][1]) / hz

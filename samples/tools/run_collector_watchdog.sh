@@ -4,7 +4,8 @@
 # client's server thread exits when the client disconnects.  Clients connected BEFORE collect.sh
 # starts are threads in `perf record -p`'s thread map; when they disconnect during the capture their
 # threads exit and perf 6.1 spins (samples/README.md, "Why perf 6.1 spins").  collect.sh's watchdog
-# must stop it and restart it as `perf record -a`.
+# must stop it and restart it as `perf record -a`.  -P -R: the per-process profile (collect.sh's -P is
+# system-wide from the start since issue 41; the sample was made with -P when -P meant -p).
 # usage: run_collector_watchdog.sh CASE_DIR [CAPTURE_S]
 # Run under `flock /work/capture.lock`.  Leaves the server running only on failure (stop: see below).
 set -eu
@@ -39,7 +40,7 @@ L1=$!
 sleep 3
 rm -f "$W"/*.tar.gz
 ev collect_start
-sh "$HERE/../collect.sh" -d "$SECS" -i 1 -p "$PID" -P -F 49 -M "--defaults-file=$CNF" -W 10 -m 100 -w "$W" \
+sh "$HERE/../collect.sh" -d "$SECS" -i 1 -p "$PID" -P -R -F 49 -M "--defaults-file=$CNF" -W 10 -m 100 -w "$W" \
     -o "$W/capture.tar.gz" > "$T/collect.stdout" 2>&1 &
 CP=$!
 wait "$L1" || true

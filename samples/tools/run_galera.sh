@@ -6,7 +6,7 @@
 #  that the gcache is faulted in again by the load: on XFS with read_ahead_kb 4096 the mmap read-around grows to
 #  2 MiB folios), then WARM_S (default 60) seconds of the load, not captured.  Then, started together: for each node N
 #    collect.sh -d CAPTURE_S -i 1 -p PID_N -S 30 -P -F PERF_HZ -M "-uroot --socket=SOCK_N" -m 200 -w W/nodeN -o W/nodeN.tar.gz
-#  (COLLECT=path overrides the collector: the final capture uses the h-collect branch's copy with its watchdog),
+#  (COLLECT=path overrides the collector; -P profiles system-wide, perf record -a, filtered to PID_N: issue 41),
 #  tools/galera_sampler.py (wsrep status, loop device stats, per-thread write_bytes of every node, the perf
 #  processes' CPU ticks: truth/sampler.jsonl), ps snapshots every 10 s, and after 10 s
 #  tiny_trx.py --threads THREADS --duration LOAD_S on node1's socket.

@@ -156,6 +156,37 @@ fn join(a: Option<(f64, f64)>, b: Option<(f64, f64)>) -> Option<(f64, f64)> {
     }
 }
 
+/// One folder's files (`idx`) in captures of their own, and the files that say nothing
+/// (neither a time span nor a host).
+fn folder_groups(idx: &[usize], ev: &[Evidence]) -> (Vec<Group>, Vec<usize>) {
+    let timed: Vec<usize> = idx.iter().copied().filter(|&i| ev[i].span.is_some()).collect();
+    let hosted: Vec<usize> =
+        idx.iter().copied().filter(|&i| ev[i].span.is_none() && ev[i].host.is_some()).collect();
+    let silent: Vec<usize> =
+        idx.iter().copied().filter(|&i| ev[i].span.is_none() && ev[i].host.is_none()).collect();
+    let mut groups = grouped(timed.into_iter().map(|i| Group::of(vec![i], ev)).collect(), FOLDER_GAP_S);
+    // A file naming only its host (uname, perf) joins its folder's captures of that host
+    // (or of none); naming another host, it is a capture of that host.
+    let mut others: Vec<Group> = Vec::new();
+    for i in hosted {
+        let homes: Vec<usize> =
+            (0..groups.len()).filter(|&k| groups[k].host.is_none() || groups[k].host == ev[i].host).collect();
+        if homes.is_empty() {
+            others.push(Group::of(vec![i], ev));
+        }
+        for k in homes {
+            groups[k].add(i, &ev[i]);
+        }
+    }
+    groups.extend(grouped(others, FOLDER_GAP_S));
+    // The folder's database server (its SHOW VARIABLES), for every capture in it.
+    let server = idx.iter().find_map(|&i| ev[i].server.clone());
+    for g in &mut groups {
+        g.server.clone_from(&server);
+    }
+    (groups, silent)
+}
+
 /// The captures of a bundle's parsed files (bundle order) and their clocks: one when the
 /// files belong together (or carry no evidence), else one per capture, in time order.
 ///
@@ -180,33 +211,8 @@ pub fn of(files: &[ParsedFile], clocks: &[Option<FileClock>], excluded: &[bool])
     let mut parts: Vec<(String, Group)> = Vec::new();
     let mut silent: Vec<(String, usize)> = Vec::new();
     for (dir, idx) in &folders {
-        let timed: Vec<usize> = idx.iter().copied().filter(|&i| ev[i].span.is_some()).collect();
-        let hosted: Vec<usize> =
-            idx.iter().copied().filter(|&i| ev[i].span.is_none() && ev[i].host.is_some()).collect();
-        silent.extend(
-            idx.iter().filter(|&&i| ev[i].span.is_none() && ev[i].host.is_none()).map(|&i| (dir.clone(), i)),
-        );
-        let mut groups = grouped(timed.into_iter().map(|i| Group::of(vec![i], &ev)).collect(), FOLDER_GAP_S);
-        // A file naming only its host (uname, perf) joins its folder's captures of that host
-        // (or of none); naming another host, it is a capture of that host.
-        let mut others: Vec<Group> = Vec::new();
-        for i in hosted {
-            let homes: Vec<usize> = (0..groups.len())
-                .filter(|&k| groups[k].host.is_none() || groups[k].host == ev[i].host)
-                .collect();
-            if homes.is_empty() {
-                others.push(Group::of(vec![i], &ev));
-            }
-            for k in homes {
-                groups[k].add(i, &ev[i]);
-            }
-        }
-        groups.extend(grouped(others, FOLDER_GAP_S));
-        // The folder's database server (its SHOW VARIABLES), for every capture in it.
-        let server = idx.iter().find_map(|&i| ev[i].server.clone());
-        for g in &mut groups {
-            g.server.clone_from(&server);
-        }
+        let (groups, quiet) = folder_groups(idx, &ev);
+        silent.extend(quiet.into_iter().map(|i| (dir.clone(), i)));
         parts.extend(groups.into_iter().map(|g| (dir.clone(), g)));
     }
     // Folders' captures joined across folders.

@@ -26,10 +26,34 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// The shared folder: `$IOSIFT_SHARED` when set, else `shared/` beside the repository.
+///
+/// Every test that looks for the folder comes through here; with `$IOSIFT_SHARED_ASKED`
+/// set, the asking test's name is appended to that file (see [`note_asker`]).
 pub fn root() -> PathBuf {
+    note_asker();
     match std::env::var_os("IOSIFT_SHARED") {
         Some(p) if !p.is_empty() => PathBuf::from(p),
         _ => repo_root().parent().map(|p| p.join("shared")).unwrap_or_else(|| PathBuf::from("../shared")),
+    }
+}
+
+/// Appends the running test's name (its thread's name under the harness) to the file
+/// `$IOSIFT_SHARED_ASKED`, or `*` when the caller runs on a thread with no test's name.
+///
+/// CI (`.ci/run`) runs the whole suite once on a clean clone with nothing beside it,
+/// recording here which tests looked for the shared folder, then runs only those again
+/// with the folder: the others cannot tell the two runs apart.
+fn note_asker() {
+    let Some(file) = std::env::var_os("IOSIFT_SHARED_ASKED").filter(|f| !f.is_empty()) else {
+        return;
+    };
+    let t = std::thread::current();
+    let name = match t.name() {
+        Some(n) if n != "main" => n,
+        _ => "*",
+    };
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(file) {
+        let _ = writeln!(f, "{name}");
     }
 }
 

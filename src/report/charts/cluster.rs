@@ -137,12 +137,14 @@ pub fn overlays(nodes: &[NodeSeries<'_>], zone: &crate::clock::DisplayZone) -> V
             .filter_map(|(i, (n, r, off))| {
                 let col = pick(r)?;
                 let values = on_axis(&r.timeline, &col, *off, t0, len, step, scale)?;
-                let label = match &col {
-                    Col::Dev(d, _) => format!("{n} ({d})"),
-                    Col::Mysql(_) | Col::Galera(_) if name == "cluster-commits" => {
-                        format!("{n} ({})", col.name())
-                    }
-                    _ => n.to_string(),
+                // A device series names its device; a commit series names its counter.
+                let commits = name == "cluster-commits" && matches!(col, Col::Mysql(_) | Col::Galera(_));
+                let label = if let Col::Dev(d, _) = &col {
+                    format!("{n} ({d})")
+                } else if commits {
+                    format!("{n} ({})", col.name())
+                } else {
+                    n.to_string()
                 };
                 Some(TimeLine { label, values, color: PALETTE[i % PALETTE.len()], width: 2 })
             })

@@ -24,6 +24,7 @@ pub mod progress;
 pub mod report;
 pub mod rules;
 pub(crate) mod sadf;
+pub mod scrub;
 pub(crate) mod source;
 pub(crate) mod state;
 pub(crate) mod stats;

@@ -33,7 +33,8 @@ const EX_ANALYZE: &str = "Examples:
   iosift analyze pt-stalk-dir/ --prefix 2024_05_01_10_02_03
                                                     one pt-stalk sample of several
   iosift analyze capture/ --json > findings.json    the findings on stdout
-  iosift analyze capture/ --md                      the verdict in Markdown, to paste into a ticket";
+  iosift analyze capture/ --md                      the verdict in Markdown, to paste into a ticket
+  iosift analyze capture/ --scrub -o shareable      a report without the customer's names (iosift scrub first)";
 /// Examples of `iosift batch --help`.
 const EX_BATCH: &str = "Examples:
   iosift batch customer-captures/                   one report each + reports/index.html (worst first)
@@ -45,6 +46,15 @@ const EX_DIFF: &str = "Examples:
   iosift diff durable/ relaxed/ --json              diff.json on stdout
   iosift diff a/ b/ --align-a 10:02:00 --align-b 14:30:00
                                                     compare from those two instants";
+/// Examples of `iosift scrub --help`.
+const EX_SCRUB: &str = "Examples:
+  iosift scrub capture.tar.gz -o shareable.tar.gz  the same archive without hostnames, addresses, users,
+                                                    schemas, tables, SQL literals, UUIDs, home paths
+  iosift scrub capture/ -o shareable/ --key-file team.key --keep-map map.json
+                                                    the same tokens as every capture scrubbed with team.key;
+                                                    map.json (kept apart) turns tokens back into names
+  iosift scrub capture/ -o out/ --keyword acme --path-root /data
+                                                    also the word acme, and paths under /data";
 /// Examples of `iosift tables --help`.
 const EX_TABLES: &str = "Examples:
   iosift tables capture/ -o tables                  Parquet per source + the 1 s timeline
@@ -123,6 +133,69 @@ enum Command {
     /// Write the aligned tables of a bundle (per source and the 1 s timeline).
     #[command(after_help = EX_TABLES)]
     Tables(TablesArgs),
+    /// A copy of a capture in the same layout and formats without hostnames, IP and MAC
+    /// addresses, users, schema/table/column names, SQL literals, UUIDs and home paths
+    /// (docs/scrub.md).
+    #[command(after_help = EX_SCRUB)]
+    Scrub(ScrubArgs),
+}
+
+// The options of `iosift scrub`.
+#[derive(clap::Args)]
+struct ScrubArgs {
+    /// The capture: a folder, an archive (.tar, .tar.gz, .tar.zst, .tar.xz, .tar.bz2, .zip) or one file.
+    path: PathBuf,
+    /// The scrubbed copy: a new path (or an empty folder); a folder for a folder, the same
+    /// kind of archive for an archive.
+    #[arg(short, long, required = true)]
+    output: PathBuf,
+    /// Write the reverse map (kind -> original -> token, JSON) to this file, never inside
+    /// the output. Keep it apart: it holds the originals.
+    #[arg(long, value_name = "MAP.json")]
+    keep_map: Option<PathBuf>,
+    #[command(flatten)]
+    scrub: ScrubOpts,
+}
+
+/// What scrubbing replaces and under which key (`scrub`, `analyze --scrub`).
+#[derive(clap::Args, Clone)]
+struct ScrubOpts {
+    /// The key of the tokens (64 hex digits, or any text); created with a new random key
+    /// when missing. The same key gives the same tokens in every capture. Without it, a
+    /// random key for this run only.
+    #[arg(long, value_name = "FILE")]
+    key_file: Option<PathBuf>,
+    /// A word to replace wherever it appears, case-insensitive (a customer or project name); repeat.
+    #[arg(long = "keyword", value_name = "W")]
+    keywords: Vec<String>,
+    /// Replace paths under this folder component by component (default: /home and /Users); repeat.
+    #[arg(long = "path-root", value_name = "DIR")]
+    roots: Vec<String>,
+}
+
+impl ScrubOpts {
+    /// The scrub options, the key read (or created: said on stderr).
+    fn options(&self, keep_map: bool) -> Result<iosift::scrub::Options> {
+        let key = match &self.key_file {
+            Some(f) => {
+                let (key, created) = iosift::scrub::Key::load_or_create(f)?;
+                if created {
+                    eprintln!(
+                        "iosift: created the key file {} (keep it to scrub later captures with the same tokens)",
+                        iosift::term::safe(&f.display().to_string())
+                    );
+                }
+                key
+            }
+            None => iosift::scrub::Key::random()?,
+        };
+        let roots = if self.roots.is_empty() {
+            iosift::scrub::DEFAULT_ROOTS.iter().map(|r| r.to_string()).collect()
+        } else {
+            self.roots.clone()
+        };
+        Ok(iosift::scrub::Options { key, keep_map, keywords: self.keywords.clone(), roots })
+    }
 }
 
 // The options of `iosift inspect`.
@@ -174,6 +247,12 @@ struct AnalyzeArgs {
     /// Which pt-stalk sample to analyze when the folder holds several (default: the latest).
     #[arg(long)]
     prefix: Option<String>,
+    /// Scrub the capture first (as `iosift scrub` does, into a private temporary folder)
+    /// and report on the scrubbed copy: a report to share (docs/scrub.md).
+    #[arg(long, conflicts_with_all = ["node", "nodes"])]
+    scrub: bool,
+    #[command(flatten)]
+    scrub_opts: ScrubOpts,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -343,7 +422,100 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Tables(a) => tables(a, v),
         Command::Diff(a) => diff(a, v),
         Command::Formats => formats(),
+        Command::Scrub(a) => scrub(a, v),
     }
+}
+
+/// `iosift scrub`: the scrubbed copy and a summary of what was replaced.
+fn scrub(ScrubArgs { path, output, keep_map, scrub }: ScrubArgs, v: Verbosity) -> Result<ExitCode> {
+    if let Some(m) = &keep_map {
+        iosift::scrub::check_map_path(m, &output).map_err(|e| usage(e.to_string()))?;
+        if m.exists() {
+            return Err(usage(format!("--keep-map {}: the file exists; choose a new path", m.display())));
+        }
+    }
+    let opts = scrub.options(keep_map.is_some())?;
+    let progress = iosift::progress::Progress::start(v.quiet);
+    let summary = iosift::scrub::scrub(&path, &output, &opts, &|s| progress.stage(s))?;
+    progress.finish();
+    if let (Some(m), Some(json)) = (&keep_map, summary.map_json()) {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(m)?;
+        f.write_all(json.as_bytes())?;
+    }
+    if !v.quiet {
+        emit(&iosift::term::safe(&scrub_summary(&summary, &output)))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The end-of-run summary of `iosift scrub`: files by format and by generic patterns,
+/// replacements by kind.
+fn scrub_summary(s: &iosift::scrub::Summary, out: &std::path::Path) -> String {
+    let mut by: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut generic = Vec::new();
+    for f in &s.files {
+        match f.format {
+            Some(id) => *by.entry(format!("{id} ({})", f.how)).or_default() += 1,
+            None => {
+                *by.entry(format!("no format ({})", f.how)).or_default() += 1;
+                if f.how == "generic" {
+                    generic.push(f.name.clone());
+                }
+            }
+        }
+    }
+    let mut t = format!("scrubbed {} files into {}\n", s.files.len(), out.display());
+    for (k, n) in &by {
+        t += &format!("  {n:>5}  {k}\n");
+    }
+    if !generic.is_empty() {
+        t += &format!("read by no format, scrubbed by the generic patterns: {}\n", generic.join(", "));
+    }
+    let counts: Vec<String> = s.counts.iter().map(|(k, n)| format!("{} {n}", k.name())).collect();
+    t += &format!("replaced: {} ({} names learnt from the capture)\n", counts.join(", "), s.learnt);
+    for sk in &s.skipped {
+        t += &format!("left out: {sk}\n");
+    }
+    t
+}
+
+/// `analyze --scrub`: the capture scrubbed into a private temporary folder (removed on
+/// drop); the path to analyze and the origin the report folder records.
+struct Scrubbed {
+    tmp: PathBuf,
+    path: PathBuf,
+}
+
+impl Drop for Scrubbed {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.tmp);
+    }
+}
+
+/// The scrubbed copy's path (`<tmp>/scrubbed-<tok>[.ext]`), not yet written.
+fn scrub_target(paths: &[PathBuf], opts: &iosift::scrub::Options) -> Result<Scrubbed> {
+    let [one] = paths else {
+        return Err(usage("--scrub: give one capture (a folder or an archive)"));
+    };
+    let name = iosift::scrub::bundle_name(&bundle::bundle_name(paths), &opts.key);
+    let file = one.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let ext =
+        [".tar.gz", ".tgz", ".tar.zst", ".tzst", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar", ".zip"]
+            .into_iter()
+            .find(|e| !one.is_dir() && file.ends_with(e))
+            .unwrap_or("");
+    let tmp = std::env::temp_dir().join(format!(
+        "iosift-scrub-{}-{}",
+        std::process::id(),
+        opts.key.token("tmp", b"", 8)
+    ));
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new().mode(0o700).create(&tmp)?;
+    }
+    Ok(Scrubbed { path: tmp.join(format!("{name}{ext}")), tmp })
 }
 
 /// `iosift inspect`: each file's format, records, time range and diagnostics.
@@ -381,12 +553,32 @@ fn analyze(args: AnalyzeArgs, v: Verbosity) -> Result<ExitCode> {
     if !args.node.is_empty() || args.nodes {
         return cluster(args, v);
     }
-    let AnalyzeArgs { paths, output, time, json, md, strict, prefix, limits, .. } = args;
+    let AnalyzeArgs { paths, output, time, json, md, strict, prefix, limits, scrub, scrub_opts, .. } = args;
     let opts = time.options()?;
-    let origin = Origin::new(Kind::Analyze, &paths);
+    let o = &scrub_opts;
+    if !scrub && (o.key_file.is_some() || !o.keywords.is_empty() || !o.roots.is_empty()) {
+        return Err(usage("--key-file, --keyword and --path-root go with --scrub"));
+    }
+    let scrubbing = scrub.then(|| scrub_opts.options(false)).transpose()?;
+    let scrubbed = scrubbing.as_ref().map(|o| scrub_target(&paths, o)).transpose()?;
+    // A scrubbed report records no original path, only the scrubbed copy's name.
+    let origin = match &scrubbed {
+        Some(s) => Origin::new(
+            Kind::Analyze,
+            &[PathBuf::from("/scrubbed").join(s.path.file_name().unwrap_or_default())],
+        ),
+        None => Origin::new(Kind::Analyze, &paths),
+    };
     // Refuse a folder that may not be written before the work, not after.
     let explicit = output.as_deref().map(|o| settled(Target::explicit(o, origin.clone()))).transpose()?;
     let progress = iosift::progress::Progress::start(v.quiet || json || md);
+    let paths = match (&scrubbed, &scrubbing) {
+        (Some(s), Some(o)) => {
+            iosift::scrub::scrub(&paths[0], &s.path, o, &|m| progress.stage(m))?;
+            vec![s.path.clone()]
+        }
+        _ => paths,
+    };
     progress.stage(format!("reading {}", given(&paths)));
     let bundle = choose_sample(bundle::load(&paths, &limits.limits())?, prefix.as_deref())?;
     progress.stage(format!("analyzing ({} read)", iosift::progress::read_words(&bundle)));

@@ -31,6 +31,7 @@ mod pdf;
 mod pressure;
 mod pt_stalk_sar;
 mod report;
+mod scrub;
 mod snapshots;
 mod stacks;
 mod tables;

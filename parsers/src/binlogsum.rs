@@ -19,6 +19,7 @@
 //! The "writes over time" chart of the tool is computed from the transactions;
 //! [`BinlogSum::writes_per_second`] does the same. SQL texts (`queries`) are not kept.
 
+use crate::common::scrub::{Ident, Identifiers};
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, FixedOffset};
@@ -275,6 +276,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str =
         "binlogsum JSON summary (/api/summary or the JSON embedded in its snapshot HTML)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Fields(&[("table", Ident::Table), ("queries", Ident::Sql)]);
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let t = text.trim_start();

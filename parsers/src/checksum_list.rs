@@ -12,6 +12,7 @@
 //! `SHA256 (PATH) = HEX`. The algorithm follows from the digest length.
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// One file's checksum.
@@ -97,6 +98,7 @@ impl Format for Fmt {
         "e3b4bbfc627a379c53cce92c23a152525b18340f597ade784df504256b5fffda  mariadb/binlog/mariadb-bin.000002";
     const DESCRIPTION: &'static str = "sha256sum / md5sum style checksum lists";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         match Lines::new(head).find(|l| !l.is_blank()) {
             Some(l) if parse_line(l.no, l.text().trim_end()).is_some() => Sniff::Yes,

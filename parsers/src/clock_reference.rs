@@ -30,6 +30,7 @@
 //! CLOCK_MONOTONIC once the host has been suspended).
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::Identifiers;
 use crate::common::{Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// The name of the offset lines.
@@ -146,6 +147,7 @@ impl Format for Fmt {
         "epoch_minus_CLOCK_MONOTONIC 1795985302.661804 method=python3 time.time()-time.monotonic()";
     const DESCRIPTION: &'static str = "collector timeline: named events with epochs, epoch minus CLOCK_MONOTONIC (maps perf times to wall time)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let mut first = true;
         for l in Lines::new(head).filter(|l| !l.is_blank()) {

@@ -22,6 +22,7 @@
 //! times include the collectors it reaped: only its `UTIME + STIME` count.
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// The first line of the record.
@@ -310,6 +311,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str =
         "collect.sh's record of its own cost: CPU ticks of each collector process, watchdog events";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         if head.starts_with(MAGIC.as_bytes()) { Sniff::Yes } else { Sniff::No }
     }

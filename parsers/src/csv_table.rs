@@ -22,6 +22,7 @@
 
 use crate::clock_reference::epoch_token;
 use crate::common::lines::count_lines;
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// A parsed table.
@@ -96,6 +97,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "epoch_start,bytes,write_us,fsync_us";
     const DESCRIPTION: &'static str = "generic headered CSV / TSV table (column names, rows, epoch column)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let mut it = Lines::new(head).filter(|l| !l.is_blank());
         let Some(first) = it.next() else { return Sniff::No };

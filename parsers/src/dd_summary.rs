@@ -20,6 +20,7 @@
 
 use crate::common::lines::count_lines;
 use crate::common::number::parse_f64;
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// One dd run (its `records in`/`records out`/bytes lines).
@@ -96,6 +97,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str =
         "dd's stderr summary (records in/out, bytes, seconds, rate) or a quoted dd command";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let Some(first) = Lines::new(head).find(|l| !l.is_blank()) else { return Sniff::No };
         let t = first.text();

@@ -13,6 +13,7 @@
 //! without `-P`): such a pair of lines is read as one row.
 
 use crate::common::number::parse_human;
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::procfs::tsblocks;
 
@@ -86,6 +87,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "/dev/vda                264212084 21612584  73673304  23% /";
     const DESCRIPTION: &'static str = "df -k / -h / -P file-system usage, pt-stalk -df";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         if tsblocks::first_data_line(head).is_some_and(|l| is_header(&l)) { Sniff::Yes } else { Sniff::No }
     }

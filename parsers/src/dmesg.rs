@@ -28,6 +28,7 @@
 //! fixture quotes them (`parsers/tests/fixtures/dmesg/io-errors.txt`, labelled as such).
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use chrono::{DateTime, NaiveDateTime};
 
@@ -205,6 +206,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str = "kernel messages (dmesg, -T, --time-format iso, -x; pt-stalk -dmesg): hung tasks, I/O and file-system errors, OOM kills";
 
     /// Yes when most of the first lines are kernel messages with a dmesg time stamp.
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).take(12).collect();

@@ -35,6 +35,7 @@
 //! `Date:` line). The first data row of a run holds averages since boot and
 //! is flagged [`Row::since_boot`].
 
+use crate::common::scrub::Identifiers;
 use std::borrow::Cow;
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
@@ -588,6 +589,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "\"dool 1.3.8 CSV output\"";
     const DESCRIPTION: &'static str = "dstat / dool / pcp-dstat --output CSV";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let text = text.trim_start_matches('\u{feff}');

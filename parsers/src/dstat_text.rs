@@ -36,6 +36,7 @@
 //! Known limit: with `--bits`, network values are bits (base 1000) but the
 //! terminal layout does not say so except by a `b` suffix on small values.
 
+use crate::common::scrub::Identifiers;
 use crate::common::{
     DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, lines::strip_ansi, number::parse_f64,
 };
@@ -54,6 +55,7 @@ impl Format for Fmt {
         "29-11 19:34:02| 55   9  35   1   0|  19M   40M|   0     0 |   0     0 |2241  3376";
     const DESCRIPTION: &'static str = "dstat / dool / pcp-dstat terminal output (ANSI colours, box drawing)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         // dool/dstat start by disabling line wrap (`ESC[7l`), even into a file.
         let h = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);

@@ -38,6 +38,7 @@
 //! nanoseconds, a dot, then the epoch): both are read. The thread's `LWP` is
 //! the Linux TID that `performance_schema.threads.THREAD_OS_ID` names.
 
+use crate::common::scrub::Identifiers;
 use crate::common::ts::{TsLine, parse_ts_line, ts_range};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
@@ -376,6 +377,7 @@ impl Format for Fmt {
 
     /// Yes on gdb's attach lines (`[New LWP N]`, `[Thread debugging using libthread_db enabled]`),
     /// a `Thread N (Thread 0x... (LWP N) ...):` header or a `#N  0x... in f ()` frame.
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         for l in Lines::new(head).filter(|l| !l.is_blank()).take(40) {
             let text = l.text();

@@ -30,6 +30,7 @@
 //! metrics; every line is kept in its section, so nothing is dropped.
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::{Identifiers, SqlLines};
 use crate::common::time::{full_year, ymd};
 use crate::common::{Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use chrono::NaiveTime;
@@ -175,6 +176,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "2026-11-29 19:44:36 0x7fa3d41516c0 INNODB MONITOR OUTPUT";
     const DESCRIPTION: &'static str = "SHOW ENGINE INNODB STATUS (InnoDB monitor output)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Sql(SqlLines::InnodbStatus);
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         if text

@@ -26,6 +26,7 @@
 //! per-mount options come first and the super-block options not already
 //! present follow (ext4 `data=`, `dioread_nolock`, ... live there).
 
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// Which listing a mount came from.
@@ -420,6 +421,7 @@ impl Format for Fmt {
 
     /// Yes on a first line of any known listing (a findmnt header, a `mount`
     /// line, a mountinfo line, a /proc/mounts line, an ext4 options header).
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let mut it = Lines::new(head).filter(|l| !l.is_blank());
         let Some(first) = it.next() else { return Sniff::No };

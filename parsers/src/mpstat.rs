@@ -19,6 +19,7 @@
 //! The header's time is the start of the first interval, so a single
 //! `-mpstat-overall` sample still has its 30 s interval.
 
+use crate::common::scrub::Identifiers;
 use crate::common::sysstat::parse_banner;
 use crate::common::{Format, Parsed, Sniff};
 use crate::sar::{Sar, Source, header_columns, is_mpstat_cpu_header, parse_text};
@@ -33,6 +34,7 @@ impl Format for Fmt {
         "19:14:24       0   71.29    0.00   28.71    0.00    0.00    0.00    0.00    0.00    0.00    0.00";
     const DESCRIPTION: &'static str = "sysstat mpstat text (CPU per core), pt-stalk -mpstat, mpstat -o JSON";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         if let Some(json) = crate::common::sysstat::json_kind(&text) {

@@ -19,6 +19,7 @@
 //! belong to the entry before them and are kept as entries without a time.
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::{Identifiers, SqlLines};
 use crate::common::time::{full_year, ymd};
 use crate::common::{Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use chrono::{DateTime, NaiveTime};
@@ -152,6 +153,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "2026-11-29 19:28:28 0 [Note] InnoDB: Using io_uring";
     const DESCRIPTION: &'static str = "MySQL / MariaDB server error log";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Sql(SqlLines::Quoted);
     fn sniff(head: &[u8]) -> Sniff {
         let Some(first) = Lines::new(head).find(|l| !l.is_blank()) else { return Sniff::No };
         let t = first.clean_text();

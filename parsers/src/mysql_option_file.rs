@@ -22,6 +22,7 @@
 //! `_` are the same, and a `loose-` prefix only says "ignore if unknown".
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::{Ident, Identifiers};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// One option line.
@@ -177,6 +178,22 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "innodb_flush_log_at_trx_commit=1";
     const DESCRIPTION: &'static str = "MySQL / MariaDB option file (my.cnf): groups and options";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Fields(&[
+        ("user", Ident::User),
+        ("password", Ident::Secret),
+        ("host", Ident::Host),
+        ("report_host", Ident::Host),
+        ("report_user", Ident::User),
+        ("report_password", Ident::Secret),
+        ("wsrep_node_name", Ident::Host),
+        ("wsrep_node_address", Ident::Host),
+        ("wsrep_cluster_address", Ident::Host),
+        ("wsrep_sst_auth", Ident::Secret),
+        ("wsrep_cluster_name", Ident::Host),
+        ("replicate_do_db", Ident::Schema),
+        ("replicate_ignore_db", Ident::Schema),
+        ("init_connect", Ident::Sql),
+    ]);
     fn sniff(head: &[u8]) -> Sniff {
         for l in Lines::new(head).filter(|l| !l.is_blank()) {
             let t = l.text();

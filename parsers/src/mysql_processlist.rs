@@ -28,6 +28,7 @@
 //! order. `NULL` is an absent value.
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::{Ident, Identifiers};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// One connection.
@@ -179,6 +180,12 @@ impl Format for Fmt {
         "27\troot\tlocalhost\tNULL\tQuery\t0\tstarting\tSHOW FULL PROCESSLIST\t0.000";
     const DESCRIPTION: &'static str = "SHOW FULL PROCESSLIST (mysql -B tab-separated, headerless or boxed)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Fields(&[
+        ("User", Ident::User),
+        ("Host", Ident::Host),
+        ("db", Ident::Schema),
+        ("Info", Ident::Sql),
+    ]);
     fn sniff(head: &[u8]) -> Sniff {
         let mut vertical = false;
         for l in Lines::new(head).filter(|l| !l.is_blank()) {

@@ -31,6 +31,7 @@
 //! MASTER STATUS` go to [`ReplicaStatus::binlog`].
 
 use crate::common::number::parse_u64;
+use crate::common::scrub::{Ident, Identifiers};
 use crate::common::ts::{TsLine, parse_ts_line};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::mysql_variables::{is_border, is_client_noise, is_row_marker, pipe_cells};
@@ -369,6 +370,23 @@ impl Format for Fmt {
     /// Yes on a `\G` record whose first field is a replica status column, a
     /// table or tab header naming the read and executed positions, or a `File
     /// Position` header after a `TS` line.
+    const IDENTIFIERS: Identifiers = Identifiers::Fields(&[
+        ("Master_Host", Ident::Host),
+        ("Source_Host", Ident::Host),
+        ("Master_User", Ident::User),
+        ("Source_User", Ident::User),
+        ("Replicate_Do_DB", Ident::Schema),
+        ("Replicate_Ignore_DB", Ident::Schema),
+        ("Replicate_Do_Table", Ident::Table),
+        ("Replicate_Ignore_Table", Ident::Table),
+        ("Replicate_Wild_Do_Table", Ident::Table),
+        ("Replicate_Wild_Ignore_Table", Ident::Table),
+        ("Last_Error", Ident::Sql),
+        ("Last_SQL_Error", Ident::Sql),
+        ("Last_IO_Error", Ident::Sql),
+        ("Connection_name", Ident::Host),
+        ("Channel_Name", Ident::Host),
+    ]);
     fn sniff(head: &[u8]) -> Sniff {
         // pt-stalk `-slave-status`: the echoed statement first (followed by nothing on a server
         // that is not a replica).

@@ -22,6 +22,7 @@
 //! the 17th place in MySQL 5.7/8.x and MariaDB 10.x). `NULL` cells are `None`.
 
 use crate::common::number::parse_u64;
+use crate::common::scrub::{Ident, Identifiers};
 use crate::common::ts::{TsLine, parse_ts_line};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::mysql_variables::{is_border, is_client_noise, is_row_marker, pipe_cells};
@@ -221,6 +222,16 @@ impl Format for Fmt {
 
     /// Yes on a header naming `NAME` and `THREAD_ID`/`THREAD_OS_ID`, a `\G`
     /// `THREAD_ID:` field, or a headerless `<id><TAB>thread/...` row.
+    const IDENTIFIERS: Identifiers = Identifiers::Fields(&[
+        ("PROCESSLIST_USER", Ident::User),
+        ("PROCESSLIST_HOST", Ident::Host),
+        ("PROCESSLIST_DB", Ident::Schema),
+        ("PROCESSLIST_INFO", Ident::Sql),
+        ("User", Ident::User),
+        ("Host", Ident::Host),
+        ("db", Ident::Schema),
+        ("Info", Ident::Sql),
+    ]);
     fn sniff(head: &[u8]) -> Sniff {
         for l in Lines::new(head).filter(|l| !l.is_blank()).take(6) {
             let t = l.text();

@@ -45,6 +45,7 @@
 //! capitalised (`Binlog_commits`), which is how this format is told apart
 //! from `mysqladmin_ext`. pt-stalk `TS` lines are accepted and skipped.
 
+use crate::common::scrub::{Ident, Identifiers};
 use crate::common::ts::parse_ts_line;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
@@ -154,6 +155,24 @@ impl Format for Fmt {
 
     /// Yes on a `### SHOW ... VARIABLES` title, or a `Variable_name` header (or `\G`
     /// field) followed by a lower-case name; Unsure for bare `name<TAB>value` lists.
+    const IDENTIFIERS: Identifiers = Identifiers::Fields(&[
+        ("hostname", Ident::Host),
+        ("report_host", Ident::Host),
+        ("report_user", Ident::User),
+        ("report_password", Ident::Secret),
+        ("wsrep_node_name", Ident::Host),
+        ("wsrep_node_address", Ident::Host),
+        ("wsrep_node_incoming_address", Ident::Host),
+        ("wsrep_cluster_address", Ident::Host),
+        ("wsrep_sst_receive_address", Ident::Host),
+        ("wsrep_sst_auth", Ident::Secret),
+        ("wsrep_cluster_name", Ident::Host),
+        ("replicate_do_db", Ident::Schema),
+        ("replicate_ignore_db", Ident::Schema),
+        ("init_connect", Ident::Sql),
+        ("init_slave", Ident::Sql),
+        ("init_replica", Ident::Sql),
+    ]);
     fn sniff(head: &[u8]) -> Sniff {
         let mut saw_header = false;
         let mut bare = 0;

@@ -27,6 +27,7 @@
 //! batch output is read as well.
 
 use crate::common::number::parse_f64;
+use crate::common::scrub::Identifiers;
 use crate::common::ts::{TsLine, parse_ts_line};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::mysql_variables::{is_border, is_client_noise, pipe_cells};
@@ -149,6 +150,7 @@ impl Format for Fmt {
 
     /// Yes when a `Variable_name | Value` header is followed by a capitalised
     /// (status) name.
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let mut saw_header = false;
         for l in Lines::new(head).filter(|l| !l.is_blank()).take(8) {

@@ -21,6 +21,7 @@
 //! with their process (`3320 -> 23847/mariadbd`). Counters are kept as
 //! `Section: text` -> value (`Tcp: segments retransmitted`).
 
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::procfs::tsblocks;
 use std::collections::BTreeMap;
@@ -124,6 +125,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str =
         "netstat -antp sockets and netstat -s counters, pt-stalk -netstat / -netstat_s";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         for l in Lines::new(head).filter(|l| !l.is_blank() && !tsblocks::is_ts_line(l.bytes)).take(2) {
             let t = l.text();

@@ -13,6 +13,7 @@
 //! kept as messages.
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::Identifiers;
 use crate::common::{Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// A parsed `perf record` log.
@@ -48,6 +49,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str =
         "perf record's stderr summary (wake-ups, MB written, samples, lost chunks)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());

@@ -27,6 +27,7 @@
 //! `# Samples: 5K` is rounded by perf (`5K` = about 5000).
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// One line of the table.
@@ -194,6 +195,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "    13.33%    15546:redo_sim    [k] iowrite16";
     const DESCRIPTION: &'static str = "perf report --stdio: overhead per command/symbol, per event";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let mut comments = 0;
         for l in Lines::new(head).filter(|l| !l.is_blank()) {

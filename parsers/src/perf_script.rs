@@ -48,6 +48,7 @@
 //! header by a blank line stay with it, and tracepoint payloads are never
 //! taken for frames.
 
+use crate::common::scrub::Identifiers;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::common::{DiagKind, Diagnostic, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
@@ -1214,6 +1215,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "redo_sim 15546  1065.348856:   10101010 cpu-clock:pppH: ";
     const DESCRIPTION: &'static str = "perf script output (samples, call chains, tracepoints, --header)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         if head.starts_with(b"# ========") {
             return Sniff::Yes;

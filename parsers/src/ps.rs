@@ -14,6 +14,7 @@
 //! This is not pidstat: pidstat puts a time before `UID` (see `pidstat`).
 
 use crate::common::number::parse_f64;
+use crate::common::scrub::{Ident, Identifiers};
 use crate::common::ts::parse_ts_line;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
@@ -130,6 +131,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "UID        PID  PPID  C    SZ   RSS PSR STIME TTY          TIME CMD";
     const DESCRIPTION: &'static str = "ps -ef / -eaF / aux / -eLf process lists, pt-stalk -ps";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Fields(&[("USER", Ident::User), ("UID", Ident::User)]);
     fn sniff(head: &[u8]) -> Sniff {
         for l in Lines::new(head).filter(|l| !l.is_blank()).take(3) {
             let t = l.text();

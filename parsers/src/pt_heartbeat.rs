@@ -28,6 +28,7 @@
 #![allow(clippy::tabs_in_doc_comments)]
 
 use crate::common::number::parse_u64;
+use crate::common::scrub::Identifiers;
 use crate::common::ts::TsLine;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::mysql_variables::{is_border, is_client_noise, pipe_cells};
@@ -192,6 +193,7 @@ impl Format for Fmt {
         "pt-heartbeat table rows (ts, server_id, file, position) read every interval, TS-framed";
 
     /// Yes when the first line that is not a `TS` line or a table border is a header naming `ts` and `server_id`.
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let first = Lines::new(head)
             .map(|l| l.text().trim_end().to_string())

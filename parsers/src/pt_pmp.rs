@@ -18,6 +18,7 @@
 //! escape sequence ...`) that a capture may have kept: a tool message.
 
 use crate::common::number::parse_u64;
+use crate::common::scrub::Identifiers;
 use crate::common::ts::{TsLine, ts_range};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::gdb_stacks::{Frames, Wait, classify, parse_any_ts};
@@ -108,6 +109,7 @@ impl Format for Fmt {
     /// Yes when every line of the head is `count frame,frame,...` and one holds at least
     /// three frames with a thread-start or libc wait frame (`start_thread`, `clone3`,
     /// `__GI___poll`, `pthread_cond_wait`, `::??`).
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let mut seen = false;
         for l in Lines::new(head).filter(|l| !l.is_blank()).take(8) {

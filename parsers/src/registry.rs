@@ -130,6 +130,8 @@ macro_rules! formats {
             pub sample: &'static str,
             /// Streaming and name hints.
             pub extra: Extra,
+            /// Which of its fields identify a customer (for `iosift scrub`).
+            pub identifiers: crate::common::scrub::Identifiers,
             sniff: fn(&[u8]) -> Sniff,
             parse: fn(&[u8]) -> Parsed<Data>,
         }
@@ -155,6 +157,7 @@ macro_rules! formats {
                     description: <crate::$($module)::+::Fmt as Format>::DESCRIPTION,
                     sample: <crate::$($module)::+::Fmt as Format>::SAMPLE,
                     extra: Extra { $($($field: $value,)*)? ..Extra::NONE },
+                    identifiers: <crate::$($module)::+::Fmt as Format>::IDENTIFIERS,
                     sniff: <crate::$($module)::+::Fmt as Format>::sniff,
                     parse: |input| <crate::$($module)::+::Fmt as Format>::parse(input).map(Data::$variant),
                 },

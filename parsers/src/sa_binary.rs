@@ -18,6 +18,7 @@
 //! the other endianness. Known format magics: `0x2169`/`0x2170` (sysstat 8 and
 //! 9.0), `0x2171` (9.1.6 to 10.2.1), `0x2173` (10.3.1 to 11.6.x), `0x2175` (12.x).
 
+use crate::common::scrub::Identifiers;
 use crate::common::{Format, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::sar::Sar;
 
@@ -115,6 +116,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "96 d5 75 21 0c 06 01 00 (file_magic: sysstat 12.6.1, format 0x2175)";
     const DESCRIPTION: &'static str = "sysstat binary daily files (saDD), read through the sadf on PATH";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Binary;
     fn sniff(head: &[u8]) -> Sniff {
         if header(head).is_some() { Sniff::Yes } else { Sniff::No }
     }

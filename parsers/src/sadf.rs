@@ -30,6 +30,7 @@
 //! the CPU item `-1` is `all`. `LINUX-RESTART` records become restarts.
 
 use crate::common::number::parse_f64;
+use crate::common::scrub::{Ident, Identifiers};
 use crate::common::sysstat::{JsonKind, json_banner, json_time};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp};
 use crate::sar::{Activity, Row, Sar, Source, Table, identify};
@@ -535,6 +536,8 @@ impl Format for Fmt {
         "vm;1;2026-12-01 19:14:14 UTC;vda;7514.00;0.00;34916.00;8.00;4.65;0.45;0.06;29.20";
     const DESCRIPTION: &'static str = "sysstat sadf -d / -p output and sadf -j JSON";
 
+    const IDENTIFIERS: Identifiers =
+        Identifiers::Fields(&[("hostname", Ident::Host), ("nodename", Ident::Host)]);
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let t = text.trim_start();

@@ -34,6 +34,7 @@
 //! rows are summaries and are counted, not kept.
 
 use crate::common::number::{parse_f64, parse_human};
+use crate::common::scrub::Identifiers;
 use crate::common::sysstat::{Banner, average_label_len, parse_banner, parse_time_of_day};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use chrono::{NaiveDate, NaiveTime, Timelike};
@@ -699,6 +700,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str =
         "sysstat sar text reports (any activity, -A mixes, any locale, 12/24 h clock)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let mut banner = false;

@@ -35,6 +35,7 @@
 //! * Line numbers of nested results and diagnostics are whole-file numbers.
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diagnostic, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::registry::{Data, by_id};
 
@@ -375,6 +376,7 @@ impl Format for Fmt {
 
     /// Yes with two headers of one style in the head (or one pt-summary header
     /// after pt-summary's `Name | value` lines); Unsure with one `###` header.
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let (mut hashes, mut pt, mut bars) = (0, 0, 0);
         for l in Lines::new(head) {

@@ -34,6 +34,7 @@
 //!   `VmFlags`) only punctuation-led or `TS` lines are separators; anything
 //!   else there is reported as malformed.
 
+use crate::common::scrub::Identifiers;
 use crate::common::ts::TsLine;
 use crate::common::{
     DiagKind, Diags, Format, Line, Lines, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant,
@@ -326,6 +327,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str =
         "/proc/PID/smaps and smaps_rollup (one or several processes concatenated)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let head = &head[..head.len().min(SNIFF_BYTES)];
         let mut saw_header = false;

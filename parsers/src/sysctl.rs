@@ -20,6 +20,7 @@
 //! runs interleave are reported as [`DiagKind::ToolMessage`]. The BSD form
 //! `vm.dirty_ratio: 20` is accepted too.
 
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// The parsed tunables.
@@ -119,6 +120,7 @@ impl Format for Fmt {
 
     /// Yes when the complete lines of the head are `dotted.key = value` lines
     /// (or `sysctl:` messages), Unsure for `key: value` lists.
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let mut eq = 0;
         let mut colon = 0;

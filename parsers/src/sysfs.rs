@@ -23,6 +23,7 @@
 //! brackets (see [`active_choice`]). Error messages of `cat`/`grep` become
 //! [`DiagKind::ToolMessage`] diagnostics.
 
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// One attribute value.
@@ -218,6 +219,7 @@ impl Format for Fmt {
 
     /// Yes when the first non-blank line is `/sys/...:value` or `== dev` followed
     /// by `attr: value`.
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let mut it = Lines::new(head).filter(|l| !l.is_blank());
         let Some(first) = it.next() else { return Sniff::No };

@@ -21,6 +21,7 @@
 //! spaces (`wr thread 3`).
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::Identifiers;
 use crate::common::ts::parse_ts_line;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
@@ -138,6 +139,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "pid 15545 tid 15574 comm gcache-w0";
     const DESCRIPTION: &'static str = "thread lists (pid, tid, comm), plain or TS-framed";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let mut framed = false;
         for l in Lines::new(head).filter(|l| !l.is_blank()) {

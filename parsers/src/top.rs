@@ -21,6 +21,7 @@
 //! procps prints `Cpu(s):` and `KiB Mem:`; decimal commas are accepted.
 
 use crate::common::number::parse_f64;
+use crate::common::scrub::{Ident, Identifiers};
 use crate::common::sysstat::parse_time_of_day;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
@@ -118,6 +119,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "top - 19:14:23 up 7 min,  0 user,  load average: 10.12, 5.59, 2.36";
     const DESCRIPTION: &'static str = "top -b batch output, pt-stalk -top";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Fields(&[("USER", Ident::User)]);
     fn sniff(head: &[u8]) -> Sniff {
         let first = Lines::new(head).find(|l| !l.is_blank());
         match first {

@@ -16,6 +16,7 @@
 //! found from the end of the line. The full release string is kept: its
 //! distribution suffix (`-25.al7`, `.el7`) tells backports apart.
 
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// The parsed `uname` output.
@@ -186,6 +187,7 @@ impl Format for Fmt {
 
     /// Yes when the only non-blank line is `uname -a` output or a `uname -r`
     /// release with a suffix (`6.1.0-13-amd64`); Unsure for a bare `6.8.0` or `Linux`.
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let mut lines = Lines::new(head).filter(|l| !l.is_blank());
         let (Some(first), None) = (lines.next(), lines.next()) else {

@@ -28,6 +28,7 @@
 //! ([`Vmstat::set_unit`]).
 
 use crate::common::lines::strip_ansi;
+use crate::common::scrub::Identifiers;
 use crate::common::time::{DateLine, parse_date_line};
 use crate::common::{
     DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, Stamp, Summary, Variant,
@@ -555,6 +556,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = " 4  1      0 17896552  17488 4397780    0    0  8880 19722 1111 1671 54 10 36  1  0 2026-11-29 19:33:39";
     const DESCRIPTION: &'static str = "procps vmstat (-t, -w, -a, -S, -d, -s; translated headers)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let mut summary_like = 0;

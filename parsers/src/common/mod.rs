@@ -9,6 +9,7 @@ pub mod lines;
 pub mod names;
 pub mod number;
 pub mod pt_stalk;
+pub mod scrub;
 pub mod series;
 pub mod sysstat;
 pub mod time;
@@ -223,6 +224,9 @@ pub trait Format {
     const SAMPLE: &'static str;
     /// One-line description.
     const DESCRIPTION: &'static str;
+    /// Which of its fields identify a customer (hosts, users, schemas, SQL text): what
+    /// `iosift scrub` replaces beyond the generic text patterns.
+    const IDENTIFIERS: scrub::Identifiers;
     /// Looks at the first [`SNIFF_BYTES`] of a (decompressed) file.
     fn sniff(head: &[u8]) -> Sniff;
     /// Parses a whole (decompressed) file. Never panics; bad lines become diagnostics.

@@ -33,6 +33,7 @@
 use super::metrics::{CpuAvg, DeviceMetrics};
 use super::types::{DeviceRow, Iostat};
 use super::{Builder, Col, classify, set};
+use crate::common::scrub::Identifiers;
 use crate::common::sysstat::{Banner, parse_date, parse_stamp_line};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff};
 use serde_json::{Map, Value};
@@ -274,6 +275,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = r#"{"disk_device": "vda", "r/s": 423.89, "w/s": 1180.44, "d/s": 14.41, "f/s": 233.15, "rkB/s": 15366.56, "wkB/s": 34930.57, "util": 10.05}"#;
     const DESCRIPTION: &'static str = "sysstat iostat -o JSON (normalised like iostat text)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         // The first statistics item is always within the first KiB (the banner keys take ~250 bytes).

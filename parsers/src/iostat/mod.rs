@@ -32,6 +32,7 @@
 
 use crate::common::names::Names;
 use crate::common::number::parse_human;
+use crate::common::scrub::Identifiers;
 use crate::common::sysstat::{Banner, parse_banner, parse_stamp_line};
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant};
 use chrono::{NaiveDateTime, Timelike};
@@ -1289,6 +1290,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str =
         "sysstat iostat text reports (any version, -x/-s/-h/--pretty/-p/-g/-N, -t stamps, any locale)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let mut banner = false;

@@ -44,6 +44,7 @@ mod header;
 mod stats;
 mod types;
 
+use crate::common::scrub::{Identifiers, SqlLines};
 use crate::common::{Format, Parsed, Sniff, Stamp, Summary, Variant};
 
 pub use collector::Collector;
@@ -106,6 +107,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str =
         "mysqlbinlog / mariadb-binlog text (default, -v, -vv, decode-rows, short-form, hexdump)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Sql(SqlLines::Binlog);
     fn sniff(head: &[u8]) -> Sniff {
         sniff(head)
     }

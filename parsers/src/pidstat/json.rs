@@ -28,6 +28,7 @@
 //! `prev_stamp` is `None`.
 
 use super::types::{IoValues, Pidstat, Row, Table, io_rate};
+use crate::common::scrub::Identifiers;
 use crate::common::sysstat::{json_banner, json_time};
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, lines::count_lines};
 use serde_json::{Map, Value};
@@ -197,6 +198,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = r#"{"UID": "1000", "TGID": "7900", "TID": "", "kB_rd/s": 411.81, "kB_wr/s": 2.82, "kB_ccwr/s": 0.00, "iodelay": 253, "leader": "", "cmd": "gnome-shell"}"#;
     const DESCRIPTION: &'static str = "sysstat pidstat -o JSON (12.7.7+)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         use crate::common::sysstat::{JsonKind, json_kind};
         match json_kind(&String::from_utf8_lossy(head)) {

@@ -37,6 +37,7 @@
 //! table; [`Row::table`] tells which header a row belongs to.
 
 use crate::common::names::Names;
+use crate::common::scrub::Identifiers;
 use crate::common::sysstat::{average_label_len, parse_banner, parse_time_of_day};
 use crate::common::time::{hms, parse_date_line};
 use crate::common::{
@@ -983,6 +984,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str =
         "sysstat pidstat text reports (-d, -u, -r, -t, -h, -H, -l, -U; any locale)";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let mut banner = false;

@@ -36,6 +36,7 @@
 //! ```
 
 use crate::common::lines::is_blank;
+use crate::common::scrub::Identifiers;
 use crate::common::ts::TsLine;
 use crate::common::{
     DiagKind, Diags, Format, LineSource, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant,
@@ -301,6 +302,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str =
         "/proc/diskstats (14/18/20 fields), one snapshot or a pt-stalk TS-framed series";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let head = &head[..head.len().min(SNIFF_BYTES)];
         let complete = match memchr::memrchr(b'\n', head) {

@@ -16,6 +16,7 @@
 //! header (fewer for `ERR`/`MIS`), then the controller and the device names.
 //! Counters are summed over CPUs per IRQ.
 
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::procfs::tsblocks;
 
@@ -114,6 +115,7 @@ impl Format for Fmt {
         " 31:          0         93 PCI-MSIX-0000:00:01.0   3-edge      virtio0-stats";
     const DESCRIPTION: &'static str = "/proc/interrupts, one snapshot or pt-stalk TS-framed";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         if tsblocks::first_data_line(head).is_some_and(|l| is_header(&l)) { Sniff::Yes } else { Sniff::No }
     }

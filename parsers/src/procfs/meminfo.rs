@@ -23,6 +23,7 @@
 //! series (see [`crate::procfs::vmstat`]).
 
 use crate::common::lines::is_blank;
+use crate::common::scrub::Identifiers;
 use crate::common::ts::TsLine;
 use crate::common::{
     DiagKind, Diags, Format, LineSource, Parsed, SNIFF_BYTES, Sniff, Stamp, Summary, Variant,
@@ -461,6 +462,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "Active(anon):     167600 kB";
     const DESCRIPTION: &'static str =
         "/proc/meminfo (and per-node meminfo), one snapshot or a pt-stalk TS-framed series";
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         sniff_series(head, parse_line, &[b"MemTotal", b"MemFree", b"MemAvailable"])
     }

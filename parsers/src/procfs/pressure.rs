@@ -16,6 +16,7 @@
 //! microseconds, so the stall share between two snapshots is
 //! `Δtotal / 1e6 / Δt`.
 
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant};
 use crate::procfs::tsblocks;
 
@@ -123,6 +124,7 @@ impl Format for Fmt {
     const SAMPLE: &'static str = "some avg10=0.35 avg60=0.79 avg300=0.84 total=631029471";
     const DESCRIPTION: &'static str = "/proc/pressure/{io,cpu,memory} (PSI), one snapshot or TS-framed";
 
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         if tsblocks::first_data_line(head).is_some_and(|l| stall_line(&l).is_some()) {
             Sniff::Yes

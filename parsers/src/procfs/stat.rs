@@ -21,6 +21,7 @@
 //! ```
 
 use crate::common::lines::count_lines;
+use crate::common::scrub::Identifiers;
 use crate::common::ts::{TsLine, parse_ts_line};
 use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
@@ -71,6 +72,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str = "/proc/stat, one snapshot or TS-framed (pt-stalk -procstat): CPU ticks, context switches, running and blocked tasks, boot time";
 
     /// Yes when the first line (after an optional `TS` line) is the `cpu ` total line.
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let text = String::from_utf8_lossy(head);
         let mut lines = text.lines().filter(|l| !l.trim().is_empty());

@@ -18,6 +18,7 @@
 //! (pages for `nr_*`, events for counters).
 
 use crate::common::LineSource;
+use crate::common::scrub::Identifiers;
 use crate::common::{DiagKind, Format, Parsed, Sniff};
 use crate::procfs::meminfo::{
     Series, SeriesKind, next_token, parse_series, parse_series_source, parse_u64_bytes, sniff_series,
@@ -62,6 +63,7 @@ impl Format for Fmt {
     const DESCRIPTION: &'static str = "/proc/vmstat, one snapshot or a pt-stalk TS-framed series";
     /// `/proc/vmstat` names are lower case (`nr_dirty 1234`): `SHOW GLOBAL STATUS` in batch form
     /// (`Aborted_clients\t0`, pt-mysql-summary's `mysql-status`) has the same shape otherwise.
+    const IDENTIFIERS: Identifiers = Identifiers::Generic;
     fn sniff(head: &[u8]) -> Sniff {
         let capitalised = crate::common::Lines::new(head)
             .filter(|l| !l.is_blank() && !crate::procfs::tsblocks::is_ts_line(l.bytes))

@@ -183,13 +183,10 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
 pub fn check_fresh(path: &Path) -> Result<(), OutputError> {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(OutputError::Io { path: path.to_path_buf(), error: e }),
-        Ok(m) if m.is_dir() => match std::fs::read_dir(path) {
-            Ok(mut d) => match d.next() {
-                None => Ok(()),
-                Some(_) => Err(OutputError::Occupied(path.to_path_buf())),
-            },
-            Err(e) => Err(OutputError::Io { path: path.to_path_buf(), error: e }),
+        Err(e) => Err(io(path)(e)),
+        Ok(m) if m.is_dir() => match std::fs::read_dir(path).map_err(io(path))?.next() {
+            None => Ok(()),
+            Some(_) => Err(OutputError::Occupied(path.to_path_buf())),
         },
         Ok(_) => Err(OutputError::Occupied(path.to_path_buf())),
     }

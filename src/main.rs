@@ -407,7 +407,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("iosift: {}", iosift::term::safe(&format!("{e:#}")));
-            let refused = e.downcast_ref::<iosift::outdir::OutputError>().is_some_and(|e| e.is_refusal());
+            let refused = e.downcast_ref::<iosift::outdir::OutputError>().is_some_and(|e| e.is_refusal())
+                || e.downcast_ref::<iosift::scrub::ScrubError>().is_some_and(|e| e.is_refusal());
             if refused || e.downcast_ref::<Usage>().is_some() { ExitCode::from(2) } else { ExitCode::from(1) }
         }
     }

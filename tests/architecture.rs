@@ -515,20 +515,31 @@ fn edges_within(g: &Graph, comp: &[String]) -> Vec<String> {
     out
 }
 
-#[test]
-fn parser_files_form_no_cycle() {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("parsers/src");
+/// No file-level import cycle in the source root `root` of a library crate.
+fn crate_files_form_no_cycle(root: &str) {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(root);
     let g = file_graph(&src);
-    println!("file graph of parsers/src (file -> files it uses):");
+    assert!(g.len() > 5, "{root}: {} files seen", g.len());
+    println!("file graph of {root} (file -> files it uses):");
     for (f, deps) in &g {
         println!("  {f} -> {}", deps.keys().cloned().collect::<Vec<_>>().join(", "));
     }
     let found = cycles(&g);
     assert!(
         found.is_empty(),
-        "file-level import cycles in parsers/src: {}",
+        "file-level import cycles in {root}: {}",
         found.iter().map(|c| edges_within(&g, c).join(", ")).collect::<Vec<_>>().join("; ")
     );
+}
+
+#[test]
+fn parser_files_form_no_cycle() {
+    crate_files_form_no_cycle("parsers/src");
+}
+
+#[test]
+fn scrub_files_form_no_cycle() {
+    crate_files_form_no_cycle("scrub/src");
 }
 
 #[test]

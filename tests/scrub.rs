@@ -10,10 +10,10 @@
 //! folder, a scrubbed `.tar.gz` and its member names, the report of `analyze --scrub` with its
 //! Parquet tables read back) may hold any of them, gzip-decoded too.
 //!
-//! Done-when 2: for four of them (whole, not cut), `analyze(scrub(B))` gives the findings,
-//! severities and numbers of the stored snapshot of `analyze(B)` (`tests/snapshots/analysis`),
-//! names replaced by the tokens of the reverse map. Every sample: `IOSIFT_SCRUB_ALL=1`
-//! (about half an hour of a debug build; the suite's budget does not allow it).
+//! Done-when 2: for every sample (every node of a cluster sample), `analyze(scrub(B))` gives
+//! the findings, severities and numbers of the stored snapshot of `analyze(B)`
+//! (`tests/snapshots/analysis`, which `snapshots::` checks against `analyze(B)`), names
+//! replaced by the tokens of the reverse map.
 
 use iosift::scrub::{Key, Options};
 use regex::bytes::Regex;
@@ -29,11 +29,6 @@ const KINDS: &[&str] = &[
     "collector_watchdog_perf_spin",
     "ext4_dioread_nolock_derived",
 ];
-
-/// The samples of the equivalence check in the suite (the MySQL, pt-stalk, sysstat and
-/// sa kinds; the perf-heavy ones cost half a minute each in a debug build).
-const EQUIVALENCE: &[&str] =
-    &["pt_stalk_mariadb", "replica_io_bound_gdb", "sar_mariadb", "ext4_dioread_nolock_derived"];
 
 /// The secrets (none is made of hex digits only, so no token can hold one by chance).
 const SECRETS: &[&str] = &[
@@ -300,12 +295,13 @@ fn differences(want: &Value, got: &Value, map: &[(String, String)], at: &str, ou
     }
 }
 
-/// analyze(scrub(B)) against the stored snapshot of analyze(B).
-fn same_findings(case: &str) -> Vec<String> {
+/// analyze(scrub(B)) against the stored snapshot of analyze(B) (`case`: the snapshot's name).
+fn same_findings(case: &str, capture: &Path) -> Vec<String> {
+    let t0 = std::time::Instant::now();
     let dir = scratch(&format!("eq-{case}"));
     let out = dir.join("out");
-    let capture = root().join("samples").join(case).join("capture");
-    let s = iosift::scrub::scrub(&capture, &out, &options(true), &|_| {}).expect("scrub");
+    let s = iosift::scrub::scrub(capture, &out, &options(true), &|_| {}).expect("scrub");
+    let scrubbed = t0.elapsed().as_secs_f64();
     let bundle = iosift::bundle::load(&[out], &iosift::bundle::Limits::default()).expect("loads");
     let r = iosift::analyze::analyze(&bundle, &iosift::pipeline::Options::default());
     let mut got = serde_json::to_value(&r.doc).unwrap();
@@ -326,30 +322,66 @@ fn same_findings(case: &str) -> Vec<String> {
     let mut diffs = Vec::new();
     differences(&want, &got, &map, "", &mut diffs);
     std::fs::remove_dir_all(&dir).unwrap();
-    eprintln!("scrub equivalence: {case}: {} differences", diffs.len());
+    eprintln!(
+        "scrub equivalence: {case}: {} differences (scrub {scrubbed:.1} s, analyze {:.1} s)",
+        diffs.len(),
+        t0.elapsed().as_secs_f64() - scrubbed
+    );
     diffs.into_iter().map(|d| format!("{case}: {d}")).collect()
 }
 
 #[test]
 fn analyze_of_scrubbed_samples_finds_what_the_originals_do() {
     let t0 = std::time::Instant::now();
-    let all = std::env::var_os("IOSIFT_SCRUB_ALL").is_some();
-    let cases: Vec<String> = if all {
-        let mut v: Vec<String> = std::fs::read_dir(root().join("samples"))
-            .unwrap()
-            .flatten()
-            .filter(|e| e.path().join("capture").is_dir())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|c| root().join(format!("tests/snapshots/analysis/{c}.json")).is_file())
-            .collect();
-        v.sort();
-        v
-    } else {
-        eprintln!("scrub equivalence: {} samples (IOSIFT_SCRUB_ALL=1: every sample)", EQUIVALENCE.len());
-        EQUIVALENCE.iter().map(|s| s.to_string()).collect()
-    };
+    let mut cases: Vec<(String, PathBuf)> = std::fs::read_dir(root().join("samples"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("capture").is_dir())
+        .flat_map(|e| {
+            let case = e.file_name().to_string_lossy().into_owned();
+            crate::common::sample_captures(&case, &e.path().join("capture"))
+                .into_iter()
+                .map(|(name, dir, _)| (name.replace('/', "__"), dir))
+        })
+        .collect();
+    cases.sort();
+    // Every capture has its snapshot (snapshots:: fails otherwise): none is passed over here.
+    assert!(cases.len() >= 90, "samples/*/capture found: {}", cases.len());
     use rayon::prelude::*;
-    let diffs: Vec<String> = cases.par_iter().flat_map(|c| same_findings(c)).collect();
-    eprintln!("scrub equivalence: {} samples in {:.1} s", cases.len(), t0.elapsed().as_secs_f64());
+    let diffs: Vec<String> = cases.par_iter().flat_map(|(c, dir)| same_findings(c, dir)).collect();
+    eprintln!("scrub equivalence: {} captures in {:.1} s", cases.len(), t0.elapsed().as_secs_f64());
     assert!(diffs.is_empty(), "analyze(scrub(B)) differs from analyze(B):\n{}", diffs.join("\n"));
+}
+
+#[test]
+fn scrub_refuses_an_output_that_holds_anything_with_status_2() {
+    let dir = scratch("occupied");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("mine.txt"), b"the user's file").unwrap();
+    let run = |to: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_iosift"))
+            .args(["scrub", "-q", "-o"])
+            .arg(to)
+            .arg(root().join("samples/mariadb_relaxed/capture/uname-a.txt"))
+            .output()
+            .unwrap()
+    };
+    let o = run(&out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("not an empty folder; nothing was written"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(left, ["mine.txt"]);
+    assert_eq!(std::fs::read(out.join("mine.txt")).unwrap(), b"the user's file");
+    // A file in the way is refused too (a rename would have replaced it).
+    let o = run(&out.join("mine.txt"));
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(out.join("mine.txt")).unwrap(), b"the user's file");
+    // An empty folder is taken (one file in: one file out, in its place).
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert!(run(&empty).status.success());
+    assert!(std::fs::read_to_string(&empty).unwrap().starts_with("Linux "));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -60,8 +60,6 @@ pub enum OutputError {
     NotOurs(PathBuf),
     /// The path exists and is not a folder (a file, a device).
     NotAFolder(PathBuf),
-    /// The path exists and is not an empty folder (`iosift scrub` writes only a new path).
-    Occupied(PathBuf),
     /// The path is a symbolic link to nothing.
     DanglingLink {
         /// The link.
@@ -120,11 +118,6 @@ impl std::fmt::Display for OutputError {
             OutputError::NotAFolder(p) => {
                 write!(f, "{}: the output path exists and is not a folder; nothing was written", p.display())
             }
-            OutputError::Occupied(p) => write!(
-                f,
-                "{}: the output path exists and is not an empty folder; nothing was written: choose a new path",
-                p.display()
-            ),
             OutputError::DanglingLink { path, to } => write!(
                 f,
                 "{}: the output path is a symbolic link to {}, which does not exist; nothing was written",
@@ -176,20 +169,6 @@ impl std::error::Error for OutputError {}
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
     move |error| OutputError::Io { path: path.to_path_buf(), error }
-}
-
-/// Refuses an output path that exists, unless it is an empty folder (not a link):
-/// outputs that are no report (`iosift scrub`) never replace anything.
-pub fn check_fresh(path: &Path) -> Result<(), OutputError> {
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(io(path)(e)),
-        Ok(m) if m.is_dir() => match std::fs::read_dir(path).map_err(io(path))?.next() {
-            None => Ok(()),
-            Some(_) => Err(OutputError::Occupied(path.to_path_buf())),
-        },
-        Ok(_) => Err(OutputError::Occupied(path.to_path_buf())),
-    }
 }
 
 /// True when `dir` is a folder iosift wrote (it holds the marker file).
@@ -324,7 +303,6 @@ fn reason(p: &Path, e: &OutputError) -> String {
         OutputError::MountPoint(_) => "a mount point".into(),
         OutputError::NotOurs(_) => "a folder iosift did not write".into(),
         OutputError::NotAFolder(_) => "not a folder".into(),
-        OutputError::Occupied(_) => "taken".into(),
         other @ OutputError::DanglingLink { .. }
         | other @ OutputError::NoFreeName(_)
         | other @ OutputError::Io { .. } => other.to_string(),

@@ -5,7 +5,7 @@
 //! the bundle's own files in the first pass ([`Learnt`]: hosts, users, schemas, tables).
 
 use super::shape::{Kind, Mapper};
-use regex::bytes::{Captures, Regex};
+use regex::bytes::{Match, Regex};
 use std::collections::BTreeMap;
 
 /// Names at least this long learnt in one file are replaced in every file; shorter ones
@@ -172,16 +172,16 @@ impl Generic {
             s = self.hosts(&s, m);
         }
         if line.contains(&b'@') {
-            s = replace(&self.email, &s, |c| m.email(&c[0]));
+            s = replace(&self.email, &s, |c| m.email(c.as_bytes()));
         }
         if at_least(b'-', 4) {
-            s = replace(&self.uuid, &s, |c| m.uuid(&c[0]));
+            s = replace(&self.uuid, &s, |c| m.uuid(c.as_bytes()));
         }
         if at_least(b':', 5) || at_least(b'-', 5) {
-            s = replace(&self.mac, &s, |c| mac(&c[0], m));
+            s = replace(&self.mac, &s, |c| mac(c.as_bytes(), m));
         }
         if at_least(b':', 7) || has(b"::") {
-            s = replace(&self.ipv6, &s, |c| ipv6(&c[0], m));
+            s = replace(&self.ipv6, &s, |c| ipv6(c.as_bytes(), m));
         }
         if at_least(b'.', 3) {
             s = ipv4_all(&self.ipv4, &s, m);
@@ -197,15 +197,15 @@ impl Generic {
     /// as `heartbeat` that a table may be named after).
     pub(crate) fn file_name(&self, name: &str, m: &mut Mapper) -> String {
         let mut s = self.names(name.as_bytes(), m);
-        s = replace(&self.uuid, &s, |c| m.uuid(&c[0]));
+        s = replace(&self.uuid, &s, |c| m.uuid(c.as_bytes()));
         s = ipv4_all(&self.ipv4, &s, m);
         s = self.paths(&s, m);
         if let Some((re, words)) = &self.dict {
             s = replace(re, &s, |c| {
-                if words.get(&c[0]) == Some(&Kind::Host) {
-                    m.host(&c[0])
+                if words.get(c.as_bytes()) == Some(&Kind::Host) {
+                    m.host(c.as_bytes())
                 } else {
-                    String::from_utf8_lossy(&c[0]).into_owned()
+                    String::from_utf8_lossy(c.as_bytes()).into_owned()
                 }
             });
         }
@@ -215,7 +215,7 @@ impl Generic {
     /// Keywords given by the user.
     fn names(&self, line: &[u8], m: &mut Mapper) -> Vec<u8> {
         match &self.keywords {
-            Some(re) => replace(re, line, |c| m.keyword(&c[0])),
+            Some(re) => replace(re, line, |c| m.keyword(c.as_bytes())),
             None => line.to_vec(),
         }
     }
@@ -251,7 +251,7 @@ impl Generic {
     fn dictionary(&self, line: &[u8], m: &mut Mapper) -> Vec<u8> {
         let Some((re, words)) = &self.dict else { return line.to_vec() };
         replace(re, line, |c| {
-            let w = &c[0];
+            let w = c.as_bytes();
             // Learnt names are hosts, users, schemas or tables ([`Learnt::add`]'s callers).
             let k = words.get(w).copied().unwrap_or(Kind::Column);
             if k == Kind::Host {
@@ -309,9 +309,21 @@ fn path_char(c: u8) -> bool {
     !(c.is_ascii_whitespace() || b"'\"`;,()[]{}<>|=:".contains(&c))
 }
 
-/// `re` replaced in `s` by what `f` makes of each match.
-pub(crate) fn replace(re: &Regex, s: &[u8], mut f: impl FnMut(&Captures<'_>) -> String) -> Vec<u8> {
-    re.replace_all(s, |c: &Captures<'_>| f(c).into_bytes()).into_owned()
+/// `re` replaced in `s` by what `f` makes of each match (matches, not capture groups: the
+/// regex engine finds them several times faster).
+pub(crate) fn replace(re: &Regex, s: &[u8], mut f: impl FnMut(&Match<'_>) -> String) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for g in re.find_iter(s) {
+        out.extend_from_slice(&s[at..g.start()]);
+        out.extend_from_slice(f(&g).as_bytes());
+        at = g.end();
+    }
+    if at == 0 {
+        return s.to_vec();
+    }
+    out.extend_from_slice(&s[at..]);
+    out
 }
 
 fn mac(t: &[u8], m: &mut Mapper) -> String {
@@ -347,7 +359,7 @@ fn ipv4_all(re: &Regex, s: &[u8], m: &mut Mapper) -> Vec<u8> {
             && j.and_then(|j| s.get(j)).is_some_and(u8::is_ascii_digit)
     };
     replace(re, s, |c| {
-        let g = c.get(0).expect("the whole match");
+        let g = c;
         let longer = dotted(g.start().checked_sub(1), g.start().checked_sub(2))
             || dotted(Some(g.end()), Some(g.end() + 1));
         if longer { String::from_utf8_lossy(g.as_bytes()).into_owned() } else { ipv4(g.as_bytes(), m) }
@@ -368,7 +380,7 @@ fn ipv4(t: &[u8], m: &mut Mapper) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scrub::key::Key;
+    use crate::key::Key;
 
     fn run(g: &Generic, line: &str) -> String {
         let mut m = Mapper::new(Key::from_bytes(b"t"), false);

@@ -280,7 +280,7 @@ fn one(id: Ident, p: &str, m: &mut Mapper, learn: Option<&mut Learnt>) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scrub::key::Key;
+    use crate::key::Key;
 
     fn run(spec: &'static [(&'static str, Ident)], lines: &[&str]) -> Vec<String> {
         let mut m = Mapper::new(Key::from_bytes(b"t"), false);

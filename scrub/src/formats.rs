@@ -199,7 +199,7 @@ fn innodb(query: &mut Option<Sql>, line: &[u8], m: &mut Mapper, mut learn: Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scrub::key::Key;
+    use crate::key::Key;
 
     #[test]
     fn binlog_headers_keep_numbers_rows_lose_values() {

@@ -446,7 +446,7 @@ fn bare_word(s: &[u8], i: usize, cx: &mut Cx<'_>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scrub::key::Key;
+    use crate::key::Key;
 
     fn lex(lines: &[&str]) -> (Vec<String>, Learnt) {
         let mut m = Mapper::new(Key::from_bytes(b"t"), false);

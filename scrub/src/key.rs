@@ -36,9 +36,10 @@ impl std::fmt::Display for KeyError {
 
 impl std::error::Error for KeyError {}
 
-/// A secret key (never printed, never written into the output).
+/// A secret key (never printed, never written into the output), with the HMAC state it
+/// keys (computed once: keying hashes two blocks, as much again as a short name's digest).
 #[derive(Clone)]
-pub struct Key(Vec<u8>);
+pub struct Key(Vec<u8>, Hmac<Sha256>);
 
 impl std::fmt::Debug for Key {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -49,14 +50,14 @@ impl std::fmt::Debug for Key {
 impl Key {
     /// A key of these bytes (tests; a passphrase).
     pub fn from_bytes(b: &[u8]) -> Key {
-        Key(b.to_vec())
+        Key(b.to_vec(), <Hmac<Sha256> as Mac>::new_from_slice(b).expect("HMAC takes keys of any length"))
     }
 
     /// 32 random bytes from the kernel (`/dev/urandom`): a key for one run.
     pub fn random() -> std::io::Result<Key> {
         let mut b = vec![0u8; 32];
         std::fs::File::open("/dev/urandom")?.read_exact(&mut b)?;
-        Ok(Key(b))
+        Ok(Key::from_bytes(&b))
     }
 
     /// The key of `path`; a missing file is created with a new random key (mode 0600,
@@ -70,7 +71,7 @@ impl Key {
                 if t.is_empty() {
                     return Err(KeyError::Empty(path.to_path_buf()));
                 }
-                Ok((Key(from_hex(t).unwrap_or_else(|| t.as_bytes().to_vec())), false))
+                Ok((Key::from_bytes(&from_hex(t).unwrap_or_else(|| t.as_bytes().to_vec())), false))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 use std::io::Write;
@@ -91,7 +92,7 @@ impl Key {
 
     /// The keyed digest of `value` in the namespace `kind`.
     pub fn digest(&self, kind: &str, value: &[u8]) -> [u8; 32] {
-        let mut m = <Hmac<Sha256> as Mac>::new_from_slice(&self.0).expect("HMAC takes keys of any length");
+        let mut m = self.1.clone();
         m.update(kind.as_bytes());
         m.update(&[0]);
         m.update(value);
@@ -100,7 +101,8 @@ impl Key {
 
     /// The first `n` hex digits (n <= 64) of [`Key::digest`].
     pub fn token(&self, kind: &str, value: &[u8], n: usize) -> String {
-        let mut h = hex(&self.digest(kind, value));
+        let d = self.digest(kind, value);
+        let mut h = hex(&d[..n.div_ceil(2).min(32)]);
         h.truncate(n);
         h
     }
@@ -108,7 +110,13 @@ impl Key {
 
 /// Lower-case hex of bytes.
 pub(crate) fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 * b.len());
+    for x in b {
+        s.push(DIGITS[usize::from(x >> 4)] as char);
+        s.push(DIGITS[usize::from(x & 15)] as char);
+    }
+    s
 }
 
 /// The bytes of an even-length hex string.
@@ -130,6 +138,18 @@ mod tests {
         m.update(b"what do ya want for nothing?");
         let out: [u8; 32] = m.finalize().into_bytes().into();
         assert_eq!(hex(&out), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    }
+
+    #[test]
+    fn the_keyed_state_gives_what_keying_each_time_gives() {
+        let k = Key::from_bytes(b"Jefe");
+        let d = k.digest("x", b"y");
+        let mut m = <Hmac<Sha256> as Mac>::new_from_slice(b"Jefe").unwrap();
+        m.update(b"x\0y");
+        let want: [u8; 32] = m.finalize().into_bytes().into();
+        assert_eq!(d, want);
+        assert_eq!(hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
+        assert_eq!(k.token("x", b"y", 7), hex(&want)[..7]);
     }
 
     #[test]

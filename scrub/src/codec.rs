@@ -45,14 +45,15 @@ impl Codec {
         })
     }
 
-    /// An encoder into `w`; [`Encoder::finish`] ends the stream.
+    /// An encoder into `w`; [`Encoder::finish`] ends the stream. Fast levels (gzip 1, xz 1):
+    /// at the default ones (6) compressing took more time than the whole scrub of the text.
     pub(crate) fn writer<W: Write>(self, w: W) -> std::io::Result<Encoder<W>> {
         Ok(match self {
             Codec::Plain => Encoder::Plain(w),
-            Codec::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(w, flate2::Compression::default())),
+            Codec::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(w, flate2::Compression::fast())),
             Codec::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(w, 3)?),
             Codec::Xz => {
-                Encoder::Xz(Box::new(lzma_rust2::XzWriter::new(w, lzma_rust2::XzOptions::with_preset(6))?))
+                Encoder::Xz(Box::new(lzma_rust2::XzWriter::new(w, lzma_rust2::XzOptions::with_preset(1))?))
             }
             Codec::Bzip2 => Encoder::Bzip2(bzip2::write::BzEncoder::new(w, bzip2::Compression::default())),
         })

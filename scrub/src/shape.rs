@@ -127,8 +127,13 @@ pub struct Mapper {
     key: Key,
     counts: [u64; 16],
     map: Option<BTreeMap<&'static str, BTreeMap<String, String>>>,
-    /// Name tokens made lately (names repeat: a column in every row): at most [`CACHE`].
-    cache: std::collections::HashMap<(Kind, Vec<u8>), String>,
+    /// Name tokens made lately, by kind (names repeat: a column in every row): at most
+    /// [`CACHE`] in all.
+    cache: Vec<std::collections::HashMap<Vec<u8>, String>>,
+    /// Entries in `cache`.
+    cached: usize,
+    /// Makes no tokens (the first pass, whose output is thrown away): no HMAC is computed.
+    dry: bool,
 }
 
 /// Entries of the token cache (emptied when full: memory stays bounded).
@@ -137,7 +142,20 @@ const CACHE: usize = 1 << 16;
 impl Mapper {
     /// A mapper under `key`; `keep` remembers originals for `--keep-map`.
     pub fn new(key: Key, keep: bool) -> Mapper {
-        Mapper { key, counts: [0; 16], map: keep.then(BTreeMap::new), cache: Default::default() }
+        Mapper {
+            key,
+            counts: [0; 16],
+            map: keep.then(BTreeMap::new),
+            cache: vec![Default::default(); Kind::ALL.len()],
+            cached: 0,
+            dry: false,
+        }
+    }
+
+    /// A mapper whose tokens are never used (a pass that only learns names): every
+    /// replacement is made of a digest of zeros, and nothing is hashed.
+    pub(crate) fn dry(key: Key) -> Mapper {
+        Mapper { dry: true, ..Mapper::new(key, false) }
     }
 
     /// Replacements made, by kind.
@@ -151,6 +169,9 @@ impl Mapper {
     }
 
     fn digest(&self, kind: Kind, v: &[u8]) -> [u8; 32] {
+        if self.dry {
+            return [0; 32];
+        }
         self.key.digest(kind.space(), v)
     }
 
@@ -173,14 +194,19 @@ impl Mapper {
 
     /// [`Mapper::named`] of `v`, remembered as `shown` (a name as written, `v` lower case).
     fn named_as(&mut self, kind: Kind, prefix: &str, v: &[u8], shown: &[u8]) -> String {
-        let t = match self.cache.get(&(kind, v.to_vec())) {
+        if self.dry {
+            return prefix.to_string();
+        }
+        let t = match self.cache[kind.index()].get(v) {
             Some(t) => t.clone(),
             None => {
-                if self.cache.len() >= CACHE {
-                    self.cache.clear();
+                if self.cached >= CACHE {
+                    self.cache.iter_mut().for_each(|c| c.clear());
+                    self.cached = 0;
                 }
                 let t = format!("{prefix}{}", self.key.token(kind.space(), v, TOK));
-                self.cache.insert((kind, v.to_vec()), t.clone());
+                self.cache[kind.index()].insert(v.to_vec(), t.clone());
+                self.cached += 1;
                 t
             }
         };

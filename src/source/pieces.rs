@@ -55,6 +55,9 @@ pub(crate) fn parse_with(
     match st.format {
         "iostat" => drive(st, iosift_parsers::iostat::pieces::pieces(budgets.iostat_rows), piece)
             .map(|p| p.map(Data::Iostat)),
+        "pidstat" => drive(st, iosift_parsers::pidstat::pieces::pieces(budgets.pidstat_rows), piece)
+            .map(|p| p.map(Data::Pidstat)),
+        "vmstat" => drive(st, iosift_parsers::vmstat::pieces::pieces(), piece).map(|p| p.map(Data::Vmstat)),
         "proc_meminfo" => drive(st, meminfo::pieces(b), piece).map(|p| p.map(Data::ProcMeminfo)),
         "proc_vmstat" => drive(st, vmstat::pieces(b), piece).map(|p| p.map(Data::ProcVmstat)),
         "proc_diskstats" => drive(st, diskstats::pieces(b), piece).map(|p| p.map(Data::ProcDiskstats)),

@@ -1,6 +1,7 @@
 //! One large streamed file parsed on every core: the file is read in batches of a few
 //! MiB, each batch cut at lines where a record starts (the format's
-//! [`Pieces::is_boundary`]: a pt-stalk `TS` line, an iostat `-t` stamp), its pieces parsed beside each other
+//! [`Pieces::is_boundary`]: a pt-stalk `TS` line, an iostat `-t` stamp, a pidstat header,
+//! a vmstat procs line), its pieces parsed beside each other
 //! (rayon) and merged in file order; the bytes after a batch's last boundary wait for the
 //! next batch, and the last piece of the file is parsed with the merged state. The
 //! result is the one-thread streamed parse ([`super::stream`]), byte for byte; anything

@@ -31,10 +31,12 @@ use crate::common::lines::strip_ansi;
 use crate::common::scrub::Identifiers;
 use crate::common::time::{DateLine, parse_date_line};
 use crate::common::{
-    DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, Stamp, Summary, Variant,
+    DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, SourceLine, Stamp, Summary, Variant,
 };
 use chrono::{NaiveDate, NaiveDateTime};
 use std::borrow::Cow;
+
+pub mod pieces;
 
 /// A parsed vmstat file.
 #[derive(Debug, Clone, Default)]
@@ -241,34 +243,11 @@ pub fn parse(input: &[u8]) -> Parsed<Vmstat> {
 /// Parses vmstat output fed line by line (a file streamed in fixed-size reads, or
 /// [`SliceSource`] over the whole input: the same result).
 pub fn parse_source(src: &mut impl LineSource) -> Parsed<Vmstat> {
-    let mut r = Reader {
-        out: Vmstat { unit: 'K', ..Default::default() },
-        d: Diags::default(),
-        mode: Mode::None,
-        header: Vec::new(),
-        expect_header: false,
-        active_layout: false,
-        new_run: true,
-        prev_was_data: false,
-        sample: 0,
-        seen_disks: Vec::new(),
-        pending_date: None,
-        values: [0.0; MAX_COLUMNS],
-    };
-    let mut lines = 0;
+    let mut r = Reader::new();
     while let Some(sl) = src.next_line() {
-        let no = sl.line.no;
-        lines = no;
-        let raw = sl.line.text();
-        let line: Cow<str> = if raw.contains('\x1b') { strip_ansi(raw) } else { raw };
-        r.read_line(line.trim_end_matches('\r'), no);
+        r.feed(&sl);
     }
-    let (mut out, mut d) = (r.out, r.d);
-    if out.runs == 0 && !out.disk_rows.is_empty() {
-        out.runs = 1;
-    }
-    place_by_series(&mut out.rows, &mut d);
-    d.finish(out, lines)
+    r.finish()
 }
 
 /// The state of reading a `vmstat` file line by line.
@@ -285,9 +264,53 @@ struct Reader {
     seen_disks: Vec<String>,
     pending_date: Option<DateLine>,
     values: [f64; MAX_COLUMNS],
+    /// Number of the last line read.
+    lines: usize,
+    /// Rows read before the first column header (a piece's rows before it are named by
+    /// the header of the pieces before: [`pieces`]).
+    before_header: Option<usize>,
 }
 
 impl Reader {
+    /// A reader at the start of a file.
+    fn new() -> Self {
+        Reader {
+            out: Vmstat { unit: 'K', ..Default::default() },
+            d: Diags::default(),
+            mode: Mode::None,
+            header: Vec::new(),
+            expect_header: false,
+            active_layout: false,
+            new_run: true,
+            prev_was_data: false,
+            sample: 0,
+            seen_disks: Vec::new(),
+            pending_date: None,
+            values: [0.0; MAX_COLUMNS],
+            lines: 0,
+            before_header: None,
+        }
+    }
+
+    /// Reads one line of the source.
+    fn feed(&mut self, sl: &SourceLine<'_>) {
+        let no = sl.line.no;
+        self.lines = no;
+        let raw = sl.line.text();
+        let line: Cow<str> = if raw.contains('\x1b') { strip_ansi(raw) } else { raw };
+        self.read_line(line.trim_end_matches('\r'), no);
+    }
+
+    /// The value read and its diagnostics.
+    fn finish(self) -> Parsed<Vmstat> {
+        let (mut out, mut d) = (self.out, self.d);
+        if out.runs == 0 && !out.disk_rows.is_empty() {
+            out.runs = 1;
+        }
+        place_by_series(&mut out.rows, &mut d);
+        d.finish(out, self.lines)
+    }
+
     /// Reads one line (ANSI escapes and `\r` removed).
     fn read_line(&mut self, l: &str, no: usize) {
         let toks: Vec<&str> = l.split_ascii_whitespace().collect();
@@ -314,6 +337,7 @@ impl Reader {
             self.expect_header = false;
             if !toks.iter().any(|t| all_digits(t)) {
                 self.header = toks.iter().map(|s| s.to_string()).collect();
+                self.before_header.get_or_insert(self.out.rows.len());
                 self.active_layout =
                     self.header.get(4).is_some_and(|t| INACT.contains(&t.to_lowercase().as_str()))
                         || self.header.get(5).is_some_and(|t| ACTIVE.contains(&t.to_lowercase().as_str()));

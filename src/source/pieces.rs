@@ -1,6 +1,7 @@
 //! One large streamed file parsed on every core: the file is read in batches of a few
 //! MiB, each batch cut at lines where a record starts (the format's
-//! [`Pieces::is_boundary`]: a pt-stalk `TS` line, an iostat `-t` stamp), its pieces parsed beside each other
+//! [`Pieces::is_boundary`]: a pt-stalk `TS` line, an iostat `-t` stamp, a pidstat header,
+//! a vmstat procs line), its pieces parsed beside each other
 //! (rayon) and merged in file order; the bytes after a batch's last boundary wait for the
 //! next batch, and the last piece of the file is parsed with the merged state. The
 //! result is the one-thread streamed parse ([`super::stream`]), byte for byte; anything
@@ -55,6 +56,9 @@ pub(crate) fn parse_with(
     match st.format {
         "iostat" => drive(st, iosift_parsers::iostat::pieces::pieces(budgets.iostat_rows), piece)
             .map(|p| p.map(Data::Iostat)),
+        "pidstat" => drive(st, iosift_parsers::pidstat::pieces::pieces(budgets.pidstat_rows), piece)
+            .map(|p| p.map(Data::Pidstat)),
+        "vmstat" => drive(st, iosift_parsers::vmstat::pieces::pieces(), piece).map(|p| p.map(Data::Vmstat)),
         "proc_meminfo" => drive(st, meminfo::pieces(b), piece).map(|p| p.map(Data::ProcMeminfo)),
         "proc_vmstat" => drive(st, vmstat::pieces(b), piece).map(|p| p.map(Data::ProcVmstat)),
         "proc_diskstats" => drive(st, diskstats::pieces(b), piece).map(|p| p.map(Data::ProcDiskstats)),

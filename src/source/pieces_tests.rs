@@ -15,8 +15,8 @@ fn same(st: &Streamed, budgets: &iosift_parsers::Budgets, piece: usize) -> bool 
     true
 }
 
-/// The real series of `samples/` that are cut in pieces (iostat, pt-stalk meminfo,
-/// procvmstat, diskstats), each with its format.
+/// The real series of `samples/` that are cut in pieces (iostat, pidstat, vmstat, pt-stalk
+/// meminfo, procvmstat, diskstats), each with its format.
 fn series_files() -> Vec<(std::path::PathBuf, &'static str)> {
     let samples = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/samples"));
     let mut out = Vec::new();
@@ -27,6 +27,8 @@ fn series_files() -> Vec<(std::path::PathBuf, &'static str)> {
             let stem = name.trim_end_matches(".gz");
             let format = match () {
                 _ if stem.starts_with("iostat") && !stem.contains("json") => "iostat",
+                _ if stem.starts_with("pidstat") && !stem.contains("json") => "pidstat",
+                _ if stem.starts_with("vmstat") => "vmstat",
                 _ if stem.ends_with("-meminfo") => "proc_meminfo",
                 _ if stem.ends_with("-procvmstat") => "proc_vmstat",
                 _ if stem.ends_with("-diskstats") => "proc_diskstats",
@@ -50,7 +52,7 @@ fn ts_series_in_pieces_equal_the_one_thread_parse() {
     let files = series_files();
     let mut cut = 0;
     // 1 byte: a piece per block (every `TS` line a cut); the others cut batches mid-block.
-    for (path, format) in files.iter().filter(|(_, f)| *f != "iostat").take(9) {
+    for (path, format) in files.iter().filter(|(_, f)| f.starts_with("proc_")).take(9) {
         for piece in [1, 700, 5000, 40_000] {
             cut += usize::from(same(&streamed(path, format), &budgets, piece));
         }
@@ -132,6 +134,177 @@ fn odd_and_merged_iostats_in_pieces_equal_the_one_thread_parse() {
             for piece in [1, 2000, 20_000] {
                 assert!(same(&st, &budgets, piece), "{} was not cut", p.display());
             }
+        }
+    }
+}
+
+/// Files of a parser fixture folder (`parsers/tests/fixtures/<dir>`), but its README.
+fn fixtures(dir: &str) -> Vec<std::path::PathBuf> {
+    let at = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/parsers/tests/fixtures")).join(dir);
+    let mut out: Vec<_> = std::fs::read_dir(at)
+        .unwrap()
+        .flatten()
+        .map(|f| f.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The files of `../shared/bundles` named `name` (none, said visibly, when it is absent).
+fn shared(name: &str) -> Vec<std::path::PathBuf> {
+    let at = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bundles"));
+    let Ok(cases) = std::fs::read_dir(at) else {
+        eprintln!("skipped: ../shared/bundles is absent (its {name} files are not cut)");
+        return Vec::new();
+    };
+    let mut out: Vec<_> = cases.flatten().map(|c| c.path().join(name)).filter(|p| p.is_file()).collect();
+    out.sort();
+    out
+}
+
+/// `text` with every `\n` made `\r\n`.
+fn crlf(text: &[u8]) -> Vec<u8> {
+    text.iter().flat_map(|&b| if b == b'\n' { vec![b'\r', b'\n'] } else { vec![b] }).collect()
+}
+
+/// Lines of `path` where a pidstat may be cut.
+fn headers(path: &std::path::Path) -> usize {
+    use iosift_parsers::pieces::Pieces;
+    let p = iosift_parsers::pidstat::pieces::pieces(0);
+    std::fs::read(path).unwrap().split(|&b| b == b'\n').filter(|l| p.is_boundary(l)).count()
+}
+
+#[test]
+fn pidstats_in_pieces_equal_the_one_thread_parse() {
+    let budgets = stream::budgets();
+    let mut files: Vec<_> = series_files().into_iter().filter(|(_, f)| *f == "pidstat").step_by(6).collect();
+    // Every layout the parser reads (`-d`, `-h -t -u -r ...`, `-H`, `-U`, `-l`, locales, colours).
+    files.extend(fixtures("pidstat").into_iter().map(|p| (p, "pidstat")));
+    files.extend(
+        shared("pidstat-d-t-h.txt").into_iter().chain(shared("pidstat-d.txt")).map(|p| (p, "pidstat")),
+    );
+    let mut alone = 0;
+    for (path, format) in &files {
+        let st = streamed(path, format);
+        // 1 byte: a piece per report (every header a cut); the other cuts mid-report.
+        for piece in [1, st.len as usize / 3] {
+            if !same(&st, &budgets, piece) {
+                // One header (`pidstat -d` without an interval): nowhere to cut.
+                assert!(headers(path) < 2, "{} was not cut", path.display());
+                alone += 1;
+            }
+        }
+    }
+    assert!(alone <= 2, "{alone} parses were not cut");
+}
+
+#[test]
+fn odd_and_merged_pidstats_in_pieces_equal_the_one_thread_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<_> =
+        series_files().into_iter().filter(|(p, _)| p.ends_with("pidstat-d-t-h.txt")).collect();
+    let (a, b) = (std::fs::read(&files[0].0).unwrap(), std::fs::read(&files[1].0).unwrap());
+    let fx = |name: &str| {
+        std::fs::read(format!("{}/parsers/tests/fixtures/pidstat/{name}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap()
+    };
+    let (de, multi) = (fx("de_DE_d.txt"), fx("C_urdwvRs.txt"));
+    let mid = a.len() / 2;
+    // Two captures in one file (a second banner mid-file), one cut inside a row, a `date`
+    // line and a bad row between reports, tables of other layouts after `-h` reports.
+    let mut dated = a[..mid].to_vec();
+    let at = mid + a[mid..].windows(2).position(|w| w == b"\n#").unwrap() + 1;
+    dated.truncate(at);
+    dated.extend_from_slice(b"2025-10-23 13:55:24\n19:37:31 0 x\n");
+    dated.extend_from_slice(&a[at..]);
+    let bodies = [
+        [&a[..], &b[..]].concat(),
+        [&de[..], &a[..], &multi[..], &de[..]].concat(),
+        a[..mid].to_vec(),
+        crlf(&a),
+        dated,
+        [&multi[..], &multi[..]].concat(),
+    ];
+    for (k, body) in bodies.iter().enumerate() {
+        let p = dir.path().join(format!("pidstat-{k}.txt"));
+        std::fs::write(&p, body).unwrap();
+        let st = streamed(&p, "pidstat");
+        // No budget, and one small enough that reports are merged several times.
+        for pidstat_rows in [stream::PIDSTAT_ROW_BUDGET, 40_000] {
+            let budgets = iosift_parsers::Budgets { pidstat_rows, ..stream::budgets() };
+            for piece in [1, 2000, 20_000].into_iter().filter(|&n| n < body.len() / 2) {
+                assert!(same(&st, &budgets, piece), "{} was not cut", p.display());
+            }
+        }
+    }
+}
+
+/// `vmstat -a` (an `inact active` header before a piece names its rows) and files of fewer
+/// than two procs lines are parsed on one thread.
+fn vmstat_alone(text: &[u8]) -> bool {
+    use iosift_parsers::pieces::Pieces;
+    let p = iosift_parsers::vmstat::pieces::pieces();
+    let procs = text.split(|&b| b == b'\n').filter(|l| p.is_boundary(l)).count();
+    let v = iosift_parsers::vmstat::parse(text).value;
+    procs < 2 || v.layouts.contains(&"active (-a)") || v.unit != 'K'
+}
+
+#[test]
+fn vmstats_in_pieces_equal_the_one_thread_parse() {
+    let budgets = stream::budgets();
+    let mut files: Vec<_> = series_files().into_iter().filter(|(_, f)| *f == "vmstat").step_by(8).collect();
+    // Every layout the parser reads (`-t`, no stamps, `-w`, `-a`, `-S`, `-s`, `-d`, locales).
+    files.extend(fixtures("vmstat").into_iter().map(|p| (p, "vmstat")));
+    files.extend(shared("vmstat-t.txt").into_iter().map(|p| (p, "vmstat")));
+    let (mut cut, mut alone) = (0, 0);
+    for (path, format) in &files {
+        let st = streamed(path, format);
+        for piece in [1, st.len as usize / 3] {
+            if same(&st, &budgets, piece) {
+                cut += 1;
+            } else {
+                assert!(vmstat_alone(&std::fs::read(path).unwrap()), "{} was not cut", path.display());
+                alone += 1;
+            }
+        }
+    }
+    assert!(cut >= 2 * files.len() - 12 && alone <= 12, "{cut} cut, {alone} not, of {} files", files.len());
+}
+
+#[test]
+fn odd_and_merged_vmstats_in_pieces_equal_the_one_thread_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<_> = series_files().into_iter().filter(|(_, f)| *f == "vmstat").collect();
+    let (a, b) = (std::fs::read(&files[0].0).unwrap(), std::fs::read(&files[1].0).unwrap());
+    let fx = |name: &str| {
+        std::fs::read(format!("{}/parsers/tests/fixtures/vmstat/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    };
+    let (untimed, de, aw, s) = (fx("C_Sm.txt"), fx("de_DE_t.txt"), fx("C_aw.txt"), fx("C_SM_s.txt"));
+    let berlin = fx("TZ_t.txt");
+    let mid = a.len() / 2;
+    // Runs appended by a cron loop (`date; vmstat 1 2 >> log`), with and without blank
+    // lines between; a cut row; a bad row; a second time zone (the first header's is the
+    // file's); `-a` and `-s` after plain runs.
+    let date = b"Wed Aug 28 16:02:01 IST 2019\n".as_slice();
+    let bodies = [
+        [&a[..], &b[..]].concat(),
+        [date, &untimed[..], date, &untimed[..], b"\n", date, &untimed[..]].concat(),
+        [&de[..], b"\n", &a[..mid], b"1 2 3\n", &a[mid..], b"\n", &de[..], &berlin[..]].concat(),
+        a[..mid].to_vec(),
+        crlf(&a),
+        [&a[..], b"\n", &s[..], &a[..]].concat(),
+        [&a[..], b"\n", &aw[..], &a[..]].concat(),
+    ];
+    for (k, body) in bodies.iter().enumerate() {
+        let p = dir.path().join(format!("vmstat-{k}.txt"));
+        std::fs::write(&p, body).unwrap();
+        let st = streamed(&p, "vmstat");
+        for piece in [1, 2000, 20_000].into_iter().filter(|&n| n < body.len() / 2) {
+            // Rows after `-S M -s` lines or an `-a` header: the one-thread parse when a piece
+            // starts there (every row is a cut with pieces of 1 byte); equal when cut.
+            let cut = same(&st, &stream::budgets(), piece);
+            assert!(cut == (k < 5) || piece > 1, "{} (pieces of {piece}): cut {cut}", p.display());
         }
     }
 }

@@ -41,13 +41,14 @@ use crate::common::scrub::Identifiers;
 use crate::common::sysstat::{average_label_len, parse_banner, parse_time_of_day};
 use crate::common::time::{hms, parse_date_line};
 use crate::common::{
-    DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, Stamp, Summary, Variant,
+    DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, SourceLine, Stamp, Summary, Variant,
     lines::strip_ansi,
 };
 use std::borrow::Cow;
 
 pub mod budget;
 pub mod json;
+pub mod pieces;
 mod types;
 
 pub(crate) use types::io_rate;
@@ -705,38 +706,12 @@ fn parse_impl(input: &[u8], fused: bool) -> Parsed<Pidstat> {
 
 /// [`parse_source`], with the one-pass row reader on or off.
 fn parse_source_impl(src: &mut impl LineSource, fused: bool, budget: usize) -> Parsed<Pidstat> {
-    let mut r = Reader {
-        out: Pidstat::default(),
-        diags: Diags::default(),
-        cur: None,
-        last_tgid: None,
-        offs: Vec::with_capacity(32),
-        keeper: budget::Keeper::new(budget),
-        names: Names::default(),
-        fused,
-    };
-    // ~90 bytes per task line in real captures: avoid regrowing a Vec of large rows.
-    let most = if budget > 0 { budget / std::mem::size_of::<Row>() } else { usize::MAX };
-    r.out.rows.reserve((src.len_hint() / 90).min(most));
-    let mut lines = 0;
+    let mut r = Reader::new(budget, src.len_hint(), fused);
     while let Some(sl) = src.next_line() {
-        let no = sl.line.no;
-        lines = no;
-        // Valid UTF-8 (every real capture) is borrowed as is; only a damaged line is copied.
-        let raw: Cow<'_, str> = match std::str::from_utf8(sl.line.bytes) {
-            Ok(t) => Cow::Borrowed(t),
-            Err(_) => String::from_utf8_lossy(sl.line.bytes),
-        };
-        let line: Cow<str> = if raw.contains('\x1b') {
-            r.out.layout.ansi = true;
-            strip_ansi(raw)
-        } else {
-            raw
-        };
         // The last line with content: a short row there is a truncated capture, not a bad line.
-        r.read_line(&line, no, sl.last_content);
+        r.feed(&sl, sl.last_content);
     }
-    r.finish(budget, lines)
+    r.finish(budget)
 }
 
 /// The state of reading a `pidstat` file line by line.
@@ -751,9 +726,53 @@ struct Reader {
     names: Names,
     /// Rows of the open table are read in one pass first.
     fused: bool,
+    /// Number of the last line read.
+    lines: usize,
+    /// Rows and averages read before the first banner (a piece's rows before it belong to
+    /// the run of the pieces before: [`pieces`]).
+    before_banner: Option<(usize, usize)>,
 }
 
 impl Reader {
+    /// A reader keeping its rows within `budget` bytes (0: no limit), of an input of about
+    /// `len_hint` bytes.
+    fn new(budget: usize, len_hint: usize, fused: bool) -> Self {
+        let mut r = Reader {
+            out: Pidstat::default(),
+            diags: Diags::default(),
+            cur: None,
+            last_tgid: None,
+            offs: Vec::with_capacity(32),
+            keeper: budget::Keeper::new(budget),
+            names: Names::default(),
+            fused,
+            lines: 0,
+            before_banner: None,
+        };
+        // ~90 bytes per task line in real captures: avoid regrowing a Vec of large rows.
+        let most = if budget > 0 { budget / std::mem::size_of::<Row>() } else { usize::MAX };
+        r.out.rows.reserve((len_hint / 90).min(most));
+        r
+    }
+
+    /// Reads one line of the source (`last_content`: no content follows it in the file).
+    fn feed(&mut self, sl: &SourceLine<'_>, last_content: bool) {
+        let no = sl.line.no;
+        self.lines = no;
+        // Valid UTF-8 (every real capture) is borrowed as is; only a damaged line is copied.
+        let raw: Cow<'_, str> = match std::str::from_utf8(sl.line.bytes) {
+            Ok(t) => Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(sl.line.bytes),
+        };
+        let line: Cow<str> = if raw.contains('\x1b') {
+            self.out.layout.ansi = true;
+            strip_ansi(raw)
+        } else {
+            raw
+        };
+        self.read_line(&line, no, last_content);
+    }
+
     /// Reads one line (ANSI escapes removed).
     fn read_line(&mut self, l: &str, no: usize, is_last_content: bool) {
         // Hot path: a plain row of the open table, read in one pass without splitting first.
@@ -807,6 +826,9 @@ impl Reader {
             if self.out.banner.is_none() {
                 self.out.banner = Some(b.clone());
             }
+            if self.out.banners.is_empty() {
+                self.before_banner = Some((self.out.rows.len(), self.out.averages.len()));
+            }
             self.out.banners.push(b);
             self.cur = None;
             return;
@@ -842,8 +864,8 @@ impl Reader {
     }
 
     /// The value read, its diagnostics, the merge note under a budget.
-    fn finish(self, budget: usize, lines: usize) -> Parsed<Pidstat> {
-        let (mut out, mut diags, keeper) = (self.out, self.diags, self.keeper);
+    fn finish(self, budget: usize) -> Parsed<Pidstat> {
+        let (mut out, mut diags, keeper, lines) = (self.out, self.diags, self.keeper, self.lines);
         if keeper.factor > 1 {
             // Halving merges in place: give back the room the merged reports left (touched
             // pages otherwise stay resident through the analysis).

@@ -41,6 +41,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub mod budget;
+pub mod drained;
 pub mod json;
 mod metrics;
 pub mod pieces;
@@ -344,6 +345,9 @@ pub(crate) struct Builder {
     factor: u32,
     /// The span being merged (under a budget, after it was reached) and its report count.
     group: Option<(Report, u32)>,
+    /// Reports are taken from `out.reports` as they are read (no budget then): what the
+    /// file's summary needs of them ([`drained`]).
+    pub drain: Option<Box<drained::Drained>>,
 }
 
 impl Builder {
@@ -420,6 +424,9 @@ impl Builder {
 
     /// Adds a finished report (under the budget when there is one).
     fn keep(&mut self, r: Report) {
+        if let Some(d) = &mut self.drain {
+            d.see(&r);
+        }
         if self.budget == 0 {
             self.out.reports.push(r);
         } else {
@@ -514,7 +521,16 @@ impl Builder {
             Layout::Unknown
         };
         out.has_t = out.reports.iter().any(|r| r.stamp.is_some());
-        out.interval_s = derive_interval(&out.reports);
+        out.interval_s = derive_interval(&out.reports, |r| r.run, |r| r.stamp.as_ref());
+        if let Some(d) = &self.drain {
+            // The reports read before were taken: the facts of all of them.
+            if self.layout_mask == 0 && d.any_cpu {
+                out.layout = Layout::CpuOnly;
+            }
+            out.has_t = d.has_t();
+            out.interval_s = d.interval();
+        }
+        out.drained = self.drain.map(|d| *d);
         out
     }
 }
@@ -536,17 +552,21 @@ fn stamp_secs(s: &Stamp) -> Option<f64> {
     }
 }
 
-fn derive_interval(reports: &[Report]) -> Option<f64> {
+/// The median step between the stamps of consecutive reports of a run (`run` and `stamp`
+/// read a report, or what a drained parse keeps of it).
+fn derive_interval<T>(
+    reports: &[T],
+    run: impl Fn(&T) -> usize,
+    stamp: impl Fn(&T) -> Option<&Stamp>,
+) -> Option<f64> {
     let mut diffs: Vec<f64> = Vec::new();
     for w in reports.windows(2) {
-        if w[0].run != w[1].run {
+        if run(&w[0]) != run(&w[1]) {
             continue;
         }
-        if let (Some(a), Some(b)) =
-            (w[0].stamp.as_ref().and_then(stamp_secs), w[1].stamp.as_ref().and_then(stamp_secs))
-        {
+        if let (Some(a), Some(b)) = (stamp(&w[0]).and_then(stamp_secs), stamp(&w[1]).and_then(stamp_secs)) {
             let mut d = b - a;
-            if matches!(w[0].stamp, Some(Stamp::TimeOfDay(_))) && d < 0.0 {
+            if matches!(stamp(&w[0]), Some(Stamp::TimeOfDay(_))) && d < 0.0 {
                 d += 86_400.0;
             }
             if d > 0.0 {
@@ -665,6 +685,8 @@ struct TextReader {
     unit: Option<&'static str>,
     device_last: bool,
     subtables: bool,
+    /// The file is read again after a drained parse ([`drained`]): its stamps are not repaired here.
+    replay: bool,
 }
 
 impl TextReader {
@@ -690,6 +712,7 @@ impl TextReader {
             unit: None,
             device_last: false,
             subtables: false,
+            replay: false,
         }
     }
 
@@ -936,9 +959,24 @@ impl TextReader {
     /// The value read, its diagnostics, the merge note under a budget.
     fn finish(self, budget: usize) -> Parsed<Iostat> {
         let mut d = self.d;
+        let replay = self.replay;
         let mut out = self.b.finish();
         // A garbled stamp (or a stamp line cut) is placed by its run's series, not hours away.
-        crate::common::series::repair_runs(&mut out.reports, |r| r.run, |r| &mut r.stamp, |r| r.line, &mut d);
+        match &mut out.drained {
+            Some(dr) => {
+                dr.repair(&mut d);
+                out.reports.iter_mut().for_each(|r| dr.fix(r));
+            }
+            // Read again: the first read's repairs are the application's to apply.
+            None if replay => {}
+            None => crate::common::series::repair_runs(
+                &mut out.reports,
+                |r| r.run,
+                |r| &mut r.stamp,
+                |r| r.line,
+                &mut d,
+            ),
+        }
         out.unit = self.unit;
         out.human = self.human;
         out.decimal_comma = self.comma;
@@ -1190,7 +1228,7 @@ fn read_row(
 
 impl Summary for Iostat {
     fn records(&self) -> usize {
-        self.reports.len()
+        self.drained.as_ref().map_or(self.reports.len(), |d| d.reports)
     }
 
     fn variant(&self) -> Variant {
@@ -1246,8 +1284,10 @@ impl Summary for Iostat {
         if self.runs.iter().any(|r| r.omits_since_boot) {
             v.insert("omits_since_boot", "true".to_string());
         }
-        let devs: std::collections::BTreeSet<&str> =
-            self.reports.iter().flat_map(|r| r.devices.iter().map(|d| &*d.device)).collect();
+        let devs: std::collections::BTreeSet<&str> = match &self.drained {
+            Some(d) => d.devices.iter().map(|n| &**n).collect(),
+            None => self.reports.iter().flat_map(|r| r.devices.iter().map(|d| &*d.device)).collect(),
+        };
         if !devs.is_empty() && devs.len() <= 16 {
             v.insert("devices", devs.into_iter().collect::<Vec<_>>().join(","));
         } else if !devs.is_empty() {
@@ -1257,6 +1297,9 @@ impl Summary for Iostat {
     }
 
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
+        if let Some(d) = &self.drained {
+            return d.first.zip(d.last);
+        }
         let first = self.reports.iter().find_map(|r| r.stamp)?;
         let last = self.reports.iter().rev().find_map(|r| r.stamp)?;
         Some((first, last))

@@ -43,6 +43,10 @@ pub struct Iostat {
     pub merged: u32,
     /// 1-based line of the first report of the file's first merged span, when any.
     pub merged_from_line: Option<usize>,
+    /// The reports were taken from the parse as they were read ([`super::drained`]): `reports`
+    /// is empty and this is what the file's summary needs of them.
+    #[serde(skip)]
+    pub drained: Option<super::drained::Drained>,
 }
 
 /// One run of iostat: a banner and the reports after it.

@@ -48,9 +48,11 @@ fn each_in(file: &ParsedFile, io: &Iostat, mut f: impl FnMut(&Report), piece: us
         io.reports.iter().for_each(f);
         return;
     };
+    let mut k = 0;
     let mut hand = |reports: Vec<Report>| {
         for mut r in reports {
-            d.fix(&mut r);
+            d.fix(k, &mut r);
+            k += 1;
             if d.day_first {
                 super::dayfirst::swap_stamp(&mut r.stamp);
             }

@@ -35,7 +35,6 @@ use crate::common::number::parse_human;
 use crate::common::scrub::Identifiers;
 use crate::common::sysstat::{Banner, parse_banner, parse_stamp_line};
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant};
-use chrono::{NaiveDateTime, Timelike};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -347,7 +346,7 @@ pub(crate) struct Builder {
     group: Option<(Report, u32)>,
     /// Reports are taken from `out.reports` as they are read (no budget then): what the
     /// file's summary needs of them ([`drained`]).
-    pub drain: Option<Box<drained::Drained>>,
+    pub drain: Option<Box<types::Drained>>,
 }
 
 impl Builder {
@@ -521,7 +520,7 @@ impl Builder {
             Layout::Unknown
         };
         out.has_t = out.reports.iter().any(|r| r.stamp.is_some());
-        out.interval_s = derive_interval(&out.reports, |r| r.run, |r| r.stamp.as_ref());
+        out.interval_s = drained::derive_interval(&out.reports, |r| r.run, |r| r.stamp.as_ref());
         if let Some(d) = &self.drain {
             // The reports read before were taken: the facts of all of them.
             if self.layout_mask == 0 && d.any_cpu {
@@ -537,48 +536,6 @@ impl Builder {
 
 fn merge_metrics(dst: &mut DeviceMetrics, src: &DeviceMetrics) {
     dst.take_printed(src);
-}
-
-/// Seconds of a stamp on a common axis (for interval derivation only).
-fn stamp_secs(s: &Stamp) -> Option<f64> {
-    let ndt = |n: &NaiveDateTime| n.and_utc().timestamp() as f64 + f64::from(n.nanosecond()) / 1e9;
-    match s {
-        Stamp::Epoch(e) => Some(*e),
-        Stamp::Zoned(d) => Some(ndt(&d.naive_utc())),
-        Stamp::Local(n) => Some(ndt(n)),
-        Stamp::TimeOfDay(t) => Some(f64::from(t.num_seconds_from_midnight())),
-        Stamp::NoYear { time, .. } => Some(f64::from(time.num_seconds_from_midnight())),
-        Stamp::SinceBoot(s) => Some(*s),
-    }
-}
-
-/// The median step between the stamps of consecutive reports of a run (`run` and `stamp`
-/// read a report, or what a drained parse keeps of it).
-fn derive_interval<T>(
-    reports: &[T],
-    run: impl Fn(&T) -> usize,
-    stamp: impl Fn(&T) -> Option<&Stamp>,
-) -> Option<f64> {
-    let mut diffs: Vec<f64> = Vec::new();
-    for w in reports.windows(2) {
-        if run(&w[0]) != run(&w[1]) {
-            continue;
-        }
-        if let (Some(a), Some(b)) = (stamp(&w[0]).and_then(stamp_secs), stamp(&w[1]).and_then(stamp_secs)) {
-            let mut d = b - a;
-            if matches!(stamp(&w[0]), Some(Stamp::TimeOfDay(_))) && d < 0.0 {
-                d += 86_400.0;
-            }
-            if d > 0.0 {
-                diffs.push(d);
-            }
-        }
-    }
-    if diffs.is_empty() {
-        return None;
-    }
-    diffs.sort_by(|a, b| a.total_cmp(b));
-    diffs.get((diffs.len() - 1) / 2).copied()
 }
 
 fn stamp_form(s: &Stamp, text: &str) -> &'static str {
@@ -965,7 +922,9 @@ impl TextReader {
         match &mut out.drained {
             Some(dr) => {
                 dr.repair(&mut d);
-                out.reports.iter_mut().for_each(|r| dr.fix(r));
+                // The reports not taken yet are the file's last.
+                let first = dr.reports - out.reports.len();
+                out.reports.iter_mut().enumerate().for_each(|(k, r)| dr.fix(first + k, r));
             }
             // Read again: the first read's repairs are the application's to apply.
             None if replay => {}

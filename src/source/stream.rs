@@ -15,6 +15,7 @@ use std::io::Read;
 /// (`iosift_parsers::iostat_budget`; a diagnostic and the file's variant say so). A row is
 /// about 300 bytes (33 `f64` values), so this holds the rows of about 450 MB of `iostat -x -t`
 /// text of one device (a 200 MB file, 4.4 days at 1 s, keeps every report in ~110 MB).
+/// Only a file the pieces cannot read is held so: the others keep no rows (`super::replay`).
 pub(crate) const IOSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes a streamed pidstat's parsed rows may hold: past it, reports are merged two to

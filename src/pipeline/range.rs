@@ -316,30 +316,38 @@ impl<'a> Ranged<'a> {
 
     /// Per-epoch-second write bytes of the busiest device of the chosen iostat file.
     fn iostat_write_series(&self) -> Option<BTreeMap<i64, f64>> {
-        let io = (0..self.files.len())
+        let (f, io) = (0..self.files.len())
             .filter(|i| self.inputs[*i].uses.contains(&Measure::DeviceIo))
-            .find_map(|i| source::iostat(&self.files[i]))?;
-        let mut totals: BTreeMap<&str, f64> = BTreeMap::new();
-        for r in &io.reports {
+            .find_map(|i| source::iostat(&self.files[i]).map(|io| (&self.files[i], io)))?;
+        let mut totals: BTreeMap<String, f64> = BTreeMap::new();
+        source::each_iostat_report(f, io, |r| {
             for d in &r.devices {
-                *totals.entry(&*d.device).or_default() += d.m.w_bytes_s().unwrap_or(0.0);
+                match totals.get_mut(&*d.device) {
+                    Some(t) => *t += d.m.w_bytes_s().unwrap_or(0.0),
+                    None => {
+                        totals.insert(d.device.to_string(), d.m.w_bytes_s().unwrap_or(0.0));
+                    }
+                }
             }
-        }
-        let dev = totals.iter().max_by(|a, b| a.1.total_cmp(b.1))?.0.to_string();
+        });
+        let dev = totals.iter().max_by(|a, b| a.1.total_cmp(b.1))?.0.clone();
         let mut out = BTreeMap::new();
         let mut roller = Some(DayRoller::maybe(io.banner.as_ref().and_then(|b| b.date)));
-        for rep in io.reports.iter().filter(|r| !r.since_boot) {
+        source::each_iostat_report(f, io, |rep| {
+            if rep.since_boot {
+                return;
+            }
             let Some((e, _)) =
                 rep.stamp.as_ref().and_then(|s| source::stamp_epoch(s, self.shared.zone, roller.as_mut()))
             else {
-                continue;
+                return;
             };
             for d in rep.devices.iter().filter(|d| *d.device == *dev) {
                 if let Some(w) = d.m.w_bytes_s() {
                     out.insert(e.round() as i64 - 1, w);
                 }
             }
-        }
+        });
         (!out.is_empty()).then_some(out)
     }
 

@@ -69,6 +69,15 @@ fn swap(d: NaiveDate) -> Option<NaiveDate> {
     (d.day() <= 12).then(|| NaiveDate::from_ymd_opt(d.year(), d.day(), d.month())).flatten()
 }
 
+/// A `-t` stamp's date read day-first.
+pub(crate) fn swap_stamp(stamp: &mut Option<Stamp>) {
+    if let Some(Stamp::Local(n)) = stamp
+        && let Some(d) = swap(n.date())
+    {
+        *n = d.and_time(n.time());
+    }
+}
+
 fn swap_banner(b: &mut Banner) {
     if let Some(d) = b.date.and_then(swap) {
         b.date_alt = b.date;
@@ -89,11 +98,12 @@ pub(crate) fn read_day_first(f: &mut ParsedFile) {
         io.banner.iter_mut().for_each(swap_banner);
         io.runs.iter_mut().filter_map(|r| r.banner.as_mut()).for_each(swap_banner);
         for r in &mut io.reports {
-            if let Some(Stamp::Local(n)) = &mut r.stamp
-                && let Some(d) = swap(n.date())
-            {
-                *n = d.and_time(n.time());
-            }
+            swap_stamp(&mut r.stamp);
+        }
+        if let Some(dr) = &mut io.drained {
+            // Its reports are read again ([`super::replay`]): each is swapped then.
+            dr.day_first = true;
+            dr.head.iter_mut().chain([&mut dr.first, &mut dr.last]).for_each(swap_stamp);
         }
     } else if let Data::Pidstat(p) | Data::PidstatJson(p) = d {
         p.banner.iter_mut().for_each(swap_banner);

@@ -21,7 +21,10 @@ impl<'d> Adapter<'d> for Iostat<'d> {
 
     fn offers(&self) -> Vec<Offer> {
         let i = self.0;
-        let rows: usize = i.reports.iter().map(|r| r.devices.len()).sum();
+        let rows: usize = match &i.drained {
+            Some(d) => d.rows,
+            None => i.reports.iter().map(|r| r.devices.len()).sum(),
+        };
         if rows == 0 {
             return Vec::new();
         }
@@ -30,7 +33,7 @@ impl<'d> Adapter<'d> for Iostat<'d> {
         let score = rows as i64 * 4 + precise * 2 + (!i.json) as i64;
         let why = "same measurements";
         let mut out = vec![Offer { measure: Measure::DeviceIo, tier: 3, score, why }];
-        if i.reports.iter().any(|r| r.cpu.is_some()) {
+        if i.drained.as_ref().map_or_else(|| i.reports.iter().any(|r| r.cpu.is_some()), |d| d.any_cpu) {
             out.push(Offer { measure: Measure::Cpu, tier: 3, score, why: "iostat avg-cpu" });
         }
         out
@@ -41,8 +44,12 @@ impl<'d> Adapter<'d> for Iostat<'d> {
     }
 
     fn zone_evidence(&self, _file: &str, ev: &mut ZoneEvidence) {
-        for r in self.0.reports.iter().take(3) {
-            if let Some(iosift_parsers::Stamp::Zoned(d)) = r.stamp {
+        let head: Vec<Option<iosift_parsers::Stamp>> = match &self.0.drained {
+            Some(d) => d.head.clone(),
+            None => self.0.reports.iter().take(3).map(|r| r.stamp).collect(),
+        };
+        for s in head {
+            if let Some(iosift_parsers::Stamp::Zoned(d)) = s {
                 ev.iso_offsets.push(d.offset().local_minus_utc());
             }
         }
@@ -67,14 +74,15 @@ impl<'d> Adapter<'d> for Iostat<'d> {
             .map(|n| zone.local_to_epoch(n));
         let fallback = v.fallback.with_midnight(banner_midnight);
         let mut keys: Vec<(std::sync::Arc<str>, Col)> = Vec::new();
-        for rep in &io.reports {
+        // Each report binned as it comes (read again from disk when none were kept: `super::replay`).
+        super::replay::each_report(v.file, io, |rep| {
             let timed = rep.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut()));
-            let Some((end, a)) = fallback.place(timed, interval * rep.index as f64) else { continue };
+            let Some((end, a)) = fallback.place(timed, interval * rep.index as f64) else { return };
             anchoring.get_or_insert(a);
             let dt = prev.map(|p| end - p).filter(|d| *d > 0.0 && *d <= 60.0).unwrap_or(interval);
             prev = Some(end);
             if rep.since_boot {
-                continue;
+                return;
             }
             if cpu_used && let Some(c) = &rep.cpu {
                 for (m, x) in [
@@ -132,7 +140,7 @@ impl<'d> Adapter<'d> for Iostat<'d> {
                     }
                 }
             }
-        }
+        });
         let anchoring = anchoring?;
         Some((anchoring, crate::clock::Fallback::uncertainty_s(anchoring)))
     }

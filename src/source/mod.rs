@@ -23,6 +23,7 @@ mod pieces;
 mod pieces_tests;
 mod pressure;
 mod procfs;
+mod replay;
 mod sar;
 mod series;
 mod stacks;
@@ -456,9 +457,19 @@ pub(crate) fn heartbeat(f: &ParsedFile) -> Option<&iosift_parsers::pt_heartbeat:
     f.data.as_ref().and_then(|d| of(d).heartbeat())
 }
 
-/// The iostat reports of a file, if it is an iostat.
+/// The iostat reports of a file, if it is an iostat: the file's value and a way to be
+/// handed its reports (its `reports` are empty when they were binned as read, [`replay`]).
 pub(crate) fn iostat(f: &ParsedFile) -> Option<&iosift_parsers::iostat::Iostat> {
     f.data.as_ref().and_then(|d| of(d).iostat())
+}
+
+/// Hands every report of file `f` (an iostat) to `each`, in file order ([`replay::each_report`]).
+pub(crate) fn each_iostat_report(
+    f: &ParsedFile,
+    io: &iosift_parsers::iostat::Iostat,
+    each: impl FnMut(&iosift_parsers::iostat::Report),
+) {
+    replay::each_report(f, io, each);
 }
 
 /// The clock reference of a file, if it is one.

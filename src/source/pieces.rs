@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use std::io::Read;
 
 /// Bytes a piece holds at least (it ends at the first boundary after this many bytes).
-const PIECE: usize = 1 << 20;
+pub(super) const PIECE: usize = 1 << 20;
 
 /// Longest line the one-thread streamed parse keeps (`super::stream::MAX_LINE`): a piece
 /// holding a longer one goes back to it, which skips the line with a diagnostic.
@@ -142,7 +142,18 @@ fn count_lines(bytes: &[u8]) -> Option<usize> {
 
 /// Reads `st` in batches, parses each batch's pieces on every core while the next batch
 /// is read, merges them into `p` and parses the last piece with the merged state.
-fn drive<P: Pieces>(st: &Streamed, mut p: P, piece: usize) -> Option<Parsed<P::Output>> {
+fn drive<P: Pieces>(st: &Streamed, p: P, piece: usize) -> Option<Parsed<P::Output>> {
+    drive_with(st, p, piece, |_| {})
+}
+
+/// [`drive`], handing `p` to `batch` after each batch's pieces are merged (in file order:
+/// a caller takes the records merged so far, [`super::replay`]).
+pub(super) fn drive_with<P: Pieces>(
+    st: &Streamed,
+    mut p: P,
+    piece: usize,
+    mut on_batch: impl FnMut(&mut P),
+) -> Option<Parsed<P::Output>> {
     let batch = (piece * rayon::current_num_threads().max(1) * 4).max(1 << 16);
     let (file, mut r) = open(st)?;
     let mut buf: Vec<u8> = Vec::with_capacity(batch + piece);
@@ -175,6 +186,7 @@ fn drive<P: Pieces>(st: &Streamed, mut p: P, piece: usize) -> Option<Parsed<P::O
                 return None;
             }
         }
+        on_batch(&mut p);
         (no, merged, buf, eof) = (after, true, next, more?);
     }
     if !merged || count_lines(&buf).is_none() || file.metadata().is_ok_and(|m| m.len() > st.len) {

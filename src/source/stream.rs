@@ -15,6 +15,7 @@ use std::io::Read;
 /// (`iosift_parsers::iostat_budget`; a diagnostic and the file's variant say so). A row is
 /// about 300 bytes (33 `f64` values), so this holds the rows of about 450 MB of `iostat -x -t`
 /// text of one device (a 200 MB file, 4.4 days at 1 s, keeps every report in ~110 MB).
+/// Only a file the pieces cannot read is held so: the others keep no rows (`super::replay`).
 pub(crate) const IOSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes a streamed pidstat's parsed rows may hold: past it, reports are merged two to
@@ -307,6 +308,12 @@ fn lines_of(mut src: FileSource, a: usize, b: usize) -> Vec<u8> {
 /// [`iosift_parsers::Stream`] ([`crate::bundle::stream_min_bytes`]);
 /// any other id is reported, never parsed as something else.
 pub(crate) fn parse(st: &Streamed) -> Option<(&'static str, Parsed<Data>)> {
+    // An iostat keeps no rows: each visit reads it again (`super::replay`).
+    if st.format == "iostat"
+        && let Some(p) = super::replay::parse(st)
+    {
+        return Some((st.format, p.map(Data::Iostat)));
+    }
     if let Some(p) = super::pieces::parse(st, &budgets()) {
         return Some((st.format, p));
     }

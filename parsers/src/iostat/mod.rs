@@ -35,12 +35,12 @@ use crate::common::number::parse_human;
 use crate::common::scrub::Identifiers;
 use crate::common::sysstat::{Banner, parse_banner, parse_stamp_line};
 use crate::common::{DiagKind, Diags, Format, Parsed, Sniff, Stamp, Summary, Variant};
-use chrono::{NaiveDateTime, Timelike};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 pub mod budget;
+pub mod drained;
 pub mod json;
 mod metrics;
 pub mod pieces;
@@ -344,6 +344,9 @@ pub(crate) struct Builder {
     factor: u32,
     /// The span being merged (under a budget, after it was reached) and its report count.
     group: Option<(Report, u32)>,
+    /// Reports are taken from `out.reports` as they are read (no budget then): what the
+    /// file's summary needs of them ([`drained`]).
+    pub drain: Option<Box<types::Drained>>,
 }
 
 impl Builder {
@@ -420,6 +423,9 @@ impl Builder {
 
     /// Adds a finished report (under the budget when there is one).
     fn keep(&mut self, r: Report) {
+        if let Some(d) = &mut self.drain {
+            d.see(&r);
+        }
         if self.budget == 0 {
             self.out.reports.push(r);
         } else {
@@ -514,51 +520,22 @@ impl Builder {
             Layout::Unknown
         };
         out.has_t = out.reports.iter().any(|r| r.stamp.is_some());
-        out.interval_s = derive_interval(&out.reports);
+        out.interval_s = drained::derive_interval(&out.reports, |r| r.run, |r| r.stamp.as_ref());
+        if let Some(d) = &self.drain {
+            // The reports read before were taken: the facts of all of them.
+            if self.layout_mask == 0 && d.any_cpu {
+                out.layout = Layout::CpuOnly;
+            }
+            out.has_t = d.has_t();
+            out.interval_s = d.interval();
+        }
+        out.drained = self.drain.map(|d| *d);
         out
     }
 }
 
 fn merge_metrics(dst: &mut DeviceMetrics, src: &DeviceMetrics) {
     dst.take_printed(src);
-}
-
-/// Seconds of a stamp on a common axis (for interval derivation only).
-fn stamp_secs(s: &Stamp) -> Option<f64> {
-    let ndt = |n: &NaiveDateTime| n.and_utc().timestamp() as f64 + f64::from(n.nanosecond()) / 1e9;
-    match s {
-        Stamp::Epoch(e) => Some(*e),
-        Stamp::Zoned(d) => Some(ndt(&d.naive_utc())),
-        Stamp::Local(n) => Some(ndt(n)),
-        Stamp::TimeOfDay(t) => Some(f64::from(t.num_seconds_from_midnight())),
-        Stamp::NoYear { time, .. } => Some(f64::from(time.num_seconds_from_midnight())),
-        Stamp::SinceBoot(s) => Some(*s),
-    }
-}
-
-fn derive_interval(reports: &[Report]) -> Option<f64> {
-    let mut diffs: Vec<f64> = Vec::new();
-    for w in reports.windows(2) {
-        if w[0].run != w[1].run {
-            continue;
-        }
-        if let (Some(a), Some(b)) =
-            (w[0].stamp.as_ref().and_then(stamp_secs), w[1].stamp.as_ref().and_then(stamp_secs))
-        {
-            let mut d = b - a;
-            if matches!(w[0].stamp, Some(Stamp::TimeOfDay(_))) && d < 0.0 {
-                d += 86_400.0;
-            }
-            if d > 0.0 {
-                diffs.push(d);
-            }
-        }
-    }
-    if diffs.is_empty() {
-        return None;
-    }
-    diffs.sort_by(|a, b| a.total_cmp(b));
-    diffs.get((diffs.len() - 1) / 2).copied()
 }
 
 fn stamp_form(s: &Stamp, text: &str) -> &'static str {
@@ -665,6 +642,8 @@ struct TextReader {
     unit: Option<&'static str>,
     device_last: bool,
     subtables: bool,
+    /// The file is read again after a drained parse ([`drained`]): its stamps are not repaired here.
+    replay: bool,
 }
 
 impl TextReader {
@@ -690,6 +669,7 @@ impl TextReader {
             unit: None,
             device_last: false,
             subtables: false,
+            replay: false,
         }
     }
 
@@ -936,9 +916,26 @@ impl TextReader {
     /// The value read, its diagnostics, the merge note under a budget.
     fn finish(self, budget: usize) -> Parsed<Iostat> {
         let mut d = self.d;
+        let replay = self.replay;
         let mut out = self.b.finish();
         // A garbled stamp (or a stamp line cut) is placed by its run's series, not hours away.
-        crate::common::series::repair_runs(&mut out.reports, |r| r.run, |r| &mut r.stamp, |r| r.line, &mut d);
+        match &mut out.drained {
+            Some(dr) => {
+                dr.repair(&mut d);
+                // The reports not taken yet are the file's last.
+                let first = dr.reports - out.reports.len();
+                out.reports.iter_mut().enumerate().for_each(|(k, r)| dr.fix(first + k, r));
+            }
+            // Read again: the first read's repairs are the application's to apply.
+            None if replay => {}
+            None => crate::common::series::repair_runs(
+                &mut out.reports,
+                |r| r.run,
+                |r| &mut r.stamp,
+                |r| r.line,
+                &mut d,
+            ),
+        }
         out.unit = self.unit;
         out.human = self.human;
         out.decimal_comma = self.comma;
@@ -1190,7 +1187,7 @@ fn read_row(
 
 impl Summary for Iostat {
     fn records(&self) -> usize {
-        self.reports.len()
+        self.drained.as_ref().map_or(self.reports.len(), |d| d.reports)
     }
 
     fn variant(&self) -> Variant {
@@ -1246,8 +1243,10 @@ impl Summary for Iostat {
         if self.runs.iter().any(|r| r.omits_since_boot) {
             v.insert("omits_since_boot", "true".to_string());
         }
-        let devs: std::collections::BTreeSet<&str> =
-            self.reports.iter().flat_map(|r| r.devices.iter().map(|d| &*d.device)).collect();
+        let devs: std::collections::BTreeSet<&str> = match &self.drained {
+            Some(d) => d.devices.iter().map(|n| &**n).collect(),
+            None => self.reports.iter().flat_map(|r| r.devices.iter().map(|d| &*d.device)).collect(),
+        };
         if !devs.is_empty() && devs.len() <= 16 {
             v.insert("devices", devs.into_iter().collect::<Vec<_>>().join(","));
         } else if !devs.is_empty() {
@@ -1257,6 +1256,9 @@ impl Summary for Iostat {
     }
 
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
+        if let Some(d) = &self.drained {
+            return d.first.zip(d.last);
+        }
         let first = self.reports.iter().find_map(|r| r.stamp)?;
         let last = self.reports.iter().rev().find_map(|r| r.stamp)?;
         Some((first, last))

@@ -41,6 +41,39 @@ pub fn pieces(budget: usize) -> IostatPieces {
     IostatPieces { r: TextReader::new(0, budget), budget, merged: false }
 }
 
+/// The parse of an iostat in pieces whose reports the caller takes as they are merged
+/// ([`IostatPieces::take_reports`]): the value keeps none, only their summary
+/// ([`super::drained::Drained`]), with the stamp repairs of the whole file.
+pub fn drained() -> IostatPieces {
+    let mut p = pieces(0);
+    p.r.b.drain = Some(Box::default());
+    p
+}
+
+/// The file of a [`drained`] parse read again, its reports taken as they are merged: the
+/// same reports, but for the stamp repairs, which the first read's summary gives
+/// ([`super::drained::Drained::fix`]).
+pub fn replay() -> IostatPieces {
+    let mut p = pieces(0);
+    p.r.replay = true;
+    p
+}
+
+impl IostatPieces {
+    /// The reports merged so far and not yet taken, in file order.
+    pub fn take_reports(&mut self) -> Vec<super::Report> {
+        std::mem::take(&mut self.r.b.out.reports)
+    }
+
+    /// The file's reader in place of `r` (the first piece's), keeping how it is read.
+    fn adopt_reader(&mut self, mut r: TextReader) {
+        r.b.budget = self.budget;
+        r.b.drain = self.r.b.drain.take();
+        r.replay = self.r.replay;
+        self.r = r;
+    }
+}
+
 impl Pieces for IostatPieces {
     type Part = IostatPart;
     type Output = Iostat;
@@ -68,8 +101,7 @@ impl Pieces for IostatPieces {
         let reports = std::mem::take(&mut p.b.out.reports);
         if first {
             // The file's start: its reader is the file's, budget aside.
-            p.b.budget = self.budget;
-            self.r = p;
+            self.adopt_reader(p);
             for r in reports {
                 self.r.b.keep(r);
             }
@@ -103,7 +135,7 @@ impl Pieces for IostatPieces {
 
     fn finish(mut self, rest: &mut impl LineSource) -> Parsed<Iostat> {
         if !self.merged {
-            self.r = TextReader::new(rest.len_hint(), self.budget);
+            self.adopt_reader(TextReader::new(rest.len_hint(), self.budget));
         }
         while let Some(sl) = rest.next_line() {
             self.r.read_line(sl.line, sl.cut);

@@ -1,0 +1,124 @@
+//! An `iostat` read without keeping its reports: the application takes each batch of
+//! finished reports from the reader as it goes (a large file streamed from disk, bins the
+//! reports as it reads them and drops them), and the parse keeps only what the file's
+//! summary, clock and stamp repair need of them ([`Drained`]). Reading the file again
+//! ([`super::pieces::replay`]) gives the same reports, to which the application applies
+//! the stamp repairs found here ([`Drained::repaired`]).
+//!
+//! ```text
+//! 11/29/26 19:37:19                <- each report: its run, stamp and line are noted
+//! avg-cpu:  %user   %nice %system %iowait  %steal   %idle
+//!           61.51    0.00    9.68    0.50    0.07   28.23
+//!
+//! Device            r/s     rkB/s ...
+//! vda            688.75  27025.48 ...   <- the device's name is noted, the row dropped
+//! ```
+
+use super::types::{Drained, Report};
+use crate::common::{Diags, Stamp};
+use chrono::{NaiveDateTime, Timelike};
+
+impl Drained {
+    /// Notes a finished report (in file order).
+    pub(super) fn see(&mut self, r: &Report) {
+        self.reports += 1;
+        self.rows += r.devices.len();
+        self.any_cpu |= r.cpu.is_some();
+        for d in &r.devices {
+            if !self.devices.contains(&d.device) {
+                self.devices.insert(d.device.clone());
+            }
+        }
+        self.stamps.push(r.stamp);
+        let sat = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        self.at.push((sat(r.run), sat(r.line)));
+    }
+
+    /// Any report has a stamp.
+    pub(super) fn has_t(&self) -> bool {
+        self.stamps.iter().any(Option::is_some)
+    }
+
+    /// The reporting interval of the stamps as read (the median step within runs).
+    pub(super) fn interval(&self) -> Option<f64> {
+        let both: Vec<(u32, Option<&Stamp>)> =
+            self.at.iter().zip(&self.stamps).map(|(a, s)| (a.0, s.as_ref())).collect();
+        derive_interval(&both, |s| s.0 as usize, |s| s.1)
+    }
+
+    /// Repairs the stamps that break their run's series (their diagnostics into `d`, as
+    /// the whole-file parse gives them), and keeps the summary's stamps.
+    pub(super) fn repair(&mut self, d: &mut Diags) {
+        let mut stamps = std::mem::take(&mut self.stamps);
+        let at = std::mem::take(&mut self.at);
+        // Each run on its own, as `repair_runs` places them, without a copy of the stamps.
+        let mut start = 0;
+        while start < stamps.len() {
+            let run = at[start].0;
+            let end = start + at[start..].iter().take_while(|a| a.0 == run).count();
+            for p in crate::common::series::place(&stamps[start..end]) {
+                let i = start + p.at;
+                d.note(at[i].1 as usize, crate::common::DiagKind::BadTime, &p.why);
+                stamps[i] = Some(p.stamp);
+                self.repaired.push((i, p.stamp));
+            }
+            start = end;
+        }
+        d.list.sort_by_key(|x| x.line);
+        self.head = stamps.iter().take(3).copied().collect();
+        self.first = stamps.iter().find_map(|s| *s);
+        self.last = stamps.iter().rev().find_map(|s| *s);
+    }
+
+    /// Gives report `r`, the `k`-th of the file (from 0) read again, the stamp the repair gave it.
+    pub fn fix(&self, k: usize, r: &mut Report) {
+        if self.repaired.is_empty() {
+            return;
+        }
+        if let Ok(i) = self.repaired.binary_search_by_key(&k, |x| x.0) {
+            r.stamp = Some(self.repaired[i].1);
+        }
+    }
+}
+
+/// Seconds of a stamp on a common axis (for interval derivation only).
+fn stamp_secs(s: &Stamp) -> Option<f64> {
+    let ndt = |n: &NaiveDateTime| n.and_utc().timestamp() as f64 + f64::from(n.nanosecond()) / 1e9;
+    match s {
+        Stamp::Epoch(e) => Some(*e),
+        Stamp::Zoned(d) => Some(ndt(&d.naive_utc())),
+        Stamp::Local(n) => Some(ndt(n)),
+        Stamp::TimeOfDay(t) => Some(f64::from(t.num_seconds_from_midnight())),
+        Stamp::NoYear { time, .. } => Some(f64::from(time.num_seconds_from_midnight())),
+        Stamp::SinceBoot(s) => Some(*s),
+    }
+}
+
+/// The median step between the stamps of consecutive reports of a run (`run` and `stamp`
+/// read a report, or what a drained parse keeps of it).
+pub(super) fn derive_interval<T>(
+    reports: &[T],
+    run: impl Fn(&T) -> usize,
+    stamp: impl Fn(&T) -> Option<&Stamp>,
+) -> Option<f64> {
+    let mut diffs: Vec<f64> = Vec::new();
+    for w in reports.windows(2) {
+        if run(&w[0]) != run(&w[1]) {
+            continue;
+        }
+        if let (Some(a), Some(b)) = (stamp(&w[0]).and_then(stamp_secs), stamp(&w[1]).and_then(stamp_secs)) {
+            let mut d = b - a;
+            if matches!(stamp(&w[0]), Some(Stamp::TimeOfDay(_))) && d < 0.0 {
+                d += 86_400.0;
+            }
+            if d > 0.0 {
+                diffs.push(d);
+            }
+        }
+    }
+    if diffs.is_empty() {
+        return None;
+    }
+    diffs.sort_by(|a, b| a.total_cmp(b));
+    diffs.get((diffs.len() - 1) / 2).copied()
+}

@@ -333,18 +333,7 @@ fn same_findings(case: &str, capture: &Path) -> Vec<String> {
 #[test]
 fn analyze_of_scrubbed_samples_finds_what_the_originals_do() {
     let t0 = std::time::Instant::now();
-    let mut cases: Vec<(String, PathBuf)> = std::fs::read_dir(root().join("samples"))
-        .unwrap()
-        .flatten()
-        .filter(|e| e.path().join("capture").is_dir())
-        .flat_map(|e| {
-            let case = e.file_name().to_string_lossy().into_owned();
-            crate::common::sample_captures(&case, &e.path().join("capture"))
-                .into_iter()
-                .map(|(name, dir, _)| (name.replace('/', "__"), dir))
-        })
-        .collect();
-    cases.sort();
+    let cases = crate::common::sample_snapshot_cases();
     // Every capture has its snapshot (snapshots:: fails otherwise): none is passed over here.
     assert!(cases.len() >= 90, "samples/*/capture found: {}", cases.len());
     use rayon::prelude::*;

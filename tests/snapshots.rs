@@ -70,27 +70,9 @@ fn check(name: &str, dir: &Path) -> Option<String> {
     Some(format!("{name}: snapshot changed ({first}); new output in {}", path.display()))
 }
 
-fn sample_captures() -> Vec<(String, PathBuf)> {
-    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(root().join("samples"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("capture").is_dir())
-        .flat_map(|p| {
-            // A cluster sample holds one capture per node: a snapshot per node (`CASE__NODE`).
-            let case = p.file_name().unwrap().to_string_lossy().into_owned();
-            common::sample_captures(&case, &p.join("capture"))
-                .into_iter()
-                .map(|(name, dir, _)| (name.replace('/', "__"), dir))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
 #[test]
 fn sample_snapshots_unchanged() {
-    let cases = sample_captures();
+    let cases = common::sample_snapshot_cases();
     assert!(cases.len() >= 30, "samples/*/capture found: {}", cases.len());
     // One case per core: the samples are analyzed independently.
     use rayon::prelude::*;

@@ -312,15 +312,12 @@ fn path_char(c: u8) -> bool {
 /// `re` replaced in `s` by what `f` makes of each match (matches, not capture groups: the
 /// regex engine finds them several times faster).
 pub(crate) fn replace(re: &Regex, s: &[u8], mut f: impl FnMut(&Match<'_>) -> String) -> Vec<u8> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(s.len());
     let mut at = 0;
     for g in re.find_iter(s) {
         out.extend_from_slice(&s[at..g.start()]);
         out.extend_from_slice(f(&g).as_bytes());
         at = g.end();
-    }
-    if at == 0 {
-        return s.to_vec();
     }
     out.extend_from_slice(&s[at..]);
     out

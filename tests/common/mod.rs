@@ -47,6 +47,27 @@ pub fn sample_captures(case: &str, capture: &Path) -> Vec<(String, PathBuf, Opti
     out
 }
 
+/// Every capture of `samples/` as `(snapshot name, folder)`, sorted: `CASE`, or `CASE__NODE`
+/// for each node of a cluster sample ([`sample_captures`]): the names of
+/// `tests/snapshots/analysis/`.
+pub fn sample_snapshot_cases() -> Vec<(String, PathBuf)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(root.join("samples"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("capture").is_dir())
+        .flat_map(|p| {
+            let case = p.file_name().unwrap().to_string_lossy().into_owned();
+            sample_captures(&case, &p.join("capture"))
+                .into_iter()
+                .map(|(name, dir, _)| (name.replace('/', "__"), dir))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// The program's path when it is on PATH.
 pub fn on_path(bin: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(bin)).find(|p| p.is_file())

@@ -51,6 +51,8 @@
 use crate::common::scrub::Identifiers;
 use std::collections::{BTreeMap, HashMap};
 
+pub mod pieces;
+
 use crate::common::{DiagKind, Diagnostic, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
 
 /// Most diagnostics kept (later ones are only counted in `skipped_lines`).

@@ -59,6 +59,8 @@ pub(crate) fn parse_with(
         "pidstat" => drive(st, iosift_parsers::pidstat::pieces::pieces(budgets.pidstat_rows), piece)
             .map(|p| p.map(Data::Pidstat)),
         "vmstat" => drive(st, iosift_parsers::vmstat::pieces::pieces(), piece).map(|p| p.map(Data::Vmstat)),
+        "perf_script" => drive(st, iosift_parsers::perf_script::pieces::pieces(), piece)
+            .map(|p| p.map(|v| Data::PerfScript(Box::new(v)))),
         "proc_meminfo" => drive(st, meminfo::pieces(b), piece).map(|p| p.map(Data::ProcMeminfo)),
         "proc_vmstat" => drive(st, vmstat::pieces(b), piece).map(|p| p.map(Data::ProcVmstat)),
         "proc_diskstats" => drive(st, diskstats::pieces(b), piece).map(|p| p.map(Data::ProcDiskstats)),

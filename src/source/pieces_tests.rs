@@ -308,3 +308,72 @@ fn odd_and_merged_vmstats_in_pieces_equal_the_one_thread_parse() {
         }
     }
 }
+
+#[test]
+fn perf_scripts_in_pieces_equal_the_one_thread_parse() {
+    let budgets = stream::budgets();
+    let samples = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/samples"));
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(samples)
+        .unwrap()
+        .flatten()
+        .flat_map(|c| {
+            let cap = c.path().join("capture");
+            ["perf-profile.script.txt.gz", "perf-trace.script.txt.gz", "perf-trace.script.txt"]
+                .map(|n| cap.join(n))
+        })
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    let mut files: Vec<_> = files.into_iter().step_by(5).collect();
+    for name in ["perf-workload.script.txt", "perf-workload.script.txt.gz", "perf-trace.script.txt"] {
+        files.extend(shared(name));
+    }
+    let (mut cut, mut alone) = (0, 0);
+    for path in &files {
+        let st = streamed(path, "perf_script");
+        // 1 byte: a piece per sample (every blank line a cut; small files only, a piece
+        // costs its maps); the others cut mid-sample.
+        let small = if st.len < 100_000 { 1 } else { 4000 };
+        for piece in [small, 20_000] {
+            if same(&st, &budgets, piece) {
+                cut += 1;
+            } else {
+                alone += 1;
+            }
+        }
+    }
+    eprintln!("{cut} parses in pieces, {alone} on one thread, of {} files", files.len());
+    assert!(cut >= files.len() && alone <= files.len(), "{cut} cut, {alone} not, of {} files", files.len());
+}
+
+#[test]
+fn odd_perf_scripts_in_pieces_equal_the_one_thread_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/bundles/s1_mmap_writeback/perf-workload.script.txt"
+    ));
+    let Ok(a) = text else {
+        eprintln!("skipped: ../shared/bundles is absent (no odd perf scripts cut)");
+        return;
+    };
+    let mid = a.len() / 2;
+    // A cut frame, CRLF, a second capture appended (its `#` header mid-file), garbage lines.
+    let bodies = [
+        a[..mid].to_vec(),
+        crlf(&a[..mid]),
+        [&a[..mid], b"\n# hostname : vm\nnot a frame\n\n", &a[mid..]].concat(),
+        [&a[..], b"\n\n\tffffffff8158e3e1 orphan+0x1 ([kernel.kallsyms])\n"].concat(),
+    ];
+    for (k, body) in bodies.iter().enumerate() {
+        let p = dir.path().join(format!("perf-{k}.script"));
+        std::fs::write(&p, body).unwrap();
+        for piece in [3000, 50_000] {
+            assert!(
+                same(&streamed(&p, "perf_script"), &stream::budgets(), piece),
+                "{} was not cut",
+                p.display()
+            );
+        }
+    }
+}

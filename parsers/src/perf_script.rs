@@ -662,12 +662,16 @@ fn push_func(out: &mut String, func: &str, module: Option<&str>, java: bool, inl
     }
 }
 
+/// Folded stack -> (weight, id in order of first appearance).
+type Stacks = HashMap<String, (u64, u32)>;
+
+/// (100 ms bucket, stack id) -> (samples, index in order of first appearance).
+type Timed = BTreeMap<(i64, u32), (u64, u32)>;
+
 /// The sample being read.
 #[derive(Debug, Default)]
 struct Current {
     active: bool,
-    /// A blank line came after the header and before any frame.
-    blank_seen: bool,
     comm: String,
     pid: Option<u32>,
     tid: Option<u32>,
@@ -696,16 +700,18 @@ pub struct Collector {
     scratch: String,
     key: String,
     /// Folded stack -> (weight, id in order of first appearance).
-    stacks: HashMap<String, (u64, u32)>,
-    /// (100 ms bucket, stack id) -> samples.
-    timed: BTreeMap<(i64, u32), u64>,
+    stacks: Stacks,
+    /// (100 ms bucket, stack id) -> (samples, index in order of first appearance).
+    timed: Timed,
     threads: HashMap<(Option<u32>, Option<u32>), Vec<ThreadStat>>,
     tp: BTreeMap<TraceKey, (u64, u64)>,
     wb: BTreeMap<(i64, String, String), (u64, u64)>,
     /// Samples per (second, class, comm, tid).
     classes: BTreeMap<(i64, StackClass, String, Option<u32>), u64>,
     in_preamble: bool,
-    seen_sample: bool,
+    /// A sample's event was not the folded one, or had no event kind (a piece read with
+    /// the folded event it chose must be read again if the file's is another).
+    mixed: bool,
     lines: usize,
     diags: Vec<Diagnostic>,
     skipped: usize,
@@ -740,12 +746,10 @@ impl Collector {
         let is_comment = text.starts_with('#');
         let t = text.trim_end();
         if t.is_empty() {
-            if self.cur.active {
-                if self.cur.frames > 0 {
-                    self.finish_sample();
-                } else {
-                    self.cur.blank_seen = true;
-                }
+            // A blank line closes a sample with frames; frames after a blank line that
+            // follows a header without any stay with it.
+            if self.cur.active && self.cur.frames > 0 {
+                self.finish_sample();
             }
             return;
         }
@@ -835,7 +839,6 @@ impl Collector {
     fn start_sample(&mut self, h: &Header<'_>) {
         let out = &mut self.out;
         out.samples += 1;
-        self.seen_sample = true;
         let event = h.event.unwrap_or("");
         match out.events.get_mut(event) {
             Some(n) => *n += 1,
@@ -857,15 +860,16 @@ impl Collector {
 
         // inferno's choice of the folded event kind.
         let mut fold = true;
-        if let Some(k) = inferno_event_key(h) {
-            match &out.collapse_event {
+        match inferno_event_key(h) {
+            Some(k) => match &out.collapse_event {
                 Some(e) => fold = e == k,
                 None => out.collapse_event = Some(k.to_string()),
-            }
+            },
+            None => self.mixed = true,
         }
+        self.mixed |= !fold;
         let c = &mut self.cur;
         c.active = true;
-        c.blank_seen = false;
         c.comm.clear();
         c.comm.push_str(h.comm);
         c.pid = h.pid.and_then(|p| p.parse().ok());
@@ -1043,11 +1047,11 @@ impl Collector {
                 }
             };
             if let Some(b) = bucket {
-                let full = self.timed.len() >= MAX_STACK_BUCKETS;
+                let len = self.timed.len();
                 match self.timed.get_mut(&(b, id)) {
-                    Some(v) => *v += 1,
-                    None if !full => {
-                        self.timed.insert((b, id), 1);
+                    Some(v) => v.0 += 1,
+                    None if len < MAX_STACK_BUCKETS => {
+                        self.timed.insert((b, id), (1, len as u32));
                     }
                     None => self.out.stack_buckets_dropped += 1,
                 }
@@ -1068,7 +1072,7 @@ impl Collector {
         }
         out.collapsed = keyed.into_iter().map(|(k, (w, _))| (k, w)).collect();
         let mut timed: Vec<(i64, u32, u64)> =
-            self.timed.into_iter().map(|((b, id), n)| (b, rank[id as usize], n)).collect();
+            self.timed.into_iter().map(|((b, id), (n, _))| (b, rank[id as usize], n)).collect();
         timed.sort_unstable();
         out.stack_buckets = timed;
         let mut threads: Vec<ThreadStat> = self.threads.into_values().flatten().collect();

@@ -1,26 +1,31 @@
-//! `perf script` text cut at the blank lines between samples and collapsed in pieces on
-//! several threads ([`crate::pieces`]). A sample is its header line and its frames; the
-//! blank line after it closes it, so a piece starting at a blank line reads like the
-//! file's start (but for the `#` preamble, which only the file's first lines are):
+//! `perf script` text cut at its sample headers and collapsed in pieces on several
+//! threads ([`crate::pieces`]). A sample header line starts a sample whatever came before
+//! it (it closes the open one), so a piece starting at one reads like the file's start:
 //!
 //! ```text
-//! redo_sim 15546  1065.348856:   10101010 cpu-clock:pppH:
+//! redo_sim 15546  1065.348856:   10101010 cpu-clock:pppH:     <- a piece may start here
 //!         ffffffff81af8fb0 submit_bio_noacct+0x0 ([kernel.kallsyms])
 //!         ffffffff817e1d00 ext4_io_submit+0x20 ([kernel.kallsyms])
-//!                                                 <- a piece may start here (a blank line)
-//! redo_sim 15546  1065.358955:   10101010 cpu-clock:pppH:
+//!
+//! redo_sim 15546  1065.358955:   10101010 cpu-clock:pppH:     <- or here
+//!      sed 15395 [000]  1052.278526:        block:block_rq_issue: 254,0 RA 4096 () 12931792 + 8 0x2,0,4 [sed]
 //! ```
 //!
-//! The merge adds the counts of each piece in file order: stacks get the file's ids in
-//! order of first appearance (the per-100-ms stack buckets follow them), threads,
-//! tracepoints, writeback and stack classes are summed by key. What a piece cannot be
-//! read without (another event folded before it, the bucket cap reached, a sample left
-//! open without frames followed by something else than a header, preamble lines after a
-//! cut) sends the file to the one-thread parse, so the result is [`super::Collector`]'s
-//! over the whole file, byte for byte.
+//! (the second form, tracepoints without call chains, has no blank lines: every line is
+//! a sample). The lines of a piece before its first header (a cut made at another line,
+//! `#` lines) are read in the merge, after the pieces before, as the one-thread parse
+//! reads them. The merge adds each piece's counts in file order: stacks get the file's
+//! ids in order of first appearance (the per-100-ms stack buckets follow them, and those
+//! over the cap are the ones the one-thread parse drops), threads, tracepoints, writeback
+//! and stack classes are summed by key. The folded event (inferno's first) is the
+//! file's once a batch has been merged; a piece of the first batch chooses its own, and
+//! is corrected in the merge when the file's differs (its folded stacks dropped, or, if
+//! it also held samples of other events, read again with the file's). Only a piece
+//! that reached the bucket cap on its own sends the file to the one-thread parse: the
+//! result is [`super::Collector`]'s over the whole file, byte for byte.
 
 use super::{Collector, MAX_DIAGS, MAX_STACK_BUCKETS, frame_parts, parse_header};
-use crate::common::{LineSource, Parsed, SliceSource};
+use crate::common::{LineSource, Lines, Parsed};
 use crate::pieces::Pieces;
 use std::collections::BTreeMap;
 
@@ -30,17 +35,23 @@ pub struct PerfPieces {
     merged: bool,
 }
 
-/// What one piece read (its collector, its last sample closed unless it had no frame).
+/// What one piece read.
 pub struct PerfPart {
+    /// The piece's lines before its first sample header (none when it starts at one).
+    prefix: Vec<u8>,
+    /// The number of the piece's first line.
+    prefix_no: usize,
+    /// The piece from its first sample header on (the whole piece when `first`).
     c: Collector,
+    /// The piece starts the file.
     first: bool,
-    /// Its first line with content, but `#` lines, is a sample header (it closes a sample
-    /// left open before the piece).
-    starts_with_header: bool,
-    /// `#` lines came before its first line with content (preamble lines if nothing came before).
-    leading_comments: bool,
-    /// It has a line with content, but `#` lines (the preamble ends there).
-    content: bool,
+    /// A sample header is in the piece.
+    has_header: bool,
+    /// The folded event was not known when the piece was read: it chose its own.
+    chose: bool,
+    /// Then, when some of its samples were of another event (or of none), its bytes from
+    /// the first header and their first line's number, to read again with the file's.
+    body: Option<(Vec<u8>, usize)>,
 }
 
 /// The collapse of a perf script in pieces (inferno's default folding).
@@ -48,9 +59,45 @@ pub fn pieces() -> PerfPieces {
     PerfPieces { c: Collector::new(), merged: false }
 }
 
-/// A sample header that no open sample takes as a frame.
-fn is_sample_header(t: &str) -> bool {
-    parse_header(t, &mut Vec::new()).is_some() && !(t.ends_with(')') && frame_parts(t).is_some())
+/// A line the one-thread parse takes as a sample header in any state: not a `#` line,
+/// and not a frame either (an open sample takes a line ending in `(dso)` as a frame first).
+fn is_sample_header(line: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(line);
+    if text.starts_with('#') {
+        return false;
+    }
+    let t = text.trim_end();
+    !t.is_empty()
+        && parse_header(t, &mut Vec::new()).is_some()
+        && !(t.ends_with(')') && frame_parts(t).is_some())
+}
+
+/// Where the first sample header of `bytes` (whole lines) starts, and the lines before
+/// it (`bytes.len()` and all its lines when there is none).
+fn first_header(bytes: &[u8]) -> (usize, usize) {
+    let (mut at, mut n) = (0, 0);
+    while at < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        if is_sample_header(&bytes[at..end]) {
+            return (at, n);
+        }
+        (at, n) = (end + 1, n + 1);
+    }
+    (bytes.len(), n)
+}
+
+/// Feeds the lines of `bytes` to `c`, the first numbered `no`.
+fn feed(c: &mut Collector, bytes: &[u8], no: usize) {
+    for l in Lines::numbered_from(bytes, no) {
+        c.feed_line(l.no, l.bytes);
+    }
+}
+
+/// A collector that folds `event` (`None`: the first one it meets).
+fn folding(event: Option<String>) -> Collector {
+    let mut c = Collector::new();
+    c.out.collapse_event = event;
+    c
 }
 
 /// Adds `from`'s counts into `to`, key by key.
@@ -66,57 +113,60 @@ impl Pieces for PerfPieces {
     type Output = super::PerfScript;
 
     fn is_boundary(&self, line: &[u8]) -> bool {
-        line.iter().all(u8::is_ascii_whitespace)
+        is_sample_header(line)
     }
 
     fn part(&self, bytes: &[u8], first_no: usize, first: bool) -> Option<PerfPart> {
-        let mut c = Collector::new();
-        c.in_preamble = first;
-        let (mut starts_with_header, mut leading_comments, mut content) = (false, false, false);
-        let mut src = SliceSource::numbered_from(bytes, first_no);
-        while let Some(sl) = src.next_line() {
-            if !content {
-                let t = String::from_utf8_lossy(sl.line.bytes);
-                let t = t.trim_end();
-                if t.starts_with('#') {
-                    leading_comments = true;
-                } else if !t.is_empty() {
-                    content = true;
-                    starts_with_header = is_sample_header(t);
-                }
-            }
-            c.feed_line(sl.line.no, sl.line.bytes);
-        }
-        // A blank line follows the piece: it closes a sample that has frames.
-        if c.cur.active && c.cur.frames > 0 {
-            c.finish_sample();
-        }
-        Some(PerfPart { c, first, starts_with_header, leading_comments, content })
+        let (at, before) = if first { (0, 0) } else { first_header(bytes) };
+        let known = self.c.out.collapse_event.clone();
+        let chose = known.is_none() && !first;
+        let mut c = folding(known);
+        let (body, body_no) = (&bytes[at..], first_no + before);
+        feed(&mut c, body, body_no);
+        Some(PerfPart {
+            prefix: bytes[..at].to_vec(),
+            prefix_no: first_no,
+            first,
+            has_header: at < bytes.len(),
+            chose,
+            body: (chose && c.mixed).then(|| (body.to_vec(), body_no)),
+            c,
+        })
     }
 
     fn merge(&mut self, part: PerfPart) -> bool {
-        let PerfPart { c: p, first, starts_with_header, leading_comments, content } = part;
-        if first {
-            self.c = p;
-            self.merged = true;
+        self.merged = true;
+        if part.first {
+            self.c = part.c;
             return true;
         }
         let g = &mut self.c;
-        let folds_other =
-            matches!((&g.out.collapse_event, &p.out.collapse_event), (Some(a), Some(b)) if a != b);
-        if (g.cur.active && !starts_with_header)
-            || (g.in_preamble && leading_comments)
-            || folds_other
-            || g.timed.len() + p.timed.len() > MAX_STACK_BUCKETS
-            || p.out.stack_buckets_dropped > 0
+        feed(g, &part.prefix, part.prefix_no);
+        if !part.has_header {
+            return true;
+        }
+        let mut p = part.c;
+        if part.chose
+            && let (Some(f), Some(k)) = (&g.out.collapse_event, &p.out.collapse_event)
+            && f != k
         {
+            match part.body {
+                Some((body, no)) => {
+                    p = folding(Some(f.clone()));
+                    feed(&mut p, &body, no);
+                }
+                // Every sample of the piece was of its event: none folds.
+                None => unfold(&mut p),
+            }
+        }
+        if p.out.stack_buckets_dropped > 0 {
+            // The piece reached the cap alone: which pairs the file keeps is lost.
             return false;
         }
-        // The piece's first header closes the sample left open (it has no frame).
+        // The piece's first header closes the sample left open.
         g.finish_sample();
-        g.in_preamble &= !content;
+        g.in_preamble = false;
         adopt(g, p);
-        self.merged = true;
         true
     }
 
@@ -129,6 +179,17 @@ impl Pieces for PerfPieces {
         }
         self.c.finish()
     }
+}
+
+/// Drops what a piece folded (its samples are not of the file's folded event).
+fn unfold(p: &mut Collector) {
+    p.stacks.clear();
+    p.timed.clear();
+    p.out.sample_buckets.clear();
+    p.out.collapse_event = None;
+    p.cur.fold = false;
+    p.cur.buf.clear();
+    p.cur.units.clear();
 }
 
 /// The counts of a later piece added to the file's collector; the piece's open sample
@@ -160,17 +221,7 @@ fn adopt(g: &mut Collector, p: Collector) {
     out.callchain_samples += pout.callchain_samples;
     add(&mut out.fsync_per_sec, pout.fsync_per_sec);
     add(&mut out.sample_buckets, pout.sample_buckets);
-    // Stacks get the file's ids in order of first appearance; their buckets follow.
-    let mut stacks: Vec<(String, (u64, u32))> = p.stacks.into_iter().collect();
-    stacks.sort_unstable_by_key(|s| s.1.1);
-    let mut ids = Vec::with_capacity(stacks.len());
-    for (k, (w, _)) in stacks {
-        let n = g.stacks.len() as u32;
-        let e = g.stacks.entry(k).or_insert((0, n));
-        e.0 = e.0.saturating_add(w);
-        ids.push(e.1);
-    }
-    add(&mut g.timed, p.timed.into_iter().map(|((b, id), n)| ((b, ids[id as usize]), n)).collect());
+    adopt_stacks(g, p.stacks, p.timed);
     for (k, list) in p.threads {
         let to = g.threads.entry(k).or_default();
         for s in list {
@@ -192,15 +243,41 @@ fn adopt(g: &mut Collector, p: Collector) {
         (e.0, e.1) = (e.0.saturating_add(n), e.1.saturating_add(b));
     }
     add(&mut g.classes, p.classes);
-    for d in p.diags {
-        if g.diags.len() < MAX_DIAGS {
-            g.diags.push(d);
-        }
-    }
+    let room = MAX_DIAGS.saturating_sub(g.diags.len());
+    g.diags.extend(p.diags.into_iter().take(room));
     g.skipped += p.skipped;
-    g.seen_sample |= p.seen_sample;
     g.lines = g.lines.max(p.lines);
     g.cur = p.cur;
+}
+
+/// A piece's stacks and (100 ms, stack) buckets added to the file's: the stacks get the
+/// file's ids in order of first appearance; over the bucket cap, the piece's new pairs
+/// are taken in their order of first appearance, as the one-thread parse meets them.
+fn adopt_stacks(g: &mut Collector, stacks: super::Stacks, timed: super::Timed) {
+    let mut stacks: Vec<(String, (u64, u32))> = stacks.into_iter().collect();
+    stacks.sort_unstable_by_key(|s| s.1.1);
+    let mut ids = Vec::with_capacity(stacks.len());
+    for (k, (w, _)) in stacks {
+        let n = g.stacks.len() as u32;
+        let e = g.stacks.entry(k).or_insert((0, n));
+        e.0 = e.0.saturating_add(w);
+        ids.push(e.1);
+    }
+    let mut pairs: Vec<((i64, u32), (u64, u32))> = timed.into_iter().collect();
+    if g.timed.len() + pairs.len() > MAX_STACK_BUCKETS {
+        pairs.sort_unstable_by_key(|p| p.1.1);
+    }
+    for ((b, id), (n, _)) in pairs {
+        let key = (b, ids[id as usize]);
+        let len = g.timed.len();
+        match g.timed.get_mut(&key) {
+            Some(v) => v.0 += n,
+            None if len < MAX_STACK_BUCKETS => {
+                g.timed.insert(key, (n, len as u32));
+            }
+            None => g.out.stack_buckets_dropped += n,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -208,12 +285,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn blank_lines_are_boundaries_and_headers_close_open_samples() {
+    fn sample_headers_are_boundaries_frames_and_comments_are_not() {
         let p = pieces();
-        assert!(p.is_boundary(b"") && p.is_boundary(b"  \t"));
+        // Real lines of `perf script` of `perf record -g` (s1) and of tracepoints.
+        assert!(p.is_boundary(b"redo_sim 15546  1065.348856:   10101010 cpu-clock:pppH: "));
+        assert!(p.is_boundary(
+            b"     sed 15395 [000]  1052.278526:        block:block_rq_issue: 254,0 RA 4096 () 12931792 + 8 0x2,0,4 [sed]"
+        ));
         assert!(!p.is_boundary(b"\tffffffff8158e3e1 next_uptodate_folio+0xc1 ([kernel.kallsyms])"));
-        // Real lines of `perf script` of `perf record -g` (s1).
-        assert!(is_sample_header("redo_sim 15546  1065.348856:   10101010 cpu-clock:pppH: "));
-        assert!(!is_sample_header("\tffffffff8158e3e1 next_uptodate_folio+0xc1 ([kernel.kallsyms])"));
+        assert!(!p.is_boundary(b"") && !p.is_boundary(b"  \r"));
+        assert!(!p.is_boundary(b"# redo_sim 15546  1065.348856:   10101010 cpu-clock:pppH: "));
+        let text = b"\n\tffff1 main (/bin/a)\ndd 1/1 2.5: 1 cycles:\n";
+        assert_eq!(first_header(text), (22, 2));
+        assert_eq!(first_header(b"\n\n"), (2, 2));
     }
 }

@@ -14,7 +14,8 @@
 # by benchmark) and prints the median wall-clock time, the mean CPU time (user + sys), and
 # MB/s (10^6 bytes) for both, plus each command's ratio to iosift:
 #   iosift    parsers/examples/parse.rs in release (reads the file, parses it, prints counts;
-#             the process frees what it built before exiting, which is counted)
+#             the process frees what it built before exiting, which is counted); for perf
+#             script, examples/perf_collapse.rs first (the application's parse in pieces)
 #   python    bench/py_iostat.py / bench/py_pidstat.py (simple split-based parsers)
 #   inferno   inferno-collapse-perf --nthreads 1 (and default threads) for perf script
 #   wc -l     the floor: reading the bytes and counting lines
@@ -52,7 +53,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 iosift="$CARGO_TARGET_DIR/release/iosift"
-(cd "$root" && cargo build --release -q --bin iosift)
+(cd "$root" && cargo build --release -q --bin iosift --example perf_collapse)
+collapse="$CARGO_TARGET_DIR/release/examples/perf_collapse"
 jc=$(command -v jc || true)
 [ -z "$jc" ] && echo "note: jc not found (pip install jc); its rows are skipped" >&2
 
@@ -131,8 +133,12 @@ for spec in proc_meminfo:meminfo.ts proc_vmstat:procvmstat.ts proc_diskstats:dis
         "iosift inspect (CLI, streamed)=$iosift inspect --json $f" \
         "wc -l=wc -l $f"
 done
-# `--stream` reads 1 MiB chunks like inferno does; the second row reads the file whole first.
-perf_cmds=("iosift perf_script --stream=$parse --stream --collapsed perf_script $dir/perf-workload.script")
+# The first row is the application's path (examples/perf_collapse.rs: the file streamed and
+# cut in pieces on every core, as `inspect` and `analyze` read it); `--stream` reads 1 MiB
+# chunks on one thread like `inferno --nthreads 1`; the third row reads the file whole first.
+perf_cmds=("iosift perf_script (pieces, every core)=$collapse $dir/perf-workload.script")
+perf_cmds+=("iosift perf_script (pieces, 1 thread)=env RAYON_NUM_THREADS=1 $collapse $dir/perf-workload.script")
+perf_cmds+=("iosift perf_script --stream=$parse --stream --collapsed perf_script $dir/perf-workload.script")
 perf_cmds+=("iosift perf_script (whole)=$parse --collapsed perf_script $dir/perf-workload.script")
 if [ -n "$inferno" ]; then
     perf_cmds+=("inferno 1 thread=$inferno --nthreads 1 $dir/perf-workload.script")
@@ -220,7 +226,7 @@ for name, want in [("iostat", 1000), ("pidstat", 500), ("vmstat", 500), ("proc_d
     line(f"{name} inspect", f"{v:.0f} MB/s", f"{rss:.0f} MB", peer,
          f">= {want} MB/s, RSS < 64 MB", v >= want and rss < 64)
 if "perf_script" in mb:
-    v, rss = mbps("perf_script", "iosift perf_script --stream", mb["perf_script"])
+    v, rss = mbps("perf_script", "iosift perf_script (pieces, every core)", mb["perf_script"])
     inf, _ = mbps("perf_script", "inferno default", mb["perf_script"])
     line("perf script (collapsed)", f"{v:.0f} MB/s", f"{rss:.0f} MB", f"inferno default {inf:.0f} MB/s",
          ">= 1.5x inferno default threads", v >= 1.5 * inf)

@@ -261,7 +261,7 @@ impl StackClass {
     ///
     /// `ffffffff81a0c2e1 wb_workfn+0x2d1 ([kernel.kallsyms])` -> `Flusher`.
     pub fn of_symbol(sym: &str) -> Option<StackClass> {
-        let f = sym.split_once("+0x").map_or(sym, |(f, _)| f);
+        let f = find_offset(sym).and_then(|i| sym.get(..i)).unwrap_or(sym);
         Some(match f {
             "do_fsync"
             | "__x64_sys_fsync"
@@ -473,28 +473,38 @@ fn is_tracepoint(event: &str) -> bool {
 /// `7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)` (empty symbol),
 /// `ffffffff81000c82 asm_exc_page_fault` (`-F ip,sym`: no dso).
 fn frame_parts(line: &str) -> Option<(&str, &str, Option<&str>)> {
-    let s = line.trim_start();
-    let (pc, rest) = s.split_once(' ')?;
-    let pc = pc.trim_end();
+    // Bytes, not `str` patterns (the hottest function: one call per frame line); the
+    // whitespace is `char::is_whitespace`'s, as `str::trim*` trims it.
+    let b = line.as_bytes();
+    let lead = b.iter().position(|&c| !is_ws(c)).unwrap_or(b.len());
+    let s = if b.get(lead).is_none_or(u8::is_ascii) { line.get(lead..)? } else { line.trim_start() };
+    let sp = memchr::memchr(b' ', s.as_bytes())?;
+    let (pc, rest) = (s.get(..sp)?.trim_end(), s.get(sp + 1..)?);
     if !is_hex(pc) {
         return None;
     }
-    match rest.rsplit_once(' ') {
-        Some((func, m)) if m.len() >= 2 && m.starts_with('(') && m.ends_with(')') => {
-            let func = match func.trim() {
-                "" => " ",
-                f => f,
-            };
-            Some((pc, func, m.get(1..m.len() - 1)))
-        }
-        _ => {
-            let r = rest.trim();
-            if r.is_empty() || (r.starts_with('(') && r.ends_with(')')) {
-                return None;
-            }
-            Some((pc, r, None))
-        }
+    let r = rest.as_bytes();
+    if let Some(k) = memchr::memrchr(b' ', r)
+        && r.len() - k > 2
+        && r.get(k + 1) == Some(&b'(')
+        && r.last() == Some(&b')')
+    {
+        let func = match rest.get(..k)?.trim() {
+            "" => " ",
+            f => f,
+        };
+        return Some((pc, func, rest.get(k + 2..rest.len() - 1)));
     }
+    let r = rest.trim();
+    if r.is_empty() || (r.starts_with('(') && r.ends_with(')')) {
+        return None;
+    }
+    Some((pc, r, None))
+}
+
+/// ASCII whitespace as `char::is_whitespace` sees it (with the vertical tab).
+fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r')
 }
 
 /// Frame symbols that put a sample on an fsync-like path.
@@ -518,15 +528,18 @@ pub fn is_fsync_symbol(sym: &str) -> bool {
             ]
         });
     let b = sym.as_bytes();
-    // Every pattern holds a `y` (`…sync…`), a `j` (`jbd2`) or `flush`: a symbol with
-    // none of them is ruled out by one byte scan instead of three substring searches.
-    if memchr::memchr2(b'y', b'j', b).is_none() && memchr::memmem::find(b, b"flush").is_none() {
-        return false;
-    }
-    if PREFILTER.iter().all(|f| f.find(b).is_none()) {
+    // Every pattern holds a `y` (`…sync…`), a `j` (`jbd2`) or an `h` (`flush`): a symbol
+    // with none of them is ruled out by one byte scan instead of substring searches.
+    if memchr::memchr3(b'y', b'j', b'h', b).is_none() || PREFILTER.iter().all(|f| f.find(b).is_none()) {
         return false;
     }
     PATTERNS.iter().any(|p| sym.contains(p))
+}
+
+/// Where the first `+0x` starts (`ext4_sync_file+0x226` → 14).
+fn find_offset(func: &str) -> Option<usize> {
+    let b = func.as_bytes();
+    memchr::memchr_iter(b'+', b).find(|&i| b.get(i + 1..i + 3) == Some(b"0x"))
 }
 
 /// Where the last `+0x` starts (`ext4_sync_file+0x226` → 14), found with `memrchr`.
@@ -647,13 +660,19 @@ fn push_func(out: &mut String, func: &str, module: Option<&str>, java: bool, inl
     } else {
         out.push_str(func);
     }
-    if out.as_bytes().get(start..).is_some_and(|s| s.contains(&b';')) {
+    let added = out.as_bytes().get(start..).unwrap_or(&[]);
+    let semicolon = memchr::memchr(b';', added).is_some();
+    // Only a `(` starts an argument list.
+    let paren = memchr::memchr(b'(', added).is_some();
+    if semicolon {
         let fixed = out.get(start..).unwrap_or("").replace(';', ":");
         out.truncate(start);
         out.push_str(&fixed);
     }
-    let keep = without_args(out.get(start..).unwrap_or(""));
-    out.truncate(start + keep);
+    if paren {
+        let keep = without_args(out.get(start..).unwrap_or(""));
+        out.truncate(start + keep);
+    }
     if java && out.as_bytes().get(start) == Some(&b'L') && out.get(start..).is_some_and(|s| s.contains('/')) {
         out.remove(start);
     }

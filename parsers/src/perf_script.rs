@@ -473,16 +473,25 @@ fn is_tracepoint(event: &str) -> bool {
 /// `7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)` (empty symbol),
 /// `ffffffff81000c82 asm_exc_page_fault` (`-F ip,sym`: no dso).
 fn frame_parts(line: &str) -> Option<(&str, &str, Option<&str>)> {
-    // Bytes, not `str` patterns (the hottest function: one call per frame line); the
-    // whitespace is `char::is_whitespace`'s, as `str::trim*` trims it.
+    let (pc, rest) = frame_pc(line)?;
+    let (func, module) = frame_rest(rest)?;
+    Some((pc, func, module))
+}
+
+/// The pc of a frame line and the text after it (`mod_memcg_state+0xf ([kernel.kallsyms])`).
+fn frame_pc(line: &str) -> Option<(&str, &str)> {
+    // Bytes, not `str` patterns (one call per frame line); the whitespace is
+    // `char::is_whitespace`'s, as `str::trim*` trims it.
     let b = line.as_bytes();
     let lead = b.iter().position(|&c| !is_ws(c)).unwrap_or(b.len());
     let s = if b.get(lead).is_none_or(u8::is_ascii) { line.get(lead..)? } else { line.trim_start() };
     let sp = memchr::memchr(b' ', s.as_bytes())?;
     let (pc, rest) = (s.get(..sp)?.trim_end(), s.get(sp + 1..)?);
-    if !is_hex(pc) {
-        return None;
-    }
+    is_hex(pc).then_some((pc, rest))
+}
+
+/// The text of a frame after its pc split into `(rawfunc, module)` ([`frame_parts`]).
+fn frame_rest(rest: &str) -> Option<(&str, Option<&str>)> {
     let r = rest.as_bytes();
     if let Some(k) = memchr::memrchr(b' ', r)
         && r.len() - k > 2
@@ -493,13 +502,13 @@ fn frame_parts(line: &str) -> Option<(&str, &str, Option<&str>)> {
             "" => " ",
             f => f,
         };
-        return Some((pc, func, rest.get(k + 2..rest.len() - 1)));
+        return Some((func, rest.get(k + 2..rest.len() - 1)));
     }
     let r = rest.trim();
     if r.is_empty() || (r.starts_with('(') && r.ends_with(')')) {
         return None;
     }
-    Some((pc, r, None))
+    Some((r, None))
 }
 
 /// ASCII whitespace as `char::is_whitespace` sees it (with the vertical tab).
@@ -681,6 +690,73 @@ fn push_func(out: &mut String, func: &str, module: Option<&str>, java: bool, inl
     }
 }
 
+/// Most frame texts whose folding a collector keeps ([`FrameFold`]).
+const MAX_FRAME_FOLDS: usize = 1 << 14;
+
+/// What one frame line gives its sample, the same for every line with the same text after
+/// the pc (`ext4_sync_file+0x226 ([kernel.kallsyms])`): kept per text, a frame seen
+/// before is one hash lookup instead of its split, classification and folding.
+#[derive(Debug, Clone)]
+struct FrameFold {
+    /// The symbol is on an fsync-like path ([`is_fsync_symbol`]).
+    fsync: bool,
+    /// Its [`StackClass`].
+    class: Option<StackClass>,
+    /// The folded unit (`a` or `a;b_[i]` for Java inlines); none for a symbol that starts
+    /// with `(` once its offset is removed.
+    unit: Option<Box<str>>,
+}
+
+impl FrameFold {
+    /// The folding of the frame text `rest` (after the pc) in a thread whose comm starts
+    /// with `java` or not; `None` when it is not a frame.
+    fn of(rest: &str, java: bool, scratch: &mut String) -> Option<FrameFold> {
+        let (raw, module) = frame_rest(rest)?;
+        let (fsync, class) = (is_fsync_symbol(raw), StackClass::of_symbol(raw));
+        // Strip a `+0x<hex>` symbol offset.
+        let mut func = raw;
+        if let Some(i) = rfind_offset(func)
+            && func.get(i + 3..).is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            func = func.get(..i).unwrap_or(func);
+        }
+        if func.starts_with('(') {
+            return Some(FrameFold { fsync, class, unit: None });
+        }
+        scratch.clear();
+        fix_rust_symbol(func, scratch);
+        let mut unit = String::with_capacity(scratch.len());
+        if memchr::memchr(b'>', scratch.as_bytes()).is_none() {
+            push_func(&mut unit, scratch, module, java, false);
+        } else {
+            // Java inlining: `a->b->c`, the callees after the first get `_[i]`.
+            for (n, part) in scratch.split("->").enumerate() {
+                if n > 0 {
+                    unit.push(';');
+                }
+                push_func(&mut unit, part, module, java, n > 0);
+            }
+        }
+        Some(FrameFold { fsync, class, unit: Some(unit.into()) })
+    }
+
+    /// Adds the frame to the open sample.
+    fn apply(&self, c: &mut Current) {
+        c.frames += 1;
+        c.fsync |= self.fsync;
+        if let Some(k) = self.class
+            && (k != StackClass::Dirtying || c.class.is_none())
+        {
+            c.class = Some(k);
+        }
+        if let (true, Some(unit)) = (c.fold, &self.unit) {
+            let start = c.buf.len();
+            c.buf.push_str(unit);
+            c.units.push((start, c.buf.len()));
+        }
+    }
+}
+
 /// Folded stack -> (weight, id in order of first appearance).
 type Stacks = HashMap<String, (u64, u32)>;
 
@@ -718,6 +794,8 @@ pub struct Collector {
     toks: Vec<(usize, usize)>,
     scratch: String,
     key: String,
+    /// The folding of frame texts seen (at most [`MAX_FRAME_FOLDS`]).
+    frame_folds: HashMap<Box<str>, FrameFold>,
     /// Folded stack -> (weight, id in order of first appearance).
     stacks: Stacks,
     /// (100 ms bucket, stack id) -> (samples, index in order of first appearance).
@@ -956,46 +1034,18 @@ impl Collector {
     }
 
     fn add_frame(&mut self, t: &str) -> bool {
-        let Some((_pc, raw, module)) = frame_parts(t) else { return false };
-        let c = &mut self.cur;
-        c.frames += 1;
-        if !c.fsync && is_fsync_symbol(raw) {
-            c.fsync = true;
-        }
-        if let Some(k) = StackClass::of_symbol(raw)
-            && (k != StackClass::Dirtying || c.class.is_none())
-        {
-            c.class = Some(k);
-        }
-        if !c.fold {
+        let Some((_, rest)) = frame_pc(t) else { return false };
+        // The same text after the pc folds the same way (but in a Java thread's comm).
+        let java = self.cur.comm.starts_with("java");
+        if !java && let Some(f) = self.frame_folds.get(rest) {
+            f.apply(&mut self.cur);
             return true;
         }
-        // Strip a `+0x<hex>` symbol offset.
-        let mut func = raw;
-        if let Some(i) = rfind_offset(func)
-            && func.get(i + 3..).is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
-        {
-            func = func.get(..i).unwrap_or(func);
+        let Some(f) = FrameFold::of(rest, java, &mut self.scratch) else { return false };
+        f.apply(&mut self.cur);
+        if !java && self.frame_folds.len() < MAX_FRAME_FOLDS {
+            self.frame_folds.insert(rest.into(), f);
         }
-        if func.starts_with('(') {
-            return true;
-        }
-        self.scratch.clear();
-        fix_rust_symbol(func, &mut self.scratch);
-        let java = c.comm.starts_with("java");
-        let start = c.buf.len();
-        if memchr::memchr(b'>', self.scratch.as_bytes()).is_none() {
-            push_func(&mut c.buf, &self.scratch, module, java, false);
-        } else {
-            // Java inlining: `a->b->c`, the callees after the first get `_[i]`.
-            for (n, part) in self.scratch.split("->").enumerate() {
-                if n > 0 {
-                    c.buf.push(';');
-                }
-                push_func(&mut c.buf, part, module, java, n > 0);
-            }
-        }
-        c.units.push((start, c.buf.len()));
         true
     }
 

@@ -484,6 +484,11 @@ fn frame_pc(line: &str) -> Option<(&str, &str)> {
     // `char::is_whitespace`'s, as `str::trim*` trims it.
     let b = line.as_bytes();
     let lead = b.iter().position(|&c| !is_ws(c)).unwrap_or(b.len());
+    // `ffffffff817acd56 ext4_sync_file+0x226 ([kernel.kallsyms])`: hex digits, a space.
+    let hex = b.get(lead..).unwrap_or(&[]).iter().take(17).take_while(|c| c.is_ascii_hexdigit()).count();
+    if (1..=16).contains(&hex) && b.get(lead + hex) == Some(&b' ') {
+        return Some((line.get(lead..lead + hex)?, line.get(lead + hex + 1..)?));
+    }
     let s = if b.get(lead).is_none_or(u8::is_ascii) { line.get(lead..)? } else { line.trim_start() };
     let sp = memchr::memchr(b' ', s.as_bytes())?;
     let (pc, rest) = (s.get(..sp)?.trim_end(), s.get(sp + 1..)?);
@@ -690,8 +695,59 @@ fn push_func(out: &mut String, func: &str, module: Option<&str>, java: bool, inl
     }
 }
 
-/// Most frame texts whose folding a collector keeps ([`FrameFold`]).
-const MAX_FRAME_FOLDS: usize = 1 << 14;
+/// Most slots of a [`FrameCache`].
+const MAX_FRAME_SLOTS: usize = 1 << 12;
+
+/// Frame texts folded before ([`FrameFold`]), in a direct-mapped table indexed by the
+/// frame's pc: a lookup is a multiplication and a comparison of the text (no hashing of
+/// the text, and no input can make it slower than folding every frame). A slot taken by
+/// another frame is replaced; the table doubles while it is half full, up to
+/// [`MAX_FRAME_SLOTS`] (so that a piece of a few samples allocates little).
+#[derive(Debug, Default)]
+struct FrameCache {
+    slots: Vec<Option<(u64, Box<str>, FrameFold)>>,
+    filled: usize,
+}
+
+impl FrameCache {
+    fn index(&self, pc: u64) -> usize {
+        (pc.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & self.slots.len().saturating_sub(1)
+    }
+
+    /// The folding of the frame `text` at `pc`, if kept.
+    fn get(&self, pc: u64, text: &str) -> Option<&FrameFold> {
+        match self.slots.get(self.index(pc)) {
+            Some(Some((p, t, f))) if *p == pc && **t == *text => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Keeps the folding of the frame `text` at `pc`.
+    fn put(&mut self, pc: u64, text: &str, fold: FrameFold) {
+        if self.filled * 2 >= self.slots.len() && self.slots.len() < MAX_FRAME_SLOTS {
+            let old = std::mem::take(&mut self.slots);
+            self.slots.resize_with((old.len() * 2).clamp(64, MAX_FRAME_SLOTS), || None);
+            self.filled = 0;
+            for (p, t, f) in old.into_iter().flatten() {
+                self.place(p, t, f);
+            }
+        }
+        self.place(pc, text.into(), fold);
+    }
+
+    fn place(&mut self, pc: u64, text: Box<str>, fold: FrameFold) {
+        let i = self.index(pc);
+        if let Some(slot) = self.slots.get_mut(i) {
+            self.filled += usize::from(slot.is_none());
+            *slot = Some((pc, text, fold));
+        }
+    }
+}
+
+/// The value of a pc of at most 16 hex digits ([`is_hex`]).
+fn hex_value(pc: &str) -> u64 {
+    pc.bytes().fold(0, |v, b| v << 4 | u64::from(char::from(b).to_digit(16).unwrap_or(0)))
+}
 
 /// What one frame line gives its sample, the same for every line with the same text after
 /// the pc (`ext4_sync_file+0x226 ([kernel.kallsyms])`): kept per text, a frame seen
@@ -794,8 +850,8 @@ pub struct Collector {
     toks: Vec<(usize, usize)>,
     scratch: String,
     key: String,
-    /// The folding of frame texts seen (at most [`MAX_FRAME_FOLDS`]).
-    frame_folds: HashMap<Box<str>, FrameFold>,
+    /// The folding of frame texts seen.
+    frame_folds: FrameCache,
     /// Folded stack -> (weight, id in order of first appearance).
     stacks: Stacks,
     /// (100 ms bucket, stack id) -> (samples, index in order of first appearance).
@@ -832,14 +888,40 @@ impl Collector {
         }
     }
 
+    /// Feeds whole lines (each ending in `\n` but maybe the last), the first numbered
+    /// `first_no`; returns how many. The same as [`Collector::feed_line`] on each, with
+    /// the UTF-8 check made once for all of them (a tenth of the time when made per line).
+    pub fn feed_lines(&mut self, bytes: &[u8], first_no: usize) -> usize {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            let mut n = 0;
+            for l in Lines::numbered_from(bytes, first_no) {
+                self.feed_line(l.no, l.bytes);
+                n += 1;
+            }
+            return n;
+        };
+        let (mut at, mut no) = (0, first_no);
+        while at < text.len() {
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(text.len(), |i| at + i);
+            let line = text.get(at..end).unwrap_or("");
+            self.feed_text(no, line.strip_suffix('\r').unwrap_or(line));
+            (at, no) = (end + 1, no + 1);
+        }
+        no - first_no
+    }
+
     /// Feeds one line (without its `\n`; a trailing `\r` is ignored).
     pub fn feed_line(&mut self, line_no: usize, line: &[u8]) {
-        self.lines = self.lines.max(line_no);
         // Valid UTF-8 (nearly every line) is borrowed; only a damaged line is copied.
-        let text = match std::str::from_utf8(line) {
-            Ok(t) => std::borrow::Cow::Borrowed(t),
-            Err(_) => String::from_utf8_lossy(line),
-        };
+        match std::str::from_utf8(line) {
+            Ok(t) => self.feed_text(line_no, t),
+            Err(_) => self.feed_text(line_no, &String::from_utf8_lossy(line)),
+        }
+    }
+
+    /// [`Collector::feed_line`] of a line already decoded.
+    fn feed_text(&mut self, line_no: usize, text: &str) {
+        self.lines = self.lines.max(line_no);
         let is_comment = text.starts_with('#');
         let t = text.trim_end();
         if t.is_empty() {
@@ -1034,17 +1116,18 @@ impl Collector {
     }
 
     fn add_frame(&mut self, t: &str) -> bool {
-        let Some((_, rest)) = frame_pc(t) else { return false };
+        let Some((pc, rest)) = frame_pc(t) else { return false };
         // The same text after the pc folds the same way (but in a Java thread's comm).
         let java = self.cur.comm.starts_with("java");
-        if !java && let Some(f) = self.frame_folds.get(rest) {
+        let pc = hex_value(pc);
+        if !java && let Some(f) = self.frame_folds.get(pc, rest) {
             f.apply(&mut self.cur);
             return true;
         }
         let Some(f) = FrameFold::of(rest, java, &mut self.scratch) else { return false };
         f.apply(&mut self.cur);
-        if !java && self.frame_folds.len() < MAX_FRAME_FOLDS {
-            self.frame_folds.insert(rest.into(), f);
+        if !java {
+            self.frame_folds.put(pc, rest, f);
         }
         true
     }
@@ -1332,11 +1415,7 @@ impl Format for Fmt {
 /// Parses with folding options (`--pid` / `--tid` root frames).
 pub fn parse_with(input: &[u8], opts: CollapseOptions) -> Parsed<PerfScript> {
     let mut c = Collector::with_options(opts);
-    let mut n = 0;
-    for l in Lines::new(input) {
-        n = l.no;
-        c.feed_line(l.no, l.bytes);
-    }
+    let n = c.feed_lines(input, 1);
     let mut p = c.finish();
     p.lines = n;
     p
@@ -1499,6 +1578,27 @@ mod tests {
         // A real line of samples/ix_ext4_loop_journal_commit15: jbd2 submitting to loop0.
         assert_eq!(block_payload("7,0 WS 268416 + 840 [jbd2/loop0-8]"), ("WS", 430080, Some((7, 0))));
         assert_eq!(block_payload("not a device"), ("", 0, None));
+    }
+
+    #[test]
+    fn lines_fed_at_once_equal_lines_fed_one_by_one() {
+        // CRLF, a frame seen twice (its folding kept), and a damaged byte (the lines
+        // are then checked one by one): the same aggregates and diagnostics either way.
+        let good = format!("{FSYNC_SAMPLE}{FSYNC_SAMPLE}").replace('\n', "\r\n");
+        let bad = [good.as_bytes(), b"\tffffffff81 caf\xe9+0x1 ([kernel.kallsyms])\nJUNK\n"].concat();
+        for text in [good.as_bytes(), &bad[..]] {
+            let mut one = Collector::new();
+            for l in Lines::new(text) {
+                one.feed_line(l.no, l.bytes);
+            }
+            let mut all = Collector::new();
+            assert_eq!(all.feed_lines(text, 1), Lines::new(text).count());
+            let (one, all) = (one.finish(), all.finish());
+            assert_eq!(format!("{:?}", all.value), format!("{:?}", one.value));
+            assert_eq!((all.diagnostics, all.lines), (one.diagnostics, one.lines));
+        }
+        let p = parse_with(&bad, CollapseOptions::default()).value;
+        assert_eq!(p.collapsed.values().sum::<u64>(), 2 * 20408163, "{:?}", p.collapsed);
     }
 
     #[test]

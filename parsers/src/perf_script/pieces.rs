@@ -25,7 +25,7 @@
 //! result is [`super::Collector`]'s over the whole file, byte for byte.
 
 use super::{Collector, MAX_DIAGS, MAX_STACK_BUCKETS, frame_parts, parse_header};
-use crate::common::{LineSource, Lines, Parsed};
+use crate::common::{LineSource, Parsed};
 use crate::pieces::Pieces;
 use std::collections::BTreeMap;
 
@@ -88,9 +88,7 @@ fn first_header(bytes: &[u8]) -> (usize, usize) {
 
 /// Feeds the lines of `bytes` to `c`, the first numbered `no`.
 fn feed(c: &mut Collector, bytes: &[u8], no: usize) {
-    for l in Lines::numbered_from(bytes, no) {
-        c.feed_line(l.no, l.bytes);
-    }
+    c.feed_lines(bytes, no);
 }
 
 /// A collector that folds `event` (`None`: the first one it meets).

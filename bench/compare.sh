@@ -134,10 +134,11 @@ for spec in proc_meminfo:meminfo.ts proc_vmstat:procvmstat.ts proc_diskstats:dis
         "wc -l=wc -l $f"
 done
 # The first row is the application's path (examples/perf_collapse.rs: the file streamed and
-# cut in pieces on every core, as `inspect` and `analyze` read it); `--stream` reads 1 MiB
-# chunks on one thread like `inferno --nthreads 1`; the third row reads the file whole first.
+# cut in pieces on every core, as `inspect` and `analyze` read it), the second the same on one
+# thread (the application's one-thread streamed parse); `--stream` reads 1 MiB chunks on one
+# thread like `inferno --nthreads 1`; the last iosift row reads the file whole first.
 perf_cmds=("iosift perf_script (pieces, every core)=$collapse $dir/perf-workload.script")
-perf_cmds+=("iosift perf_script (pieces, 1 thread)=env RAYON_NUM_THREADS=1 $collapse $dir/perf-workload.script")
+perf_cmds+=("iosift perf_script (app, 1 thread)=env RAYON_NUM_THREADS=1 $collapse $dir/perf-workload.script")
 perf_cmds+=("iosift perf_script --stream=$parse --stream --collapsed perf_script $dir/perf-workload.script")
 perf_cmds+=("iosift perf_script (whole)=$parse --collapsed perf_script $dir/perf-workload.script")
 if [ -n "$inferno" ]; then

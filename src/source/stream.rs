@@ -417,6 +417,39 @@ mod tests {
     }
 
     #[test]
+    fn streamed_sar_mpstat_and_dstat_text_equal_whole_file_parses() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<(std::path::PathBuf, &'static str)> = Vec::new();
+        for case in std::fs::read_dir(root.join("samples")).unwrap().flatten() {
+            let Ok(list) = std::fs::read_dir(case.path().join("capture")) else { continue };
+            for f in list.flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                // `mpstat -o JSON` too: gathered and parsed whole by the stream.
+                let format = match () {
+                    _ if name.starts_with("sar_") => "sar",
+                    _ if name.starts_with("mpstat") || name.contains("-mpstat") => "mpstat",
+                    _ => continue,
+                };
+                files.push((f.path(), format));
+            }
+        }
+        for f in std::fs::read_dir(root.join("parsers/tests/fixtures/dstat")).unwrap().flatten() {
+            if f.path().extension().is_some_and(|e| e == "txt") {
+                files.push((f.path(), "dstat_text"));
+            }
+        }
+        for format in ["sar", "mpstat", "dstat_text"] {
+            let n = files.iter().filter(|f| f.1 == format).count();
+            assert!(n >= 5, "{n} {format} files");
+        }
+        for (path, format) in &files {
+            for chunk in [CHUNK, 777] {
+                same_parse(path, format, chunk);
+            }
+        }
+    }
+
+    #[test]
     fn streamed_cut_and_odd_inputs_equal_whole_file_parses() {
         let dir = std::env::temp_dir().join(format!("iosift-stream-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -36,7 +36,10 @@ use crate::common::{
 use chrono::{NaiveDate, NaiveDateTime};
 use std::borrow::Cow;
 
+pub mod drained;
 pub mod pieces;
+
+pub use drained::Drained;
 
 /// A parsed vmstat file.
 #[derive(Debug, Clone, Default)]
@@ -65,6 +68,9 @@ pub struct Vmstat {
     /// `date` lines printed before runs (a cron loop `date; vmstat 1 7` appending to a log):
     /// the index into [`Vmstat::rows`] of the run's first row, and the date line.
     pub run_dates: Vec<(usize, DateLine)>,
+    /// The rows were taken from the parse as they were read ([`drained`]): `rows` is empty
+    /// and this is the file's summary of them (row indices above count them all).
+    pub drained: Option<Drained>,
 }
 
 /// One procs/memory/cpu line: its values inline, named by one of the static layouts (a
@@ -269,6 +275,13 @@ struct Reader {
     /// Rows read before the first column header (a piece's rows before it are named by
     /// the header of the pieces before: [`pieces`]).
     before_header: Option<usize>,
+    /// Rows are taken from `out.rows` as they are read: what the file's summary needs of
+    /// them ([`drained`]).
+    drain: Option<Box<Drained>>,
+    /// The file is read again after a drained parse: its stamps are not repaired here.
+    replay: bool,
+    /// Rows taken from `out.rows` so far (the index of its first row in the file).
+    taken: usize,
 }
 
 impl Reader {
@@ -289,6 +302,27 @@ impl Reader {
             values: [0.0; MAX_COLUMNS],
             lines: 0,
             before_header: None,
+            drain: None,
+            replay: false,
+            taken: 0,
+        }
+    }
+
+    /// The rows read so far and not yet taken, in file order.
+    fn take_rows(&mut self) -> Vec<Row> {
+        self.taken += self.out.rows.len();
+        std::mem::take(&mut self.out.rows)
+    }
+
+    /// Notes the rows from `from` (of `out.rows`) in a drained parse.
+    fn see_from(&mut self, from: usize) {
+        if let Some(d) = &mut self.drain {
+            self.out
+                .rows
+                .get(from..)
+                .unwrap_or_default()
+                .iter()
+                .for_each(|r| d.see(r.line, r.stamp, r.since_boot));
         }
     }
 
@@ -307,7 +341,17 @@ impl Reader {
         if out.runs == 0 && !out.disk_rows.is_empty() {
             out.runs = 1;
         }
-        place_by_series(&mut out.rows, &mut d);
+        match self.drain {
+            // The rows not taken yet are the file's last: dropped as the others were.
+            Some(mut dr) => {
+                dr.repair(&mut d);
+                out.rows = Vec::new();
+                out.drained = Some(*dr);
+            }
+            // Read again: the first read's repairs are the application's to apply.
+            None if self.replay => {}
+            None => place_by_series(&mut out.rows, &mut d),
+        }
         d.finish(out, self.lines)
     }
 
@@ -455,9 +499,11 @@ impl Reader {
         if self.new_run
             && let Some(dl) = self.pending_date.take()
         {
-            out.run_dates.push((out.rows.len(), dl));
+            out.run_dates.push((self.taken + out.rows.len(), dl));
         }
         out.rows.push(Row::new(no, st, self.new_run, names, &self.values[..n]));
+        self.see_from(self.out.rows.len() - 1);
+        let out = &mut self.out;
         if self.new_run {
             out.runs += 1;
         }
@@ -518,14 +564,21 @@ fn place_by_series(rows: &mut [Row], d: &mut Diags) {
     }
 }
 
+impl Vmstat {
+    /// Procs rows read (kept, or counted by a drained parse).
+    fn procs_rows(&self) -> usize {
+        self.drained.as_ref().map_or(self.rows.len(), |d| d.rows)
+    }
+}
+
 impl Summary for Vmstat {
     fn records(&self) -> usize {
-        self.rows.len() + self.disk_rows.len() + self.summary.len()
+        self.procs_rows() + self.disk_rows.len() + self.summary.len()
     }
 
     fn variant(&self) -> Variant {
         let mut v = Variant::new();
-        let mode = match (self.rows.is_empty(), self.disk_rows.is_empty(), self.summary.is_empty()) {
+        let mode = match (self.procs_rows() == 0, self.disk_rows.is_empty(), self.summary.is_empty()) {
             (false, _, _) => "procs",
             (true, false, _) => "disk (-d)",
             (true, true, false) => "summary (-s)",
@@ -540,7 +593,16 @@ impl Summary for Vmstat {
         }
         v.insert(
             "timestamps",
-            if self.rows.iter().any(|r| r.stamp.is_some()) { "yes (-t)" } else { "no" }.to_string(),
+            if self
+                .drained
+                .as_ref()
+                .map_or_else(|| self.rows.iter().any(|r| r.stamp.is_some()), |d| d.any_stamp)
+            {
+                "yes (-t)"
+            } else {
+                "no"
+            }
+            .to_string(),
         );
         v.insert("unit", format!("{}{}", self.unit, if self.unit_known { "" } else { " (assumed)" }));
         if self.wide {
@@ -559,8 +621,16 @@ impl Summary for Vmstat {
     }
 
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        let stamps = || self.rows.iter().map(|r| r.stamp).chain(self.disk_rows.iter().map(|r| r.stamp));
-        match (stamps().flatten().next(), stamps().flatten().last()) {
+        let disks = || self.disk_rows.iter().filter_map(|r| r.stamp);
+        let (first, last) = match &self.drained {
+            Some(d) => (d.first.or_else(|| disks().next()), disks().next_back().or(d.last)),
+            None => {
+                let stamps =
+                    || self.rows.iter().map(|r| r.stamp).chain(self.disk_rows.iter().map(|r| r.stamp));
+                (stamps().flatten().next(), stamps().flatten().last())
+            }
+        };
+        match (first, last) {
             (Some(a), Some(b)) => Some((a, b)),
             // Untimed rows anchored by `date` lines: from the first run's date to the last one's.
             _ => {

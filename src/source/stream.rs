@@ -308,11 +308,9 @@ fn lines_of(mut src: FileSource, a: usize, b: usize) -> Vec<u8> {
 /// [`iosift_parsers::Stream`] ([`crate::bundle::stream_min_bytes`]);
 /// any other id is reported, never parsed as something else.
 pub(crate) fn parse(st: &Streamed) -> Option<(&'static str, Parsed<Data>)> {
-    // An iostat keeps no rows: each visit reads it again (`super::replay`).
-    if st.format == "iostat"
-        && let Some(p) = super::replay::parse(st)
-    {
-        return Some((st.format, p.map(Data::Iostat)));
+    // An iostat or a pidstat keeps no rows: each visit reads it again (`super::replay`).
+    if let Some(p) = super::replay::parse(st) {
+        return Some((st.format, p));
     }
     if let Some(p) = super::pieces::parse(st, &budgets()) {
         return Some((st.format, p));

@@ -171,6 +171,9 @@ const ACTIVE: &[&str] = &[
     "活动",
 ];
 const MEMORY: [&str; 6] = ["swpd", "free", "buff", "cache", "inact", "active"];
+/// Where the [`MEMORY`] columns are in every layout of [`layout_names`] (`swpd free buff
+/// cache`, `swpd free inact active`): found by position, not by name, on every row.
+const MEMORY_AT: std::ops::Range<usize> = 2..6;
 
 /// The column names of a procs line of `n` numbers (16: old procps without `st`; 17; 18:
 /// procps-ng 4 `-w` with `gu`), `active` for `-a` (`inact active` instead of `buff cache`).
@@ -357,7 +360,22 @@ impl Reader {
 
     /// Reads one line (ANSI escapes and `\r` removed).
     fn read_line(&mut self, l: &str, no: usize) {
-        let toks: Vec<&str> = l.split_ascii_whitespace().collect();
+        // The tokens on the stack (a procs line has 16-20): no allocation per line.
+        let mut stack: [&str; 24] = [""; 24];
+        let mut spill: Vec<&str> = Vec::new();
+        let mut n = 0;
+        for t in l.split_ascii_whitespace() {
+            if n < stack.len() {
+                stack[n] = t;
+            } else {
+                if spill.is_empty() {
+                    spill.extend_from_slice(&stack);
+                }
+                spill.push(t);
+            }
+            n += 1;
+        }
+        let toks: &[&str] = if spill.is_empty() { &stack[..n] } else { &spill };
         if toks.is_empty() {
             self.prev_was_data = false;
             return;
@@ -372,9 +390,9 @@ impl Reader {
             return;
         }
         // Group line: `procs -----------memory---------- ---swap-- …`, `--procs-- …`, `disk- ----…`.
-        let dashes = toks.iter().filter(|t| t.contains("--")).count();
-        if dashes >= 3 && !toks.iter().any(|t| all_digits(t)) {
-            self.group_line(&toks);
+        // (A row's first token is a number: no search for dashes.)
+        if !toks.iter().any(|t| all_digits(t)) && toks.iter().filter(|t| t.contains("--")).count() >= 3 {
+            self.group_line(toks);
             return;
         }
         if self.expect_header {
@@ -392,13 +410,13 @@ impl Reader {
         let (body, st) = match toks.len() {
             n if n >= 3 => match stamp(toks[n - 2], toks[n - 1]) {
                 Some(s) => (&toks[..n - 2], Some(Stamp::Local(s))),
-                None => (&toks[..], None),
+                None => (toks, None),
             },
-            _ => (&toks[..], None),
+            _ => (toks, None),
         };
         // `-s` / `-f` / `-D`: `     24684084 K total memory`, `        43189 forks`.
         if all_digits(toks[0]) && toks.len() >= 2 && !all_digits(toks[1]) && st.is_none() {
-            self.summary_line(l, &toks, no);
+            self.summary_line(l, toks, no);
             return;
         }
         match self.mode {
@@ -488,10 +506,10 @@ impl Reader {
             out.layouts.push("active (-a)");
         }
         let k = unit_kib(out.unit).unwrap_or(1.0);
-        for ((name, t), slot) in names.iter().zip(body).zip(self.values.iter_mut()) {
+        for (i, ((_, t), slot)) in names.iter().zip(body).zip(self.values.iter_mut()).enumerate() {
             // All digits (checked above): an integer parse, exact below 2^53.
             let mut v = t.parse::<u64>().map_or_else(|_| t.parse::<f64>().unwrap_or(0.0), |x| x as f64);
-            if MEMORY.contains(name) {
+            if MEMORY_AT.contains(&i) {
                 v *= k;
             }
             *slot = v;
@@ -710,6 +728,16 @@ r  b   swpd   frei   buff  Cache   si   so    bi    bo   in   cs us sy id wa st 
         assert_eq!(v.rows[0].get("cache"), Some(10287308.0));
         assert_eq!(v.rows[1].get("in"), Some(546.0));
         assert_eq!(v.rows[1].stamp.map(|s| s.display()).as_deref(), Some("2026-11-29T19:52:40"));
+    }
+
+    #[test]
+    fn the_memory_columns_are_where_every_layout_puts_them() {
+        for (n, active) in (16..=18).flat_map(|n| [(n, false), (n, true)]) {
+            let names = layout_names(n, active).unwrap();
+            for (i, name) in names.iter().enumerate() {
+                assert_eq!(MEMORY.contains(name), MEMORY_AT.contains(&i), "{name} of {n} (-a: {active})");
+            }
+        }
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub(crate) const IOSTAT_ROW_BUDGET: usize = 256 << 20;
 /// Most bytes a streamed pidstat's parsed rows may hold: past it, reports are merged two to
 /// one (and again) as for iostat (`iosift_parsers::pidstat::budget`). About the rows of 80 MB
 /// of `pidstat -d -t` text: a pidstat of days at 1 s becomes a coarser one, which the
-/// analysis states; a 200 MB file took 745 MB.
+/// analysis states; a 200 MB file took 745 MB. Only a file the pieces cannot read is held
+/// so: the others keep no rows (`super::replay`).
 pub(crate) const PIDSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes the snapshots of a streamed `TS` series (pt-stalk `meminfo`, `procvmstat`,

@@ -3,6 +3,7 @@
 //! against perf's fsync samples.
 
 use crate::table::Cell;
+use rayon::prelude::*;
 
 use super::stats;
 use crate::table::Timeline;
@@ -40,7 +41,9 @@ const MAX_LAG: i64 = 60;
 
 /// The best (lag, r) by |r| over -[`MAX_LAG`]..=[`MAX_LAG`] and the curve.
 fn lag_search(a: &[Cell], b: &[Cell]) -> Vec<(i64, f64)> {
+    // Each lag on its own (on every core), in this order.
     (-MAX_LAG..=MAX_LAG)
+        .into_par_iter()
         .filter_map(|lag| stats::lagged_pearson(a, b, lag as isize).map(|(r, _)| (lag, r)))
         .collect()
 }
@@ -49,8 +52,8 @@ fn lag_search(a: &[Cell], b: &[Cell]) -> Vec<(i64, f64)> {
 /// present values (xorshift seeded by the permutation number: reruns agree).
 fn shuffled_max(a: &[Cell], b: &[Cell]) -> f64 {
     let slots: Vec<usize> = (0..a.len()).filter(|&i| a[i].is_some_and(f64::is_finite)).collect();
-    let mut best = 0.0f64;
-    for k in 0..SHUFFLES {
+    // Each permutation on its own (on every core); the largest is the same in any order.
+    let best_of = |k: usize| {
         let mut vals: Vec<f64> = slots.iter().filter_map(|&i| a[i].get()).collect();
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15 ^ (k as u64 + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         for i in (1..vals.len()).rev() {
@@ -63,11 +66,9 @@ fn shuffled_max(a: &[Cell], b: &[Cell]) -> f64 {
         for (slot, v) in slots.iter().zip(vals) {
             s[*slot] = Cell::some(v);
         }
-        for (_, r) in lag_search(&s, b) {
-            best = best.max(r.abs());
-        }
-    }
-    best
+        lag_search(&s, b).into_iter().fold(0.0f64, |best, (_, r)| best.max(r.abs()))
+    };
+    (0..SHUFFLES).into_par_iter().map(best_of).reduce(|| 0.0, f64::max)
 }
 
 /// The name of the sum of every write-source category (not a timeline column).

@@ -213,11 +213,17 @@ impl Views {
         let one_second = tl.bin() == 1;
         // The kernel intervals a period found on the main device is tested against.
         let tunables = device.as_ref().map(|d| writeback::Tunables::for_device(window, &ctx.mounts, &d.name));
-        let periodicity = device
-            .as_ref()
-            .zip(tunables.as_ref())
-            .filter(|_| one_second)
-            .map(|(d, t)| periodicity::periodicity(tl, &d.writes, t));
+        // The correlations need nothing else: on the other core while the periods are found.
+        let (correlations, periodicity) = rayon::join(
+            || correlate::correlations(tl, device.as_ref().map(|d| &d.writes)),
+            || {
+                device
+                    .as_ref()
+                    .zip(tunables.as_ref())
+                    .filter(|_| one_second)
+                    .map(|(d, t)| periodicity::periodicity(tl, &d.writes, t))
+            },
+        );
         let stacked_periodicity = device
             .as_ref()
             .filter(|_| one_second)
@@ -244,7 +250,7 @@ impl Views {
             .unwrap_or_default();
         let own = ctx.variable("server_id").and_then(|s| s.value.trim().parse::<u32>().ok());
         Views {
-            correlations: correlate::correlations(tl, device.as_ref().map(|d| &d.writes)),
+            correlations,
             write_sources: views::write_sources(tl, threads),
             flames,
             fsync_shares,

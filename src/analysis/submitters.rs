@@ -16,6 +16,7 @@ use super::periodicity::{self, PeriodicityView};
 use crate::attribution::is_kernel_issuer;
 use crate::table::Timeline;
 use crate::table::columns::{Col, SubMetric};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// A submitter's own series must carry at least this many bytes to be analysed.
@@ -79,7 +80,8 @@ pub(crate) fn of(inp: &Inputs<'_>, device: &str, tunables: &super::writeback::Tu
     big.sort_by(|a, b| b.1.total_cmp(&a.1));
     big.truncate(MAX_SUBMITTERS);
     let w = episodes::witnesses(inp, device, &perf);
-    big.into_iter()
+    // Each submitter's series analysed on its own (on every core), kept in this order.
+    big.into_par_iter()
         .filter_map(|(comm, bytes)| {
             let mut own = Timeline::new(tl.t0 as f64, tl.epoch(tl.len - 1) as f64);
             let src = match witness {

@@ -320,17 +320,17 @@ impl<'a> Ranged<'a> {
         let (f, io) = (0..self.files.len())
             .filter(|i| self.inputs[*i].uses.contains(&Measure::DeviceIo))
             .find_map(|i| source::iostat(&self.files[i]).map(|io| (&self.files[i], io)))?;
-        let mut totals: BTreeMap<String, f64> = BTreeMap::new();
-        source::each_iostat_report(f, io, |r| {
-            for d in &r.devices {
-                match totals.get_mut(&*d.device) {
-                    Some(t) => *t += d.m.w_bytes_s().unwrap_or(0.0),
-                    None => {
-                        totals.insert(d.device.to_string(), d.m.w_bytes_s().unwrap_or(0.0));
-                    }
+        // The busiest device: from the summary of a file read without keeping its reports
+        // (no second reading), else from the reports kept.
+        let mut totals: BTreeMap<std::sync::Arc<str>, f64> = BTreeMap::new();
+        match &io.drained {
+            Some(d) => totals.clone_from(&d.write_sums),
+            None => {
+                for r in &io.reports {
+                    r.add_write_sums(&mut totals);
                 }
             }
-        });
+        }
         let dev = totals.iter().max_by(|a, b| a.1.total_cmp(b.1))?.0.clone();
         let mut out = BTreeMap::new();
         let mut roller = Some(DayRoller::maybe(io.banner.as_ref().and_then(|b| b.date)));

@@ -61,12 +61,13 @@ pub fn write_report(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>>
     let mut json = serde_json::to_string_pretty(&report.doc)?;
     json.push('\n');
     put(dir.join("findings.json"), json.as_bytes(), &mut written)?;
-    let (charts, mut problems) = charts::render_all(report);
+    // The charts and the flame graphs drawn side by side.
+    let ((charts, mut problems), (flames, flame_problems)) =
+        rayon::join(|| charts::render_all(report), || flame::render_all(&report.flames));
     for c in &charts {
         put(charts_dir.join(format!("{}.png", c.name)), &c.png, &mut written)?;
         put(charts_dir.join(format!("{}.svg", c.name)), c.svg.as_bytes(), &mut written)?;
     }
-    let (flames, flame_problems) = flame::render_all(&report.flames);
     problems.extend(flame_problems);
     for f in &flames {
         put(charts_dir.join(format!("flame-{}.svg", f.stem)), &f.svg, &mut written)?;

@@ -232,7 +232,12 @@ mod tests {
         });
         assert!(p.value.reports.is_empty(), "{at}");
         same_summary(&p, &whole, &at);
-        let b = &whole.value;
+        let (a, b) = (&p.value, &whole.value);
+        // Each device's writes summed as the reports kept give them, to the bit.
+        let mut sums = std::collections::BTreeMap::new();
+        b.reports.iter().for_each(|r| r.add_write_sums(&mut sums));
+        assert!(sums.values().any(|w| *w > 0.0), "{at}");
+        assert_eq!(a.drained.as_ref().map(|d| &d.write_sums), Some(&sums), "{at}");
         f.data = Some(iosift_parsers::Data::Iostat(p.value.clone()));
         let mut again = Vec::new();
         each_in(&f, &p.value, |r| again.push(format!("{r:?}")), piece);

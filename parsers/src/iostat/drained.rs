@@ -17,6 +17,24 @@
 use super::types::{Drained, Report};
 use crate::common::{Diags, Stamp};
 use chrono::{NaiveDateTime, Timelike};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+impl Report {
+    /// Adds each device's `w_bytes_s` of this report to `sums` (0 where it has none), in
+    /// the report's order: over a file's reports, [`Drained::write_sums`].
+    pub fn add_write_sums(&self, sums: &mut BTreeMap<Arc<str>, f64>) {
+        for d in &self.devices {
+            let w = d.m.w_bytes_s().unwrap_or(0.0);
+            match sums.get_mut(&d.device) {
+                Some(t) => *t += w,
+                None => {
+                    sums.insert(d.device.clone(), w);
+                }
+            }
+        }
+    }
+}
 
 impl Drained {
     /// Notes a finished report (in file order).
@@ -29,6 +47,7 @@ impl Drained {
                 self.devices.insert(d.device.clone());
             }
         }
+        r.add_write_sums(&mut self.write_sums);
         self.stamps.push(r.stamp);
         let sat = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
         self.at.push((sat(r.run), sat(r.line)));

@@ -21,7 +21,8 @@ pub(crate) const IOSTAT_ROW_BUDGET: usize = 256 << 20;
 /// Most bytes a streamed pidstat's parsed rows may hold: past it, reports are merged two to
 /// one (and again) as for iostat (`iosift_parsers::pidstat::budget`). About the rows of 80 MB
 /// of `pidstat -d -t` text: a pidstat of days at 1 s becomes a coarser one, which the
-/// analysis states; a 200 MB file took 745 MB.
+/// analysis states; a 200 MB file took 745 MB. Only a file the pieces cannot read is held
+/// so: the others keep no rows (`super::replay`).
 pub(crate) const PIDSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes the snapshots of a streamed `TS` series (pt-stalk `meminfo`, `procvmstat`,
@@ -308,11 +309,9 @@ fn lines_of(mut src: FileSource, a: usize, b: usize) -> Vec<u8> {
 /// [`iosift_parsers::Stream`] ([`crate::bundle::stream_min_bytes`]);
 /// any other id is reported, never parsed as something else.
 pub(crate) fn parse(st: &Streamed) -> Option<(&'static str, Parsed<Data>)> {
-    // An iostat keeps no rows: each visit reads it again (`super::replay`).
-    if st.format == "iostat"
-        && let Some(p) = super::replay::parse(st)
-    {
-        return Some((st.format, p.map(Data::Iostat)));
+    // An iostat or a pidstat keeps no rows: each visit reads it again (`super::replay`).
+    if let Some(p) = super::replay::parse(st) {
+        return Some((st.format, p));
     }
     if let Some(p) = super::pieces::parse(st, &budgets()) {
         return Some((st.format, p));

@@ -38,7 +38,8 @@
 
 use crate::common::scrub::Identifiers;
 use crate::common::{
-    DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, lines::strip_ansi, number::parse_f64,
+    DiagKind, Diags, Format, LineSource, Parsed, SliceSource, Sniff, Stamp, lines::strip_ansi,
+    number::parse_f64,
 };
 use crate::dstat_csv::{
     Dstat, Layout as FileLayout, Meta, Row, Run, Unit, collapse_ws, make_column, parse_time_cell,
@@ -394,14 +395,22 @@ fn is_exception_line(l: &str) -> bool {
 }
 
 fn parse_text(input: &[u8]) -> Parsed<Dstat> {
+    parse_source(&mut SliceSource::new(input))
+}
+
+/// Parses terminal dstat/dool output fed line by line (a file streamed from disk: the same
+/// result as the whole file's parse).
+pub fn parse_source(src: &mut impl LineSource) -> Parsed<Dstat> {
     let mut diags = Diags::default();
     let mut out = Dstat { layout: FileLayout::Text, ..Default::default() };
     let mut layout: Option<Layout> = None;
     let mut pending_title: Option<(usize, String, bool)> = None;
     let mut expect_error = false;
     let mut python = false;
-    let mut lines = Lines::new(input);
-    for l in lines.by_ref() {
+    let mut lines = 0;
+    while let Some(sl) = src.next_line() {
+        let l = sl.line;
+        lines = l.no;
         let raw = l.text();
         let boxed = raw.contains('┄') || raw.contains('│');
         let norm = normalise(&raw);
@@ -483,7 +492,7 @@ fn parse_text(input: &[u8]) -> Parsed<Dstat> {
     if let Some((no, title, _)) = pending_title {
         diags.skip(no, DiagKind::Truncated, format!("title without sub-title: {title}"));
     }
-    diags.finish(out, lines.line_no())
+    diags.finish(out, lines)
 }
 
 #[cfg(test)]

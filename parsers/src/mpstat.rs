@@ -21,8 +21,8 @@
 
 use crate::common::scrub::Identifiers;
 use crate::common::sysstat::parse_banner;
-use crate::common::{Format, Parsed, Sniff};
-use crate::sar::{Sar, Source, header_columns, is_mpstat_cpu_header, parse_text};
+use crate::common::{Format, LineSource, Parsed, Sniff};
+use crate::sar::{Sar, Source, TextReader, header_columns, is_mpstat_cpu_header, parse_text};
 
 /// The `mpstat` format.
 pub struct Fmt;
@@ -63,6 +63,32 @@ impl Format for Fmt {
             parse_text(input, Source::MpstatText)
         }
     }
+}
+
+/// Parses mpstat fed line by line (a file streamed from disk): text through sar's reader
+/// as it comes; `mpstat -o JSON` (a first line with content starting with `{`) gathered
+/// and parsed whole, as [`Fmt::parse`] does.
+pub fn parse_source(src: &mut impl LineSource) -> Parsed<Sar> {
+    let mut text = TextReader::new(Source::MpstatText);
+    // The lines before the first with content, and then every line when it is JSON.
+    let mut held: Vec<u8> = Vec::new();
+    let mut json: Option<bool> = None;
+    while let Some(sl) = src.next_line() {
+        let l = &sl.line;
+        if json.is_none() && !l.bytes.trim_ascii().is_empty() {
+            json = Some(l.bytes.trim_ascii_start().starts_with(b"{"));
+        }
+        if json != Some(false) {
+            held.extend_from_slice(l.bytes);
+            if !sl.cut {
+                held.push(b'\n');
+            }
+        }
+        if json != Some(true) {
+            text.feed(l);
+        }
+    }
+    if json == Some(true) { crate::sadf::parse_json_as(&held, Source::MpstatJson) } else { text.finish() }
 }
 
 #[cfg(test)]

@@ -177,10 +177,10 @@ formats! {
         hints: &["pidstat"],
     },
     PidstatJson => pidstat::json,
-    Sar => sar,
+    Sar => sar { stream: series(|s, _| crate::sar::parse_source(s, crate::sar::Source::SarText).map(Data::Sar)) },
     Sadf => sadf,
     SaBinary => sa_binary,
-    Mpstat => mpstat,
+    Mpstat => mpstat { stream: series(|s, _| crate::mpstat::parse_source(s).map(Data::Mpstat)) },
     Ps => ps,
     Top => top,
     Netstat => netstat,
@@ -191,7 +191,10 @@ formats! {
         hints: &["vmstat"],
     },
     DstatCsv => dstat_csv { stream: series(|s, _| crate::dstat_csv::parse_source(s).map(Data::DstatCsv)) },
-    DstatText => dstat_text { hints: &["dstat", "dool"] },
+    DstatText => dstat_text {
+        stream: series(|s, _| crate::dstat_text::parse_source(s).map(Data::DstatText)),
+        hints: &["dstat", "dool"],
+    },
     ProcMeminfo => procfs::meminfo {
         stream: series(|s, b| crate::procfs::meminfo::parse_source_within(s, b.snapshots).map(Data::ProcMeminfo)),
     },
@@ -318,7 +321,7 @@ mod tests {
         assert_eq!(id("uname.txt"), None);
         let streamed: Vec<(&str, StreamFrom)> =
             FORMATS.iter().filter_map(|f| f.extra.stream.map(|s| (f.id, s.from))).collect();
-        assert_eq!(streamed.len(), 9);
+        assert_eq!(streamed.len(), 12);
         assert!(streamed.contains(&("perf_script", StreamFrom::Large)));
         assert!(streamed.contains(&("proc_diskstats", StreamFrom::Series)));
     }

@@ -36,7 +36,9 @@
 use crate::common::number::{parse_f64, parse_human};
 use crate::common::scrub::Identifiers;
 use crate::common::sysstat::{Banner, average_label_len, parse_banner, parse_time_of_day};
-use crate::common::{DiagKind, Diags, Format, Lines, Parsed, Sniff, Stamp, Summary, Variant};
+use crate::common::{
+    DiagKind, Diags, Format, Line, LineSource, Parsed, SliceSource, Sniff, Stamp, Summary, Variant,
+};
 use chrono::{NaiveDate, NaiveTime, Timelike};
 use std::collections::{BTreeSet, HashMap};
 
@@ -450,83 +452,129 @@ fn secs_of(tod: NaiveTime) -> f64 {
 
 /// Parses sar (or mpstat) text.
 pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
-    let mut out = Sar::new(source);
-    let mut d = Diags::default();
-    let mut lines = Lines::new(input);
-    let mut current: Option<Current> = None;
-    let mut date: Option<NaiveDate> = None;
+    parse_source(&mut SliceSource::new(input), source)
+}
+
+/// Parses sar (or mpstat) text fed line by line (a file streamed from disk: the same
+/// result as [`parse_text`] over the whole file).
+pub fn parse_source(src: &mut impl LineSource, source: Source) -> Parsed<Sar> {
+    let mut r = TextReader::new(source);
+    while let Some(sl) = src.next_line() {
+        r.feed(&sl.line);
+    }
+    r.finish()
+}
+
+/// The state of reading sar (or mpstat) text line by line.
+pub(crate) struct TextReader {
+    out: Sar,
+    d: Diags,
+    current: Option<Current>,
+    date: Option<NaiveDate>,
     // Rows are placed on days once the whole file is read (a time that breaks its
     // table's series must not roll the rest to the next day): per row its segment
     // (banner or restart), per segment its date and the first header time of each table.
-    let mut segment = 0usize;
-    let mut segments: Vec<Option<NaiveDate>> = vec![None];
-    let mut row_segment: Vec<usize> = Vec::new();
-    let mut seeds: HashMap<(usize, usize), NaiveTime> = HashMap::new();
-    for line in lines.by_ref() {
+    segment: usize,
+    segments: Vec<Option<NaiveDate>>,
+    row_segment: Vec<usize>,
+    seeds: HashMap<(usize, usize), NaiveTime>,
+    /// Lines read (the last line's number).
+    lines: usize,
+}
+
+impl TextReader {
+    /// A reader of `source` text.
+    pub(crate) fn new(source: Source) -> Self {
+        TextReader {
+            out: Sar::new(source),
+            d: Diags::default(),
+            current: None,
+            date: None,
+            segment: 0,
+            segments: vec![None],
+            row_segment: Vec::new(),
+            seeds: HashMap::new(),
+            lines: 0,
+        }
+    }
+
+    /// Reads one line.
+    pub(crate) fn feed(&mut self, line: &Line<'_>) {
+        self.lines = line.no;
         let text = line.clean_text();
         let t = text.trim_end();
         if t.trim().is_empty() {
-            continue;
+            return;
         }
         if let Some(b) = parse_banner(t) {
-            date = b.date;
-            segment += 1;
-            segments.push(date);
-            current = None;
-            out.banners.push((line.no, b));
-            continue;
+            self.date = b.date;
+            self.segment += 1;
+            self.segments.push(self.date);
+            self.current = None;
+            self.out.banners.push((line.no, b));
+            return;
         }
         if average_label_len(t).is_some() {
-            out.averages += 1;
-            continue;
+            self.out.averages += 1;
+            return;
         }
         let toks: Vec<&str> = t.split_whitespace().collect();
         let Some((tod, used)) = parse_time_of_day(&toks) else {
-            d.skip(line.no, DiagKind::Malformed, t);
-            continue;
+            self.d.skip(line.no, DiagKind::Malformed, t);
+            return;
         };
-        if out.clock.is_none() {
-            out.clock = Some(clock_form(&toks, used));
+        if self.out.clock.is_none() {
+            self.out.clock = Some(clock_form(&toks, used));
         }
         let rest = &toks[used..];
         if rest.first() == Some(&"LINUX") && rest.get(1) == Some(&"RESTART") {
-            segment += 1;
-            segments.push(date);
-            current = None;
-            out.restarts.push((line.no, stamp_on(date, 0, tod)));
-            continue;
+            self.segment += 1;
+            self.segments.push(self.date);
+            self.current = None;
+            self.out.restarts.push((line.no, stamp_on(self.date, 0, tod)));
+            return;
         }
         if rest.is_empty() {
-            d.skip(line.no, DiagKind::Malformed, t);
-            continue;
+            self.d.skip(line.no, DiagKind::Malformed, t);
+            return;
         }
         if rest.iter().all(|x| parse_f64(x).is_none() && parse_human(x).is_none()) {
-            let (item, columns) = split_header(rest);
-            let activity = identify(item.as_ref().map(|(n, _)| n.as_str()), &columns);
-            let width = rest.len();
-            let item_at = item.as_ref().map(|(_, at)| *at);
-            let table = out.table_index(Table { activity, item: item.map(|(n, _)| n), columns });
-            seeds.entry((segment, table)).or_insert(tod);
-            current = Some(Current { table, item_at, width });
-            continue;
+            self.header(rest, tod);
+            return;
         }
-        let Some(cur) = current else {
-            d.skip(line.no, DiagKind::NoHeader, t);
-            continue;
+        self.row(line.no, t, rest, tod);
+    }
+
+    /// A header line's columns (`rest`: after its time of day `tod`).
+    fn header(&mut self, rest: &[&str], tod: NaiveTime) {
+        let (item, columns) = split_header(rest);
+        let activity = identify(item.as_ref().map(|(n, _)| n.as_str()), &columns);
+        let width = rest.len();
+        let item_at = item.as_ref().map(|(_, at)| *at);
+        let table = self.out.table_index(Table { activity, item: item.map(|(n, _)| n), columns });
+        self.seeds.entry((self.segment, table)).or_insert(tod);
+        self.current = Some(Current { table, item_at, width });
+    }
+
+    /// A row of values (`rest`: after its time of day `tod`; `t`: the line).
+    fn row(&mut self, no: usize, t: &str, rest: &[&str], tod: NaiveTime) {
+        let Some(cur) = self.current else {
+            self.d.skip(no, DiagKind::NoHeader, t);
+            return;
         };
         if rest.len() != cur.width {
-            d.skip(line.no, DiagKind::FieldCount, t);
-            continue;
+            self.d.skip(no, DiagKind::FieldCount, t);
+            return;
         }
         let (item, vals) = match cur.item_at {
             Some(ItemAt::First) => (Some(rest[0].to_string()), &rest[1..]),
             Some(ItemAt::Last) => (Some(rest[rest.len() - 1].to_string()), &rest[..rest.len() - 1]),
             None => (None, rest),
         };
-        let values = read_values(&mut out, cur.table, vals, line.no, t, &mut d);
-        row_segment.push(segment);
-        out.rows.push(Row {
-            line: line.no,
+        let values = read_values(&mut self.out, cur.table, vals, no, t, &mut self.d);
+        self.row_segment.push(self.segment);
+        self.out.rows.push(Row {
+            line: no,
             table: cur.table,
             stamp: Stamp::TimeOfDay(tod),
             interval_s: None,
@@ -534,9 +582,13 @@ pub fn parse_text(input: &[u8], source: Source) -> Parsed<Sar> {
             values,
         });
     }
-    place_on_days(&mut out.rows, &row_segment, &segments, &seeds, &mut d);
-    out.fill_intervals();
-    d.finish(out, lines.line_no())
+
+    /// The parse of the lines read.
+    pub(crate) fn finish(mut self) -> Parsed<Sar> {
+        place_on_days(&mut self.out.rows, &self.row_segment, &self.segments, &self.seeds, &mut self.d);
+        self.out.fill_intervals();
+        self.d.finish(self.out, self.lines)
+    }
 }
 
 /// How a row's time of day is printed (`used`: its tokens): `12h`, `cjk` or `24h`.

@@ -36,7 +36,10 @@ use crate::common::{
 use chrono::{NaiveDate, NaiveDateTime};
 use std::borrow::Cow;
 
+pub mod drained;
 pub mod pieces;
+
+pub use drained::Drained;
 
 /// A parsed vmstat file.
 #[derive(Debug, Clone, Default)]
@@ -65,6 +68,9 @@ pub struct Vmstat {
     /// `date` lines printed before runs (a cron loop `date; vmstat 1 7` appending to a log):
     /// the index into [`Vmstat::rows`] of the run's first row, and the date line.
     pub run_dates: Vec<(usize, DateLine)>,
+    /// The rows were taken from the parse as they were read ([`drained`]): `rows` is empty
+    /// and this is the file's summary of them (row indices above count them all).
+    pub drained: Option<Drained>,
 }
 
 /// One procs/memory/cpu line: its values inline, named by one of the static layouts (a
@@ -165,6 +171,9 @@ const ACTIVE: &[&str] = &[
     "活动",
 ];
 const MEMORY: [&str; 6] = ["swpd", "free", "buff", "cache", "inact", "active"];
+/// Where the [`MEMORY`] columns are in every layout of [`layout_names`] (`swpd free buff
+/// cache`, `swpd free inact active`): found by position, not by name, on every row.
+const MEMORY_AT: std::ops::Range<usize> = 2..6;
 
 /// The column names of a procs line of `n` numbers (16: old procps without `st`; 17; 18:
 /// procps-ng 4 `-w` with `gu`), `active` for `-a` (`inact active` instead of `buff cache`).
@@ -269,6 +278,13 @@ struct Reader {
     /// Rows read before the first column header (a piece's rows before it are named by
     /// the header of the pieces before: [`pieces`]).
     before_header: Option<usize>,
+    /// Rows are taken from `out.rows` as they are read: what the file's summary needs of
+    /// them ([`drained`]).
+    drain: Option<Box<Drained>>,
+    /// The file is read again after a drained parse: its stamps are not repaired here.
+    replay: bool,
+    /// Rows taken from `out.rows` so far (the index of its first row in the file).
+    taken: usize,
 }
 
 impl Reader {
@@ -289,6 +305,27 @@ impl Reader {
             values: [0.0; MAX_COLUMNS],
             lines: 0,
             before_header: None,
+            drain: None,
+            replay: false,
+            taken: 0,
+        }
+    }
+
+    /// The rows read so far and not yet taken, in file order.
+    fn take_rows(&mut self) -> Vec<Row> {
+        self.taken += self.out.rows.len();
+        std::mem::take(&mut self.out.rows)
+    }
+
+    /// Notes the rows from `from` (of `out.rows`) in a drained parse.
+    fn see_from(&mut self, from: usize) {
+        if let Some(d) = &mut self.drain {
+            self.out
+                .rows
+                .get(from..)
+                .unwrap_or_default()
+                .iter()
+                .for_each(|r| d.see(r.line, r.stamp, r.since_boot));
         }
     }
 
@@ -307,13 +344,38 @@ impl Reader {
         if out.runs == 0 && !out.disk_rows.is_empty() {
             out.runs = 1;
         }
-        place_by_series(&mut out.rows, &mut d);
+        match self.drain {
+            // The rows not taken yet are the file's last: dropped as the others were.
+            Some(mut dr) => {
+                dr.repair(&mut d);
+                out.rows = Vec::new();
+                out.drained = Some(*dr);
+            }
+            // Read again: the first read's repairs are the application's to apply.
+            None if self.replay => {}
+            None => place_by_series(&mut out.rows, &mut d),
+        }
         d.finish(out, self.lines)
     }
 
     /// Reads one line (ANSI escapes and `\r` removed).
     fn read_line(&mut self, l: &str, no: usize) {
-        let toks: Vec<&str> = l.split_ascii_whitespace().collect();
+        // The tokens on the stack (a procs line has 16-20): no allocation per line.
+        let mut stack: [&str; 24] = [""; 24];
+        let mut spill: Vec<&str> = Vec::new();
+        let mut n = 0;
+        for t in l.split_ascii_whitespace() {
+            if n < stack.len() {
+                stack[n] = t;
+            } else {
+                if spill.is_empty() {
+                    spill.extend_from_slice(&stack);
+                }
+                spill.push(t);
+            }
+            n += 1;
+        }
+        let toks: &[&str] = if spill.is_empty() { &stack[..n] } else { &spill };
         if toks.is_empty() {
             self.prev_was_data = false;
             return;
@@ -328,9 +390,9 @@ impl Reader {
             return;
         }
         // Group line: `procs -----------memory---------- ---swap-- …`, `--procs-- …`, `disk- ----…`.
-        let dashes = toks.iter().filter(|t| t.contains("--")).count();
-        if dashes >= 3 && !toks.iter().any(|t| all_digits(t)) {
-            self.group_line(&toks);
+        // (A row's first token is a number: no search for dashes.)
+        if !toks.iter().any(|t| all_digits(t)) && toks.iter().filter(|t| t.contains("--")).count() >= 3 {
+            self.group_line(toks);
             return;
         }
         if self.expect_header {
@@ -348,13 +410,13 @@ impl Reader {
         let (body, st) = match toks.len() {
             n if n >= 3 => match stamp(toks[n - 2], toks[n - 1]) {
                 Some(s) => (&toks[..n - 2], Some(Stamp::Local(s))),
-                None => (&toks[..], None),
+                None => (toks, None),
             },
-            _ => (&toks[..], None),
+            _ => (toks, None),
         };
         // `-s` / `-f` / `-D`: `     24684084 K total memory`, `        43189 forks`.
         if all_digits(toks[0]) && toks.len() >= 2 && !all_digits(toks[1]) && st.is_none() {
-            self.summary_line(l, &toks, no);
+            self.summary_line(l, toks, no);
             return;
         }
         match self.mode {
@@ -444,10 +506,10 @@ impl Reader {
             out.layouts.push("active (-a)");
         }
         let k = unit_kib(out.unit).unwrap_or(1.0);
-        for ((name, t), slot) in names.iter().zip(body).zip(self.values.iter_mut()) {
+        for (i, ((_, t), slot)) in names.iter().zip(body).zip(self.values.iter_mut()).enumerate() {
             // All digits (checked above): an integer parse, exact below 2^53.
             let mut v = t.parse::<u64>().map_or_else(|_| t.parse::<f64>().unwrap_or(0.0), |x| x as f64);
-            if MEMORY.contains(name) {
+            if MEMORY_AT.contains(&i) {
                 v *= k;
             }
             *slot = v;
@@ -455,9 +517,11 @@ impl Reader {
         if self.new_run
             && let Some(dl) = self.pending_date.take()
         {
-            out.run_dates.push((out.rows.len(), dl));
+            out.run_dates.push((self.taken + out.rows.len(), dl));
         }
         out.rows.push(Row::new(no, st, self.new_run, names, &self.values[..n]));
+        self.see_from(self.out.rows.len() - 1);
+        let out = &mut self.out;
         if self.new_run {
             out.runs += 1;
         }
@@ -518,14 +582,21 @@ fn place_by_series(rows: &mut [Row], d: &mut Diags) {
     }
 }
 
+impl Vmstat {
+    /// Procs rows read (kept, or counted by a drained parse).
+    fn procs_rows(&self) -> usize {
+        self.drained.as_ref().map_or(self.rows.len(), |d| d.rows)
+    }
+}
+
 impl Summary for Vmstat {
     fn records(&self) -> usize {
-        self.rows.len() + self.disk_rows.len() + self.summary.len()
+        self.procs_rows() + self.disk_rows.len() + self.summary.len()
     }
 
     fn variant(&self) -> Variant {
         let mut v = Variant::new();
-        let mode = match (self.rows.is_empty(), self.disk_rows.is_empty(), self.summary.is_empty()) {
+        let mode = match (self.procs_rows() == 0, self.disk_rows.is_empty(), self.summary.is_empty()) {
             (false, _, _) => "procs",
             (true, false, _) => "disk (-d)",
             (true, true, false) => "summary (-s)",
@@ -540,7 +611,16 @@ impl Summary for Vmstat {
         }
         v.insert(
             "timestamps",
-            if self.rows.iter().any(|r| r.stamp.is_some()) { "yes (-t)" } else { "no" }.to_string(),
+            if self
+                .drained
+                .as_ref()
+                .map_or_else(|| self.rows.iter().any(|r| r.stamp.is_some()), |d| d.any_stamp)
+            {
+                "yes (-t)"
+            } else {
+                "no"
+            }
+            .to_string(),
         );
         v.insert("unit", format!("{}{}", self.unit, if self.unit_known { "" } else { " (assumed)" }));
         if self.wide {
@@ -559,8 +639,16 @@ impl Summary for Vmstat {
     }
 
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
-        let stamps = || self.rows.iter().map(|r| r.stamp).chain(self.disk_rows.iter().map(|r| r.stamp));
-        match (stamps().flatten().next(), stamps().flatten().last()) {
+        let disks = || self.disk_rows.iter().filter_map(|r| r.stamp);
+        let (first, last) = match &self.drained {
+            Some(d) => (d.first.or_else(|| disks().next()), disks().next_back().or(d.last)),
+            None => {
+                let stamps =
+                    || self.rows.iter().map(|r| r.stamp).chain(self.disk_rows.iter().map(|r| r.stamp));
+                (stamps().flatten().next(), stamps().flatten().last())
+            }
+        };
+        match (first, last) {
             (Some(a), Some(b)) => Some((a, b)),
             // Untimed rows anchored by `date` lines: from the first run's date to the last one's.
             _ => {
@@ -640,6 +728,16 @@ r  b   swpd   frei   buff  Cache   si   so    bi    bo   in   cs us sy id wa st 
         assert_eq!(v.rows[0].get("cache"), Some(10287308.0));
         assert_eq!(v.rows[1].get("in"), Some(546.0));
         assert_eq!(v.rows[1].stamp.map(|s| s.display()).as_deref(), Some("2026-11-29T19:52:40"));
+    }
+
+    #[test]
+    fn the_memory_columns_are_where_every_layout_puts_them() {
+        for (n, active) in (16..=18).flat_map(|n| [(n, false), (n, true)]) {
+            let names = layout_names(n, active).unwrap();
+            for (i, name) in names.iter().enumerate() {
+                assert_eq!(MEMORY.contains(name), MEMORY_AT.contains(&i), "{name} of {n} (-a: {active})");
+            }
+        }
     }
 
     #[test]

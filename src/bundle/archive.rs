@@ -686,7 +686,7 @@ fn read_limited(f: &std::fs::File, len: u64) -> std::io::Result<(Arc<[u8]>, bool
     Ok((buf, grew))
 }
 
-/// A large file of a streamed format (perf script, decoded binlog, iostat, pidstat:
+/// A large file of a streamed format (perf script, decoded binlog, iostat, pidstat, ...:
 /// [`stream_min_bytes`]) is streamed: only its head is read here. Its format is the one
 /// detection would choose (the first format sure of the head), so streaming never
 /// changes what a file is read as. Returns it with the bytes it counts against the

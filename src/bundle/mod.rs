@@ -48,7 +48,8 @@ pub struct Streamed {
 pub const STREAM_MIN_BYTES: u64 = 128 << 20;
 
 /// Files at least this large on disk are streamed when they are iostat, pidstat, vmstat,
-/// dstat/dool CSV or `TS`-framed /proc series (their records are kept, but no whole-file buffer is made).
+/// dstat/dool CSV or text, sar or mpstat text, or `TS`-framed /proc series (no whole-file buffer
+/// is made; iostat, pidstat and vmstat keep no rows either, the others keep their records).
 pub const SERIES_STREAM_MIN_BYTES: u64 = 16 << 20;
 
 /// The size from which a file of format `id` is streamed from disk: `None` for a format

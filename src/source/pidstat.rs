@@ -17,11 +17,15 @@ impl<'d> Adapter<'d> for Pidstat<'d> {
 
     fn offers(&self) -> Vec<Offer> {
         let p = self.0;
-        if !p.rows.iter().any(|r| r.kb_wr_s().is_some()) {
+        let (rows, any_wr) = match &p.drained {
+            Some(d) => (d.rows, d.any_wr),
+            None => (p.rows.len(), p.rows.iter().any(|r| r.kb_wr_s().is_some())),
+        };
+        if !any_wr {
             return Vec::new();
         }
         // Per-thread (-t) beats per-process whatever the row counts.
-        let score = p.rows.len() as i64 + if p.layout.threads { 1 << 40 } else { 0 };
+        let score = rows as i64 + if p.layout.threads { 1 << 40 } else { 0 };
         vec![Offer { measure: Measure::ThreadWrites, tier: 3, score, why: "per-thread" }]
     }
 
@@ -33,7 +37,8 @@ impl<'d> Adapter<'d> for Pidstat<'d> {
         let mut anchoring = None;
         let threads_mode = p.layout.threads;
         let mut run = 0;
-        for row in &p.rows {
+        // Each row binned as it comes (read again from disk when none were kept: `super::replay`).
+        super::replay::each_row(v.file, p, |row| {
             if row.run != run {
                 // Appended runs (a cron loop): each starts on its own banner's date, or on
                 // the date of the `date` line before it.
@@ -45,7 +50,7 @@ impl<'d> Adapter<'d> for Pidstat<'d> {
             }
             let Some((end, a)) = row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, roller.as_mut()))
             else {
-                continue;
+                return;
             };
             anchoring.get_or_insert(a);
             let mut prev_roller = roller.clone();
@@ -57,17 +62,17 @@ impl<'d> Adapter<'d> for Pidstat<'d> {
                 .map(|(p, _)| end - p);
             if row.since_boot {
                 sink.sample(end);
-                continue;
+                return;
             }
             let dt = sink.interval(end, stated);
             if !used {
                 sink.gauge(&Col::Seen(SeenOf::Pidstat), end, 0.0);
-                continue;
+                return;
             }
             if threads_mode && row.tid.is_none() {
-                continue;
+                return;
             }
-            let Some(kb) = row.kb_wr_s().filter(|v| *v >= 0.0) else { continue };
+            let Some(kb) = row.kb_wr_s().filter(|v| *v >= 0.0) else { return };
             sink.at(row.line);
             let tid = row.tid.or(row.tgid);
             let cat = v.ctx.taxonomy.category(tid, &row.command, &v.ctx.thread_map);
@@ -89,7 +94,7 @@ impl<'d> Adapter<'d> for Pidstat<'d> {
                 });
                 e.bytes += kb * 1024.0 * dt;
             }
-        }
+        });
         anchoring.map(|a| (a, 1.0))
     }
 }

@@ -148,8 +148,8 @@ fn drive<P: Pieces>(st: &Streamed, p: P, piece: usize) -> Option<Parsed<P::Outpu
     drive_with(st, p, piece, |_| {})
 }
 
-/// [`drive`], handing `p` to `batch` after each batch's pieces are merged (in file order:
-/// a caller takes the records merged so far, [`super::replay`]).
+/// [`drive`], handing `p` to `on_batch` after each piece is merged (in file order: a caller
+/// takes the records merged so far, [`super::replay`], holding one piece's at a time).
 pub(super) fn drive_with<P: Pieces>(
     st: &Streamed,
     mut p: P,
@@ -187,8 +187,8 @@ pub(super) fn drive_with<P: Pieces>(
             if !p.merge(part) {
                 return None;
             }
+            on_batch(&mut p);
         }
-        on_batch(&mut p);
         (no, merged, buf, eof) = (after, true, next, more?);
     }
     if !merged || count_lines(&buf).is_none() || file.metadata().is_ok_and(|m| m.len() > st.len) {

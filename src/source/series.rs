@@ -40,7 +40,8 @@ impl<'d> Adapter<'d> for Vmstat<'d> {
         let mut layout: (&[&str], Vec<Option<usize>>) = (&[], Vec::new());
         // `-t` stamps in order (the repeated hour of a DST change in the series' order).
         let mut series = clock::DayRoller::default();
-        for (k, row) in v.rows.iter().enumerate() {
+        // Each row binned as it comes (read again from disk when none were kept: `super::replay`).
+        super::replay::each_vmstat_row(vis.file, v, |k, row| {
             if row.since_boot {
                 run_first = k;
             }
@@ -55,13 +56,13 @@ impl<'d> Adapter<'d> for Vmstat<'d> {
             });
             let timed = row.stamp.as_ref().and_then(|s| stamp_epoch(s, zone, Some(&mut series)));
             let Some((end, a)) = vis.fallback.prefix_only().place(timed, k as f64).or(dated) else {
-                continue;
+                return;
             };
             run_len = run_len.max(k - run_first);
             anchoring.get_or_insert(a);
             if row.since_boot {
                 sink.sample(end);
-                continue;
+                return;
             }
             let dt = sink.interval(end, None);
             sink.at(row.line);
@@ -76,7 +77,7 @@ impl<'d> Adapter<'d> for Vmstat<'d> {
                     sink.rate(&Col::Vmstat(*f), end, dt, *x);
                 }
             }
-        }
+        });
         // Rows after a date line are assumed 1 s apart: up to the run's length off.
         anchoring.map(|a| (a, if a == Anchoring::DateLineRun { run_len.max(1) as f64 } else { 1.0 }))
     }

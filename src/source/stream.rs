@@ -21,7 +21,8 @@ pub(crate) const IOSTAT_ROW_BUDGET: usize = 256 << 20;
 /// Most bytes a streamed pidstat's parsed rows may hold: past it, reports are merged two to
 /// one (and again) as for iostat (`iosift_parsers::pidstat::budget`). About the rows of 80 MB
 /// of `pidstat -d -t` text: a pidstat of days at 1 s becomes a coarser one, which the
-/// analysis states; a 200 MB file took 745 MB.
+/// analysis states; a 200 MB file took 745 MB. Only a file the pieces cannot read is held
+/// so: the others keep no rows (`super::replay`).
 pub(crate) const PIDSTAT_ROW_BUDGET: usize = 256 << 20;
 
 /// Most bytes the snapshots of a streamed `TS` series (pt-stalk `meminfo`, `procvmstat`,
@@ -308,11 +309,9 @@ fn lines_of(mut src: FileSource, a: usize, b: usize) -> Vec<u8> {
 /// [`iosift_parsers::Stream`] ([`crate::bundle::stream_min_bytes`]);
 /// any other id is reported, never parsed as something else.
 pub(crate) fn parse(st: &Streamed) -> Option<(&'static str, Parsed<Data>)> {
-    // An iostat keeps no rows: each visit reads it again (`super::replay`).
-    if st.format == "iostat"
-        && let Some(p) = super::replay::parse(st)
-    {
-        return Some((st.format, p.map(Data::Iostat)));
+    // An iostat or a pidstat keeps no rows: each visit reads it again (`super::replay`).
+    if let Some(p) = super::replay::parse(st) {
+        return Some((st.format, p));
     }
     if let Some(p) = super::pieces::parse(st, &budgets()) {
         return Some((st.format, p));
@@ -414,6 +413,39 @@ mod tests {
             }
         }
         assert!(n >= 20, "{n} files");
+    }
+
+    #[test]
+    fn streamed_sar_mpstat_and_dstat_text_equal_whole_file_parses() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<(std::path::PathBuf, &'static str)> = Vec::new();
+        for case in std::fs::read_dir(root.join("samples")).unwrap().flatten() {
+            let Ok(list) = std::fs::read_dir(case.path().join("capture")) else { continue };
+            for f in list.flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                // `mpstat -o JSON` too: gathered and parsed whole by the stream.
+                let format = match () {
+                    _ if name.starts_with("sar_") => "sar",
+                    _ if name.starts_with("mpstat") || name.contains("-mpstat") => "mpstat",
+                    _ => continue,
+                };
+                files.push((f.path(), format));
+            }
+        }
+        for f in std::fs::read_dir(root.join("parsers/tests/fixtures/dstat")).unwrap().flatten() {
+            if f.path().extension().is_some_and(|e| e == "txt") {
+                files.push((f.path(), "dstat_text"));
+            }
+        }
+        for format in ["sar", "mpstat", "dstat_text"] {
+            let n = files.iter().filter(|f| f.1 == format).count();
+            assert!(n >= 5, "{n} {format} files");
+        }
+        for (path, format) in &files {
+            for chunk in [CHUNK, 777] {
+                same_parse(path, format, chunk);
+            }
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod number;
 pub mod pt_stalk;
 pub mod scrub;
 pub mod series;
+pub mod stamp_log;
 pub mod sysstat;
 pub mod time;
 pub mod ts;

@@ -121,6 +121,33 @@ pub fn repair_runs<T>(
     d.list.sort_by_key(|x| x.line);
 }
 
+/// [`repair_runs`] over the samples of a file noted as it was read without keeping them
+/// (a drained parse): their `stamps` and, same order, their (run, line) in `at`. Each
+/// placed stamp is set in `stamps`, its diagnostic noted in `d`; gives the (index, stamp)
+/// of those placed, in file order.
+pub fn repair_log(stamps: &mut [Option<Stamp>], at: &[(u32, u32)], d: &mut Diags) -> Vec<(usize, Stamp)> {
+    let mut placed = Vec::new();
+    let mut start = 0;
+    while start < stamps.len().min(at.len()) {
+        let run = at[start].0;
+        let end = start + at[start..].iter().take_while(|a| a.0 == run).count();
+        for p in place(&stamps[start..end]) {
+            let i = start + p.at;
+            d.note(at[i].1 as usize, DiagKind::BadTime, &p.why);
+            stamps[i] = Some(p.stamp);
+            placed.push((i, p.stamp));
+        }
+        start = end;
+    }
+    d.list.sort_by_key(|x| x.line);
+    placed
+}
+
+/// The stamp a [`repair_log`] gave sample `k` (its list of placed stamps, in order), if any.
+pub fn placed_at(placed: &[(usize, Stamp)], k: usize) -> Option<Stamp> {
+    placed.binary_search_by_key(&k, |x| x.0).ok().map(|i| placed[i].1)
+}
+
 /// `1`, `0.5`.
 fn fmt_secs(s: f64) -> String {
     let r = (s * 1000.0).round() / 1000.0;

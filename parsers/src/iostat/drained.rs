@@ -70,20 +70,7 @@ impl Drained {
     pub(super) fn repair(&mut self, d: &mut Diags) {
         let mut stamps = std::mem::take(&mut self.stamps);
         let at = std::mem::take(&mut self.at);
-        // Each run on its own, as `repair_runs` places them, without a copy of the stamps.
-        let mut start = 0;
-        while start < stamps.len() {
-            let run = at[start].0;
-            let end = start + at[start..].iter().take_while(|a| a.0 == run).count();
-            for p in crate::common::series::place(&stamps[start..end]) {
-                let i = start + p.at;
-                d.note(at[i].1 as usize, crate::common::DiagKind::BadTime, &p.why);
-                stamps[i] = Some(p.stamp);
-                self.repaired.push((i, p.stamp));
-            }
-            start = end;
-        }
-        d.list.sort_by_key(|x| x.line);
+        self.repaired = crate::common::series::repair_log(&mut stamps, &at, d);
         self.head = stamps.iter().take(3).copied().collect();
         self.first = stamps.iter().find_map(|s| *s);
         self.last = stamps.iter().rev().find_map(|s| *s);
@@ -91,11 +78,8 @@ impl Drained {
 
     /// Gives report `r`, the `k`-th of the file (from 0) read again, the stamp the repair gave it.
     pub fn fix(&self, k: usize, r: &mut Report) {
-        if self.repaired.is_empty() {
-            return;
-        }
-        if let Ok(i) = self.repaired.binary_search_by_key(&k, |x| x.0) {
-            r.stamp = Some(self.repaired[i].1);
+        if let Some(s) = crate::common::series::placed_at(&self.repaired, k) {
+            r.stamp = Some(s);
         }
     }
 }

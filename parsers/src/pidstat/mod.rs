@@ -47,12 +47,13 @@ use crate::common::{
 use std::borrow::Cow;
 
 pub mod budget;
+pub mod drained;
 pub mod json;
 pub mod pieces;
 mod types;
 
 pub(crate) use types::io_rate;
-pub use types::{IoValues, Layout, Pidstat, Row, Table};
+pub use types::{Drained, IoValues, Layout, Pidstat, Row, Samples, Table};
 
 /// What a header column maps to.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -731,6 +732,11 @@ struct Reader {
     /// Rows and averages read before the first banner (a piece's rows before it belong to
     /// the run of the pieces before: [`pieces`]).
     before_banner: Option<(usize, usize)>,
+    /// Rows are taken from `out.rows` as they are read (no budget then): what the file's
+    /// summary needs of them ([`drained`]).
+    drain: Option<Box<Drained>>,
+    /// The file is read again after a drained parse: its stamps are not repaired here.
+    replay: bool,
 }
 
 impl Reader {
@@ -748,6 +754,8 @@ impl Reader {
             fused,
             lines: 0,
             before_banner: None,
+            drain: None,
+            replay: false,
         };
         // ~90 bytes per task line in real captures: avoid regrowing a Vec of large rows.
         let most = if budget > 0 { budget / std::mem::size_of::<Row>() } else { usize::MAX };
@@ -790,7 +798,7 @@ impl Reader {
             )
             .is_some()
         {
-            self.keeper.pushed(&mut self.out.rows);
+            self.pushed();
             return;
         }
         split_ws(l, &mut self.offs);
@@ -858,14 +866,25 @@ impl Reader {
                 self.out.averages.push(r)
             } else {
                 self.out.rows.push(r);
-                self.keeper.pushed(&mut self.out.rows);
+                self.pushed();
             }
+        }
+    }
+
+    /// The row just pushed, offered to the budget and noted by a drained parse.
+    fn pushed(&mut self) {
+        self.keeper.pushed(&mut self.out.rows);
+        if let Some(d) = &mut self.drain
+            && let Some(r) = self.out.rows.last()
+        {
+            d.see(r);
         }
     }
 
     /// The value read, its diagnostics, the merge note under a budget.
     fn finish(self, budget: usize) -> Parsed<Pidstat> {
         let (mut out, mut diags, keeper, lines) = (self.out, self.diags, self.keeper, self.lines);
+        let (drain, replay) = (self.drain, self.replay);
         if keeper.factor > 1 {
             // Halving merges in place: give back the room the merged reports left (touched
             // pages otherwise stay resident through the analysis).
@@ -878,7 +897,17 @@ impl Reader {
                 crate::common::sysstat::merged_note(keeper.factor, budget),
             );
         }
-        place_by_series(&mut out.rows, &mut diags);
+        match drain {
+            // The rows not taken yet are the file's last: dropped as the others were.
+            Some(mut d) => {
+                d.repair(&mut diags);
+                out.rows = Vec::new();
+                out.drained = Some(*d);
+            }
+            // Read again: the first read's repairs are the application's to apply.
+            None if replay => {}
+            None => place_by_series(&mut out.rows, &mut diags),
+        }
         diags.finish(out, lines)
     }
 }
@@ -916,7 +945,7 @@ fn place_by_series(rows: &mut [Row], diags: &mut Diags) {
 
 impl Summary for Pidstat {
     fn records(&self) -> usize {
-        self.rows.len() + self.averages.len()
+        self.drained.as_ref().map_or(self.rows.len(), |d| d.rows) + self.averages.len()
     }
 
     fn variant(&self) -> Variant {
@@ -967,13 +996,16 @@ impl Summary for Pidstat {
         if !self.date_lines.is_empty() {
             v.insert("date_lines", self.date_lines.len().to_string());
         }
-        if self.rows.iter().any(|r| r.since_boot) {
+        if self.drained.as_ref().map_or_else(|| self.rows.iter().any(|r| r.since_boot), |d| d.since_boot) {
             v.insert("since_boot", "yes".to_string());
         }
         v
     }
 
     fn time_range(&self) -> Option<(Stamp, Stamp)> {
+        if let Some(d) = &self.drained {
+            return Some((d.first?, d.last?));
+        }
         let first = self.rows.iter().find_map(|r| r.stamp)?;
         let last = self.rows.iter().rev().find_map(|r| r.stamp)?;
         Some((first, last))

@@ -41,6 +41,31 @@ pub fn pieces(budget: usize) -> PidstatPieces {
     PidstatPieces { r: Reader::new(0, 0, true), budget, merged: false }
 }
 
+/// The parse of a pidstat in pieces whose rows the caller takes as they are merged
+/// ([`PidstatPieces::take_rows`]): the value keeps none, only their summary
+/// ([`super::Drained`]), with the stamp repairs of the whole file.
+pub fn drained() -> PidstatPieces {
+    let mut p = pieces(0);
+    p.r.drain = Some(Box::default());
+    p
+}
+
+/// The file of a [`drained`] parse read again, its rows taken as they are merged: the same
+/// rows, but for the stamp repairs, which the first read's summary gives
+/// ([`super::Drained::fix`]).
+pub fn replay() -> PidstatPieces {
+    let mut p = pieces(0);
+    p.r.replay = true;
+    p
+}
+
+impl PidstatPieces {
+    /// The rows merged so far and not yet taken, in file order.
+    pub fn take_rows(&mut self) -> Vec<Row> {
+        std::mem::take(&mut self.r.out.rows)
+    }
+}
+
 /// True for a header line that the one-thread parse reads as a header whatever came
 /// before it: `# Time UID TGID TID ...` (`-h`) or `19:52:40 UID PID ...` (no average
 /// label, no ANSI escapes, no `date` line).
@@ -90,6 +115,8 @@ impl Pieces for PidstatPieces {
         if first {
             // The file's start: its reader is the file's, budget aside.
             p.keeper = super::budget::Keeper::new(self.budget);
+            p.drain = self.r.drain.take();
+            p.replay = self.r.replay;
             self.r = p;
             for r in rows {
                 push_row(&mut self.r, r);
@@ -140,7 +167,9 @@ impl Pieces for PidstatPieces {
 
     fn finish(mut self, rest: &mut impl LineSource) -> Parsed<super::Pidstat> {
         if !self.merged {
-            self.r = Reader::new(self.budget, rest.len_hint(), true);
+            let mut r = Reader::new(self.budget, rest.len_hint(), true);
+            (r.drain, r.replay) = (self.r.drain.take(), self.r.replay);
+            self.r = r;
         }
         while let Some(sl) = rest.next_line() {
             self.r.feed(&sl, sl.last_content);
@@ -152,7 +181,7 @@ impl Pieces for PidstatPieces {
 /// Pushes a row as the one-thread reader does (the budget sees every row in file order).
 fn push_row(g: &mut Reader, r: Row) {
     g.out.rows.push(r);
-    g.keeper.pushed(&mut g.out.rows);
+    g.pushed();
 }
 
 /// The layout facts of a later piece added to the file's (flags: any; forms: first seen).

@@ -29,6 +29,41 @@ pub struct Pidstat {
     pub merged: u32,
     /// 1-based line of the first report merged, when any.
     pub merged_from_line: Option<usize>,
+    /// The rows were taken from the parse as they were read ([`super::drained`]): `rows`
+    /// is empty and this is the file's summary of them.
+    pub drained: Option<Drained>,
+}
+
+/// What a drained parse keeps of the rows taken from it: the whole file's summary
+/// ([`super::drained`]).
+#[derive(Debug, Clone, Default)]
+pub struct Drained {
+    /// Interval rows read.
+    pub rows: usize,
+    /// Some row has a `kB_wr/s` value.
+    pub any_wr: bool,
+    /// Some row is a since-boot row.
+    pub since_boot: bool,
+    /// The first and last stamps of the rows (repaired).
+    pub first: Option<Stamp>,
+    /// See `first`.
+    pub last: Option<Stamp>,
+    /// The stamps the run's series repaired: (index of the sample in file order, stamp given).
+    pub repaired: Vec<(usize, Stamp)>,
+    /// Where the rows seen so far are in their samples.
+    pub(crate) samples: Samples,
+    /// The samples' stamps as read, in file order, until the parse finishes.
+    pub(crate) log: crate::common::stamp_log::StampLog,
+}
+
+/// The samples of rows read in file order (a sample: the rows of one run and one time in a
+/// row, one report of a table), to tell the sample of each row read again.
+#[derive(Debug, Clone, Default)]
+pub struct Samples {
+    /// Samples started so far.
+    pub(crate) count: usize,
+    /// The run and stamp (as read) of the last row.
+    pub(crate) tail: Option<(usize, Option<Stamp>)>,
 }
 
 /// One column header line (`19:52:40      UID       PID   kB_rd/s …  Command`).

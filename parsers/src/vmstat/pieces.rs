@@ -37,6 +37,31 @@ pub fn pieces() -> VmstatPieces {
     VmstatPieces { r: Reader::new(), merged: false }
 }
 
+/// The parse of a vmstat in pieces whose rows the caller takes as they are merged
+/// ([`VmstatPieces::take_rows`]): the value keeps none, only their summary
+/// ([`super::Drained`]), with the stamp repairs of the whole file.
+pub fn drained() -> VmstatPieces {
+    let mut p = pieces();
+    p.r.drain = Some(Box::default());
+    p
+}
+
+/// The file of a [`drained`] parse read again, its rows taken as they are merged: the same
+/// rows, but for the stamp repairs, which the first read's summary gives
+/// ([`super::Drained::fix`]).
+pub fn replay() -> VmstatPieces {
+    let mut p = pieces();
+    p.r.replay = true;
+    p
+}
+
+impl VmstatPieces {
+    /// The rows merged so far and not yet taken, in file order.
+    pub fn take_rows(&mut self) -> Vec<super::Row> {
+        self.r.take_rows()
+    }
+}
+
 /// True for a procs line: 16 to 18 numbers, then the `-t` stamp or nothing
 /// (` 5  0      0 19443496  13144 3326196    0    0     0   572 1194 1563 98  2  0  0  0 2026-11-29 19:37:40`).
 fn is_procs_line(line: &[u8]) -> bool {
@@ -79,7 +104,9 @@ impl Pieces for VmstatPieces {
     fn merge(&mut self, part: VmstatPart) -> bool {
         let VmstatPart { r: mut p, first } = part;
         if first {
+            (p.drain, p.replay) = (self.r.drain.take(), self.r.replay);
             self.r = p;
+            self.r.see_from(0);
             self.merged = true;
             return true;
         }
@@ -93,7 +120,7 @@ impl Pieces for VmstatPieces {
         if !read_alone || p.out.rows.is_empty() {
             return false;
         }
-        let base = g.out.rows.len();
+        let (base, from) = (g.taken + g.out.rows.len(), g.out.rows.len());
         let before = p.before_header.unwrap_or(p.out.rows.len());
         // The piece's first line is its first row: the file's run may start there.
         if g.new_run {
@@ -110,13 +137,16 @@ impl Pieces for VmstatPieces {
             g.out.timezone = g.header.last().cloned();
         }
         adopt(g, p, base);
+        g.see_from(from);
         self.merged = true;
         true
     }
 
     fn finish(mut self, rest: &mut impl LineSource) -> Parsed<Vmstat> {
         if !self.merged {
-            self.r = Reader::new();
+            let mut r = Reader::new();
+            (r.drain, r.replay) = (self.r.drain.take(), self.r.replay);
+            self.r = r;
         }
         while let Some(sl) = rest.next_line() {
             self.r.feed(&sl);
@@ -153,6 +183,7 @@ fn adopt(g: &mut Reader, mut p: Reader, base: usize) {
         (p.header, p.active_layout) = (std::mem::take(&mut g.header), g.active_layout);
     }
     (p.out, p.d, p.before_header) = (out, d, g.before_header);
+    (p.drain, p.replay, p.taken) = (g.drain.take(), g.replay, g.taken);
     *g = p;
 }
 

@@ -392,11 +392,15 @@ mod tests {
     fn streamed_series_equal_whole_file_parses() {
         let samples = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/samples"));
         let mut n = 0;
+        let mut of: std::collections::BTreeMap<&str, usize> = Default::default();
         for case in std::fs::read_dir(samples).unwrap().flatten() {
             let Ok(files) = std::fs::read_dir(case.path().join("capture")) else { continue };
             for f in files.flatten() {
                 let name = f.file_name().to_string_lossy().into_owned();
                 let format = match () {
+                    _ if name.starts_with("sar_") => "sar",
+                    // `mpstat -o JSON` too: gathered and parsed whole by the stream.
+                    _ if name.starts_with("mpstat") || name.contains("-mpstat") => "mpstat",
                     _ if name.contains("json") => continue,
                     _ if name.starts_with("iostat") => "iostat",
                     _ if name.starts_with("pidstat") => "pidstat",
@@ -410,42 +414,29 @@ mod tests {
                     same_parse(&f.path(), format, chunk);
                 }
                 n += 1;
+                *of.entry(format).or_default() += 1;
             }
         }
         assert!(n >= 20, "{n} files");
+        for format in ["sar", "mpstat"] {
+            assert!(of.get(format).is_some_and(|n| *n >= 5), "{of:?}");
+        }
     }
 
     #[test]
-    fn streamed_sar_mpstat_and_dstat_text_equal_whole_file_parses() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files: Vec<(std::path::PathBuf, &'static str)> = Vec::new();
-        for case in std::fs::read_dir(root.join("samples")).unwrap().flatten() {
-            let Ok(list) = std::fs::read_dir(case.path().join("capture")) else { continue };
-            for f in list.flatten() {
-                let name = f.file_name().to_string_lossy().into_owned();
-                // `mpstat -o JSON` too: gathered and parsed whole by the stream.
-                let format = match () {
-                    _ if name.starts_with("sar_") => "sar",
-                    _ if name.starts_with("mpstat") || name.contains("-mpstat") => "mpstat",
-                    _ => continue,
-                };
-                files.push((f.path(), format));
-            }
-        }
-        for f in std::fs::read_dir(root.join("parsers/tests/fixtures/dstat")).unwrap().flatten() {
+    fn streamed_dstat_text_equals_whole_file_parses() {
+        let fixtures =
+            std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/parsers/tests/fixtures/dstat"));
+        let mut n = 0;
+        for f in std::fs::read_dir(fixtures).unwrap().flatten() {
             if f.path().extension().is_some_and(|e| e == "txt") {
-                files.push((f.path(), "dstat_text"));
+                for chunk in [CHUNK, 777] {
+                    same_parse(&f.path(), "dstat_text", chunk);
+                }
+                n += 1;
             }
         }
-        for format in ["sar", "mpstat", "dstat_text"] {
-            let n = files.iter().filter(|f| f.1 == format).count();
-            assert!(n >= 5, "{n} {format} files");
-        }
-        for (path, format) in &files {
-            for chunk in [CHUNK, 777] {
-                same_parse(path, format, chunk);
-            }
-        }
+        assert!(n >= 5, "{n} dstat text files");
     }
 
     #[test]

@@ -42,11 +42,6 @@ impl Drained {
         self.reports += 1;
         self.rows += r.devices.len();
         self.any_cpu |= r.cpu.is_some();
-        for d in &r.devices {
-            if !self.devices.contains(&d.device) {
-                self.devices.insert(d.device.clone());
-            }
-        }
         r.add_write_sums(&mut self.write_sums);
         self.stamps.push(r.stamp);
         let sat = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);

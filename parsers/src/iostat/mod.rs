@@ -1244,7 +1244,7 @@ impl Summary for Iostat {
             v.insert("omits_since_boot", "true".to_string());
         }
         let devs: std::collections::BTreeSet<&str> = match &self.drained {
-            Some(d) => d.devices.iter().map(|n| &**n).collect(),
+            Some(d) => d.write_sums.keys().map(|n| &**n).collect(),
             None => self.reports.iter().flat_map(|r| r.devices.iter().map(|d| &*d.device)).collect(),
         };
         if !devs.is_empty() && devs.len() <= 16 {

@@ -5,7 +5,7 @@
 use super::metrics::{CpuAvg, DeviceMetrics};
 use crate::common::Stamp;
 use crate::common::sysstat::Banner;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A whole `iostat` capture (text or JSON), normalised.
@@ -155,10 +155,8 @@ pub struct Drained {
     pub rows: usize,
     /// Some report has an `avg-cpu` block.
     pub any_cpu: bool,
-    /// The device names, sorted.
-    pub devices: BTreeSet<Arc<str>>,
-    /// Each device's `w_bytes_s` summed over the reports in file order (a device's share
-    /// of the writes, without reading the file again).
+    /// Each device (its name, the keys sorted) and its `w_bytes_s` summed over the reports
+    /// in file order (a device's share of the writes, without reading the file again).
     pub write_sums: BTreeMap<Arc<str>, f64>,
     /// The stamps of the first three reports (repaired), for the zone evidence.
     pub head: Vec<Option<Stamp>>,
